@@ -1,0 +1,51 @@
+# HotKV — `make run` and `make test` do every set-up step on a fresh Debian 12 machine.
+SHELL := /bin/bash
+BUILD_DIR ?= build/release
+ASAN_DIR ?= build/asan
+JOBS ?= $(shell nproc)
+ARGS ?=
+PYTEST ?= /usr/bin/python3 -m pytest
+
+.PHONY: all deps build build-asan run test unit-test asan-test integration-test bench clean format
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD_DIR)/build.ninja
+	ninja -C $(BUILD_DIR) -j $(JOBS)
+
+$(ASAN_DIR)/build.ninja:
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DHOTKV_SANITIZE=ON -DHOTKV_BUILD_SERVER=OFF -DHOTKV_BUILD_BENCH=OFF
+
+build-asan: deps $(ASAN_DIR)/build.ninja
+	ninja -C $(ASAN_DIR) -j $(JOBS)
+
+run: build
+	exec $(BUILD_DIR)/hotkv-server $(ARGS)
+
+unit-test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+asan-test: build-asan
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+integration-test: build
+	HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration
+
+test: unit-test asan-test integration-test
+
+bench: build
+	bench/run.sh
+
+format:
+	find src tests tools bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf build
