@@ -1,1 +1,48 @@
-int main() { return 0; }
+// hotkv-server: flags and config file -> Config -> Server.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands/register.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace {
+
+void Usage() {
+  fprintf(stderr,
+          "Usage: hotkv-server [/path/to/hotkv.conf] [--option value ...]\n"
+          "       hotkv-server -v | --version\n"
+          "       hotkv-server -h | --help\n\n"
+          "Examples:\n"
+          "       hotkv-server --port 7000 --threads 4\n"
+          "       hotkv-server /etc/hotkv.conf --maxclients 1000\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--version") == 0)) {
+    printf("HotKV server v=%s\n", hotkv::kHotkvVersion);
+    return 0;
+  }
+  if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+    Usage();
+    return 0;
+  }
+  hotkv::Config config;
+  std::string err;
+  if (!config.LoadArgs(argc, argv, &err)) {
+    fprintf(stderr, "%s", err.c_str());
+    return 1;
+  }
+  if (!config.GetString("save").empty()) {
+    fprintf(stderr, "# Warning: persistence is not implemented; 'save %s' has no effect\n",
+            config.GetString("save").c_str());
+  }
+  hotkv::CommandTable table;
+  hotkv::RegisterAllCommands(table);
+  table.Finalize();
+  hotkv::Server server(&config, &table);
+  return server.Run();
+}

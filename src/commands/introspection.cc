@@ -1,0 +1,453 @@
+// COMMAND and its subcommands (COUNT INFO DOCS LIST GETKEYS GETKEYSANDFLAGS HELP), all
+// generated from the command table.
+#include <algorithm>
+
+#include "commands/helpers.h"
+#include "commands/register.h"
+#include "server/server.h"
+
+namespace hotkv {
+
+namespace {
+
+void ReplyKeySpec(ReplyBuilder& rb, const KeySpec& ks) {
+  rb.Map(ks.notes.empty() ? 3 : 4);
+  if (!ks.notes.empty()) {
+    rb.Bulk("notes");
+    rb.SimpleString(ks.notes);
+  }
+  rb.Bulk("flags");
+  auto flags = KeySpecFlagNames(ks.flags);
+  rb.Set(flags.size());
+  for (auto f : flags) {
+    rb.SimpleString(f);
+  }
+  rb.Bulk("begin_search");
+  rb.Map(2);
+  rb.Bulk("type");
+  if (ks.begin == KeySpec::Begin::kIndex) {
+    rb.Bulk("index");
+    rb.Bulk("spec");
+    rb.Map(1);
+    rb.Bulk("index");
+    rb.Integer(ks.index);
+  } else {
+    rb.Bulk("keyword");
+    rb.Bulk("spec");
+    rb.Map(2);
+    rb.Bulk("keyword");
+    rb.Bulk(ks.keyword);
+    rb.Bulk("startfrom");
+    rb.Integer(ks.startfrom);
+  }
+  rb.Bulk("find_keys");
+  rb.Map(2);
+  rb.Bulk("type");
+  if (ks.find == KeySpec::Find::kRange) {
+    rb.Bulk("range");
+    rb.Bulk("spec");
+    rb.Map(3);
+    rb.Bulk("lastkey");
+    rb.Integer(ks.lastkey);
+    rb.Bulk("keystep");
+    rb.Integer(ks.step);
+    rb.Bulk("limit");
+    rb.Integer(ks.limit);
+  } else {
+    rb.Bulk("keynum");
+    rb.Bulk("spec");
+    rb.Map(3);
+    rb.Bulk("keynumidx");
+    rb.Integer(ks.keynumidx);
+    rb.Bulk("firstkey");
+    rb.Integer(ks.firstkey);
+    rb.Bulk("keystep");
+    rb.Integer(ks.step);
+  }
+}
+
+void ReplyCommandInfo(ReplyBuilder& rb, const CommandSpec& c) {
+  rb.Array(10);
+  rb.Bulk(c.full_name);
+  rb.Integer(c.arity);
+  auto flags = CommandFlagNames(c.flags, c.movable_keys);
+  rb.Set(flags.size());
+  for (auto f : flags) {
+    rb.SimpleString(f);
+  }
+  rb.Integer(c.first_key);
+  rb.Integer(c.last_key);
+  rb.Integer(c.key_step);
+  rb.Set(c.acl_categories.size());
+  for (const auto& a : c.acl_categories) {
+    rb.SimpleString("@" + a);
+  }
+  rb.Set(c.tips.size());
+  for (const auto& t : c.tips) {
+    rb.SimpleString(t);
+  }
+  rb.Array(c.key_specs.size());
+  for (const auto& ks : c.key_specs) {
+    ReplyKeySpec(rb, ks);
+  }
+  rb.Array(c.subcommands.size());
+  for (const auto& s : c.subcommands) {
+    ReplyCommandInfo(rb, *s);
+  }
+}
+
+void ReplyDocArg(ReplyBuilder& rb, const DocArg& a, int* key_index) {
+  size_t fields = 2;
+  int ksi = -1;
+  if (a.type == "key") {
+    ksi = (*key_index)++;
+    fields++;
+  }
+  if (!a.token.empty()) {
+    fields++;
+  }
+  bool has_flags = a.optional || a.multiple || a.multiple_token;
+  if (has_flags) {
+    fields++;
+  }
+  if (!a.children.empty()) {
+    fields++;
+  }
+  rb.Map(fields);
+  rb.Bulk("name");
+  rb.Bulk(a.name);
+  rb.Bulk("type");
+  rb.Bulk(a.type);
+  if (ksi >= 0) {
+    rb.Bulk("key_spec_index");
+    rb.Integer(ksi);
+  }
+  if (!a.token.empty()) {
+    rb.Bulk("token");
+    rb.Bulk(a.token);
+  }
+  if (has_flags) {
+    rb.Bulk("flags");
+    rb.Set(static_cast<size_t>(a.optional) + a.multiple + a.multiple_token);
+    if (a.optional) {
+      rb.SimpleString("optional");
+    }
+    if (a.multiple) {
+      rb.SimpleString("multiple");
+    }
+    if (a.multiple_token) {
+      rb.SimpleString("multiple_token");
+    }
+  }
+  if (!a.children.empty()) {
+    rb.Bulk("arguments");
+    rb.Array(a.children.size());
+    for (const auto& ch : a.children) {
+      ReplyDocArg(rb, ch, key_index);
+    }
+  }
+}
+
+void ReplyCommandDocs(ReplyBuilder& rb, const CommandSpec& c) {
+  const CommandDoc& d = c.doc;
+  std::vector<DocArg> args = ParseSyntax(d.syntax);
+  size_t fields = 4;
+  bool deprecated = !d.doc_flags.empty();
+  if (deprecated) {
+    fields += 1 + (d.deprecated_since.empty() ? 0 : 1) + (d.replaced_by.empty() ? 0 : 1);
+  }
+  if (!args.empty()) {
+    fields++;
+  }
+  if (!c.subcommands.empty()) {
+    fields++;
+  }
+  rb.Map(fields);
+  rb.Bulk("summary");
+  rb.Bulk(d.summary);
+  rb.Bulk("since");
+  rb.Bulk(d.since);
+  rb.Bulk("group");
+  rb.Bulk(d.group);
+  rb.Bulk("complexity");
+  rb.Bulk(d.complexity);
+  if (deprecated) {
+    rb.Bulk("doc_flags");
+    rb.Set(1);
+    rb.SimpleString(d.doc_flags);
+    if (!d.deprecated_since.empty()) {
+      rb.Bulk("deprecated_since");
+      rb.Bulk(d.deprecated_since);
+    }
+    if (!d.replaced_by.empty()) {
+      rb.Bulk("replaced_by");
+      rb.Bulk(d.replaced_by);
+    }
+  }
+  if (!args.empty()) {
+    rb.Bulk("arguments");
+    rb.Array(args.size());
+    int key_index = 0;
+    for (const auto& a : args) {
+      ReplyDocArg(rb, a, &key_index);
+    }
+  }
+  if (!c.subcommands.empty()) {
+    rb.Bulk("subcommands");
+    rb.Map(c.subcommands.size());
+    for (const auto& s : c.subcommands) {
+      rb.Bulk(s->full_name);
+      ReplyCommandDocs(rb, *s);
+    }
+  }
+}
+
+// Finds "get" or "config|get".
+const CommandSpec* FindByFullName(const CommandTable& t, std::string_view name) {
+  size_t bar = name.find('|');
+  if (bar == std::string_view::npos) {
+    return t.Find(name);
+  }
+  const CommandSpec* parent = t.Find(name.substr(0, bar));
+  return parent ? parent->FindSub(name.substr(bar + 1)) : nullptr;
+}
+
+void CommandCommand(CommandContext& ctx) {
+  const CommandTable& t = ctx.server().commands();
+  ctx.rb().Array(t.size());
+  for (const auto& c : t.all()) {
+    ReplyCommandInfo(ctx.rb(), *c);
+  }
+}
+
+void CommandCountCommand(CommandContext& ctx) {
+  ctx.rb().Integer(static_cast<int64_t>(ctx.server().commands().size()));
+}
+
+void CommandInfoCommand(CommandContext& ctx) {
+  const CommandTable& t = ctx.server().commands();
+  if (ctx.argc() == 2) {
+    return CommandCommand(ctx);
+  }
+  ctx.rb().Array(ctx.argc() - 2);
+  for (size_t i = 2; i < ctx.argc(); i++) {
+    const CommandSpec* c = FindByFullName(t, ctx.arg(i));
+    if (c == nullptr) {
+      ctx.rb().NullArray();
+    } else {
+      ReplyCommandInfo(ctx.rb(), *c);
+    }
+  }
+}
+
+void CommandDocsCommand(CommandContext& ctx) {
+  const CommandTable& t = ctx.server().commands();
+  std::vector<const CommandSpec*> list;
+  if (ctx.argc() == 2) {
+    for (const auto& c : t.all()) {
+      list.push_back(c.get());
+    }
+  } else {
+    for (size_t i = 2; i < ctx.argc(); i++) {
+      if (const CommandSpec* c = FindByFullName(t, ctx.arg(i))) {
+        list.push_back(c);
+      }
+    }
+  }
+  ctx.rb().Map(list.size());
+  for (const CommandSpec* c : list) {
+    ctx.rb().Bulk(c->full_name);
+    ReplyCommandDocs(ctx.rb(), *c);
+  }
+}
+
+void CommandListCommand(CommandContext& ctx) {
+  std::string_view filter, value;
+  if (ctx.argc() == 5 && EqualsIgnoreCase(ctx.arg(2), "FILTERBY")) {
+    filter = ctx.arg(3);
+    value = ctx.arg(4);
+    if (!EqualsIgnoreCase(filter, "MODULE") && !EqualsIgnoreCase(filter, "ACLCAT") &&
+        !EqualsIgnoreCase(filter, "PATTERN")) {
+      return ctx.rb().Error(errors::kSyntax);
+    }
+  } else if (ctx.argc() != 2) {
+    return ctx.rb().Error(errors::kSyntax);
+  }
+  std::vector<std::string> names;
+  auto consider = [&](const CommandSpec& c) {
+    if (EqualsIgnoreCase(filter, "MODULE")) {
+      return;  // no modules
+    }
+    if (EqualsIgnoreCase(filter, "ACLCAT")) {
+      bool found = false;
+      for (const auto& cat : c.acl_categories) {
+        found |= EqualsIgnoreCase(cat, value);
+      }
+      if (!found) {
+        return;
+      }
+    } else if (EqualsIgnoreCase(filter, "PATTERN") && !GlobMatch(value, c.full_name, true)) {
+      return;
+    }
+    names.push_back(c.full_name);
+  };
+  for (const auto& c : ctx.server().commands().all()) {
+    consider(*c);
+    for (const auto& s : c->subcommands) {
+      consider(*s);
+    }
+  }
+  ctx.rb().Array(names.size());
+  for (const auto& n : names) {
+    ctx.rb().Bulk(n);
+  }
+}
+
+// Shared by GETKEYS and GETKEYSANDFLAGS: resolves the command and its key positions.
+bool ResolveKeys(CommandContext& ctx, const CommandSpec** out, std::vector<std::string_view>* args,
+                 std::vector<int>* pos) {
+  args->assign(ctx.args().begin() + 2, ctx.args().end());
+  const CommandSpec* c = ctx.server().commands().Find((*args)[0]);
+  if (c != nullptr && !c->subcommands.empty() && c->handler == nullptr) {
+    c = args->size() >= 2 ? c->FindSub((*args)[1]) : nullptr;
+  }
+  if (c == nullptr) {
+    ctx.rb().Error("ERR Invalid command specified");
+    return false;
+  }
+  int argc = static_cast<int>(args->size());
+  if ((c->arity > 0 && argc != c->arity) || argc < -c->arity) {
+    ctx.rb().Error("ERR Invalid number of arguments specified for command");
+    return false;
+  }
+  if (!c->GetKeys(*args, pos)) {
+    ctx.rb().Error("ERR Invalid arguments specified for command");
+    return false;
+  }
+  if (pos->empty()) {
+    ctx.rb().Error("ERR The command has no key arguments");
+    return false;
+  }
+  *out = c;
+  return true;
+}
+
+void CommandGetKeysCommand(CommandContext& ctx) {
+  const CommandSpec* c;
+  std::vector<std::string_view> args;
+  std::vector<int> pos;
+  if (!ResolveKeys(ctx, &c, &args, &pos)) {
+    return;
+  }
+  ctx.rb().Array(pos.size());
+  for (int p : pos) {
+    ctx.rb().Bulk(args[p]);
+  }
+}
+
+void CommandGetKeysAndFlagsCommand(CommandContext& ctx) {
+  const CommandSpec* c;
+  std::vector<std::string_view> args;
+  std::vector<int> pos;
+  if (!ResolveKeys(ctx, &c, &args, &pos)) {
+    return;
+  }
+  // Find which key spec produced each position, to report its flags.
+  ctx.rb().Array(pos.size());
+  for (int p : pos) {
+    uint32_t flags = 0;
+    for (const auto& ks : c->key_specs) {
+      std::vector<int> one;
+      CommandSpec tmp;
+      tmp.key_specs = {ks};
+      tmp.GetKeys(args, &one);
+      if (std::find(one.begin(), one.end(), p) != one.end()) {
+        flags = ks.flags;
+        break;
+      }
+    }
+    ctx.rb().Array(2);
+    ctx.rb().Bulk(args[p]);
+    auto names = KeySpecFlagNames(flags);
+    ctx.rb().Set(names.size());
+    for (auto n : names) {
+      ctx.rb().SimpleString(n);
+    }
+  }
+}
+
+void CommandHelpCommand(CommandContext& ctx) {
+  static const char* kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)", "    Return details about all commands.",
+      "COUNT", "    Return the total number of commands in this server.",
+      "LIST", "    Return a list of all commands in this server.",
+      "INFO [<command-name> ...]", "    Return details about multiple commands.",
+      "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
+      "GETKEYS <full-command>", "    Return the keys from a full command.",
+      "GETKEYSANDFLAGS <full-command>", "    Return the keys and the access flags from a full command.",
+      "HELP", "    Print this help."};
+  ctx.rb().Array(std::size(kLines));
+  for (const char* l : kLines) {
+    ctx.rb().SimpleString(l);
+  }
+}
+
+// COMMAND without a subcommand lists everything; with one, dispatches to it. The table
+// handles "command <sub>" through subcommands, so the bare form needs its own handler.
+void CommandRootCommand(CommandContext& ctx) {
+  if (ctx.argc() == 1) {
+    return CommandCommand(ctx);
+  }
+  const CommandSpec* sub = ctx.command()->FindSub(ctx.arg(1));
+  if (sub == nullptr) {
+    return ctx.rb().Error("ERR unknown subcommand '" + std::string(ctx.arg(1).substr(0, 128)) +
+                          "'. Try COMMAND HELP.");
+  }
+  int argc = static_cast<int>(ctx.argc());
+  if ((sub->arity > 0 && argc != sub->arity) || argc < -sub->arity) {
+    return ctx.rb().Error("ERR wrong number of arguments for '" + sub->full_name + "' command");
+  }
+  sub->handler(ctx);
+}
+
+}  // namespace
+
+void RegisterIntrospectionCommands(CommandTable& t) {
+  t.Add({.name = "command", .arity = -1, .flags = "loading stale", .acl = "@slow @connection",
+         .handler = CommandRootCommand,
+         .doc = {"server", "2.8.13", "O(N) where N is the total number of Redis commands",
+                 "Returns details about every command.", ""},
+         .tips = {"nondeterministic_output_order"}});
+  auto sub = [&t](CommandDef d) { t.AddSub("command", std::move(d)); };
+  sub({.name = "count", .arity = 2, .flags = "loading stale", .acl = "@slow @connection",
+       .handler = CommandCountCommand, .doc = {"server", "2.8.13", "O(1)", "Returns the number of commands.", ""}});
+  sub({.name = "info", .arity = -2, .flags = "loading stale", .acl = "@slow @connection",
+       .handler = CommandInfoCommand,
+       .doc = {"server", "2.8.13", "O(N) where N is the number of commands to look up",
+               "Returns details about commands (all of them without arguments).", "[command-name [command-name ...]]"},
+       .tips = {"nondeterministic_output_order"}});
+  sub({.name = "docs", .arity = -2, .flags = "loading stale", .acl = "@slow @connection",
+       .handler = CommandDocsCommand,
+       .doc = {"server", "7.0.0", "O(N) where N is the number of commands to look up",
+               "Returns documentation about commands.", "[command-name [command-name ...]]"},
+       .tips = {"nondeterministic_output_order"}});
+  sub({.name = "list", .arity = -2, .flags = "loading stale", .acl = "@slow @connection",
+       .handler = CommandListCommand,
+       .doc = {"server", "7.0.0", "O(N) where N is the total number of Redis commands",
+               "Returns command names, optionally filtered.",
+               "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]"},
+       .tips = {"nondeterministic_output_order"}});
+  sub({.name = "getkeys", .arity = -3, .flags = "loading stale", .acl = "@slow @connection",
+       .handler = CommandGetKeysCommand,
+       .doc = {"server", "2.8.13", "O(N) where N is the number of arguments to the command",
+               "Extracts the key names from a full command.", "command [arg [arg ...]]"}});
+  sub({.name = "getkeysandflags", .arity = -3, .flags = "loading stale", .acl = "@slow @connection",
+       .handler = CommandGetKeysAndFlagsCommand,
+       .doc = {"server", "7.0.0", "O(N) where N is the number of arguments to the command",
+               "Extracts the key names and their access flags from a full command.", "command [arg [arg ...]]"}});
+  sub({.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow @connection",
+       .handler = CommandHelpCommand, .doc = {"server", "5.0.0", "O(1)", "Returns helpful text about COMMAND.", ""}});
+}
+
+}  // namespace hotkv

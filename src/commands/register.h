@@ -1,0 +1,26 @@
+// Registration of every command family into the command table.
+#pragma once
+
+#include "server/command_table.h"
+
+namespace hotkv {
+
+inline constexpr const char* kHotkvVersion = "0.1.0";
+// The Redis version whose behaviour HotKV implements (reported as redis_version).
+inline constexpr const char* kRedisCompatVersion = "8.0.0";
+
+void RegisterStringCommands(CommandTable& t);
+void RegisterKeyCommands(CommandTable& t);
+void RegisterConnectionCommands(CommandTable& t);
+void RegisterServerCommands(CommandTable& t);
+void RegisterIntrospectionCommands(CommandTable& t);
+
+inline void RegisterAllCommands(CommandTable& t) {
+  RegisterStringCommands(t);
+  RegisterKeyCommands(t);
+  RegisterConnectionCommands(t);
+  RegisterServerCommands(t);
+  RegisterIntrospectionCommands(t);
+}
+
+}  // namespace hotkv

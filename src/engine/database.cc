@@ -1,0 +1,133 @@
+#include "engine/database.h"
+
+#include <atomic>
+
+namespace hotkv {
+
+namespace engine_internal {
+std::atomic<uint64_t> g_expired_keys{0};
+}
+
+void AddToVolatile(DbTable& t, Entry* e) {
+  e->set_volatile_index(static_cast<uint32_t>(t.volatile_keys.size()));
+  t.volatile_keys.push_back(e);
+}
+
+void RemoveFromVolatile(DbTable& t, Entry* e) {
+  uint32_t i = e->volatile_index();
+  Entry* last = t.volatile_keys.back();
+  t.volatile_keys[i] = last;
+  last->set_volatile_index(i);
+  t.volatile_keys.pop_back();
+}
+
+KeyRef Database::Lookup(std::string_view key) {
+  return Lookup(key, Keyspace::ShardOf(key), HashKey(key));
+}
+
+KeyRef Database::Lookup(std::string_view key, uint32_t shard, uint64_t hash) {
+  KeyRef ref;
+  ref.table = &Table(shard);
+  ref.hash = hash;
+  ref.shard = shard;
+  ref.pos = ref.table->keys.Find(key, hash);
+  if (ref && IsExpired(ref.entry())) {
+    ExpireNow(ref);
+  }
+  return ref;
+}
+
+void Database::ExpireNow(KeyRef& ref) {
+  Entry* e = ref.entry();
+  if (KeyEventListener* l = ks_->listener()) {
+    l->OnKeyExpired(index_, e->key());
+  }
+  engine_internal::g_expired_keys.fetch_add(1, std::memory_order_relaxed);
+  Erase(ref);
+}
+
+void Database::Insert(KeyRef& ref, Entry* e) {
+  ref.pos = ref.table->keys.Insert(ref.hash, e);
+  if (e->has_ttl()) {
+    AddToVolatile(*ref.table, e);
+  }
+}
+
+Entry* Database::Replace(KeyRef& ref, Entry* e) {
+  Entry* old = ref.entry();
+  if (old == e) {
+    return old;
+  }
+  if (old->has_ttl()) {
+    if (!e->has_expire_block()) {
+      e = Entry::WithExpireBlock(e);
+    }
+    e->SetExpireMs(old->expire_ms());
+    e->set_volatile_index(old->volatile_index());
+    ref.table->volatile_keys[old->volatile_index()] = e;
+  } else if (e->has_ttl()) {
+    AddToVolatile(*ref.table, e);
+  }
+  ref.table->keys.Replace(ref.pos, e);
+  return old;
+}
+
+void Database::Erase(KeyRef& ref) {
+  Entry::Free(Detach(ref));
+}
+
+Entry* Database::Detach(KeyRef& ref) {
+  Entry* e = ref.entry();
+  if (e->has_ttl()) {
+    RemoveFromVolatile(*ref.table, e);
+  }
+  ref.table->keys.EraseAt(ref.pos);
+  ref.pos = KeyTable::kNotFound;
+  return e;
+}
+
+void Database::SetTtl(KeyRef& ref, int64_t expire_ms) {
+  Entry* e = ref.entry();
+  if (e->has_ttl()) {
+    e->SetExpireMs(expire_ms);
+    return;
+  }
+  if (!e->has_expire_block()) {
+    e = Entry::WithExpireBlock(e);
+    ref.table->keys.Replace(ref.pos, e);
+  }
+  e->SetExpireMs(expire_ms);
+  AddToVolatile(*ref.table, e);
+}
+
+bool Database::ClearTtl(KeyRef& ref) {
+  Entry* e = ref.entry();
+  if (!e->has_ttl()) {
+    return false;
+  }
+  RemoveFromVolatile(*ref.table, e);
+  e->ClearTtl();
+  return true;
+}
+
+void Database::SetString(KeyRef& ref, std::string_view key, std::string_view value,
+                         bool keep_ttl) {
+  if (!ref) {
+    Insert(ref, Entry::NewString(key, value, false));
+    return;
+  }
+  Entry* e = ref.entry();
+  if (!keep_ttl) {
+    ClearTtl(ref);
+  }
+  if (e->is_string() && value.size() <= e->str_capacity() &&
+      e->str_capacity() <= 2 * value.size() + 64) {
+    // Same-sized overwrite: reuse the block (no allocation on the SET hot path).
+    e->AssignString(value);
+    return;
+  }
+  Entry* n = Entry::NewString(key, value, e->has_ttl());
+  Entry::Free(Replace(ref, n));
+}
+
+}  // namespace hotkv

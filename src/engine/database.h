@@ -1,0 +1,81 @@
+// Database: a command's view of one logical database (SELECT index) over the shards.
+//
+//   Database db(&keyspace, client_db, now_ms);
+//   KeyRef ref = db.Lookup("user:1");        // expired keys are removed on the way
+//   if (!ref) { db.Insert(ref, Entry::NewString(...)); }
+//
+// The caller must hold the lock of the key's shard for as long as it uses the KeyRef
+// and any Entry* it got. A KeyRef is invalidated by any other insert/erase in the same
+// table (positions move), so re-Lookup after touching another key of the same shard.
+//
+// Thread safety: none by itself; relies on the caller's shard locks.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "engine/keyspace.h"
+
+namespace hotkv {
+
+struct KeyRef {
+  DbTable* table = nullptr;
+  size_t pos = KeyTable::kNotFound;
+  uint64_t hash = 0;
+  uint32_t shard = 0;
+
+  explicit operator bool() const { return pos != KeyTable::kNotFound; }
+  Entry* entry() const { return table->keys.At(pos); }
+};
+
+class Database {
+ public:
+  Database(Keyspace* ks, int index, int64_t now_ms) : ks_(ks), index_(index), now_ms_(now_ms) {}
+
+  int index() const { return index_; }
+  int64_t now_ms() const { return now_ms_; }
+  Keyspace* keyspace() const { return ks_; }
+
+  // Finds a live key; an expired one is deleted (and reported) and counts as missing.
+  KeyRef Lookup(std::string_view key);
+  // Like Lookup, with a precomputed shard and hash.
+  KeyRef Lookup(std::string_view key, uint32_t shard, uint64_t hash);
+  Entry* Find(std::string_view key) {
+    KeyRef r = Lookup(key);
+    return r ? r.entry() : nullptr;
+  }
+
+  // Inserts `e` (whose key is ref's key) where Lookup found nothing. Sets ref.pos.
+  void Insert(KeyRef& ref, Entry* e);
+  // Puts a new block for the same key in place of the current one. A TTL on the old
+  // block carries over unless ClearTtl was called first. Frees nothing; returns the old.
+  Entry* Replace(KeyRef& ref, Entry* e);
+  // Removes the key and frees its entry.
+  void Erase(KeyRef& ref);
+  // Removes the key and returns its entry (RENAME, MOVE); TTL state stays in the block.
+  Entry* Detach(KeyRef& ref);
+
+  // Sets an absolute expiry time (may re-allocate the entry).
+  void SetTtl(KeyRef& ref, int64_t expire_ms);
+  // Removes the TTL; returns whether there was one.
+  bool ClearTtl(KeyRef& ref);
+
+  // Replaces a string value, reusing the block when it fits. keep_ttl=false drops a TTL.
+  void SetString(KeyRef& ref, std::string_view key, std::string_view value, bool keep_ttl);
+
+  bool IsExpired(const Entry* e) const { return e->has_ttl() && e->expire_ms() <= now_ms_; }
+
+ private:
+  DbTable& Table(uint32_t shard) { return ks_->shard(shard).dbs[index_]; }
+  void ExpireNow(KeyRef& ref);
+
+  Keyspace* ks_;
+  int index_;
+  int64_t now_ms_;
+};
+
+// Removes `e` from its table's volatile list (it must have a TTL). Exposed for Keyspace.
+void RemoveFromVolatile(DbTable& t, Entry* e);
+void AddToVolatile(DbTable& t, Entry* e);
+
+}  // namespace hotkv

@@ -1,0 +1,111 @@
+#include "engine/key_table.h"
+
+#include <cstring>
+#include <utility>
+
+#include "common/hashing.h"
+
+namespace hotkv {
+
+KeyTable::~KeyTable() { delete[] slots_; }
+
+KeyTable::KeyTable(KeyTable&& o) noexcept : slots_(o.slots_), mask_(o.mask_), size_(o.size_) {
+  o.slots_ = nullptr;
+  o.mask_ = 0;
+  o.size_ = 0;
+}
+
+KeyTable& KeyTable::operator=(KeyTable&& o) noexcept {
+  std::swap(slots_, o.slots_);
+  std::swap(mask_, o.mask_);
+  std::swap(size_, o.size_);
+  return *this;
+}
+
+uint64_t KeyTable::HashOf(const Entry* e) { return HashKey(e->key()); }
+
+size_t KeyTable::Find(std::string_view key, uint64_t hash) const {
+  if (size_ == 0) {
+    return kNotFound;
+  }
+  const uint64_t tag = Tag(hash);
+  for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+    uint64_t s = slots_[i];
+    if (s == 0) {
+      return kNotFound;
+    }
+    if ((s & kTagMask) == tag) {
+      std::string_view k = Pointer(s)->key();
+      if (k.size() == key.size() && memcmp(k.data(), key.data(), key.size()) == 0) {
+        return i;
+      }
+    }
+  }
+}
+
+size_t KeyTable::Insert(uint64_t hash, Entry* e) {
+  if ((size_ + 1) * 4 > capacity() * 3) {
+    Resize(capacity() ? capacity() * 2 : 8);
+  }
+  size_t i = Home(hash);
+  while (slots_[i] != 0) {
+    i = (i + 1) & mask_;
+  }
+  slots_[i] = Tag(hash) | Bits(e);
+  size_++;
+  return i;
+}
+
+void KeyTable::EraseAt(size_t pos) {
+  // Backward-shift deletion: move later members of the run into the hole when their home
+  // bucket does not lie cyclically in (hole, j].
+  size_t hole = pos;
+  size_t j = pos;
+  for (;;) {
+    j = (j + 1) & mask_;
+    uint64_t s = slots_[j];
+    if (s == 0) {
+      break;
+    }
+    size_t home = Home(HashOf(Pointer(s)));
+    bool between = (hole <= j) ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (!between) {
+      slots_[hole] = s;
+      hole = j;
+    }
+  }
+  slots_[hole] = 0;
+  size_--;
+  if (capacity() > 64 && size_ * 8 < capacity()) {
+    Resize(capacity() / 4);
+  }
+}
+
+void KeyTable::Resize(size_t new_capacity) {
+  uint64_t* old = slots_;
+  size_t old_cap = capacity();
+  slots_ = new uint64_t[new_capacity]();
+  mask_ = new_capacity - 1;
+  for (size_t i = 0; i < old_cap; i++) {
+    if (old[i] != 0) {
+      size_t j = Home(HashOf(Pointer(old[i])));
+      while (slots_[j] != 0) {
+        j = (j + 1) & mask_;
+      }
+      slots_[j] = old[i];
+    }
+  }
+  delete[] old;
+}
+
+size_t KeyTable::RandomPosition(uint64_t rnd) const {
+  // Occupancy is at least 1/8 except in tiny tables, so probing forward from a random
+  // slot finds an entry quickly.
+  size_t i = rnd & mask_;
+  while (slots_[i] == 0) {
+    i = (i + 1) & mask_;
+  }
+  return i;
+}
+
+}  // namespace hotkv

@@ -1,0 +1,144 @@
+// KeyTable: the hash table of one shard's keys in one database.
+//
+// Open addressing with linear probing over 8-byte slots. A slot holds the Entry pointer
+// in its low 48 bits and 16 bits of the key's hash in the high bits, so most probes that
+// hit another key are rejected without touching that key's memory. Deletion shifts later
+// members of the probe run back (no tombstones). Capacity is a power of two, grown at
+// 3/4 load and shrunk below 1/8; shards are small (the keyspace is split into many), so a
+// resize moves a few thousand pointers, never millions.
+//
+// Scan() iterates by HOME bucket in reverse-binary cursor order (as Redis's dictScan),
+// which guarantees that a key present for the whole iteration is returned at least once
+// even if the table grows or shrinks in between, and is never returned from two cursors
+// of the same table size.
+//
+// Thread safety: none; the shard lock protects it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "engine/entry.h"
+
+namespace hotkv {
+
+class KeyTable {
+ public:
+  static constexpr size_t kNotFound = ~size_t{0};
+
+  KeyTable() = default;
+  ~KeyTable();
+  KeyTable(const KeyTable&) = delete;
+  KeyTable& operator=(const KeyTable&) = delete;
+  KeyTable(KeyTable&& o) noexcept;
+  KeyTable& operator=(KeyTable&& o) noexcept;
+
+  size_t size() const { return size_; }
+  size_t capacity() const { return mask_ ? mask_ + 1 : 0; }
+  bool empty() const { return size_ == 0; }
+
+  // Position of `key` or kNotFound. `hash` is HashKey(key).
+  size_t Find(std::string_view key, uint64_t hash) const;
+  Entry* At(size_t pos) const { return Pointer(slots_[pos]); }
+  // Replaces the entry at pos with a re-allocated block of the same key.
+  void Replace(size_t pos, Entry* e) { slots_[pos] = (slots_[pos] & kTagMask) | Bits(e); }
+  // Inserts an entry whose key is not present. Returns its position.
+  size_t Insert(uint64_t hash, Entry* e);
+  // Removes the entry at pos (does not free it). Positions of others may change.
+  void EraseAt(size_t pos);
+  // Removes every entry, calling free_fn(Entry*) on each.
+  template <typename F>
+  void Clear(F free_fn);
+
+  // Calls fn(Entry*) for the keys of one scan step; returns the next cursor (0 = done).
+  template <typename F>
+  uint64_t Scan(uint64_t cursor, F fn) const;
+
+  template <typename F>
+  void ForEach(F fn) const {
+    for (size_t i = 0; i <= mask_ && slots_ != nullptr; i++) {
+      if (slots_[i] != 0) {
+        fn(Pointer(slots_[i]));
+      }
+    }
+  }
+
+  // A random occupied position (table must be non-empty); `rnd` is a random number.
+  size_t RandomPosition(uint64_t rnd) const;
+
+  // Bytes of slot memory (for INFO memory accounting).
+  size_t SlotBytes() const { return capacity() * sizeof(uint64_t); }
+
+  // Position of the entry at the given slot index, or kNotFound if empty (for sampling).
+  bool Occupied(size_t pos) const { return slots_[pos] != 0; }
+
+ private:
+  static constexpr uint64_t kPtrMask = (uint64_t{1} << 48) - 1;
+  static constexpr uint64_t kTagMask = ~kPtrMask;
+  static uint64_t Tag(uint64_t hash) { return hash & kTagMask; }
+  static uint64_t Bits(Entry* e) { return reinterpret_cast<uint64_t>(e); }
+  static Entry* Pointer(uint64_t slot) { return reinterpret_cast<Entry*>(slot & kPtrMask); }
+  size_t Home(uint64_t hash) const { return hash & mask_; }
+  static uint64_t HashOf(const Entry* e);
+  void Resize(size_t new_capacity);
+  // Returns a slot hash tag-recovered full hash for an occupied slot.
+
+  uint64_t* slots_ = nullptr;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
+template <typename F>
+void KeyTable::Clear(F free_fn) {
+  if (slots_ != nullptr) {
+    for (size_t i = 0; i <= mask_; i++) {
+      if (slots_[i] != 0) {
+        free_fn(Pointer(slots_[i]));
+      }
+    }
+  }
+  delete[] slots_;
+  slots_ = nullptr;
+  mask_ = 0;
+  size_ = 0;
+}
+
+namespace key_table_internal {
+inline uint64_t ReverseBits(uint64_t v) {
+  v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+  v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+  v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+  return __builtin_bswap64(v);
+}
+}  // namespace key_table_internal
+
+template <typename F>
+uint64_t KeyTable::Scan(uint64_t cursor, F fn) const {
+  if (size_ == 0) {
+    return 0;
+  }
+  size_t home = cursor & mask_;
+  // Every member of home bucket `home` lies in the probe run that starts at `home`.
+  for (size_t i = home;; i = (i + 1) & mask_) {
+    uint64_t s = slots_[i];
+    if (s == 0) {
+      break;
+    }
+    Entry* e = Pointer(s);
+    if (Home(HashOf(e)) == home) {
+      fn(e);
+    }
+    if (((i + 1) & mask_) == home) {
+      break;
+    }
+  }
+  // Reverse-binary increment of the cursor's masked bits.
+  cursor |= ~static_cast<uint64_t>(mask_);
+  cursor = key_table_internal::ReverseBits(cursor);
+  cursor++;
+  cursor = key_table_internal::ReverseBits(cursor);
+  return cursor;
+}
+
+}  // namespace hotkv

@@ -1,0 +1,225 @@
+#include "engine/keyspace.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "common/clock.h"
+#include "engine/database.h"
+
+namespace hotkv {
+
+namespace engine_internal {
+extern std::atomic<uint64_t> g_expired_keys;
+}
+
+Keyspace::Keyspace(int num_dbs) : num_dbs_(num_dbs), shards_(new Shard[kShardCount]) {
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    shards_[i].dbs.reset(new DbTable[num_dbs]);
+  }
+}
+
+Keyspace::~Keyspace() {
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    for (int d = 0; d < num_dbs_; d++) {
+      shards_[i].dbs[d].keys.Clear([](Entry* e) { Entry::Free(e); });
+    }
+  }
+}
+
+uint64_t Keyspace::expired_keys() const {
+  return engine_internal::g_expired_keys.load(std::memory_order_relaxed);
+}
+
+size_t Keyspace::DbSize(int db) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    Shard& s = shards_[i];
+    s.lock.lock();
+    n += s.dbs[db].keys.size();
+    s.lock.unlock();
+  }
+  return n;
+}
+
+Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms) {
+  DbStats st;
+  long double ttl_sum = 0;
+  size_t ttl_samples = 0;
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    Shard& s = shards_[i];
+    s.lock.lock();
+    DbTable& t = s.dbs[db];
+    st.keys += t.keys.size();
+    st.expires += t.volatile_keys.size();
+    // Estimate the average TTL from a few keys per shard, as Redis estimates it.
+    size_t sample = std::min<size_t>(t.volatile_keys.size(), 4);
+    for (size_t k = 0; k < sample; k++) {
+      int64_t ttl = t.volatile_keys[k]->expire_ms() - now_ms;
+      if (ttl > 0) {
+        ttl_sum += ttl;
+        ttl_samples++;
+      }
+    }
+    s.lock.unlock();
+  }
+  st.avg_ttl_ms = ttl_samples ? static_cast<int64_t>(ttl_sum / ttl_samples) : 0;
+  return st;
+}
+
+void Keyspace::LockAll() {
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    shards_[i].lock.lock();
+  }
+}
+
+void Keyspace::UnlockAll() {
+  for (uint32_t i = kShardCount; i-- > 0;) {
+    shards_[i].lock.unlock();
+  }
+}
+
+void Keyspace::Flush(int db, bool async) {
+  std::vector<DbTable> detached;
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    Shard& s = shards_[i];
+    s.lock.lock();
+    for (int d = 0; d < num_dbs_; d++) {
+      if (db >= 0 && d != db) {
+        continue;
+      }
+      DbTable& t = s.dbs[d];
+      if (t.keys.empty()) {
+        continue;
+      }
+      if (async) {
+        detached.emplace_back(std::move(t));
+        t = DbTable();
+      } else {
+        t.keys.Clear([](Entry* e) { Entry::Free(e); });
+        t.volatile_keys.clear();
+        t.volatile_keys.shrink_to_fit();
+        t.expire_cursor = 0;
+      }
+    }
+    s.lock.unlock();
+  }
+  if (!detached.empty()) {
+    LazyFree(std::move(detached));
+  }
+}
+
+void Keyspace::SwapDb(int a, int b) {
+  LockAll();
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    std::swap(shards_[i].dbs[a], shards_[i].dbs[b]);
+  }
+  UnlockAll();
+}
+
+size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, int64_t now_ms,
+                             int64_t budget_us) {
+  constexpr size_t kChecksPerVisit = 64;
+  const int64_t start = MonotonicUs();
+  size_t expired = 0;
+  uint32_t owned = (kShardCount - first + stride - 1) / stride;
+  for (uint32_t visited = 0; visited < owned; visited++) {
+    uint32_t idx = first + static_cast<uint32_t>((*cursor % owned) * stride);
+    *cursor = (*cursor + 1) % owned;
+    Shard& s = shards_[idx];
+    s.lock.lock();
+    for (int d = 0; d < num_dbs_; d++) {
+      DbTable& t = s.dbs[d];
+      if (t.volatile_keys.empty()) {
+        continue;
+      }
+      Database view(this, d, now_ms);
+      for (size_t checks = 0; checks < kChecksPerVisit && !t.volatile_keys.empty(); checks++) {
+        if (t.expire_cursor >= t.volatile_keys.size()) {
+          t.expire_cursor = 0;
+        }
+        Entry* e = t.volatile_keys[t.expire_cursor];
+        if (e->expire_ms() <= now_ms) {
+          // The swap-remove brings another key to this position: check it next.
+          KeyRef ref = view.Lookup(e->key(), idx, HashKey(e->key()));
+          (void)ref;  // Lookup removed it and reported the expiry.
+          expired++;
+        } else {
+          t.expire_cursor++;
+        }
+      }
+    }
+    s.lock.unlock();
+    if ((visited & 15) == 15 && MonotonicUs() - start > budget_us) {
+      break;
+    }
+  }
+  return expired;
+}
+
+// ---- lazy free ----
+
+namespace {
+
+class LazyFreer {
+ public:
+  static LazyFreer& Get() {
+    static LazyFreer* instance = new LazyFreer();  // lives until exit
+    return *instance;
+  }
+
+  void Push(std::vector<DbTable>&& tables, Entry* entry) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (!tables.empty()) {
+        jobs_.push_back(Job{std::move(tables), nullptr});
+      } else {
+        jobs_.push_back(Job{{}, entry});
+      }
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  struct Job {
+    std::vector<DbTable> tables;
+    Entry* entry;
+  };
+
+  LazyFreer() {
+    std::thread([this] { Run(); }).detach();
+  }
+
+  void Run() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> g(mu_);
+        cv_.wait(g, [this] { return !jobs_.empty(); });
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      for (DbTable& t : job.tables) {
+        t.keys.Clear([](Entry* e) { Entry::Free(e); });
+      }
+      if (job.entry != nullptr) {
+        Entry::Free(job.entry);
+      }
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+};
+
+}  // namespace
+
+void LazyFree(std::vector<DbTable>&& tables) { LazyFreer::Get().Push(std::move(tables), nullptr); }
+
+void LazyFreeEntry(Entry* e) { LazyFreer::Get().Push({}, e); }
+
+}  // namespace hotkv

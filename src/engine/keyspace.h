@@ -1,0 +1,115 @@
+// Keyspace: every database's keys, split into shards that are locked independently.
+//
+//   shard = slot(key) >> (14 - kShardBits)     slot = CRC16(key or {tag}) & 16383
+//
+// Each shard owns a contiguous range of cluster slots, holds a spin lock, and per
+// database a KeyTable plus the list of its keys that carry a TTL. Keys sharing a
+// {hash tag} share a shard. A command locks the shards of its keys (ascending order when
+// several, see ShardLockSet) and then works through a Database view.
+//
+// Thread safety: a Shard's contents are guarded by its lock. Keyspace's own fields are
+// immutable after construction.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "common/hashing.h"
+#include "common/spin_lock.h"
+#include "engine/key_table.h"
+
+namespace hotkv {
+
+// One database's keys inside one shard.
+struct DbTable {
+  KeyTable keys;
+  std::vector<Entry*> volatile_keys;  // entries with a TTL; Entry::volatile_index() is the position
+  size_t expire_cursor = 0;           // where the active expiry cycle resumes
+
+  size_t expires() const { return volatile_keys.size(); }
+};
+
+struct Shard;
+
+// Per-shard hooks that higher layers (WATCH, blocking commands, keyspace notifications)
+// attach state to. The engine calls them with the shard lock held.
+class ShardExtension {
+ public:
+  virtual ~ShardExtension() = default;
+};
+
+struct alignas(64) Shard {
+  SpinLock lock;
+  std::unique_ptr<DbTable[]> dbs;
+  // Extra state owned by the server layer (watched keys, blocked clients), created lazily.
+  std::unique_ptr<ShardExtension> ext;
+};
+
+// Receives key events the engine produces on its own (expiry). Called with the shard
+// lock held; implementations must not take other shard locks.
+class KeyEventListener {
+ public:
+  virtual ~KeyEventListener() = default;
+  virtual void OnKeyExpired(int db, std::string_view key) = 0;
+};
+
+class Keyspace {
+ public:
+  static constexpr int kShardBits = 10;
+  static constexpr uint32_t kShardCount = 1u << kShardBits;
+  static constexpr int kSlotShift = 14 - kShardBits;
+
+  explicit Keyspace(int num_dbs);
+  ~Keyspace();
+
+  int num_dbs() const { return num_dbs_; }
+  static uint32_t ShardOfSlot(uint32_t slot) { return slot >> kSlotShift; }
+  static uint32_t ShardOf(std::string_view key) { return ShardOfSlot(KeySlot(key)); }
+  Shard& shard(uint32_t i) { return shards_[i]; }
+
+  void set_listener(KeyEventListener* l) { listener_ = l; }
+  KeyEventListener* listener() const { return listener_; }
+
+  // Counts under each shard's lock, one at a time.
+  size_t DbSize(int db);
+  struct DbStats {
+    size_t keys = 0;
+    size_t expires = 0;
+    int64_t avg_ttl_ms = 0;
+  };
+  DbStats Stats(int db, int64_t now_ms);
+
+  // Removes every key of one database (or all when db < 0). With `async`, the tables are
+  // detached under the locks and freed by a background thread.
+  void Flush(int db, bool async);
+  // Swaps two databases in every shard (all shard locks held at once).
+  void SwapDb(int a, int b);
+
+  // Active expiry over shards [first, ...) stepping by `stride` (one worker's share),
+  // deleting expired keys until `budget_us` has passed. Returns keys expired.
+  // `cursor` is the caller's resume point.
+  size_t ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, int64_t now_ms,
+                     int64_t budget_us);
+
+  // Locks/unlocks all shards in ascending order (FLUSHALL, SWAPDB, MULTI with keyless
+  // commands that touch the whole keyspace).
+  void LockAll();
+  void UnlockAll();
+
+  // Total entries whose TTL passed and were removed (lazily or actively) since start.
+  uint64_t expired_keys() const;
+
+ private:
+  int num_dbs_;
+  std::unique_ptr<Shard[]> shards_;
+  KeyEventListener* listener_ = nullptr;
+};
+
+// Frees tables on a background thread (FLUSHALL ASYNC, UNLINK of large values).
+void LazyFree(std::vector<DbTable>&& tables);
+void LazyFreeEntry(Entry* e);
+
+}  // namespace hotkv

@@ -1,0 +1,305 @@
+#include "protocol/resp_parser.h"
+
+#include <cstring>
+
+#include "common/strings.h"
+
+namespace hotkv {
+
+namespace {
+
+// Finds "\r\n" at or after `from`; returns the index of '\r' or npos.
+inline size_t FindCrlf(std::string_view data, size_t from) {
+  while (from < data.size()) {
+    const void* p = memchr(data.data() + from, '\r', data.size() - from);
+    if (p == nullptr) {
+      return std::string_view::npos;
+    }
+    size_t i = static_cast<const char*>(p) - data.data();
+    if (i + 1 >= data.size()) {
+      return std::string_view::npos;  // '\r' is the last byte: need more
+    }
+    if (data[i + 1] == '\n') {
+      return i;
+    }
+    from = i + 1;
+  }
+  return std::string_view::npos;
+}
+
+// Parses the decimal number of a count line. Redis uses string2ll here.
+inline bool ParseCount(std::string_view s, int64_t* out) {
+  auto v = ParseInt64(s);
+  if (!v) {
+    return false;
+  }
+  *out = *v;
+  return true;
+}
+
+}  // namespace
+
+void RequestParser::Reset() {
+  in_multibulk_ = false;
+  multibulk_len_ = 0;
+  pos_ = 0;
+  offsets_.clear();
+  pending_bytes_ = 0;
+}
+
+RequestParser::Status RequestParser::Fail(const char* msg) {
+  error_ = msg;
+  Reset();
+  return kError;
+}
+
+RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLimits& limits,
+                                           size_t* consumed) {
+  args_.clear();
+  pending_bytes_ = 0;
+  if (!in_multibulk_) {
+    if (data.empty()) {
+      return kIncomplete;
+    }
+    if (data[0] != '*') {
+      return ParseInline(data, consumed);
+    }
+    inline_ = false;
+    size_t cr = FindCrlf(data, 1);
+    if (cr == std::string_view::npos) {
+      if (data.size() > kMaxInlineLen) {
+        return Fail("Protocol error: too big mbulk count string");
+      }
+      return kIncomplete;
+    }
+    if (cr > kMaxInlineLen) {
+      return Fail("Protocol error: too big mbulk count string");
+    }
+    int64_t n = 0;
+    if (!ParseCount(data.substr(1, cr - 1), &n) || n > kMaxMultibulkLen) {
+      return Fail("Protocol error: invalid multibulk length");
+    }
+    if (!limits.authenticated && n > kUnauthMultibulkLen) {
+      return Fail("Protocol error: unauthenticated multibulk length");
+    }
+    if (n <= 0) {
+      *consumed = cr + 2;  // "*0" and "*-1" are empty commands
+      return kDone;
+    }
+    in_multibulk_ = true;
+    multibulk_len_ = n;
+    pos_ = cr + 2;
+    offsets_.clear();
+    if (n < 1024) {
+      offsets_.reserve(static_cast<size_t>(n));
+    }
+  }
+
+  while (static_cast<int64_t>(offsets_.size()) < multibulk_len_) {
+    if (pos_ >= data.size()) {
+      return kIncomplete;
+    }
+    if (data[pos_] != '$') {
+      // Redis reports the offending byte.
+      static thread_local char msg[64];
+      snprintf(msg, sizeof(msg), "Protocol error: expected '$', got '%c'", data[pos_]);
+      return Fail(msg);
+    }
+    size_t cr = FindCrlf(data, pos_ + 1);
+    if (cr == std::string_view::npos) {
+      if (data.size() - pos_ > kMaxInlineLen) {
+        return Fail("Protocol error: too big bulk count string");
+      }
+      return kIncomplete;
+    }
+    if (cr - pos_ > kMaxInlineLen) {
+      return Fail("Protocol error: too big bulk count string");
+    }
+    int64_t len = 0;
+    if (!ParseCount(data.substr(pos_ + 1, cr - pos_ - 1), &len) || len < 0 ||
+        len > limits.max_bulk_len) {
+      return Fail("Protocol error: invalid bulk length");
+    }
+    if (!limits.authenticated && len > kUnauthBulkLen) {
+      return Fail("Protocol error: unauthenticated bulk length");
+    }
+    size_t start = cr + 2;
+    size_t need = start + static_cast<size_t>(len) + 2;
+    if (need > data.size()) {
+      pending_bytes_ = need - data.size();
+      return kIncomplete;  // resume at this '$' line next time
+    }
+    if (data[start + len] != '\r' || data[start + len + 1] != '\n') {
+      return Fail("Protocol error: invalid bulk format");
+    }
+    offsets_.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(len));
+    pos_ = need;
+  }
+
+  args_.reserve(offsets_.size());
+  for (const auto& [start, len] : offsets_) {
+    args_.emplace_back(data.data() + start, len);
+  }
+  *consumed = pos_;
+  in_multibulk_ = false;
+  pos_ = 0;
+  offsets_.clear();
+  return kDone;
+}
+
+RequestParser::Status RequestParser::ParseInline(std::string_view data, size_t* consumed) {
+  inline_ = true;
+  const void* nl = memchr(data.data(), '\n', data.size());
+  if (nl == nullptr) {
+    if (data.size() > kMaxInlineLen) {
+      return Fail("Protocol error: too big inline request");
+    }
+    return kIncomplete;
+  }
+  size_t end = static_cast<const char*>(nl) - data.data();
+  if (end > kMaxInlineLen) {
+    return Fail("Protocol error: too big inline request");
+  }
+  size_t line_end = end;
+  if (line_end > 0 && data[line_end - 1] == '\r') {
+    line_end--;
+  }
+  static thread_local std::vector<char> storage;
+  storage.clear();
+  storage.reserve(line_end);
+  if (!SplitInlineArgs(data.substr(0, line_end), &args_, &storage)) {
+    args_.clear();
+    return Fail("Protocol error: unbalanced quotes in request");
+  }
+  *consumed = end + 1;
+  return kDone;
+}
+
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+}  // namespace
+
+bool SplitInlineArgs(std::string_view line, std::vector<std::string_view>* out,
+                     std::vector<char>* storage) {
+  // The storage is reserved to the line length up front, so views into it stay valid
+  // (an unescaped argument is never longer than its source).
+  if (storage->capacity() < line.size()) {
+    storage->reserve(line.size());
+  }
+  size_t i = 0;
+  const size_t n = line.size();
+  while (true) {
+    while (i < n && IsSpace(line[i])) {
+      i++;
+    }
+    if (i >= n) {
+      return true;
+    }
+    if (line[i] != '"' && line[i] != '\'') {
+      size_t start = i;
+      while (i < n && !IsSpace(line[i])) {
+        if (line[i] == '"' || line[i] == '\'') {
+          // A quote in the middle of a word starts a quoted part; handle the rare case by
+          // falling through to the general path below.
+          break;
+        }
+        i++;
+      }
+      if (i >= n || IsSpace(line[i])) {
+        out->emplace_back(line.data() + start, i - start);
+        continue;
+      }
+      i = start;
+    }
+    // General path: build the argument into storage.
+    size_t begin = storage->size();
+    bool in_dq = false;
+    bool in_sq = false;
+    bool done = false;
+    while (!done) {
+      if (in_dq) {
+        if (i >= n) {
+          return false;
+        }
+        char c = line[i];
+        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && HexValue(line[i + 2]) >= 0 &&
+            HexValue(line[i + 3]) >= 0) {
+          storage->push_back(static_cast<char>(HexValue(line[i + 2]) * 16 + HexValue(line[i + 3])));
+          i += 4;
+        } else if (c == '\\' && i + 1 < n) {
+          char e = line[i + 1];
+          switch (e) {
+            case 'n': storage->push_back('\n'); break;
+            case 'r': storage->push_back('\r'); break;
+            case 't': storage->push_back('\t'); break;
+            case 'b': storage->push_back('\b'); break;
+            case 'a': storage->push_back('\a'); break;
+            default: storage->push_back(e); break;
+          }
+          i += 2;
+        } else if (c == '"') {
+          // The closing quote must be followed by a space or the end.
+          if (i + 1 < n && !IsSpace(line[i + 1])) {
+            return false;
+          }
+          in_dq = false;
+          done = true;
+          i++;
+        } else {
+          storage->push_back(c);
+          i++;
+        }
+      } else if (in_sq) {
+        if (i >= n) {
+          return false;
+        }
+        char c = line[i];
+        if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
+          storage->push_back('\'');
+          i += 2;
+        } else if (c == '\'') {
+          if (i + 1 < n && !IsSpace(line[i + 1])) {
+            return false;
+          }
+          in_sq = false;
+          done = true;
+          i++;
+        } else {
+          storage->push_back(c);
+          i++;
+        }
+      } else {
+        if (i >= n || IsSpace(line[i])) {
+          done = true;
+        } else if (line[i] == '"') {
+          in_dq = true;
+          i++;
+        } else if (line[i] == '\'') {
+          in_sq = true;
+          i++;
+        } else {
+          storage->push_back(line[i]);
+          i++;
+        }
+      }
+    }
+    out->emplace_back(storage->data() + begin, storage->size() - begin);
+  }
+}
+
+}  // namespace hotkv

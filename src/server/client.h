@@ -1,0 +1,172 @@
+// Client: the per-connection state that commands read and change (selected database,
+// protocol version, name, transaction queue, flags), separate from the socket plumbing
+// in Connection.
+//
+// Thread safety: owned by the connection's worker. Fields that CLIENT LIST / INFO read
+// from other threads are atomics or sit behind info_mu_.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hotkv {
+
+class CommandSpec;
+class Worker;
+struct BlockState;
+struct SubscriptionState;
+
+// A command queued by MULTI (its arguments copied out of the read buffer).
+struct QueuedCommand {
+  const CommandSpec* cmd;
+  std::vector<std::string> args;
+};
+
+// A key watched by WATCH: (db, key). The registration itself lives in the key's shard.
+struct WatchedKey {
+  int db;
+  std::string key;
+};
+
+class Client {
+ public:
+  enum class ReplyMode : uint8_t { kOn, kOff, kSkipNext, kSkipThis };
+
+  Client(uint64_t id, Worker* worker);
+  virtual ~Client();
+
+  uint64_t id() const { return id_; }
+  Worker* worker() const { return worker_; }
+
+  // Selected database; written by the owner, read by CLIENT LIST.
+  int db() const { return db_.load(std::memory_order_relaxed); }
+  void set_db(int db) { db_.store(db, std::memory_order_relaxed); }
+
+  int resp() const { return resp_; }
+  void set_resp(int v) {
+    resp_ = v;
+    resp_flag.store(v, std::memory_order_relaxed);
+  }
+
+  bool authenticated() const { return authenticated_; }
+  void set_authenticated(bool v) { authenticated_ = v; }
+
+  std::string name() const;
+  void set_name(std::string_view n);
+  std::string lib_name() const;
+  std::string lib_ver() const;
+  void set_lib_name(std::string_view v);
+  void set_lib_ver(std::string_view v);
+
+  // Transaction state.
+  bool in_multi() const { return in_multi_; }
+  void BeginMulti() {
+    in_multi_ = true;
+    multi_error_ = false;
+    multi_len.store(0, std::memory_order_relaxed);
+  }
+  void EndMulti() {
+    in_multi_ = false;
+    multi_error_ = false;
+    multi_queue_.clear();
+    multi_len.store(-1, std::memory_order_relaxed);
+  }
+  void FlagMultiError() { multi_error_ = true; }
+  bool multi_error() const { return multi_error_; }
+  std::vector<QueuedCommand>& multi_queue() { return multi_queue_; }
+  std::vector<WatchedKey>& watched_keys() { return watched_keys_; }
+  // Set (from any thread, under the watched key's shard lock) when a WATCHed key changed.
+  std::atomic<bool>& watch_dirty() { return watch_dirty_; }
+
+  ReplyMode reply_mode() const { return reply_mode_; }
+  void set_reply_mode(ReplyMode m) { reply_mode_ = m; }
+
+  bool no_evict() const { return no_evict_; }
+  void set_no_evict(bool v) {
+    no_evict_ = v;
+    no_evict_flag.store(v, std::memory_order_relaxed);
+  }
+  bool no_touch() const { return no_touch_; }
+  void set_no_touch(bool v) {
+    no_touch_ = v;
+    no_touch_flag.store(v, std::memory_order_relaxed);
+  }
+  std::atomic<bool> no_evict_flag{false}, no_touch_flag{false};
+  std::atomic<int> resp_flag{2};
+
+  // Close after the pending replies are written (QUIT, protocol error, CLIENT KILL).
+  bool close_after_reply() const { return close_after_reply_; }
+  void set_close_after_reply() { close_after_reply_ = true; }
+
+  // Activity, for CLIENT LIST and idle timeouts.
+  int64_t created_ms() const { return created_ms_; }
+  int64_t last_interaction_ms() const { return last_interaction_ms_.load(std::memory_order_relaxed); }
+  void set_last_interaction_ms(int64_t ms) { last_interaction_ms_.store(ms, std::memory_order_relaxed); }
+  const CommandSpec* last_command() const { return last_cmd_.load(std::memory_order_relaxed); }
+  void set_last_command(const CommandSpec* c) { last_cmd_.store(c, std::memory_order_relaxed); }
+
+  // Blocking commands (BLPOP...): non-null while blocked.
+  BlockState* block_state() const { return block_.get(); }
+  std::unique_ptr<BlockState>& block_slot() { return block_; }
+  bool blocked() const { return block_ != nullptr; }
+
+  // Pub/Sub subscriptions (created on first SUBSCRIBE).
+  SubscriptionState* subscriptions() const { return subs_.get(); }
+  std::unique_ptr<SubscriptionState>& subscriptions_slot() { return subs_; }
+  // Number of channels + patterns + shard channels, kept by the pub/sub code.
+  size_t subscription_count() const { return sub_count_.load(std::memory_order_relaxed); }
+  void set_subscription_count(size_t n) { sub_count_.store(n, std::memory_order_relaxed); }
+  // RESP2 clients with subscriptions are in "subscribed mode".
+  bool in_subscribed_mode() const { return resp_ == 2 && subscription_count() > 0; }
+
+  // Socket facts for CLIENT LIST / CLIENT KILL filters (set once at accept).
+  std::string addr;   // "ip:port" of the peer
+  std::string laddr;  // "ip:port" of our end
+  int fd = -1;
+
+  // Counters for CLIENT LIST / INFO, updated by the owner.
+  std::atomic<uint64_t> qbuf{0}, qbuf_free{0}, obl{0}, omem{0}, tot_mem{0};
+  std::atomic<int64_t> multi_len{-1};  // queued commands, -1 outside MULTI
+  std::atomic<uint64_t> watch_len{0};
+  std::atomic<bool> blocked_flag{false};  // mirrors blocked() for other threads
+  std::atomic<uint64_t> sub_channels{0}, sub_patterns{0}, sub_shard{0};
+  std::atomic<bool> kill_requested{false};
+
+ private:
+  const uint64_t id_;
+  Worker* const worker_;
+  std::atomic<int> db_{0};
+  int resp_ = 2;
+  bool authenticated_ = true;
+  bool in_multi_ = false;
+  bool multi_error_ = false;
+  bool no_evict_ = false;
+  bool no_touch_ = false;
+  bool close_after_reply_ = false;
+  ReplyMode reply_mode_ = ReplyMode::kOn;
+  std::vector<QueuedCommand> multi_queue_;
+  std::vector<WatchedKey> watched_keys_;
+  std::atomic<bool> watch_dirty_{false};
+  std::unique_ptr<BlockState> block_;
+  std::unique_ptr<SubscriptionState> subs_;
+  std::atomic<size_t> sub_count_{0};
+  int64_t created_ms_;
+  std::atomic<int64_t> last_interaction_ms_;
+  std::atomic<const CommandSpec*> last_cmd_{nullptr};
+
+  mutable std::mutex info_mu_;
+  std::string name_, lib_name_, lib_ver_;
+};
+
+}  // namespace hotkv
+
+namespace hotkv {
+// One CLIENT LIST / CLIENT INFO line (without the trailing newline). Safe to call for a
+// client of another worker while the client registry is locked.
+std::string FormatClientInfo(const Client& c, int64_t now_ms);
+}  // namespace hotkv

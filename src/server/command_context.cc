@@ -1,0 +1,94 @@
+#include "server/command_context.h"
+
+#include "common/strings.h"
+#include "server/server.h"
+#include "server/shard_state.h"
+#include "server/worker.h"
+
+namespace hotkv {
+
+CommandContext::CommandContext(Server& server, Worker& worker, Client& client, ReplyBuilder& rb,
+                               const std::vector<std::string_view>& args,
+                               const CommandSpec* cmd, int64_t now_ms)
+    : server_(server),
+      worker_(worker),
+      client_(client),
+      rb_(rb),
+      args_(args),
+      cmd_(cmd),
+      now_ms_(now_ms),
+      db_(&server.keyspace(), client.db(), now_ms) {}
+
+void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
+                                 std::string_view event, int db) {
+  WorkerStats::Inc(worker_.stats().dirty);
+  if (db < 0) {
+    db = db_.index();
+  }
+  if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
+    // The key's shard is locked by the dispatcher (or by EXEC).
+    TouchWatchedKey(keyspace().shard(Keyspace::ShardOf(key)), db, key);
+  }
+  Notify(notify_class, event, key, db);
+}
+
+void CommandContext::Notify(int64_t notify_class, std::string_view event, std::string_view key,
+                            int db) {
+  (void)notify_class;
+  (void)event;
+  (void)key;
+  (void)db;
+}
+
+void CommandContext::CountLookup(bool hit) {
+  WorkerStats::Inc(hit ? worker_.stats().keyspace_hits : worker_.stats().keyspace_misses);
+}
+
+void CommandContext::TouchEntry(Entry* e) {
+  if (client_.no_touch()) {
+    return;
+  }
+  Config& cfg = server_.config();
+  if (!cfg.lfu_policy()) {
+    e->set_access_clock(server_.lru_clock());
+    return;
+  }
+  // LFU: decay the counter by the minutes elapsed, then a logarithmic increment
+  // (Redis's LFULogIncr with lfu-log-factor).
+  uint32_t minutes = static_cast<uint32_t>(now_ms_ / 60000);
+  uint32_t last = e->access_clock();
+  int64_t decay = cfg.lfu_decay_time();
+  uint8_t counter = e->lfu_counter();
+  if (decay > 0 && minutes > last) {
+    uint32_t periods = static_cast<uint32_t>((minutes - last) / decay);
+    counter = periods >= counter ? 0 : static_cast<uint8_t>(counter - periods);
+  }
+  if (counter < 255) {
+    double r = static_cast<double>(random()) / RAND_MAX;
+    double base = counter > 5 ? counter - 5 : 0;
+    double p = 1.0 / (base * static_cast<double>(cfg.lfu_log_factor()) + 1);
+    if (r < p) {
+      counter++;
+    }
+  }
+  e->set_lfu_counter(counter);
+  e->set_access_clock(minutes);
+}
+
+std::optional<int64_t> CommandContext::IntArg(size_t i, std::string_view err) {
+  auto v = ParseInt64(args_[i]);
+  if (!v) {
+    rb_.Error(err);
+  }
+  return v;
+}
+
+std::optional<double> CommandContext::DoubleArg(size_t i, std::string_view err) {
+  auto v = ParseDouble(args_[i]);
+  if (!v) {
+    rb_.Error(err);
+  }
+  return v;
+}
+
+}  // namespace hotkv

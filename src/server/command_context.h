@@ -1,0 +1,117 @@
+// CommandContext: what a command handler gets — its arguments, the reply builder, the
+// client, the server — plus the database view for the client's selected database.
+//
+//   void GetCommand(CommandContext& ctx) {
+//     Entry* e = ctx.db().Find(ctx.arg(1));
+//     if (e == nullptr) { return ctx.rb().Null(); }
+//     if (!e->is_string()) { return ctx.rb().Error(errors::kWrongType); }
+//     ctx.rb().Bulk(e->str());
+//   }
+//
+// The dispatcher has already checked arity and locked the shards of every key the key
+// specs name, so a handler just uses db(). Commands flagged all_shards (KEYS, SCAN,
+// FLUSHDB...) lock shard by shard themselves through ForEachShard(), which knows when
+// EXEC already holds every lock.
+//
+// After changing a key a handler calls KeyModified(), which invalidates WATCHes, emits
+// the keyspace notification and counts the change (Redis's signalModifiedKey +
+// notifyKeyspaceEvent + dirty++).
+//
+// Thread safety: lives on the stack of the connection's worker for one command.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "engine/database.h"
+#include "protocol/reply_builder.h"
+#include "server/client.h"
+#include "server/command_table.h"
+
+namespace hotkv {
+
+class Server;
+class Worker;
+
+class CommandContext {
+ public:
+  CommandContext(Server& server, Worker& worker, Client& client, ReplyBuilder& rb,
+                 const std::vector<std::string_view>& args, const CommandSpec* cmd,
+                 int64_t now_ms);
+
+  const std::vector<std::string_view>& args() const { return args_; }
+  std::string_view arg(size_t i) const { return args_[i]; }
+  size_t argc() const { return args_.size(); }
+  const CommandSpec* command() const { return cmd_; }
+
+  ReplyBuilder& rb() { return rb_; }
+  Client& client() { return client_; }
+  Server& server() { return server_; }
+  Worker& worker() { return worker_; }
+  int64_t now_ms() const { return now_ms_; }
+
+  // The client's selected database.
+  Database& db() { return db_; }
+  Database DbAt(int index) { return Database(db_.keyspace(), index, now_ms_); }
+  Keyspace& keyspace() { return *db_.keyspace(); }
+
+  // Inside EXEC: locks are held by EXEC and blocking commands must not block.
+  bool in_exec() const { return in_exec_; }
+  void set_in_exec(bool v) { in_exec_ = v; }
+  bool all_shards_locked() const { return all_locked_; }
+  void set_all_shards_locked(bool v) { all_locked_ = v; }
+
+  // Calls fn(Shard&, shard_index) for every shard with its lock held.
+  template <typename F>
+  void ForEachShard(F fn) {
+    Keyspace& ks = keyspace();
+    for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
+      Shard& s = ks.shard(i);
+      if (!all_locked_) {
+        s.lock.lock();
+      }
+      fn(s, i);
+      if (!all_locked_) {
+        s.lock.unlock();
+      }
+    }
+  }
+
+  // Records a change of `key` in database `db` (-1: the selected one): WATCH, keyspace
+  // notification `event` of class `notify_class`, dirty counter.
+  void KeyModified(std::string_view key, int64_t notify_class, std::string_view event,
+                   int db = -1);
+  // A notification without a modification (e.g. "expired" is sent by the engine; this is
+  // for events like keymiss). Cheap when notifications are off.
+  void Notify(int64_t notify_class, std::string_view event, std::string_view key, int db = -1);
+  // Counts a key lookup for INFO keyspace_hits/misses.
+  void CountLookup(bool hit);
+  // Records an access to `e` for OBJECT IDLETIME / FREQ (unless CLIENT NO-TOUCH).
+  void TouchEntry(Entry* e);
+
+  // Parses helpers that reply with Redis's errors on failure.
+  std::optional<int64_t> IntArg(size_t i, std::string_view err = errors::kNotInteger);
+  std::optional<double> DoubleArg(size_t i, std::string_view err = errors::kNotFloat);
+
+  // Marks the command as failed (for INFO commandstats failed_calls) without an error
+  // reply of the usual kind.
+  bool failed() const { return failed_; }
+  void set_failed() { failed_ = true; }
+
+ private:
+  Server& server_;
+  Worker& worker_;
+  Client& client_;
+  ReplyBuilder& rb_;
+  const std::vector<std::string_view>& args_;
+  const CommandSpec* cmd_;
+  int64_t now_ms_;
+  Database db_;
+  bool in_exec_ = false;
+  bool all_locked_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace hotkv

@@ -1,0 +1,503 @@
+#include "server/command_table.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+
+#include "common/strings.h"
+
+namespace hotkv {
+
+namespace {
+
+struct FlagName {
+  std::string_view name;
+  uint32_t bit;
+};
+
+constexpr FlagName kCommandFlags[] = {
+    {"write", kCmdWrite},         {"readonly", kCmdReadonly},
+    {"denyoom", kCmdDenyOom},     {"admin", kCmdAdmin},
+    {"pubsub", kCmdPubsub},       {"noscript", kCmdNoscript},
+    {"blocking", kCmdBlocking},   {"loading", kCmdLoading},
+    {"stale", kCmdStale},         {"skip_monitor", kCmdSkipMonitor},
+    {"skip_slowlog", kCmdSkipSlowlog}, {"asking", kCmdAsking},
+    {"fast", kCmdFast},           {"no_auth", kCmdNoAuth},
+    {"may_replicate", kCmdMayReplicate}, {"no_mandatory_keys", kCmdNoMandatoryKeys},
+    {"no_async_loading", kCmdNoAsyncLoading}, {"no_multi", kCmdNoMulti},
+    {"allow_busy", kCmdAllowBusy}, {"protected", kCmdProtected},
+    {"all_shards", kCmdAllShards}, {"subscribed_ok", kCmdSubscribedOk},
+};
+
+constexpr FlagName kKeyFlags[] = {
+    {"RO", kKeyRO},         {"RW", kKeyRW},         {"OW", kKeyOW},
+    {"RM", kKeyRM},         {"ACCESS", kKeyAccess}, {"UPDATE", kKeyUpdate},
+    {"INSERT", kKeyInsert}, {"DELETE", kKeyDelete}, {"NOT_KEY", kKeyNotKey},
+    {"INCOMPLETE", kKeyIncomplete}, {"VARIABLE_FLAGS", kKeyVariableFlags},
+};
+
+template <size_t N>
+uint32_t ParseFlags(std::string_view text, const FlagName (&names)[N]) {
+  uint32_t out = 0;
+  std::istringstream in{std::string(text)};
+  std::string word;
+  while (in >> word) {
+    bool found = false;
+    for (const auto& f : names) {
+      if (EqualsIgnoreCase(f.name, word)) {
+        out |= f.bit;
+        found = true;
+      }
+    }
+    if (!found) {
+      fprintf(stderr, "command table: unknown flag '%s'\n", word.c_str());
+      abort();  // a typo in the table is a programming error
+    }
+  }
+  return out;
+}
+
+uint64_t NameHash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(tolower(static_cast<unsigned char>(c)));
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+KeySpec KeyAt(int index, std::string_view flags) {
+  KeySpec k;
+  k.index = index;
+  k.lastkey = 0;
+  k.flags = ParseFlags(flags, kKeyFlags);
+  return k;
+}
+
+KeySpec KeyRange(int index, int lastkey, int step, std::string_view flags, int limit) {
+  KeySpec k;
+  k.index = index;
+  k.lastkey = lastkey;
+  k.step = step;
+  k.limit = limit;
+  k.flags = ParseFlags(flags, kKeyFlags);
+  return k;
+}
+
+KeySpec KeyNum(int index, int keynumidx, int firstkey, int step, std::string_view flags) {
+  KeySpec k;
+  k.index = index;
+  k.find = KeySpec::Find::kKeyNum;
+  k.keynumidx = keynumidx;
+  k.firstkey = firstkey;
+  k.step = step;
+  k.flags = ParseFlags(flags, kKeyFlags);
+  return k;
+}
+
+KeySpec KeyKeyword(std::string_view keyword, int startfrom, int lastkey, int step,
+                   std::string_view flags, int limit) {
+  KeySpec k;
+  k.begin = KeySpec::Begin::kKeyword;
+  k.keyword = std::string(keyword);
+  k.startfrom = startfrom;
+  k.lastkey = lastkey;
+  k.step = step;
+  k.limit = limit;
+  k.flags = ParseFlags(flags, kKeyFlags);
+  return k;
+}
+
+std::vector<std::string_view> CommandFlagNames(uint32_t flags, bool movable_keys) {
+  std::vector<std::string_view> out;
+  for (const auto& f : kCommandFlags) {
+    if ((flags & f.bit) && f.bit < kCmdAllShards) {
+      out.push_back(f.name);
+    }
+  }
+  if (movable_keys) {
+    out.push_back("movablekeys");
+  }
+  return out;
+}
+
+std::vector<std::string_view> KeySpecFlagNames(uint32_t flags) {
+  std::vector<std::string_view> out;
+  for (const auto& f : kKeyFlags) {
+    if (flags & f.bit) {
+      out.push_back(f.name);
+    }
+  }
+  return out;
+}
+
+const CommandSpec* CommandSpec::FindSub(std::string_view sub) const {
+  for (const auto& s : subcommands) {
+    if (EqualsIgnoreCase(s->name, sub)) {
+      return s.get();
+    }
+  }
+  return nullptr;
+}
+
+bool CommandSpec::GetKeys(const std::vector<std::string_view>& args, std::vector<int>* out) const {
+  if (getkeys != nullptr) {
+    getkeys(args, out);
+    return true;
+  }
+  const int argc = static_cast<int>(args.size());
+  for (const KeySpec& ks : key_specs) {
+    if (ks.flags & kKeyNotKey) {
+      continue;
+    }
+    int start;
+    if (ks.begin == KeySpec::Begin::kIndex) {
+      start = ks.index;
+    } else {
+      start = -1;
+      if (ks.startfrom >= 0) {
+        for (int i = ks.startfrom; i < argc; i++) {
+          if (EqualsIgnoreCase(args[i], ks.keyword)) {
+            start = i + 1;
+            break;
+          }
+        }
+      } else {
+        for (int i = argc + ks.startfrom; i > 0; i--) {
+          if (EqualsIgnoreCase(args[i], ks.keyword)) {
+            start = i + 1;
+            break;
+          }
+        }
+      }
+      if (start < 0) {
+        continue;
+      }
+    }
+    if (start >= argc) {
+      continue;
+    }
+    if (ks.find == KeySpec::Find::kRange) {
+      int last;
+      if (ks.lastkey >= 0) {
+        last = start + ks.lastkey;
+      } else if (ks.limit <= 1) {
+        last = argc + ks.lastkey;
+      } else {
+        last = start + ((argc - start) / ks.limit) + ks.lastkey;
+      }
+      if (last >= argc) {
+        last = argc - 1;
+      }
+      for (int i = start; i <= last; i += ks.step) {
+        out->push_back(i);
+      }
+    } else {
+      int numpos = start + ks.keynumidx;
+      if (numpos >= argc) {
+        return false;
+      }
+      auto n = ParseInt64(args[numpos]);
+      if (!n || *n < 0) {
+        return false;
+      }
+      int first = start + ks.firstkey;
+      if (*n > 0 && first + (*n - 1) * ks.step >= argc) {
+        return false;
+      }
+      for (int64_t i = 0; i < *n; i++) {
+        out->push_back(first + static_cast<int>(i) * ks.step);
+      }
+    }
+  }
+  return true;
+}
+
+CommandSpec* CommandTable::Build(CommandDef def, CommandSpec* parent) {
+  auto spec = std::make_unique<CommandSpec>();
+  spec->name = ToLower(def.name);
+  spec->full_name = parent ? parent->name + "|" + spec->name : spec->name;
+  spec->arity = def.arity;
+  spec->flags = ParseFlags(def.flags, kCommandFlags);
+  std::istringstream acl(def.acl);
+  std::string cat;
+  while (acl >> cat) {
+    spec->acl_categories.push_back(cat[0] == '@' ? cat.substr(1) : cat);
+  }
+  spec->key_specs = std::move(def.keys);
+  spec->handler = def.handler;
+  spec->getkeys = def.getkeys;
+  spec->doc = std::move(def.doc);
+  spec->tips = std::move(def.tips);
+  spec->parent = parent;
+  spec->movable_keys = def.getkeys != nullptr;
+  for (const auto& ks : spec->key_specs) {
+    if (ks.begin == KeySpec::Begin::kKeyword || ks.find == KeySpec::Find::kKeyNum) {
+      spec->movable_keys = true;
+    }
+  }
+  CommandSpec* raw = spec.get();
+  if (parent) {
+    parent->subcommands.push_back(std::move(spec));
+  } else {
+    commands_.push_back(std::move(spec));
+  }
+  return raw;
+}
+
+CommandSpec* CommandTable::Add(CommandDef def) { return Build(std::move(def), nullptr); }
+
+CommandSpec* CommandTable::AddSub(std::string_view parent, CommandDef def) {
+  for (auto& c : commands_) {
+    if (c->name == parent) {
+      return Build(std::move(def), c.get());
+    }
+  }
+  fprintf(stderr, "command table: no parent '%.*s'\n", static_cast<int>(parent.size()),
+          parent.data());
+  abort();
+}
+
+void CommandTable::Finalize() {
+  by_id_.clear();
+  auto legacy = [](CommandSpec* s) {
+    // Legacy triple: only when the first key spec is a simple index+range.
+    if (!s->key_specs.empty()) {
+      const KeySpec& k = s->key_specs[0];
+      if (k.begin == KeySpec::Begin::kIndex && k.find == KeySpec::Find::kRange) {
+        s->first_key = k.index;
+        s->last_key = k.lastkey >= 0 ? k.index + k.lastkey : k.lastkey;
+        s->key_step = k.step;
+        // Later specs with plain ranges extend the legacy range (e.g. RENAME: 1..2).
+        for (size_t i = 1; i < s->key_specs.size(); i++) {
+          const KeySpec& n = s->key_specs[i];
+          if (n.begin == KeySpec::Begin::kIndex && n.find == KeySpec::Find::kRange &&
+              s->last_key >= 0 && n.index == s->last_key + 1 && n.lastkey == 0) {
+            s->last_key = n.index;
+          } else if (n.begin == KeySpec::Begin::kIndex && n.find == KeySpec::Find::kRange &&
+                     n.lastkey < 0 && s->last_key >= 0 && n.index == s->last_key + 1) {
+            s->last_key = n.lastkey;
+          }
+        }
+      }
+    }
+  };
+  for (auto& c : commands_) {
+    c->id = static_cast<int>(by_id_.size());
+    by_id_.push_back(c.get());
+    legacy(c.get());
+    for (auto& s : c->subcommands) {
+      s->id = static_cast<int>(by_id_.size());
+      by_id_.push_back(s.get());
+      legacy(s.get());
+    }
+  }
+  size_t cap = 16;
+  while (cap < commands_.size() * 4) {
+    cap *= 2;
+  }
+  index_.assign(cap, nullptr);
+  index_mask_ = cap - 1;
+  for (auto& c : commands_) {
+    size_t i = NameHash(c->name) & index_mask_;
+    while (index_[i] != nullptr) {
+      i = (i + 1) & index_mask_;
+    }
+    index_[i] = c.get();
+  }
+}
+
+const CommandSpec* CommandTable::Find(std::string_view name) const {
+  if (index_.empty() || name.size() > 64) {
+    return nullptr;
+  }
+  for (size_t i = NameHash(name) & index_mask_;; i = (i + 1) & index_mask_) {
+    const CommandSpec* c = index_[i];
+    if (c == nullptr) {
+      return nullptr;
+    }
+    if (EqualsIgnoreCase(c->name, name)) {
+      return c;
+    }
+  }
+}
+
+// ---- syntax strings -> COMMAND DOCS argument trees ----
+
+namespace {
+
+bool IsUpperWord(std::string_view w) {
+  bool has_alpha = false;
+  for (char c : w) {
+    if (islower(static_cast<unsigned char>(c))) {
+      return false;
+    }
+    if (isalpha(static_cast<unsigned char>(c))) {
+      has_alpha = true;
+    }
+  }
+  return has_alpha;
+}
+
+std::string InferType(std::string_view name) {
+  static const char* kKeys[] = {"key", "destination", "source", "newkey", "dstkey", "srckey"};
+  for (const char* k : kKeys) {
+    if (name == k) {
+      return "key";
+    }
+  }
+  static const char* kInts[] = {"count", "seconds", "milliseconds", "offset", "numkeys",
+                                "index", "start", "end", "stop", "db", "index1", "index2",
+                                "limit", "cursor", "port", "rank", "len", "numerator",
+                                "min-match-len", "maxlen", "number", "increment", "decrement",
+                                "id", "timeout-ms", "numeric"};
+  for (const char* k : kInts) {
+    if (name == k) {
+      return "integer";
+    }
+  }
+  if (name.rfind("unix-time", 0) == 0) {
+    return "unix-time";
+  }
+  if (name == "pattern") {
+    return "pattern";
+  }
+  if (name == "timeout" || name == "score" || name == "weight" || name == "float") {
+    return "double";
+  }
+  return "string";
+}
+
+class SyntaxParser {
+ public:
+  explicit SyntaxParser(std::string_view s) {
+    std::string cur;
+    for (char c : s) {
+      if (c == '[' || c == ']' || c == '|' || c == '<' || c == '>') {
+        if (!cur.empty()) {
+          tokens_.push_back(cur);
+          cur.clear();
+        }
+        tokens_.push_back(std::string(1, c));
+      } else if (isspace(static_cast<unsigned char>(c))) {
+        if (!cur.empty()) {
+          tokens_.push_back(cur);
+          cur.clear();
+        }
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) {
+      tokens_.push_back(cur);
+    }
+  }
+
+  std::vector<DocArg> ParseAll() {
+    std::vector<std::vector<DocArg>> alts;
+    return ParseSeq("");
+  }
+
+ private:
+  // Parses items until `close` (or end). Alternatives separated by '|' become a oneof.
+  std::vector<DocArg> ParseSeq(const std::string& close) {
+    std::vector<std::vector<DocArg>> alternatives(1);
+    while (pos_ < tokens_.size() && tokens_[pos_] != close) {
+      const std::string& t = tokens_[pos_];
+      if (t == "|") {
+        pos_++;
+        alternatives.emplace_back();
+        continue;
+      }
+      auto& seq = alternatives.back();
+      if (t == "...") {
+        if (!seq.empty()) {
+          seq.back().multiple = true;
+        }
+        pos_++;
+        continue;
+      }
+      if (t == "[" || t == "<") {
+        std::string end = t == "[" ? "]" : ">";
+        pos_++;
+        std::vector<DocArg> inner = ParseSeq(end);
+        pos_++;  // closing bracket
+        // "[key ...]" right after "key": one or more of the previous argument.
+        if (t == "[" && inner.size() == 1 && inner[0].multiple && !seq.empty() &&
+            seq.back().name == inner[0].name && seq.back().token == inner[0].token) {
+          seq.back().multiple = true;
+          continue;
+        }
+        DocArg arg;
+        if (inner.size() == 1) {
+          arg = std::move(inner[0]);
+        } else {
+          arg.type = "block";
+          arg.name = "block";
+          arg.children = std::move(inner);
+        }
+        if (t == "[") {
+          arg.optional = true;
+        }
+        seq.push_back(std::move(arg));
+        continue;
+      }
+      if (IsUpperWord(t)) {
+        DocArg arg;
+        arg.token = t;
+        // A token followed by a lowercase word is an argument with a token.
+        if (pos_ + 1 < tokens_.size() && !IsUpperWord(tokens_[pos_ + 1]) &&
+            tokens_[pos_ + 1].size() > 0 && isalpha(static_cast<unsigned char>(tokens_[pos_ + 1][0]))) {
+          arg.name = tokens_[pos_ + 1];
+          arg.type = InferType(arg.name);
+          pos_ += 2;
+        } else {
+          arg.name = ToLower(t);
+          arg.type = "pure-token";
+          pos_++;
+        }
+        seq.push_back(std::move(arg));
+        continue;
+      }
+      DocArg arg;
+      arg.name = t;
+      arg.type = InferType(t);
+      pos_++;
+      seq.push_back(std::move(arg));
+    }
+    if (alternatives.size() == 1) {
+      return std::move(alternatives[0]);
+    }
+    DocArg oneof;
+    oneof.type = "oneof";
+    oneof.name = "choice";
+    for (auto& alt : alternatives) {
+      if (alt.size() == 1) {
+        oneof.children.push_back(std::move(alt[0]));
+      } else {
+        DocArg block;
+        block.type = "block";
+        block.name = "block";
+        block.children = std::move(alt);
+        oneof.children.push_back(std::move(block));
+      }
+    }
+    std::vector<DocArg> out;
+    out.push_back(std::move(oneof));
+    return out;
+  }
+
+  std::vector<std::string> tokens_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::vector<DocArg> ParseSyntax(std::string_view syntax) {
+  SyntaxParser p(syntax);
+  return p.ParseAll();
+}
+
+}  // namespace hotkv

@@ -1,0 +1,198 @@
+// CommandTable: one entry per command — name, arity, flags, key positions, handler and
+// documentation — from which the dispatcher checks arity, finds the keys to lock, and
+// COMMAND / COMMAND INFO / COMMAND DOCS / COMMAND GETKEYS are generated.
+//
+//   table.Add({.name = "get", .arity = 2, .flags = "readonly fast",
+//              .acl = "@read @string @fast", .keys = {KeyAt(1, "RO ACCESS")},
+//              .handler = GetCommand,
+//              .doc = {"string", "1.0.0", "O(1)", "Returns the value of a key.", "key"}});
+//
+// Container commands (CONFIG, CLIENT, ...) hold subcommands added with AddSub("config",
+// {...}); they are reported as "config|get" the way Redis reports them.
+//
+// Thread safety: built once at start-up, read-only afterwards (stats are atomics).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hotkv {
+
+class CommandContext;
+using CommandHandler = void (*)(CommandContext&);
+
+enum CommandFlag : uint32_t {
+  kCmdWrite = 1u << 0,
+  kCmdReadonly = 1u << 1,
+  kCmdDenyOom = 1u << 2,
+  kCmdAdmin = 1u << 3,
+  kCmdPubsub = 1u << 4,
+  kCmdNoscript = 1u << 5,
+  kCmdBlocking = 1u << 6,
+  kCmdLoading = 1u << 7,
+  kCmdStale = 1u << 8,
+  kCmdSkipMonitor = 1u << 9,
+  kCmdSkipSlowlog = 1u << 10,
+  kCmdAsking = 1u << 11,
+  kCmdFast = 1u << 12,
+  kCmdNoAuth = 1u << 13,
+  kCmdMayReplicate = 1u << 14,
+  kCmdNoMandatoryKeys = 1u << 15,
+  kCmdNoAsyncLoading = 1u << 16,
+  kCmdNoMulti = 1u << 17,
+  kCmdAllowBusy = 1u << 18,
+  kCmdProtected = 1u << 19,
+  // HotKV-internal flags (not reported by COMMAND INFO):
+  kCmdAllShards = 1u << 28,    // touches the whole keyspace (EXEC must lock every shard)
+  kCmdSubscribedOk = 1u << 29, // allowed in RESP2 subscribed mode
+};
+
+enum KeySpecFlag : uint32_t {
+  kKeyRO = 1u << 0,
+  kKeyRW = 1u << 1,
+  kKeyOW = 1u << 2,
+  kKeyRM = 1u << 3,
+  kKeyAccess = 1u << 4,
+  kKeyUpdate = 1u << 5,
+  kKeyInsert = 1u << 6,
+  kKeyDelete = 1u << 7,
+  kKeyNotKey = 1u << 8,
+  kKeyIncomplete = 1u << 9,
+  kKeyVariableFlags = 1u << 10,
+};
+
+// Where a command's keys are, as Redis's key specs describe it.
+struct KeySpec {
+  enum class Begin { kIndex, kKeyword } begin = Begin::kIndex;
+  int index = 1;                 // kIndex: first key position
+  std::string keyword;           // kKeyword: search for this token...
+  int startfrom = 1;             // ...from this position (negative: from the end)
+  enum class Find { kRange, kKeyNum } find = Find::kRange;
+  int lastkey = 0;               // kRange: last key relative to the first (-1 = last arg)
+  int step = 1;
+  int limit = 0;
+  int keynumidx = 0;             // kKeyNum: position of the count, relative to begin
+  int firstkey = 1;              // ...first key relative to begin
+  uint32_t flags = 0;
+  std::string notes;
+};
+
+// A single key at `index`.
+KeySpec KeyAt(int index, std::string_view flags);
+// Keys from `index` to `lastkey` (relative: 0 = only index, -1 = last arg), every `step`.
+KeySpec KeyRange(int index, int lastkey, int step, std::string_view flags, int limit = 0);
+// A count at begin+keynumidx, then keys from begin+firstkey every `step`.
+KeySpec KeyNum(int index, int keynumidx, int firstkey, int step, std::string_view flags);
+// Keys after a keyword token (e.g. STREAMS) searched from `startfrom`.
+KeySpec KeyKeyword(std::string_view keyword, int startfrom, int lastkey, int step,
+                   std::string_view flags, int limit = 0);
+
+struct CommandDoc {
+  std::string group;       // "string", "generic", "server", ...
+  std::string since;       // first Redis version with the command
+  std::string complexity;
+  std::string summary;     // in HotKV's own words
+  std::string syntax;      // argument grammar, e.g. "key value [NX | XX] [GET]"
+  std::string doc_flags;   // "deprecated" etc.
+  std::string deprecated_since;
+  std::string replaced_by;
+};
+
+// Returns the key positions of a command invocation (for commands whose keys the key
+// specs cannot describe, or to override them).
+using GetKeysFn = void (*)(const std::vector<std::string_view>& args, std::vector<int>* out);
+
+struct CommandDef {
+  std::string name;
+  int arity = 0;
+  std::string flags;
+  std::string acl;
+  std::vector<KeySpec> keys;
+  CommandHandler handler = nullptr;
+  CommandDoc doc;
+  GetKeysFn getkeys = nullptr;
+  std::vector<std::string> tips;
+};
+
+struct CommandStats {
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> usec{0};
+  std::atomic<uint64_t> rejected{0};
+  std::atomic<uint64_t> failed{0};
+};
+
+class CommandSpec {
+ public:
+  std::string name;        // lowercase; subcommands: "get" (full name "config|get")
+  std::string full_name;
+  int arity = 0;
+  uint32_t flags = 0;
+  std::vector<std::string> acl_categories;  // without '@'
+  std::vector<KeySpec> key_specs;
+  CommandHandler handler = nullptr;
+  GetKeysFn getkeys = nullptr;
+  CommandDoc doc;
+  std::vector<std::string> tips;
+  CommandSpec* parent = nullptr;
+  std::vector<std::unique_ptr<CommandSpec>> subcommands;
+  int id = 0;  // index into per-worker statistics arrays
+  bool movable_keys = false;
+  // Legacy (first, last, step) for COMMAND INFO.
+  int first_key = 0, last_key = 0, key_step = 0;
+
+  bool is(uint32_t f) const { return flags & f; }
+  const CommandSpec* FindSub(std::string_view name) const;
+  // Appends the positions of the keys in `args` (which starts with the command name).
+  // Returns false when the arguments are malformed for key extraction (e.g. a bad numkeys).
+  bool GetKeys(const std::vector<std::string_view>& args, std::vector<int>* out) const;
+};
+
+class CommandTable {
+ public:
+  CommandTable() = default;
+  CommandSpec* Add(CommandDef def);
+  CommandSpec* AddSub(std::string_view parent, CommandDef def);
+
+  // Case-insensitive lookup of a top-level command.
+  const CommandSpec* Find(std::string_view name) const;
+  const std::vector<std::unique_ptr<CommandSpec>>& all() const { return commands_; }
+  // Every spec including subcommands, indexed by id.
+  const std::vector<CommandSpec*>& by_id() const { return by_id_; }
+  size_t size() const { return commands_.size(); }
+
+  // Finishes the table: computes legacy key positions, movable-keys, lookup index.
+  void Finalize();
+
+ private:
+  CommandSpec* Build(CommandDef def, CommandSpec* parent);
+
+  std::vector<std::unique_ptr<CommandSpec>> commands_;
+  std::vector<CommandSpec*> by_id_;
+  // Open-addressing index: lowercase name hash -> command.
+  std::vector<const CommandSpec*> index_;
+  size_t index_mask_ = 0;
+};
+
+// Names of flags for COMMAND INFO (in Redis's order and spelling).
+std::vector<std::string_view> CommandFlagNames(uint32_t flags, bool movable_keys);
+std::vector<std::string_view> KeySpecFlagNames(uint32_t flags);
+
+// Parses an argument grammar string ("key value [NX | XX] [EX seconds]") into the
+// COMMAND DOCS argument tree. Used by the DOCS reply writer.
+struct DocArg {
+  std::string name;
+  std::string type;    // key string integer double pattern unix-time pure-token oneof block
+  std::string token;
+  bool optional = false;
+  bool multiple = false;
+  bool multiple_token = false;
+  int key_spec_index = -1;
+  std::vector<DocArg> children;
+};
+std::vector<DocArg> ParseSyntax(std::string_view syntax);
+
+}  // namespace hotkv

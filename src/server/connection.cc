@@ -1,0 +1,12 @@
+#include "server/connection.h"
+
+namespace hotkv {
+
+Connection::Connection(uint64_t id, Worker* worker, int fd)
+    : Client(id, worker), source{EventSource::kConnection, fd, this} {
+  this->fd = fd;
+}
+
+Connection::~Connection() = default;
+
+}  // namespace hotkv

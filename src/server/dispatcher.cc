@@ -1,0 +1,290 @@
+#include "server/dispatcher.h"
+
+#include <x86intrin.h>
+
+#include <chrono>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/strings.h"
+#include "engine/keyspace.h"
+#include "server/command_context.h"
+#include "server/connection.h"
+#include "server/server.h"
+#include "server/worker.h"
+
+namespace hotkv {
+
+uint64_t CyclesNow() { return __rdtsc(); }
+
+double CyclesPerMicrosecond() {
+  static const double value = [] {
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t c0 = __rdtsc();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    uint64_t c1 = __rdtsc();
+    auto t1 = std::chrono::steady_clock::now();
+    double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    return us > 0 ? static_cast<double>(c1 - c0) / us : 1000.0;
+  }();
+  return value;
+}
+
+void ShardLockSet::AddAll() {
+  for (auto& b : bits_) {
+    b = ~uint64_t{0};
+  }
+}
+
+bool ShardLockSet::empty() const {
+  for (auto b : bits_) {
+    if (b != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void ShardLockSet::Lock(Keyspace& ks) const {
+  for (uint32_t w = 0; w < 16; w++) {
+    uint64_t b = bits_[w];
+    while (b != 0) {
+      uint32_t i = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(b));
+      ks.shard(i).lock.lock();
+      b &= b - 1;
+    }
+  }
+}
+
+void ShardLockSet::Unlock(Keyspace& ks) const {
+  for (uint32_t w = 0; w < 16; w++) {
+    uint64_t b = bits_[w];
+    while (b != 0) {
+      uint32_t i = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(b));
+      ks.shard(i).lock.unlock();
+      b &= b - 1;
+    }
+  }
+}
+
+namespace {
+
+void RejectUnknown(ReplyBuilder& rb, const std::vector<std::string_view>& args) {
+  std::string msg = "ERR unknown command '";
+  msg.append(args[0].substr(0, 128));
+  msg += "', with args beginning with: ";
+  size_t args_len = 0;
+  for (size_t i = 1; i < args.size() && args_len < 128; i++) {
+    std::string_view a = args[i].substr(0, 128 - args_len);
+    msg += '\'';
+    msg.append(a);
+    msg += "' ";
+    args_len += a.size() + 3;
+  }
+  rb.Error(msg);
+}
+
+bool AllowedInMulti(const CommandSpec* c) {
+  const std::string& n = c->parent ? c->parent->name : c->name;
+  return n == "exec" || n == "discard" || n == "multi" || n == "watch" || n == "quit" ||
+         n == "reset";
+}
+
+// Runs the handler with the key locks taken (unless the caller holds them already).
+void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
+  Keyspace& ks = ctx.keyspace();
+  thread_local std::vector<int> key_pos;
+  key_pos.clear();
+  if (!locks_held && !cmd->key_specs.empty()) {
+    cmd->GetKeys(ctx.args(), &key_pos);
+  }
+  if (key_pos.empty()) {
+    cmd->handler(ctx);
+  } else if (key_pos.size() == 1) {
+    Shard& s = ks.shard(Keyspace::ShardOf(ctx.arg(key_pos[0])));
+    s.lock.lock();
+    cmd->handler(ctx);
+    s.lock.unlock();
+  } else {
+    ShardLockSet set;
+    for (int p : key_pos) {
+      set.Add(Keyspace::ShardOf(ctx.arg(p)));
+    }
+    set.Lock(ks);
+    cmd->handler(ctx);
+    set.Unlock(ks);
+  }
+}
+
+void Account(Worker& w, Connection& c, const CommandSpec* cmd,
+             const std::vector<std::string_view>& args, uint64_t cycles, bool failed) {
+  CommandStats& st = w.command_stats()[cmd->id];
+  WorkerStats::Inc(st.calls);
+  double us = static_cast<double>(cycles) / CyclesPerMicrosecond();
+  WorkerStats::Inc(st.usec, static_cast<uint64_t>(us));
+  if (failed) {
+    WorkerStats::Inc(st.failed);
+  }
+  WorkerStats::Inc(w.stats().commands);
+  Config& cfg = w.server().config();
+  int64_t slower = cfg.slowlog_log_slower_than();
+  if (slower >= 0 && static_cast<int64_t>(us) >= slower && !cmd->is(kCmdSkipSlowlog)) {
+    w.server().slowlog().Add(args, static_cast<int64_t>(us), c.addr, c.name(),
+                             static_cast<size_t>(cfg.slowlog_max_len()));
+  }
+}
+
+void Reject(Worker& w, Connection& c, const CommandSpec* cmd, std::string_view msg) {
+  c.reply.Error(msg);
+  if (cmd != nullptr) {
+    WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
+  }
+  if (c.in_multi()) {
+    c.FlagMultiError();
+  }
+}
+
+}  // namespace
+
+void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& args) {
+  Server& server = w.server();
+  const int64_t now = CachedNowMs();
+  c.set_last_interaction_ms(now);
+
+  const CommandSpec* cmd = server.commands().Find(args[0]);
+  if (cmd == nullptr) {
+    RejectUnknown(c.reply, args);
+    if (c.in_multi()) {
+      c.FlagMultiError();
+    }
+    return;
+  }
+  if (!cmd->subcommands.empty() && cmd->handler == nullptr) {
+    if (args.size() < 2) {
+      Reject(w, c, cmd, "ERR wrong number of arguments for '" + cmd->name + "' command");
+      return;
+    }
+    const CommandSpec* sub = cmd->FindSub(args[1]);
+    if (sub == nullptr) {
+      std::string msg = "ERR unknown subcommand '";
+      msg.append(args[1].substr(0, 128));
+      msg += "'. Try " + ToUpper(cmd->name) + " HELP.";
+      Reject(w, c, cmd, msg);
+      return;
+    }
+    cmd = sub;
+  }
+  const int argc = static_cast<int>(args.size());
+  if ((cmd->arity > 0 && argc != cmd->arity) || (argc < -cmd->arity)) {
+    Reject(w, c, cmd, "ERR wrong number of arguments for '" + cmd->full_name + "' command");
+    return;
+  }
+  if (!c.authenticated() && !cmd->is(kCmdNoAuth)) {
+    if (server.config().requirepass_set()) {
+      Reject(w, c, cmd, errors::kNoAuth);
+      return;
+    }
+    c.set_authenticated(true);
+  }
+  if (c.in_subscribed_mode() && !cmd->is(kCmdSubscribedOk)) {
+    Reject(w, c, cmd,
+           "ERR Can't execute '" + cmd->full_name +
+               "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
+               "in this context");
+    return;
+  }
+  if (c.in_multi() && !AllowedInMulti(cmd)) {
+    if (cmd->is(kCmdNoMulti)) {
+      Reject(w, c, cmd, "ERR Command not allowed inside a transaction");
+      return;
+    }
+    QueuedCommand q{cmd, {}};
+    q.args.reserve(args.size());
+    for (auto a : args) {
+      q.args.emplace_back(a);
+    }
+    c.multi_queue().push_back(std::move(q));
+    c.multi_len.store(c.multi_queue().size(), std::memory_order_relaxed);
+    c.reply.SimpleString("QUEUED");
+    return;
+  }
+
+  if (c.reply_mode() == Client::ReplyMode::kSkipNext) {
+    c.set_reply_mode(Client::ReplyMode::kSkipThis);
+  }
+  const size_t out_before = c.out.size();
+  const uint64_t errors_before = c.reply.errors_written();
+  c.set_last_command(cmd);
+
+  CommandContext ctx(server, w, c, c.reply, args, cmd, now);
+  const uint64_t t0 = CyclesNow();
+  RunCommand(ctx, cmd, false);
+  const uint64_t t1 = CyclesNow();
+  const bool failed = ctx.failed() || c.reply.errors_written() != errors_before;
+  if (!cmd->is(kCmdBlocking) || !c.blocked()) {
+    Account(w, c, cmd, args, t1 - t0, failed);
+  }
+
+  switch (c.reply_mode()) {
+    case Client::ReplyMode::kOff:
+      c.out.Truncate(out_before);
+      break;
+    case Client::ReplyMode::kSkipThis:
+      c.out.Truncate(out_before);
+      c.set_reply_mode(Client::ReplyMode::kOn);
+      break;
+    default:
+      break;
+  }
+}
+
+void ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) {
+  Keyspace& ks = exec_ctx.keyspace();
+  Client& client = exec_ctx.client();
+  Worker& w = exec_ctx.worker();
+  ShardLockSet set;
+  bool all = false;
+  std::vector<std::vector<std::string_view>> views(queue.size());
+  std::vector<int> key_pos;
+  for (size_t i = 0; i < queue.size(); i++) {
+    for (const auto& a : queue[i].args) {
+      views[i].emplace_back(a);
+    }
+    const CommandSpec* cmd = queue[i].cmd;
+    if (cmd->is(kCmdAllShards)) {
+      all = true;
+    }
+    key_pos.clear();
+    cmd->GetKeys(views[i], &key_pos);
+    for (int p : key_pos) {
+      set.Add(Keyspace::ShardOf(views[i][p]));
+    }
+  }
+  if (all) {
+    set.AddAll();
+  }
+  set.Lock(ks);
+  exec_ctx.rb().Array(queue.size());
+  for (size_t i = 0; i < queue.size(); i++) {
+    const CommandSpec* cmd = queue[i].cmd;
+    uint64_t errors_before = exec_ctx.rb().errors_written();
+    CommandContext ctx(exec_ctx.server(), w, client, exec_ctx.rb(), views[i], cmd,
+                       exec_ctx.now_ms());
+    ctx.set_in_exec(true);
+    ctx.set_all_shards_locked(all);
+    const uint64_t t0 = CyclesNow();
+    cmd->handler(ctx);
+    const uint64_t t1 = CyclesNow();
+    CommandStats& st = w.command_stats()[cmd->id];
+    WorkerStats::Inc(st.calls);
+    WorkerStats::Inc(st.usec, static_cast<uint64_t>(static_cast<double>(t1 - t0) /
+                                                    CyclesPerMicrosecond()));
+    if (ctx.failed() || exec_ctx.rb().errors_written() != errors_before) {
+      WorkerStats::Inc(st.failed);
+    }
+    WorkerStats::Inc(w.stats().commands);
+  }
+  set.Unlock(ks);
+}
+
+}  // namespace hotkv

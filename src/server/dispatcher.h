@@ -1,0 +1,51 @@
+// The command dispatcher: from a parsed request to an executed command.
+//
+//   lookup (and subcommand) -> arity -> auth -> RESP2 subscribed-mode filter
+//   -> MULTI queueing -> lock the shards of the keys (ascending) -> handler -> unlock
+//   -> statistics, slow log, CLIENT REPLY OFF/SKIP
+//
+// Locking policy lives here and only here: handlers never lock shards of the keys named
+// by their key specs. EXEC runs its queue through ExecuteQueued, which locks the union
+// of every queued command's shards once, so the whole transaction is atomic.
+//
+// Thread safety: runs on the connection's worker.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace hotkv {
+
+class Worker;
+class Connection;
+class CommandContext;
+struct QueuedCommand;
+
+// Executes one request. The connection may end up blocked or marked to close.
+void Dispatch(Worker& worker, Connection& conn, const std::vector<std::string_view>& args);
+
+// Runs MULTI's queued commands atomically, replying with the array of their replies.
+// Called by EXEC with no locks held.
+void ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue);
+
+// Shard set for multi-key locking: a bitmap over the 1024 shards, locked in ascending
+// order (deadlock-free with every other multi-key command).
+class ShardLockSet {
+ public:
+  void Add(uint32_t shard) { bits_[shard >> 6] |= uint64_t{1} << (shard & 63); }
+  void AddAll();
+  bool Contains(uint32_t shard) const { return bits_[shard >> 6] & (uint64_t{1} << (shard & 63)); }
+  bool empty() const;
+  void Lock(class Keyspace& ks) const;
+  void Unlock(class Keyspace& ks) const;
+
+ private:
+  uint64_t bits_[16] = {};
+};
+
+// Cycles-to-microseconds conversion for command timing (rdtsc based).
+uint64_t CyclesNow();
+double CyclesPerMicrosecond();
+
+}  // namespace hotkv

@@ -1,0 +1,212 @@
+#include "server/server.h"
+
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "common/clock.h"
+#include "common/hashing.h"
+#include "server/client.h"
+
+#ifdef HOTKV_MIMALLOC
+#include <mimalloc.h>
+#endif
+
+namespace hotkv {
+
+void ClientRegistry::Add(Client* c) {
+  std::lock_guard<std::mutex> g(mu_);
+  clients_[c->id()] = c;
+}
+
+void ClientRegistry::Remove(Client* c) {
+  std::lock_guard<std::mutex> g(mu_);
+  clients_.erase(c->id());
+}
+
+bool ClientRegistry::TryReserve(int64_t maxclients) {
+  int64_t n = count_.fetch_add(1, std::memory_order_relaxed);
+  if (n >= maxclients) {
+    count_.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+Server::Server(Config* config, CommandTable* table)
+    : config_(config),
+      table_(table),
+      keyspace_(new Keyspace(static_cast<int>(config->databases()))),
+      start_time_ms_(WallClockMs()) {
+  std::random_device rd;
+  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(MonotonicNs()));
+  SetHashSeed(rng());
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 40; i++) {
+    run_id_ += kHex[rng() & 15];
+  }
+  stat_reset_ms_ = start_time_ms_;
+}
+
+Server::~Server() = default;
+
+void Server::RequestShutdown() {
+  if (shutdown_.exchange(true)) {
+    return;
+  }
+  for (auto& w : workers_) {
+    w->RequestStop();
+  }
+}
+
+uint64_t Server::SumStat(std::atomic<uint64_t> WorkerStats::*field) {
+  uint64_t n = 0;
+  for (auto& w : workers_) {
+    n += (w->stats().*field).load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
+uint64_t Server::total_commands() { return SumStat(&WorkerStats::commands); }
+
+void Server::ResetStats() {
+  for (auto& w : workers_) {
+    WorkerStats& s = w->stats();
+    for (auto* f : {&s.commands, &s.connections, &s.rejected_connections, &s.net_input,
+                    &s.net_output, &s.error_replies, &s.keyspace_hits, &s.keyspace_misses,
+                    &s.read_calls, &s.write_calls, &s.active_expired, &s.pubsub_messages}) {
+      f->store(0, std::memory_order_relaxed);
+    }
+    size_t n = table_->by_id().size();
+    for (size_t i = 0; i < n; i++) {
+      CommandStats& c = w->command_stats()[i];
+      c.calls = 0;
+      c.usec = 0;
+      c.rejected = 0;
+      c.failed = 0;
+    }
+  }
+  for (auto& w : workers_) {
+    w->error_counts().Reset();
+  }
+  slowlog_.Reset();
+  peak_memory_ = 0;
+  stat_reset_ms_ = WallClockMs();
+}
+
+void Server::SampleOps(int64_t now_ms) {
+  std::lock_guard<std::mutex> g(ops_mu_);
+  uint64_t count = total_commands();
+  if (ops_sample_time_ != 0 && now_ms > ops_sample_time_) {
+    int64_t rate = static_cast<int64_t>((count - ops_last_count_) * 1000 / (now_ms - ops_sample_time_));
+    ops_samples_[ops_sample_idx_++ % 16] = rate;
+  }
+  ops_sample_time_ = now_ms;
+  ops_last_count_ = count;
+}
+
+uint64_t Server::InstantaneousOps() {
+  std::lock_guard<std::mutex> g(ops_mu_);
+  size_t n = std::min<size_t>(ops_sample_idx_, 16);
+  if (n == 0) {
+    return 0;
+  }
+  int64_t sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    sum += ops_samples_[i];
+  }
+  return static_cast<uint64_t>(sum / static_cast<int64_t>(n));
+}
+
+std::vector<std::pair<std::string, uint64_t>> Server::ErrorCountsByPrefix() {
+  std::map<std::string, uint64_t> merged;
+  for (auto& w : workers_) {
+    for (auto& [k, v] : w->error_counts().Snapshot()) {
+      merged[k] += v;
+    }
+  }
+  return {merged.begin(), merged.end()};
+}
+
+uint64_t Server::TotalErrorReplies() {
+  uint64_t n = 0;
+  for (auto& w : workers_) {
+    n += w->error_counts().Total();
+  }
+  return n;
+}
+
+int Server::Run() {
+  // Signals are taken by this thread only (sigtimedwait below); workers never see them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  int n = static_cast<int>(config_->threads());
+  for (int i = 0; i < n; i++) {
+    workers_.push_back(std::make_unique<Worker>(this, i));
+    std::string err;
+    if (!workers_.back()->Init(&err)) {
+      fprintf(stderr, "# %s\n", err.c_str());
+      return 1;
+    }
+  }
+  fprintf(stdout, "HotKV ready: port %lld, %d worker threads, pid %d\n",
+          static_cast<long long>(config_->port()), n, static_cast<int>(getpid()));
+  fflush(stdout);
+  for (auto& w : workers_) {
+    w->Start();
+  }
+  while (!shutting_down()) {
+    timespec ts{0, 100 * 1000 * 1000};
+    int sig = sigtimedwait(&set, nullptr, &ts);
+    if (sig == SIGINT || sig == SIGTERM) {
+      fprintf(stdout, "Received %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      fflush(stdout);
+      RequestShutdown();
+    }
+  }
+  for (auto& w : workers_) {
+    w->Join();
+  }
+  fprintf(stdout, "HotKV is now ready to exit, bye bye...\n");
+  fflush(stdout);
+  return 0;
+}
+
+MemoryInfo ReadMemoryInfo() {
+  MemoryInfo m;
+#ifdef HOTKV_MIMALLOC
+  size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
+  mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+  m.used = commit;
+  m.rss = rss;
+  m.peak_rss = peak_rss;
+  m.allocator = "mimalloc-" + std::to_string(mi_version());
+#else
+  struct mallinfo2 mi = mallinfo2();
+  m.used = mi.uordblks + mi.hblkhd;
+  m.allocator = "libc";
+#endif
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  if (statm >> size >> resident) {
+    m.rss = resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  }
+  if (m.peak_rss < m.rss) {
+    m.peak_rss = m.rss;
+  }
+  return m;
+}
+
+}  // namespace hotkv

@@ -1,0 +1,126 @@
+// Server: owns the configuration, the keyspace, the command table, the workers and the
+// registry of clients; starts the workers and stops them on SIGTERM/SIGINT or SHUTDOWN.
+//
+//   Config cfg; cfg.LoadArgs(argc, argv, &err);
+//   CommandTable table; RegisterAllCommands(table);
+//   Server server(&cfg, &table);
+//   return server.Run();   // returns the process exit code
+//
+// Thread safety: accessors return objects that are themselves thread-safe or immutable
+// after Run() starts the workers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/keyspace.h"
+#include "server/command_table.h"
+#include "server/config.h"
+#include "server/slowlog.h"
+#include "server/worker.h"
+
+namespace hotkv {
+
+class Client;
+
+// Every connected client by id, for CLIENT LIST/KILL and INFO.
+class ClientRegistry {
+ public:
+  uint64_t NextId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+  void Add(Client* c);
+  void Remove(Client* c);
+  size_t size() const { return count_.load(std::memory_order_relaxed); }
+  // Calls fn(Client*) for every client with the registry locked: fn must be quick and
+  // must only read the thread-safe fields of other workers' clients.
+  template <typename F>
+  void ForEach(F fn) {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto& [id, c] : clients_) {
+      fn(c);
+    }
+  }
+  // Reserves a slot for a new connection; false when maxclients is reached.
+  bool TryReserve(int64_t maxclients);
+  void Unreserve() { count_.fetch_sub(1, std::memory_order_relaxed); }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<uint64_t, Client*> clients_;
+  std::atomic<uint64_t> next_id_{1};
+  std::atomic<int64_t> count_{0};
+};
+
+class Server {
+ public:
+  Server(Config* config, CommandTable* table);
+  ~Server();
+
+  // Starts the workers and blocks until shutdown. Returns the exit code.
+  int Run();
+  // Asks every worker to stop (from a signal, SHUTDOWN, or tests).
+  void RequestShutdown();
+  bool shutting_down() const { return shutdown_.load(std::memory_order_acquire); }
+
+  Config& config() { return *config_; }
+  Keyspace& keyspace() { return *keyspace_; }
+  const CommandTable& commands() const { return *table_; }
+  ClientRegistry& clients() { return clients_; }
+  SlowLog& slowlog() { return slowlog_; }
+  int num_workers() const { return static_cast<int>(workers_.size()); }
+  Worker& worker(int i) { return *workers_[i]; }
+
+  int64_t start_time_ms() const { return start_time_ms_; }
+  const std::string& run_id() const { return run_id_; }
+  // LRU clock in seconds since start (OBJECT IDLETIME), advanced by worker 0's cron.
+  uint32_t lru_clock() const { return lru_clock_.load(std::memory_order_relaxed); }
+  void UpdateLruClock(int64_t now_ms) {
+    lru_clock_.store(static_cast<uint32_t>((now_ms - start_time_ms_) / 1000), std::memory_order_relaxed);
+  }
+  int64_t last_stat_reset_ms() const { return stat_reset_ms_.load(); }
+  void ResetStats();
+  uint64_t total_commands();
+  uint64_t SumStat(std::atomic<uint64_t> WorkerStats::*field);
+  // instantaneous_ops_per_sec: worker 0 samples the command counter every cron tick.
+  void SampleOps(int64_t now_ms);
+  uint64_t InstantaneousOps();
+  std::vector<std::pair<std::string, uint64_t>> ErrorCountsByPrefix();
+  uint64_t TotalErrorReplies();
+  // Peak of used memory seen by INFO.
+  std::atomic<uint64_t>& peak_memory() { return peak_memory_; }
+
+ private:
+  Config* config_;
+  CommandTable* table_;
+  std::unique_ptr<Keyspace> keyspace_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  ClientRegistry clients_;
+  SlowLog slowlog_;
+  std::unique_ptr<KeyEventListener> listener_;
+  std::atomic<bool> shutdown_{false};
+  int64_t start_time_ms_;
+  std::string run_id_;
+  std::atomic<uint32_t> lru_clock_{0};
+  std::atomic<int64_t> stat_reset_ms_{0};
+  std::atomic<uint64_t> peak_memory_{0};
+  std::mutex ops_mu_;
+  int64_t ops_samples_[16] = {};
+  int64_t ops_sample_time_ = 0;
+  uint64_t ops_last_count_ = 0;
+  size_t ops_sample_idx_ = 0;
+};
+
+// Process memory facts for INFO memory.
+struct MemoryInfo {
+  uint64_t used = 0;       // bytes allocated by the program
+  uint64_t rss = 0;        // resident set size
+  uint64_t peak_rss = 0;
+  std::string allocator;
+};
+MemoryInfo ReadMemoryInfo();
+
+}  // namespace hotkv

@@ -1,0 +1,90 @@
+#include "server/shard_state.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "server/client.h"
+
+namespace hotkv {
+
+std::atomic<int64_t> g_watch_registrations{0};
+
+std::string DbKey(int db, std::string_view key) {
+  std::string out(4 + key.size(), '\0');
+  uint32_t d = static_cast<uint32_t>(db);
+  memcpy(out.data(), &d, 4);
+  memcpy(out.data() + 4, key.data(), key.size());
+  return out;
+}
+
+ShardState& StateOf(Shard& s) {
+  if (!s.ext) {
+    s.ext = std::make_unique<ShardState>();
+  }
+  return *static_cast<ShardState*>(s.ext.get());
+}
+
+void WatchKey(Shard& s, int db, std::string_view key, Client* c) {
+  auto& list = StateOf(s).watchers[DbKey(db, key)];
+  if (std::find(list.begin(), list.end(), c) == list.end()) {
+    list.push_back(c);
+    g_watch_registrations.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void TouchWatchedKey(Shard& s, int db, std::string_view key) {
+  ShardState* st = StateIfAny(s);
+  if (st == nullptr || st->watchers.empty()) {
+    return;
+  }
+  auto it = st->watchers.find(DbKey(db, key));
+  if (it == st->watchers.end()) {
+    return;
+  }
+  for (Client* c : it->second) {
+    c->watch_dirty().store(true, std::memory_order_release);
+  }
+}
+
+void InvalidateWatchesInDb(Shard& s, int db) {
+  ShardState* st = StateIfAny(s);
+  if (st == nullptr || st->watchers.empty()) {
+    return;
+  }
+  uint32_t d = static_cast<uint32_t>(db);
+  for (auto& [k, clients] : st->watchers) {
+    if (k.size() >= 4 && memcmp(k.data(), &d, 4) == 0) {
+      for (Client* c : clients) {
+        c->watch_dirty().store(true, std::memory_order_release);
+      }
+    }
+  }
+}
+
+void UnwatchAll(Keyspace& ks, Client& c) {
+  auto& keys = c.watched_keys();
+  for (const WatchedKey& wk : keys) {
+    Shard& s = ks.shard(Keyspace::ShardOf(wk.key));
+    s.lock.lock();
+    if (ShardState* st = StateIfAny(s)) {
+      auto it = st->watchers.find(DbKey(wk.db, wk.key));
+      if (it != st->watchers.end()) {
+        auto& v = it->second;
+        auto pos = std::find(v.begin(), v.end(), &c);
+        if (pos != v.end()) {
+          v.erase(pos);
+          g_watch_registrations.fetch_sub(1, std::memory_order_relaxed);
+        }
+        if (v.empty()) {
+          st->watchers.erase(it);
+        }
+      }
+    }
+    s.lock.unlock();
+  }
+  keys.clear();
+  c.watch_dirty().store(false, std::memory_order_relaxed);
+  c.watch_len.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace hotkv

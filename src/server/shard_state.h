@@ -1,0 +1,49 @@
+// ShardState: per-shard bookkeeping of the server layer, guarded by the shard's lock —
+// which clients WATCH which keys, and (blocking.h) which clients wait on which keys.
+//
+// Keys are stored as "<db as 4 bytes><key>" so one map serves every database.
+//
+// Thread safety: every function requires the shard's lock, except UnwatchAll, which
+// takes the locks itself.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/keyspace.h"
+
+namespace hotkv {
+
+class Client;
+struct Waiter;
+
+struct ShardState : ShardExtension {
+  std::unordered_map<std::string, std::vector<Client*>> watchers;
+  // Blocked clients per key, in the order they blocked (FIFO service).
+  std::unordered_map<std::string, std::deque<std::shared_ptr<Waiter>>> waiters;
+};
+
+std::string DbKey(int db, std::string_view key);
+ShardState& StateOf(Shard& s);
+inline ShardState* StateIfAny(Shard& s) { return static_cast<ShardState*>(s.ext.get()); }
+
+// ---- WATCH ----
+// Number of (client, key) watch registrations in the whole server: when zero, writes
+// skip the watch bookkeeping entirely.
+extern std::atomic<int64_t> g_watch_registrations;
+
+void WatchKey(Shard& s, int db, std::string_view key, Client* c);
+// Marks every client watching `key` in `db` dirty (their EXEC will fail).
+void TouchWatchedKey(Shard& s, int db, std::string_view key);
+// Marks every client watching any key of `db` in this shard dirty (FLUSHDB, SWAPDB).
+void InvalidateWatchesInDb(Shard& s, int db);
+// Removes all of a client's watches (UNWATCH, EXEC, DISCARD, disconnect).
+void UnwatchAll(Keyspace& ks, Client& c);
+
+}  // namespace hotkv

@@ -1,0 +1,152 @@
+// Worker: one thread with its own epoll loop, its connections and a mailbox.
+//
+// Each worker listens on the same port (SO_REUSEPORT), so the kernel spreads new
+// connections across workers. A connection's commands run on its worker, locking only
+// the shards of their keys. Work for a connection owned by another worker (pub/sub
+// delivery, waking a blocked client, CLIENT KILL) is posted to that worker's mailbox and
+// an eventfd wakes it; no thread ever writes another worker's sockets.
+//
+// Thread safety: Post() may be called from any thread; everything else runs on the
+// worker's own thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/reply_builder.h"
+#include "server/command_table.h"
+
+namespace hotkv {
+
+class Server;
+class Connection;
+
+// What an epoll event refers to (data.ptr points at one).
+struct EventSource {
+  enum Kind { kListener, kWake, kConnection } kind;
+  int fd;
+  Connection* conn;
+};
+
+struct WorkerStats {
+  std::atomic<uint64_t> commands{0};
+  std::atomic<uint64_t> connections{0};
+  std::atomic<uint64_t> rejected_connections{0};
+  std::atomic<uint64_t> net_input{0};
+  std::atomic<uint64_t> net_output{0};
+  std::atomic<uint64_t> error_replies{0};
+  std::atomic<uint64_t> keyspace_hits{0};
+  std::atomic<uint64_t> keyspace_misses{0};
+  std::atomic<uint64_t> dirty{0};
+  std::atomic<uint64_t> read_calls{0};
+  std::atomic<uint64_t> write_calls{0};
+  std::atomic<uint64_t> active_expired{0};
+  std::atomic<uint64_t> pubsub_messages{0};
+
+  // Single-writer counters: a plain load+store is enough (no RMW across threads).
+  static void Inc(std::atomic<uint64_t>& c, uint64_t n = 1) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+};
+
+// Error replies by code (INFO errorstats). Errors are rare, so a mutex is fine.
+class ErrorCounts : public ErrorSink {
+ public:
+  void OnError(std::string_view code) override;
+  std::vector<std::pair<std::string, uint64_t>> Snapshot();
+  uint64_t Total();
+  void Reset();
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, uint64_t> counts_;
+};
+
+class Worker {
+ public:
+  Worker(Server* server, int index);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Creates the epoll instance, the wake-up eventfd and this worker's listening sockets.
+  bool Init(std::string* err);
+  void Start();
+  void Join();
+
+  int index() const { return index_; }
+  Server& server() { return *server_; }
+
+  // Runs `fn` on this worker's thread soon. Callable from any thread.
+  void Post(std::function<void()> fn);
+
+  // ---- on the worker's own thread ----
+  Connection* FindConnection(uint64_t id);
+  // Closes now: unregisters everything, frees at the end of the loop iteration.
+  void CloseConnection(Connection* c);
+  // Writes pending output (one write); arranges EPOLLOUT if the socket is full.
+  void Flush(Connection* c);
+  // Resumes command processing for a connection that was blocked or paused.
+  void ResumeConnection(Connection* c);
+  // Wakes the loop at `deadline_ms` (blocked-command timeouts).
+  void ScheduleTimer(int64_t deadline_ms);
+
+  WorkerStats& stats() { return stats_; }
+  CommandStats* command_stats() { return cmd_stats_.get(); }
+  ErrorCounts& error_counts() { return error_counts_; }
+  size_t connection_count() const { return conns_.size(); }
+  template <typename F>
+  void ForEachConnection(F fn) {
+    for (auto& [id, c] : conns_) {
+      fn(c);
+    }
+  }
+
+  // Called by the server to begin a graceful stop.
+  void RequestStop();
+
+ private:
+  void Run();
+  void Accept(int listen_fd);
+  void HandleRead(Connection* c);
+  void HandleWrite(Connection* c);
+  void ProcessInput(Connection* c);
+  void DrainMailbox();
+  void Cron(int64_t now_ms);
+  void UpdateInterest(Connection* c);
+  int NextTimeoutMs(int64_t now_ms);
+  void FreeClosed();
+  void Shutdown();
+
+  Server* server_;
+  const int index_;
+  int epfd_ = -1;
+  int event_fd_ = -1;
+  std::vector<int> listen_fds_;
+  std::vector<std::unique_ptr<EventSource>> sources_;  // listeners and the eventfd
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+
+  std::mutex mailbox_mu_;
+  std::vector<std::function<void()>> mailbox_;
+  std::atomic<bool> mailbox_signaled_{false};
+
+  std::unordered_map<uint64_t, Connection*> conns_;
+  std::vector<Connection*> closed_;
+  std::vector<Connection*> resume_;
+  int64_t next_cron_ms_ = 0;
+  int64_t next_timer_ms_ = 0;
+  size_t expire_cursor_ = 0;
+  WorkerStats stats_;
+  ErrorCounts error_counts_;
+  std::unique_ptr<CommandStats[]> cmd_stats_;
+};
+
+}  // namespace hotkv
