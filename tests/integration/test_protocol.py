@@ -197,9 +197,22 @@ def test_query_buffer_limit(start_server):
 
 def test_maxclients(start_server):
     srv = start_server(args=["--maxclients", "2"])
-    first, second = srv.raw(), srv.raw()
-    assert first.command("PING") == "PONG"
-    assert second.command("PING") == "PONG"
+
+    def connect_ok():
+        """A connection that got a PONG, or None if the server refused it (retried, as the
+        start-up probe connection of the fixture may not be reaped yet)."""
+        c = srv.raw()
+        try:
+            if c.command("PING") == "PONG":
+                return c
+        except ConnectionError:
+            pass
+        c.close()
+        return None
+
+    first = wait_until(connect_ok, timeout=5.0)
+    second = wait_until(connect_ok, timeout=5.0)
+    assert first and second
     third = srv.raw()
     # the server refuses on accept, before any command is sent
     assert third.read_reply() == "ERR max number of clients reached"
@@ -208,15 +221,9 @@ def test_maxclients(start_server):
     assert first.command("PING") == "PONG"
     second.close()
     # a slot frees up once a client leaves
-    def can_connect():
-        c = srv.raw()
-        try:
-            return c.command("PING") == "PONG"
-        except ConnectionError:
-            return False
-        finally:
-            c.close()
-    assert wait_until(can_connect, timeout=5.0)
+    again = wait_until(connect_ok, timeout=5.0)
+    assert again
+    again.close()
     first.close()
 
 

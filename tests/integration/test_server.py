@@ -1,11 +1,10 @@
 """Server commands: INFO, TIME, COMMAND, CONFIG, SLOWLOG, DEBUG SLEEP, SHUTDOWN, DBSIZE."""
 import re
-import signal
 import time
 
 import pytest
 
-from conftest import cmd, error_reply, wait_until
+from conftest import cmd, error_reply
 
 
 def info_text(client, *sections):
@@ -32,7 +31,7 @@ def test_info_format(r):
     assert isinstance(text, str)
     assert "\r\n" in text
     for line in text.split("\r\n"):
-        assert line == "" or line.startswith("# ") or re.match(r"^[a-z0-9_|]+:", line), line
+        assert line == "" or line.startswith("# ") or re.match(r"^[A-Za-z0-9_|.-]+:", line), line
 
 
 def test_info_default_sections(r):
