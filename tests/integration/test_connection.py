@@ -531,8 +531,10 @@ def test_client_setinfo(server):
     assert info["lib-ver"] == "1.2.3"
     assert c.command("CLIENT", "SETINFO", "lib-name", "my lib") == \
         "ERR lib-name cannot contain spaces, newlines or special characters."
-    assert c.command("CLIENT", "SETINFO", "FOO", "x") == \
-        "ERR Unrecognized option 'FOO'"
+    # Redis 7.2+ answers "ERR Unrecognized option 'FOO'" (not verified against a 7.2+ server)
+    reply = c.command("CLIENT", "SETINFO", "FOO", "x")
+    assert reply.startswith("ERR ") and "'FOO'" in reply
+    assert parse_client_line(c.command("CLIENT", "INFO").decode())["lib-name"] == "mylib"
     c.close()
 
 
