@@ -200,6 +200,23 @@ def test_auth_required(start_server):
     c.close()
 
 
+@pytest.mark.parametrize("data,message", [
+    (b"*20\r\n", "ERR Protocol error: unauthenticated multibulk length"),
+    (b"*1\r\n$20000\r\n", "ERR Protocol error: unauthenticated bulk length"),
+])
+def test_unauthenticated_clients_get_small_limits(start_server, data, message):
+    srv = start_server(args=["--requirepass", "secret"])
+    c = srv.raw()
+    c.send(data)
+    assert c.read_reply() == message
+    assert c.closed_by_server()
+    c.close()
+    ok = srv.raw()
+    assert ok.command("AUTH", "secret") == "OK"
+    assert ok.command("MSET", *[f"k{i}" for i in range(20)]) == "OK"   # fine once authenticated
+    ok.close()
+
+
 def test_quit_allowed_before_auth(start_server):
     srv = start_server(args=["--requirepass", "secret"])
     c = srv.raw()
