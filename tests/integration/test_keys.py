@@ -72,6 +72,14 @@ def test_expire_and_ttl(r):
     assert 49000 <= cmd(r, "PTTL", "k") <= 50000
 
 
+def test_ttl_rounds_to_the_nearest_second(r):
+    r.set("a", "v", px=1700)
+    r.set("b", "v", px=1200)
+    assert cmd(r, "TTL", "a") == 2
+    assert cmd(r, "TTL", "b") == 1
+    assert 1000 < cmd(r, "PTTL", "a") <= 1700
+
+
 def test_ttl_of_missing_key(r):
     assert cmd(r, "TTL", "missing") == -2
     assert cmd(r, "PTTL", "missing") == -2
@@ -294,7 +302,7 @@ def test_scan_type(r):
         r.lpush(f"l{i}", "x")
     assert set(full_scan(r, "TYPE", "list", "COUNT", 30)) == {f"l{i}" for i in range(20)}
     assert set(full_scan(r, "TYPE", "string")) == {f"s{i}" for i in range(100)}
-    assert set(full_scan(r, "TYPE", "LIST", "MATCH", "l1*")) == \
+    assert set(full_scan(r, "TYPE", "list", "MATCH", "l1*")) == \
         {"l1"} | {f"l1{i}" for i in range(10)}
 
 
