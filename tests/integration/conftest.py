@@ -273,3 +273,111 @@ def start_server(tmp_path):
     yield factory
     for p in started:
         p.stop()
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers shared by the test files (import them with `from conftest import ...`).
+# ---------------------------------------------------------------------------------------
+
+class FullErrorParser(redis.connection.PythonParser):
+    """redis-py strips the leading "ERR " from error replies (and turns a few into special
+    exception classes); this parser keeps the whole line, so a test can tell
+    "ERR syntax error" from "syntax error" or "WRONGTYPE ...". """
+
+    def parse_error(self, response):
+        return redis.ResponseError(response)
+
+
+def error_reply(client, *args):
+    """Runs `args` on a fresh connection to the same server and database as `client` (same
+    credentials) and returns the complete error line, e.g. "ERR syntax error". Fails the
+    test if the command does not reply with an error."""
+    kwargs = dict(client.connection_pool.connection_kwargs)
+    kwargs["parser_class"] = FullErrorParser
+    kwargs.pop("client_name", None)
+    conn = redis.Connection(**kwargs)
+    try:
+        conn.send_command(*args)
+        try:
+            reply = conn.read_response()
+        except redis.ResponseError as e:
+            return str(e)
+        raise AssertionError(f"{args!r} replied {reply!r}, expected an error")
+    finally:
+        conn.disconnect()
+
+
+def cmd(client, *args):
+    """Runs a command on `client` (one of its pooled connections, so SELECT etc. apply) and
+    returns the reply as the RESP parser gives it, without redis-py's per-command
+    conversions (SET -> True, TTL -> int, ...): "OK" stays "OK", nil is None."""
+    pool = client.connection_pool
+    conn = pool.get_connection(args[0])
+    try:
+        conn.send_command(*args)
+        return conn.read_response()
+    finally:
+        pool.release(conn)
+
+
+def wait_until(predicate, timeout=5.0, interval=0.01):
+    """Polls `predicate` until it returns a true value or `timeout` seconds pass; returns
+    the last value. Used instead of fixed sleeps so slow machines only make tests slower."""
+    deadline = time.time() + timeout
+    while True:
+        value = predicate()
+        if value or time.time() >= deadline:
+            return value
+        time.sleep(interval)
+
+
+def parse_client_line(line):
+    """One CLIENT LIST / CLIENT INFO line -> dict of its `field=value` pairs."""
+    fields = {}
+    for item in line.strip().split(" "):
+        name, _, value = item.partition("=")
+        fields[name] = value
+    return fields
+
+
+def resp_command(*args):
+    """The RESP2 multibulk encoding of a command (bytes)."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        if isinstance(a, str):
+            a = a.encode()
+        elif isinstance(a, int):
+            a = str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+@pytest.fixture
+def restore_config(server):
+    """Factory: restore_config("name", ...) records those parameters of the shared server
+    and sets them back at teardown, so a test may CONFIG SET them freely."""
+    saved = {}
+    admin = server.client()
+
+    def factory(*names):
+        for name in names:
+            saved.update(admin.config_get(name))
+
+    yield factory
+    for name, value in saved.items():
+        admin.config_set(name, value)
+    admin.close()
+
+
+def run_server_binary(args, timeout=15.0):
+    """Runs the server binary with `args` expecting it to exit by itself (bad options);
+    returns (exit code, combined output). Kills it if it is still running at `timeout`."""
+    proc = subprocess.Popen([SERVER] + list(args), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        raise AssertionError(f"{args!r}: server kept running: {out.decode(errors='replace')}")
+    return proc.returncode, out.decode(errors="replace")
