@@ -307,6 +307,9 @@ void ClientKillCommand(CommandContext& ctx) {
       laddr = std::string(val);
     } else if (EqualsIgnoreCase(opt, "USER")) {
       user = std::string(val);
+      if (user != "default") {
+        return ctx.rb().Error("ERR No such user '" + user + "'");
+      }
     } else if (EqualsIgnoreCase(opt, "SKIPME")) {
       if (EqualsIgnoreCase(val, "yes")) {
         skipme = true;

@@ -34,6 +34,8 @@ uint64_t Keyspace::expired_keys() const {
   return engine_internal::g_expired_keys.load(std::memory_order_relaxed);
 }
 
+void Keyspace::ResetExpiredKeys() { engine_internal::g_expired_keys.store(0, std::memory_order_relaxed); }
+
 size_t Keyspace::DbSize(int db) {
   size_t n = 0;
   for (uint32_t i = 0; i < kShardCount; i++) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -101,11 +102,27 @@ class Keyspace {
 
   // Total entries whose TTL passed and were removed (lazily or actively) since start.
   uint64_t expired_keys() const;
+  void ResetExpiredKeys();
+
+  // Access clock for new and touched entries (OBJECT IDLETIME / FREQ): seconds since
+  // start in LRU mode, minutes since the epoch in LFU mode (set by the server's cron).
+  void SetAccessClock(uint32_t clock, bool lfu) {
+    access_clock_.store(clock, std::memory_order_relaxed);
+    lfu_mode_.store(lfu, std::memory_order_relaxed);
+  }
+  // Stamps a newly created entry as just accessed.
+  void StampNew(Entry* e) const {
+    e->set_access_clock(access_clock_.load(std::memory_order_relaxed));
+    e->set_lfu_counter(lfu_mode_.load(std::memory_order_relaxed) ? kLfuInitValue : 0);
+  }
+  static constexpr uint8_t kLfuInitValue = 5;
 
  private:
   int num_dbs_;
   std::unique_ptr<Shard[]> shards_;
   KeyEventListener* listener_ = nullptr;
+  std::atomic<uint32_t> access_clock_{0};
+  std::atomic<bool> lfu_mode_{false};
 };
 
 // Frees tables on a background thread (FLUSHALL ASYNC, UNLINK of large values).

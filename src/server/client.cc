@@ -2,6 +2,7 @@
 
 #include "pubsub/subscriptions.h"
 #include "server/blocking.h"
+#include "server/worker.h"
 
 #include "common/clock.h"
 
@@ -11,6 +12,8 @@ Client::Client(uint64_t id, Worker* worker)
     : id_(id), worker_(worker), created_ms_(WallClockMs()), last_interaction_ms_(created_ms_) {}
 
 Client::~Client() = default;
+
+int Client::worker_index() const { return worker_ ? worker_->index() : 0; }
 
 std::string Client::name() const {
   std::lock_guard<std::mutex> g(info_mu_);
@@ -97,6 +100,7 @@ std::string FormatClientInfo(const Client& c, int64_t now_ms) {
            cmd ? cmd->full_name.c_str() : "NULL", c.resp_flag.load(std::memory_order_relaxed));
   std::string out(buf);
   out += " lib-name=" + c.lib_name() + " lib-ver=" + c.lib_ver();
+  out += " io-thread=" + std::to_string(c.worker_index());
   return out;
 }
 

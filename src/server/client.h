@@ -42,6 +42,7 @@ class Client {
 
   uint64_t id() const { return id_; }
   Worker* worker() const { return worker_; }
+  int worker_index() const;
 
   // Selected database; written by the owner, read by CLIENT LIST.
   int db() const { return db_.load(std::memory_order_relaxed); }

@@ -111,7 +111,7 @@ Config::Config() {
   add_int("maxclients", &maxclients_, 1, 4294967295LL, true);
   add_int("timeout", &timeout_, 0, INT32_MAX, true);
   add_mem("proto-max-bulk-len", &proto_max_bulk_len_, 1024 * 1024, INT64_MAX, true);
-  add_mem("client-query-buffer-limit", &client_query_buffer_limit_, 1024 * 1024, 1LL << 40, true);
+  add_mem("client-query-buffer-limit", &client_query_buffer_limit_, 1024 * 1024, INT64_MAX, true);
   add_bool("pipeline-prefetch", &pipeline_prefetch_, true);
   add_int("hz", &hz_, 1, 500, true);
   add_int("slowlog-log-slower-than", &slowlog_slower_, -1, INT64_MAX, true);

@@ -146,7 +146,33 @@ void Reject(Worker& w, Connection& c, const CommandSpec* cmd, std::string_view m
 
 }  // namespace
 
+namespace {
+void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args);
+}  // namespace
+
 void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& args) {
+  // CLIENT REPLY OFF/SKIP silences everything a command produces, errors included.
+  if (c.reply_mode() == Client::ReplyMode::kSkipNext) {
+    c.set_reply_mode(Client::ReplyMode::kSkipThis);
+  }
+  const size_t out_before = c.out.size();
+  DispatchInner(w, c, args);
+  switch (c.reply_mode()) {
+    case Client::ReplyMode::kOff:
+      c.out.Truncate(out_before);
+      break;
+    case Client::ReplyMode::kSkipThis:
+      c.out.Truncate(out_before);
+      c.set_reply_mode(Client::ReplyMode::kOn);
+      break;
+    default:
+      break;
+  }
+}
+
+namespace {
+
+void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args) {
   Server& server = w.server();
   const int64_t now = CachedNowMs();
   c.set_last_interaction_ms(now);
@@ -209,10 +235,6 @@ void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& arg
     return;
   }
 
-  if (c.reply_mode() == Client::ReplyMode::kSkipNext) {
-    c.set_reply_mode(Client::ReplyMode::kSkipThis);
-  }
-  const size_t out_before = c.out.size();
   const uint64_t errors_before = c.reply.errors_written();
   c.set_last_command(cmd);
 
@@ -224,19 +246,9 @@ void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& arg
   if (!cmd->is(kCmdBlocking) || !c.blocked()) {
     Account(w, c, cmd, args, t1 - t0, failed);
   }
-
-  switch (c.reply_mode()) {
-    case Client::ReplyMode::kOff:
-      c.out.Truncate(out_before);
-      break;
-    case Client::ReplyMode::kSkipThis:
-      c.out.Truncate(out_before);
-      c.set_reply_mode(Client::ReplyMode::kOn);
-      break;
-    default:
-      break;
-  }
 }
+
+}  // namespace
 
 void ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) {
   Keyspace& ks = exec_ctx.keyspace();

@@ -97,8 +97,16 @@ void Server::ResetStats() {
     w->error_counts().Reset();
   }
   slowlog_.Reset();
+  keyspace_->ResetExpiredKeys();
   peak_memory_ = 0;
   stat_reset_ms_ = WallClockMs();
+}
+
+void Server::UpdateLruClock(int64_t now_ms) {
+  uint32_t lru = static_cast<uint32_t>((now_ms - start_time_ms_) / 1000);
+  lru_clock_.store(lru, std::memory_order_relaxed);
+  bool lfu = config_->lfu_policy();
+  keyspace_->SetAccessClock(lfu ? static_cast<uint32_t>(now_ms / 60000) : lru, lfu);
 }
 
 void Server::SampleOps(int64_t now_ms) {
@@ -152,6 +160,8 @@ int Server::Run() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  UpdateLruClock(WallClockMs());
+  config_->OnChange("maxmemory-policy", [this] { UpdateLruClock(WallClockMs()); });
   int n = static_cast<int>(config_->threads());
   for (int i = 0; i < n; i++) {
     workers_.push_back(std::make_unique<Worker>(this, i));

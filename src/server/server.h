@@ -78,9 +78,7 @@ class Server {
   const std::string& run_id() const { return run_id_; }
   // LRU clock in seconds since start (OBJECT IDLETIME), advanced by worker 0's cron.
   uint32_t lru_clock() const { return lru_clock_.load(std::memory_order_relaxed); }
-  void UpdateLruClock(int64_t now_ms) {
-    lru_clock_.store(static_cast<uint32_t>((now_ms - start_time_ms_) / 1000), std::memory_order_relaxed);
-  }
+  void UpdateLruClock(int64_t now_ms);
   int64_t last_stat_reset_ms() const { return stat_reset_ms_.load(); }
   void ResetStats();
   uint64_t total_commands();

@@ -418,6 +418,7 @@ def test_client_kill_by_id(start_server):
 def test_client_kill_old_form_by_address(start_server):
     srv = start_server()
     killer, victim = srv.raw(), srv.raw()
+    wait_for_clients(killer, 2)   # a connect is visible once the server has accepted it
     local = victim.sock.getsockname()
     addr = f"{local[0]}:{local[1]}"
     assert killer.command("CLIENT", "KILL", addr) == "OK"
