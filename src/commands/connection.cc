@@ -11,6 +11,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "server/connection.h"
+#include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
 #include "server/worker.h"
@@ -165,6 +166,7 @@ void ResetCommand(CommandContext& ctx) {
   Client& c = ctx.client();
   c.EndMulti();
   UnwatchAll(ctx.keyspace(), c);
+  UnsubscribeAll(ctx.server(), c);
   c.set_db(0);
   c.set_resp(2);
   ctx.rb().set_resp3(false);

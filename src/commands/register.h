@@ -14,6 +14,7 @@ void RegisterKeyCommands(CommandTable& t);
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
+void RegisterPubsubCommands(CommandTable& t);
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -21,6 +22,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterConnectionCommands(t);
   RegisterServerCommands(t);
   RegisterIntrospectionCommands(t);
+  RegisterPubsubCommands(t);
 }
 
 }  // namespace hotkv

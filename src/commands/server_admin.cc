@@ -155,6 +155,9 @@ std::string StatsSection(Server& s) {
   AddField(o, "evicted_keys", 0);
   AddField(o, "keyspace_hits", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_hits)));
   AddField(o, "keyspace_misses", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_misses)));
+  AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
+  AddField(o, "pubsub_patterns", s.pubsub().NumPat());
+  AddField(o, "pubsubshard_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kShard)));
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
   AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));

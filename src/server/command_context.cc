@@ -1,6 +1,7 @@
 #include "server/command_context.h"
 
 #include "common/strings.h"
+#include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
 #include "server/worker.h"
@@ -34,10 +35,10 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
 
 void CommandContext::Notify(int64_t notify_class, std::string_view event, std::string_view key,
                             int db) {
-  (void)notify_class;
-  (void)event;
-  (void)key;
-  (void)db;
+  if (!(server_.config().notify_flags() & notify_class)) {
+    return;
+  }
+  NotifyKeyspaceEvent(server_, notify_class, event, key, db < 0 ? db_.index() : db);
 }
 
 void CommandContext::CountLookup(bool hit) {

@@ -32,6 +32,7 @@ class Connection : public Client {
   bool want_write = false;   // EPOLLOUT registered
   bool reading_paused = false;
   bool closed = false;
+  bool flush_queued = false;  // in the worker's pending-flush list
   // Pub/sub output-buffer soft limit tracking: when the soft limit was first exceeded.
   int64_t soft_limit_since_ms = 0;
 

@@ -13,13 +13,36 @@
 
 #include "common/clock.h"
 #include "common/hashing.h"
+#include "common/notify_flags.h"
 #include "server/client.h"
+#include "server/pubsub_delivery.h"
+#include "server/shard_state.h"
 
 #ifdef HOTKV_MIMALLOC
 #include <mimalloc.h>
 #endif
 
 namespace hotkv {
+
+namespace {
+
+// Engine events the server reacts to: an expired key invalidates WATCHes on it and
+// produces an "expired" keyspace notification. Runs with the key's shard locked.
+class ServerKeyListener : public KeyEventListener {
+ public:
+  explicit ServerKeyListener(Server* s) : server_(s) {}
+  void OnKeyExpired(int db, std::string_view key) override {
+    if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
+      TouchWatchedKey(server_->keyspace().shard(Keyspace::ShardOf(key)), db, key);
+    }
+    NotifyKeyspaceEvent(*server_, notify::kExpired, "expired", key, db);
+  }
+
+ private:
+  Server* server_;
+};
+
+}  // namespace
 
 void ClientRegistry::Add(Client* c) {
   std::lock_guard<std::mutex> g(mu_);
@@ -53,6 +76,8 @@ Server::Server(Config* config, CommandTable* table)
     run_id_ += kHex[rng() & 15];
   }
   stat_reset_ms_ = start_time_ms_;
+  listener_ = std::make_unique<ServerKeyListener>(this);
+  keyspace_->set_listener(listener_.get());
 }
 
 Server::~Server() = default;

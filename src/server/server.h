@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/keyspace.h"
+#include "pubsub/registry.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/slowlog.h"
@@ -71,6 +72,7 @@ class Server {
   const CommandTable& commands() const { return *table_; }
   ClientRegistry& clients() { return clients_; }
   SlowLog& slowlog() { return slowlog_; }
+  PubsubRegistry& pubsub() { return pubsub_; }
   int num_workers() const { return static_cast<int>(workers_.size()); }
   Worker& worker(int i) { return *workers_[i]; }
 
@@ -98,6 +100,7 @@ class Server {
   std::vector<std::unique_ptr<Worker>> workers_;
   ClientRegistry clients_;
   SlowLog slowlog_;
+  PubsubRegistry pubsub_;
   std::unique_ptr<KeyEventListener> listener_;
   std::atomic<bool> shutdown_{false};
   int64_t start_time_ms_;

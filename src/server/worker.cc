@@ -15,7 +15,9 @@
 #include "common/clock.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
+#include "server/pubsub_delivery.h"
 #include "server/server.h"
+#include "server/shard_state.h"
 
 namespace hotkv {
 
@@ -225,6 +227,7 @@ int Worker::NextTimeoutMs(int64_t now_ms) {
 }
 
 void Worker::Run() {
+  SetCurrentWorker(this);
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
   next_cron_ms_ = WallClockMs();
@@ -271,7 +274,7 @@ void Worker::Run() {
       Cron(now);
       next_cron_ms_ = now + 1000 / std::max<int64_t>(1, server_->config().hz());
     }
-    FreeClosed();
+    FinishIteration();
   }
   Shutdown();
 }
@@ -465,11 +468,44 @@ void Worker::HandleWrite(Connection* c) { Flush(c); }
 
 void Worker::ResumeConnection(Connection* c) { resume_.push_back(c); }
 
+void Worker::MarkForFlush(Connection* c) {
+  if (!c->flush_queued) {
+    c->flush_queued = true;
+    pending_flush_.push_back(c);
+  }
+}
+
+void Worker::CloseSoon(Connection* c) {
+  c->kill_requested.store(true, std::memory_order_relaxed);
+  close_soon_.push_back(c);
+}
+
+void Worker::FinishIteration() {
+  while (!pending_flush_.empty() || !close_soon_.empty()) {
+    std::vector<Connection*> flush;
+    flush.swap(pending_flush_);
+    for (Connection* c : flush) {
+      c->flush_queued = false;
+      if (!c->closed && !c->kill_requested.load(std::memory_order_relaxed)) {
+        Flush(c);
+      }
+    }
+    std::vector<Connection*> doomed;
+    doomed.swap(close_soon_);
+    for (Connection* c : doomed) {
+      CloseConnection(c);
+    }
+  }
+  FreeClosed();
+}
+
 void Worker::CloseConnection(Connection* c) {
   if (c->closed) {
     return;
   }
   c->closed = true;
+  UnsubscribeAll(*server_, *c);
+  UnwatchAll(server_->keyspace(), *c);
   epoll_ctl(epfd_, EPOLL_CTL_DEL, c->fd, nullptr);
   close(c->fd);
   conns_.erase(c->id());
@@ -508,6 +544,8 @@ void Worker::Cron(int64_t now_ms) {
     } else if (timeout > 0 && !c->blocked() && c->subscription_count() == 0 &&
                now_ms - c->last_interaction_ms() > timeout * 1000) {
       victims.push_back(c);
+    } else {
+      CheckPubsubOutputLimits(*this, *c, now_ms);
     }
   }
   for (Connection* c : victims) {

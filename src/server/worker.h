@@ -95,6 +95,12 @@ class Worker {
   void Flush(Connection* c);
   // Resumes command processing for a connection that was blocked or paused.
   void ResumeConnection(Connection* c);
+  // Queues a connection to be written at the end of this loop iteration (pub/sub
+  // deliveries, woken blocked clients): one write per connection per iteration.
+  void MarkForFlush(Connection* c);
+  // Closes a connection at the end of this loop iteration (safe while shard locks are
+  // held, unlike CloseConnection).
+  void CloseSoon(Connection* c);
   // Wakes the loop at `deadline_ms` (blocked-command timeouts).
   void ScheduleTimer(int64_t deadline_ms);
 
@@ -123,6 +129,7 @@ class Worker {
   void UpdateInterest(Connection* c);
   int NextTimeoutMs(int64_t now_ms);
   void FreeClosed();
+  void FinishIteration();
   void Shutdown();
 
   Server* server_;
@@ -141,6 +148,8 @@ class Worker {
   std::unordered_map<uint64_t, Connection*> conns_;
   std::vector<Connection*> closed_;
   std::vector<Connection*> resume_;
+  std::vector<Connection*> pending_flush_;
+  std::vector<Connection*> close_soon_;
   int64_t next_cron_ms_ = 0;
   int64_t next_timer_ms_ = 0;
   size_t expire_cursor_ = 0;

@@ -1,0 +1,146 @@
+// KeyTable against a reference map: inserts, lookups, deletes with backward shift,
+// resizes, and SCAN's guarantee across resizes.
+#include "engine/key_table.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "common/hashing.h"
+
+namespace hotkv {
+namespace {
+
+Entry* Make(const std::string& k) { return Entry::NewString(k, "v:" + k, false); }
+
+TEST(KeyTable, RandomOpsMatchReference) {
+  KeyTable t;
+  std::unordered_map<std::string, Entry*> ref;
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 200000; i++) {
+    std::string k = "key:" + std::to_string(rng() % 5000);
+    uint64_t h = HashKey(k);
+    size_t pos = t.Find(k, h);
+    auto it = ref.find(k);
+    ASSERT_EQ(pos != KeyTable::kNotFound, it != ref.end()) << k;
+    if (rng() % 3 == 0) {
+      if (pos != KeyTable::kNotFound) {
+        Entry* e = t.At(pos);
+        ASSERT_EQ(e, it->second);
+        t.EraseAt(pos);
+        Entry::Free(e);
+        ref.erase(it);
+      }
+    } else if (pos == KeyTable::kNotFound) {
+      Entry* e = Make(k);
+      t.Insert(h, e);
+      ref[k] = e;
+    } else {
+      ASSERT_EQ(t.At(pos)->key(), k);
+    }
+    ASSERT_EQ(t.size(), ref.size());
+  }
+  for (auto& [k, e] : ref) {
+    ASSERT_NE(t.Find(k, HashKey(k)), KeyTable::kNotFound);
+  }
+  t.Clear([](Entry* e) { Entry::Free(e); });
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(KeyTable, ScanReturnsEveryKeyEvenWhileResizing) {
+  KeyTable t;
+  std::set<std::string> stable;
+  for (int i = 0; i < 3000; i++) {
+    std::string k = "stable:" + std::to_string(i);
+    t.Insert(HashKey(k), Make(k));
+    stable.insert(k);
+  }
+  std::mt19937_64 rng(3);
+  std::set<std::string> seen;
+  uint64_t cursor = 0;
+  int extra = 0;
+  std::vector<std::string> temp;
+  do {
+    cursor = t.Scan(cursor, [&](Entry* e) { seen.insert(std::string(e->key())); });
+    // Grow and shrink the table between steps with keys that come and go.
+    if (rng() % 2) {
+      for (int j = 0; j < 200; j++) {
+        std::string k = "temp:" + std::to_string(extra++);
+        t.Insert(HashKey(k), Make(k));
+        temp.push_back(k);
+      }
+    } else {
+      for (int j = 0; j < 400 && !temp.empty(); j++) {
+        std::string k = temp.back();
+        temp.pop_back();
+        size_t pos = t.Find(k, HashKey(k));
+        Entry* e = t.At(pos);
+        t.EraseAt(pos);
+        Entry::Free(e);
+      }
+    }
+  } while (cursor != 0);
+  for (const auto& k : stable) {
+    ASSERT_TRUE(seen.count(k)) << k;
+  }
+  t.Clear([](Entry* e) { Entry::Free(e); });
+}
+
+TEST(KeyTable, ShrinksAfterDeletes) {
+  KeyTable t;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 10000; i++) {
+    keys.push_back("k" + std::to_string(i));
+    t.Insert(HashKey(keys.back()), Make(keys.back()));
+  }
+  size_t big = t.capacity();
+  for (const auto& k : keys) {
+    size_t pos = t.Find(k, HashKey(k));
+    Entry* e = t.At(pos);
+    t.EraseAt(pos);
+    Entry::Free(e);
+  }
+  EXPECT_LT(t.capacity(), big);
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(Entry, StringLayoutAndTtlBlock) {
+  Entry* e = Entry::NewString("key", "value", false);
+  EXPECT_EQ(e->key(), "key");
+  EXPECT_EQ(e->str(), "value");
+  EXPECT_FALSE(e->has_ttl());
+  e = Entry::WithExpireBlock(e);
+  EXPECT_EQ(e->key(), "key");
+  EXPECT_EQ(e->str(), "value");
+  e->SetExpireMs(12345);
+  EXPECT_TRUE(e->has_ttl());
+  EXPECT_EQ(e->expire_ms(), 12345);
+  Entry* r = Entry::Rekey(e, "another-key");
+  EXPECT_EQ(r->key(), "another-key");
+  EXPECT_EQ(r->str(), "value");
+  EXPECT_EQ(r->expire_ms(), 12345);
+  EXPECT_EQ(r->StringEncoding(), "embstr");
+  Entry::Free(r);
+  Entry* n = Entry::NewString("n", "-123", false);
+  EXPECT_EQ(n->StringEncoding(), "int");
+  Entry::Free(n);
+  Entry* big = Entry::NewString("b", std::string(45, 'x'), false);
+  EXPECT_EQ(big->StringEncoding(), "raw");
+  Entry::Free(big);
+}
+
+TEST(Hashing, KeySlotMatchesRedisCluster) {
+  // Values from the Redis Cluster specification and redis-cli CLUSTER KEYSLOT.
+  EXPECT_EQ(KeySlot("foo"), 12182u);
+  EXPECT_EQ(KeySlot("bar"), 5061u);
+  EXPECT_EQ(KeySlot("{user1000}.following"), KeySlot("{user1000}.followers"));
+  EXPECT_EQ(KeySlot("foo{}{bar}"), KeySlot("foo{}{bar}"));
+  EXPECT_EQ(KeySlot("{}x"), Crc16("{}x", 3) & 16383);
+  EXPECT_EQ(Crc16("123456789", 9), 0x31C3);
+}
+
+}  // namespace
+}  // namespace hotkv
