@@ -15,6 +15,7 @@ void RegisterConnectionCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
+void RegisterTransactionCommands(CommandTable& t);
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -23,6 +24,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterServerCommands(t);
   RegisterIntrospectionCommands(t);
   RegisterPubsubCommands(t);
+  RegisterTransactionCommands(t);
 }
 
 }  // namespace hotkv

@@ -250,7 +250,7 @@ void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>
 
 }  // namespace
 
-void ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) {
+bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) {
   Keyspace& ks = exec_ctx.keyspace();
   Client& client = exec_ctx.client();
   Worker& w = exec_ctx.worker();
@@ -275,7 +275,20 @@ void ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
   if (all) {
     set.AddAll();
   }
+  for (const WatchedKey& wk : client.watched_keys()) {
+    set.Add(Keyspace::ShardOf(wk.key));
+  }
   set.Lock(ks);
+  // A watched key that expired counts as modified: looking it up deletes it, which
+  // marks this client's watch dirty through the expiry listener.
+  for (const WatchedKey& wk : client.watched_keys()) {
+    Database(&ks, wk.db, exec_ctx.now_ms()).Lookup(wk.key);
+  }
+  if (client.watch_dirty().load(std::memory_order_acquire)) {
+    set.Unlock(ks);
+    exec_ctx.rb().NullArray();
+    return false;
+  }
   exec_ctx.rb().Array(queue.size());
   for (size_t i = 0; i < queue.size(); i++) {
     const CommandSpec* cmd = queue[i].cmd;
@@ -297,6 +310,7 @@ void ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
     WorkerStats::Inc(w.stats().commands);
   }
   set.Unlock(ks);
+  return true;
 }
 
 }  // namespace hotkv

@@ -26,8 +26,10 @@ struct QueuedCommand;
 void Dispatch(Worker& worker, Connection& conn, const std::vector<std::string_view>& args);
 
 // Runs MULTI's queued commands atomically, replying with the array of their replies.
-// Called by EXEC with no locks held.
-void ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue);
+// Called by EXEC with no locks held. The shards of the client's WATCHed keys are locked
+// too, and the WATCH check happens under those locks: returns false (and replies a null
+// array) when a watched key was modified or has expired since WATCH.
+bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue);
 
 // Shard set for multi-key locking: a bitmap over the 1024 shards, locked in ascending
 // order (deadlock-free with every other multi-key command).
