@@ -10,6 +10,7 @@
 
 #include "commands/helpers.h"
 #include "commands/register.h"
+#include "server/blocking.h"
 #include "server/connection.h"
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
@@ -424,6 +425,22 @@ void ClientReplyCommand(CommandContext& ctx) {
 
 void ClientGetRedirCommand(CommandContext& ctx) { ctx.rb().Integer(-1); }
 
+void ClientUnblockCommand(CommandContext& ctx) {
+  auto id = ParseInt64(ctx.arg(2));
+  if (!id) {
+    return ctx.rb().Error(errors::kNotInteger);
+  }
+  bool with_error = false;
+  if (ctx.argc() == 4) {
+    if (EqualsIgnoreCase(ctx.arg(3), "ERROR")) {
+      with_error = true;
+    } else if (!EqualsIgnoreCase(ctx.arg(3), "TIMEOUT")) {
+      return ctx.rb().Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+    }
+  }
+  ctx.rb().Integer(UnblockClientById(ctx.server(), static_cast<uint64_t>(*id), with_error) ? 1 : 0);
+}
+
 void ClientHelpCommand(CommandContext& ctx) {
   static const char* kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -513,6 +530,11 @@ void RegisterConnectionCommands(CommandTable& t) {
   sub({.name = "getredir", .arity = 2, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientGetRedirCommand,
        .doc = {"connection", "6.0.0", "O(1)", "Returns the client-side caching redirection id (-1: none).", ""}});
+  sub({.name = "unblock", .arity = -3, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous @connection",
+       .handler = ClientUnblockCommand,
+       .doc = {"connection", "5.0.0", "O(log N) where N is the number of client connections",
+               "Unblocks a client blocked by a blocking command, as a timeout or with an error.",
+               "client-id [TIMEOUT | ERROR]"}});
   sub({.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow @connection",
        .handler = ClientHelpCommand, .doc = {"connection", "5.0.0", "O(1)", "Returns helpful text about CLIENT.", ""}});
 }

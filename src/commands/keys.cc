@@ -8,6 +8,7 @@
 // RENAME onto itself is OK if the key exists; EXISTS counts repeated keys; SCAN returns
 // every key present for the whole iteration at least once, even across table resizes.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "commands/register.h"
 #include "common/random.h"
 #include "server/server.h"
+#include "server/blocking.h"
 #include "server/shard_state.h"
 
 namespace hotkv {
@@ -399,6 +401,25 @@ void SelectCommand(CommandContext& ctx) {
   ctx.rb().Ok();
 }
 
+// After SWAPDB, clients blocked on a key of either database may now find data.
+void SignalWaitersInSwappedDbs(CommandContext& ctx, Shard& s, int a, int b) {
+  ShardState* st = StateIfAny(s);
+  if (st == nullptr || st->waiters.empty()) {
+    return;
+  }
+  for (const auto& [dbkey, queue] : st->waiters) {
+    uint32_t d;
+    memcpy(&d, dbkey.data(), 4);
+    if (static_cast<int>(d) != a && static_cast<int>(d) != b) {
+      continue;
+    }
+    std::string_view key(dbkey.data() + 4, dbkey.size() - 4);
+    if (s.dbs[d].keys.Find(key, HashKey(key)) != KeyTable::kNotFound) {
+      SignalKeyReady(ctx.server(), static_cast<int>(d), key);
+    }
+  }
+}
+
 void SwapDbCommand(CommandContext& ctx) {
   auto a = ParseInt64(ctx.arg(1));
   if (!a) {
@@ -421,6 +442,7 @@ void SwapDbCommand(CommandContext& ctx) {
     InvalidateWatchesInDb(s, static_cast<int>(*a));
     InvalidateWatchesInDb(s, static_cast<int>(*b));
     std::swap(s.dbs[*a], s.dbs[*b]);
+    SignalWaitersInSwappedDbs(ctx, s, static_cast<int>(*a), static_cast<int>(*b));
   }
   if (!ctx.all_shards_locked()) {
     ks.UnlockAll();

@@ -52,6 +52,12 @@ void Database::Insert(KeyRef& ref, Entry* e) {
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);
   }
+  ValueType t = e->type();
+  if (t == ValueType::kList || t == ValueType::kZSet || t == ValueType::kStream) {
+    if (KeyEventListener* l = ks_->listener()) {
+      l->OnKeyCreated(index_, e->key());
+    }
+  }
 }
 
 Entry* Database::Replace(KeyRef& ref, Entry* e) {

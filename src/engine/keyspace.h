@@ -55,6 +55,8 @@ class KeyEventListener {
  public:
   virtual ~KeyEventListener() = default;
   virtual void OnKeyExpired(int db, std::string_view key) = 0;
+  // A key of a type clients can block on (list, zset, stream) was created.
+  virtual void OnKeyCreated(int db, std::string_view key) = 0;
 };
 
 class Keyspace {

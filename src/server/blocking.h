@@ -28,14 +28,19 @@
 namespace hotkv {
 
 class CommandContext;
+class Server;
 class Worker;
 class Connection;
 struct Shard;
 
 // Serves one waiter from `key` (whose shard lock is held): returns true when it wrote a
 // complete reply into `rb` and changed data, false when the key cannot serve it now.
-struct ServeRequest;
-using ServeFn = bool (*)(ServeRequest& req);
+// Serves one waiter from `ready_key` (whose shard lock is held). `ctx` is a context for
+// the waiter: its args are the blocked command, its client carries the waiter's database
+// and protocol, its reply builder writes the waiter's reply. With dry_run it only tells
+// whether the key can serve the waiter now; otherwise it changes the data and writes the
+// complete reply. Returns false when it cannot serve now.
+using ServeFn = bool (*)(CommandContext& ctx, std::string_view ready_key, bool dry_run);
 
 struct Waiter {
   enum State : int { kWaiting = 0, kDone = 1 };
@@ -45,9 +50,11 @@ struct Waiter {
   int db = 0;
   int resp = 2;
   ServeFn serve = nullptr;
+  const class CommandSpec* cmd = nullptr;
   std::vector<std::string> args;  // the blocked command, for the serve function
-  std::vector<std::string> keys;  // keys it waits on (same db)
+  std::vector<std::string> keys;  // keys it waits on (in `db`)
 
+  // Takes the waiter (served, timed out, unblocked or disconnected): true exactly once.
   bool Claim() {
     int expected = kWaiting;
     return state.compare_exchange_strong(expected, kDone, std::memory_order_acq_rel);
@@ -57,8 +64,36 @@ struct Waiter {
 struct BlockState {
   std::shared_ptr<Waiter> waiter;
   int64_t deadline_ms = 0;  // 0 = forever
-  const class CommandSpec* cmd = nullptr;
-  int64_t started_cycles = 0;
+  bool null_array_on_timeout = true;  // BLPOP-style (*-1) or BLMOVE-style ($-1)
 };
+
+// Number of blocked clients in the whole server (INFO, and a fast path: with none,
+// inserts skip the ready-key bookkeeping).
+extern std::atomic<int64_t> g_blocked_clients;
+
+// Blocks the client of `ctx` on `keys` (the dispatcher holds their shard locks).
+// timeout_ms = 0 blocks forever.
+void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                 int64_t timeout_ms, ServeFn serve, bool null_array_on_timeout);
+
+// Parses a blocking timeout in seconds (fractional allowed) into an absolute deadline in
+// ms (0 = forever). Replies with Redis's error and returns false on bad input.
+bool ParseBlockTimeout(CommandContext& ctx, std::string_view arg, int64_t* timeout_ms);
+
+// Called (with the key's shard lock held) when a key of a type clients block on is
+// created: queues it to be served at the end of the current command.
+void SignalKeyReady(Server& server, int db, std::string_view key);
+
+// Serves the waiters of every key signalled during the current command. The dispatcher
+// calls it after the handler (or after EXEC's last command), before releasing locks;
+// with locks_held=false (commands that lock shard by shard themselves) it takes each
+// ready key's shard lock while serving it.
+void ServeReadyKeys(Server& server, Worker& worker, bool locks_held = true);
+
+// Worker-side completion: timeouts due by `now_ms`, disconnection, CLIENT UNBLOCK.
+void ExpireBlockedClients(Worker& w, int64_t now_ms);
+void UnblockOnClose(Worker& w, Connection& c);
+// CLIENT UNBLOCK: returns whether the client was blocked (and is now being unblocked).
+bool UnblockClientById(Server& s, uint64_t id, bool with_error);
 
 }  // namespace hotkv

@@ -13,6 +13,16 @@ Client::Client(uint64_t id, Worker* worker)
 
 Client::~Client() = default;
 
+void Client::SetUnblockHandle(std::shared_ptr<Waiter> w) {
+  std::lock_guard<std::mutex> g(info_mu_);
+  unblock_handle_ = std::move(w);
+}
+
+std::shared_ptr<Waiter> Client::UnblockHandle() const {
+  std::lock_guard<std::mutex> g(info_mu_);
+  return unblock_handle_;
+}
+
 int Client::worker_index() const { return worker_ ? worker_->index() : 0; }
 
 std::string Client::name() const {

@@ -19,6 +19,7 @@ namespace hotkv {
 class CommandSpec;
 class Worker;
 struct BlockState;
+struct Waiter;
 struct SubscriptionState;
 
 // A command queued by MULTI (its arguments copied out of the read buffer).
@@ -116,6 +117,10 @@ class Client {
   std::unique_ptr<BlockState>& block_slot() { return block_; }
   bool blocked() const { return block_ != nullptr; }
 
+  // The waiter of a blocked client, readable by other threads (CLIENT UNBLOCK).
+  void SetUnblockHandle(std::shared_ptr<Waiter> w);
+  std::shared_ptr<Waiter> UnblockHandle() const;
+
   // Pub/Sub subscriptions (created on first SUBSCRIBE).
   SubscriptionState* subscriptions() const { return subs_.get(); }
   std::unique_ptr<SubscriptionState>& subscriptions_slot() { return subs_; }
@@ -162,6 +167,7 @@ class Client {
 
   mutable std::mutex info_mu_;
   std::string name_, lib_name_, lib_ver_;
+  std::shared_ptr<Waiter> unblock_handle_;  // guarded by info_mu_
 };
 
 }  // namespace hotkv

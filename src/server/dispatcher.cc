@@ -2,12 +2,14 @@
 
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "common/clock.h"
 #include "common/strings.h"
 #include "engine/keyspace.h"
+#include "server/blocking.h"
 #include "server/command_context.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -69,6 +71,50 @@ void ShardLockSet::Unlock(Keyspace& ks) const {
 
 namespace {
 
+// Which shard locks the running command holds (for serve functions).
+thread_local int t_single_shard = -1;
+thread_local const ShardLockSet* t_lock_set = nullptr;
+thread_local std::vector<uint32_t> t_extra_locks;
+thread_local bool t_serve_retry = false;
+thread_local Keyspace* t_extra_ks = nullptr;
+
+}  // namespace
+
+bool ThisThreadHoldsShard(uint32_t shard) {
+  if (t_single_shard >= 0 && static_cast<uint32_t>(t_single_shard) == shard) {
+    return true;
+  }
+  if (t_lock_set != nullptr && t_lock_set->Contains(shard)) {
+    return true;
+  }
+  return std::find(t_extra_locks.begin(), t_extra_locks.end(), shard) != t_extra_locks.end();
+}
+
+bool TryLockExtraShard(Keyspace& ks, uint32_t shard) {
+  if (ThisThreadHoldsShard(shard)) {
+    return true;
+  }
+  if (ks.shard(shard).lock.try_lock()) {
+    t_extra_locks.push_back(shard);
+    t_extra_ks = &ks;
+    return true;
+  }
+  t_serve_retry = true;
+  return false;
+}
+
+void ReleaseServeLocks() {
+  for (uint32_t s : t_extra_locks) {
+    t_extra_ks->shard(s).lock.unlock();
+  }
+  t_extra_locks.clear();
+}
+
+void ClearServeRetry() { t_serve_retry = false; }
+bool ServeRetryRequested() { return t_serve_retry; }
+
+namespace {
+
 void RejectUnknown(ReplyBuilder& rb, const std::vector<std::string_view>& args) {
   std::string msg = "ERR unknown command '";
   msg.append(args[0].substr(0, 128));
@@ -100,10 +146,19 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   }
   if (key_pos.empty()) {
     cmd->handler(ctx);
+    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+      ServeReadyKeys(ctx.server(), ctx.worker(), false);  // keyless commands (SWAPDB)
+    }
   } else if (key_pos.size() == 1) {
-    Shard& s = ks.shard(Keyspace::ShardOf(ctx.arg(key_pos[0])));
+    uint32_t shard = Keyspace::ShardOf(ctx.arg(key_pos[0]));
+    Shard& s = ks.shard(shard);
     s.lock.lock();
+    t_single_shard = static_cast<int>(shard);
     cmd->handler(ctx);
+    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+      ServeReadyKeys(ctx.server(), ctx.worker());
+    }
+    t_single_shard = -1;
     s.lock.unlock();
   } else {
     ShardLockSet set;
@@ -111,7 +166,12 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       set.Add(Keyspace::ShardOf(ctx.arg(p)));
     }
     set.Lock(ks);
+    t_lock_set = &set;
     cmd->handler(ctx);
+    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+      ServeReadyKeys(ctx.server(), ctx.worker());
+    }
+    t_lock_set = nullptr;
     set.Unlock(ks);
   }
 }
@@ -290,6 +350,7 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
     return false;
   }
   exec_ctx.rb().Array(queue.size());
+  t_lock_set = &set;
   for (size_t i = 0; i < queue.size(); i++) {
     const CommandSpec* cmd = queue[i].cmd;
     uint64_t errors_before = exec_ctx.rb().errors_written();
@@ -309,6 +370,11 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
     }
     WorkerStats::Inc(w.stats().commands);
   }
+  // Blocked clients woken by the transaction see its final state, as in Redis.
+  if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    ServeReadyKeys(exec_ctx.server(), w);
+  }
+  t_lock_set = nullptr;
   set.Unlock(ks);
   return true;
 }

@@ -46,6 +46,17 @@ class ShardLockSet {
   uint64_t bits_[16] = {};
 };
 
+// While a command runs: whether this thread holds the lock of `shard`.
+bool ThisThreadHoldsShard(uint32_t shard);
+// For serve functions that need one more shard than the current command locked (BLMOVE's
+// destination): takes it if it is free. On failure it asks ServeReadyKeys to have the
+// waiter retried on its own worker instead. Locks taken are released by
+// ReleaseServeLocks().
+bool TryLockExtraShard(class Keyspace& ks, uint32_t shard);
+void ReleaseServeLocks();
+void ClearServeRetry();
+bool ServeRetryRequested();
+
 // Cycles-to-microseconds conversion for command timing (rdtsc based).
 uint64_t CyclesNow();
 double CyclesPerMicrosecond();

@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/hashing.h"
 #include "common/notify_flags.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/pubsub_delivery.h"
 #include "server/shard_state.h"
@@ -37,6 +38,7 @@ class ServerKeyListener : public KeyEventListener {
     }
     NotifyKeyspaceEvent(*server_, notify::kExpired, "expired", key, db);
   }
+  void OnKeyCreated(int db, std::string_view key) override { SignalKeyReady(*server_, db, key); }
 
  private:
   Server* server_;

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "common/clock.h"
+#include "server/blocking.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/pubsub_delivery.h"
@@ -208,16 +209,26 @@ Connection* Worker::FindConnection(uint64_t id) {
   return it == conns_.end() ? nullptr : it->second;
 }
 
-void Worker::ScheduleTimer(int64_t deadline_ms) {
-  if (next_timer_ms_ == 0 || deadline_ms < next_timer_ms_) {
-    next_timer_ms_ = deadline_ms;
+void Worker::AddBlockTimer(int64_t deadline_ms, uint64_t client_id) {
+  block_timers_.emplace_back(deadline_ms, client_id);
+  std::push_heap(block_timers_.begin(), block_timers_.end(), std::greater<>());
+}
+
+bool Worker::PopDueBlockTimer(int64_t now_ms, int64_t* deadline_ms, uint64_t* client_id) {
+  if (block_timers_.empty() || block_timers_.front().first > now_ms) {
+    return false;
   }
+  std::pop_heap(block_timers_.begin(), block_timers_.end(), std::greater<>());
+  *deadline_ms = block_timers_.back().first;
+  *client_id = block_timers_.back().second;
+  block_timers_.pop_back();
+  return true;
 }
 
 int Worker::NextTimeoutMs(int64_t now_ms) {
   int64_t next = next_cron_ms_;
-  if (next_timer_ms_ != 0 && next_timer_ms_ < next) {
-    next = next_timer_ms_;
+  if (!block_timers_.empty() && block_timers_.front().first < next) {
+    next = block_timers_.front().first;
   }
   if (!resume_.empty()) {
     return 0;
@@ -269,6 +280,9 @@ void Worker::Run() {
           }
         }
       }
+    }
+    if (!block_timers_.empty() && now >= block_timers_.front().first) {
+      ExpireBlockedClients(*this, now);
     }
     if (now >= next_cron_ms_) {
       Cron(now);
@@ -504,6 +518,7 @@ void Worker::CloseConnection(Connection* c) {
     return;
   }
   c->closed = true;
+  UnblockOnClose(*this, *c);
   UnsubscribeAll(*server_, *c);
   UnwatchAll(server_->keyspace(), *c);
   epoll_ctl(epfd_, EPOLL_CTL_DEL, c->fd, nullptr);

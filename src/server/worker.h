@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -101,8 +102,9 @@ class Worker {
   // Closes a connection at the end of this loop iteration (safe while shard locks are
   // held, unlike CloseConnection).
   void CloseSoon(Connection* c);
-  // Wakes the loop at `deadline_ms` (blocked-command timeouts).
-  void ScheduleTimer(int64_t deadline_ms);
+  // Blocked-command timeouts: (deadline, client id), checked every loop iteration.
+  void AddBlockTimer(int64_t deadline_ms, uint64_t client_id);
+  bool PopDueBlockTimer(int64_t now_ms, int64_t* deadline_ms, uint64_t* client_id);
 
   WorkerStats& stats() { return stats_; }
   CommandStats* command_stats() { return cmd_stats_.get(); }
@@ -151,7 +153,8 @@ class Worker {
   std::vector<Connection*> pending_flush_;
   std::vector<Connection*> close_soon_;
   int64_t next_cron_ms_ = 0;
-  int64_t next_timer_ms_ = 0;
+  // Min-heap of blocked clients' deadlines.
+  std::vector<std::pair<int64_t, uint64_t>> block_timers_;
   size_t expire_cursor_ = 0;
   WorkerStats stats_;
   ErrorCounts error_counts_;

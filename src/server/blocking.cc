@@ -1,0 +1,290 @@
+#include "server/blocking.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/clock.h"
+#include "common/strings.h"
+#include "server/command_context.h"
+#include "server/connection.h"
+#include "server/dispatcher.h"
+#include "server/server.h"
+#include "server/shard_state.h"
+#include "server/worker.h"
+
+namespace hotkv {
+
+std::atomic<int64_t> g_blocked_clients{0};
+
+namespace {
+
+// Keys created during the current command on this thread that have waiters.
+thread_local std::vector<std::pair<int, std::string>> t_ready_keys;
+
+// Removes `w` from the waiter queues of all its keys (takes each shard lock in turn).
+void RemoveFromQueues(Keyspace& ks, const std::shared_ptr<Waiter>& w) {
+  for (const std::string& key : w->keys) {
+    Shard& s = ks.shard(Keyspace::ShardOf(key));
+    s.lock.lock();
+    if (ShardState* st = StateIfAny(s)) {
+      auto it = st->waiters.find(DbKey(w->db, key));
+      if (it != st->waiters.end()) {
+        auto& q = it->second;
+        q.erase(std::remove(q.begin(), q.end(), w), q.end());
+        if (q.empty()) {
+          st->waiters.erase(it);
+        }
+      }
+    }
+    s.lock.unlock();
+  }
+}
+
+// Clears the client's blocked state (its waiter must already be claimed) and lets its
+// pipeline continue.
+void FinishUnblock(Worker& w, Connection& c, bool count_call) {
+  std::shared_ptr<Waiter> waiter = c.block_state()->waiter;
+  RemoveFromQueues(w.server().keyspace(), waiter);
+  if (count_call && waiter->cmd != nullptr) {
+    WorkerStats::Inc(w.command_stats()[waiter->cmd->id].calls);
+    WorkerStats::Inc(w.stats().commands);
+  }
+  c.block_slot().reset();
+  c.SetUnblockHandle(nullptr);
+  c.blocked_flag.store(false, std::memory_order_relaxed);
+  g_blocked_clients.fetch_sub(1, std::memory_order_relaxed);
+  w.ResumeConnection(&c);
+  w.MarkForFlush(&c);
+}
+
+void WriteTimeoutReply(Connection& c) {
+  if (c.block_state()->null_array_on_timeout) {
+    c.reply.NullArray();
+  } else {
+    c.reply.Null();
+  }
+}
+
+// The waiter's own worker re-runs its command (used when serving it in place would have
+// needed a lock another thread holds).
+void RetryOnOwnWorker(const std::shared_ptr<Waiter>& waiter) {
+  Worker* w = waiter->worker;
+  w->Post([w, waiter] {
+    Connection* c = w->FindConnection(waiter->client_id);
+    if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != waiter ||
+        !waiter->Claim()) {
+      return;
+    }
+    FinishUnblock(*w, *c, false);
+    std::vector<std::string_view> args(waiter->args.begin(), waiter->args.end());
+    Dispatch(*w, *c, args);
+  });
+}
+
+}  // namespace
+
+bool ParseBlockTimeout(CommandContext& ctx, std::string_view arg, int64_t* timeout_ms) {
+  auto v = ParseDouble(arg);
+  if (!v || !std::isfinite(*v)) {
+    ctx.rb().Error("ERR timeout is not a float or out of range");
+    return false;
+  }
+  if (*v < 0) {
+    ctx.rb().Error("ERR timeout is negative");
+    return false;
+  }
+  double ms = *v * 1000.0;
+  if (ms > 9.2e15) {
+    ctx.rb().Error("ERR timeout is out of range");
+    return false;
+  }
+  *timeout_ms = static_cast<int64_t>(std::ceil(ms));
+  return true;
+}
+
+void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                 int64_t timeout_ms, ServeFn serve, bool null_array_on_timeout) {
+  Client& client = ctx.client();
+  auto waiter = std::make_shared<Waiter>();
+  waiter->client_id = client.id();
+  waiter->worker = &ctx.worker();
+  waiter->db = client.db();
+  waiter->resp = client.resp();
+  waiter->serve = serve;
+  waiter->cmd = ctx.command();
+  for (auto a : ctx.args()) {
+    waiter->args.emplace_back(a);
+  }
+  for (auto k : keys) {
+    if (std::find(waiter->keys.begin(), waiter->keys.end(), k) == waiter->keys.end()) {
+      waiter->keys.emplace_back(k);
+    }
+  }
+  Keyspace& ks = ctx.keyspace();
+  for (const std::string& k : waiter->keys) {
+    StateOf(ks.shard(Keyspace::ShardOf(k))).waiters[DbKey(waiter->db, k)].push_back(waiter);
+  }
+  auto state = std::make_unique<BlockState>();
+  state->waiter = waiter;
+  state->deadline_ms = timeout_ms > 0 ? ctx.now_ms() + timeout_ms : 0;
+  state->null_array_on_timeout = null_array_on_timeout;
+  if (state->deadline_ms > 0) {
+    ctx.worker().AddBlockTimer(state->deadline_ms, client.id());
+  }
+  client.block_slot() = std::move(state);
+  client.SetUnblockHandle(waiter);
+  client.blocked_flag.store(true, std::memory_order_relaxed);
+  g_blocked_clients.fetch_add(1, std::memory_order_relaxed);
+}
+
+void SignalKeyReady(Server& server, int db, std::string_view key) {
+  if (g_blocked_clients.load(std::memory_order_relaxed) == 0) {
+    return;
+  }
+  ShardState* st = StateIfAny(server.keyspace().shard(Keyspace::ShardOf(key)));
+  if (st == nullptr || st->waiters.find(DbKey(db, key)) == st->waiters.end()) {
+    return;
+  }
+  for (const auto& [d, k] : t_ready_keys) {
+    if (d == db && k == key) {
+      return;
+    }
+  }
+  t_ready_keys.emplace_back(db, std::string(key));
+}
+
+void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
+  while (!t_ready_keys.empty()) {
+    std::vector<std::pair<int, std::string>> ready;
+    ready.swap(t_ready_keys);
+    for (const auto& [db, key] : ready) {
+      Shard& shard = server.keyspace().shard(Keyspace::ShardOf(key));
+      if (!locks_held) {
+        shard.lock.lock();
+      }
+      ShardState* st = StateIfAny(shard);
+      if (st == nullptr) {
+        if (!locks_held) {
+          shard.lock.unlock();
+        }
+        continue;
+      }
+      const std::string dbkey = DbKey(db, key);
+      for (;;) {
+        auto it = st->waiters.find(dbkey);
+        if (it == st->waiters.end()) {
+          break;
+        }
+        auto& q = it->second;
+        if (q.empty()) {
+          st->waiters.erase(it);
+          break;
+        }
+        std::shared_ptr<Waiter> w = q.front();
+        if (w->state.load(std::memory_order_acquire) != Waiter::kWaiting) {
+          q.pop_front();
+          continue;
+        }
+        // Run the waiter's command against the ready key, as that client.
+        Client proxy(w->client_id, w->worker);
+        proxy.set_db(w->db);
+        proxy.set_resp(w->resp);
+        ByteBuffer out;
+        ReplyBuilder rb(&out);
+        rb.set_resp3(w->resp == 3);
+        std::vector<std::string_view> args(w->args.begin(), w->args.end());
+        CommandContext ctx(server, worker, proxy, rb, args, w->cmd, CachedNowMs());
+        ctx.set_in_exec(true);  // never block again from here
+        ClearServeRetry();
+        if (!w->serve(ctx, key, true)) {
+          if (ServeRetryRequested()) {
+            q.pop_front();
+            q.push_back(w);  // keep it registered; its worker retries
+            RetryOnOwnWorker(w);
+            ReleaseServeLocks();
+            continue;
+          }
+          ReleaseServeLocks();
+          break;  // the key cannot serve its first waiter: nobody else either
+        }
+        if (!w->Claim()) {
+          ReleaseServeLocks();
+          q.pop_front();
+          continue;
+        }
+        q.pop_front();
+        w->serve(ctx, key, false);
+        ReleaseServeLocks();
+        auto bytes = std::make_shared<std::string>(out.view());
+        Worker* target = w->worker;
+        target->Post([target, w, bytes] {
+          Connection* c = target->FindConnection(w->client_id);
+          if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != w) {
+            return;
+          }
+          c->reply.Raw(*bytes);
+          FinishUnblock(*target, *c, true);
+        });
+      }
+      if (!locks_held) {
+        shard.lock.unlock();
+      }
+    }
+  }
+}
+
+void ExpireBlockedClients(Worker& w, int64_t now_ms) {
+  uint64_t id;
+  int64_t deadline;
+  while (w.PopDueBlockTimer(now_ms, &deadline, &id)) {
+    Connection* c = w.FindConnection(id);
+    if (c == nullptr || c->closed || !c->blocked() || c->block_state()->deadline_ms != deadline) {
+      continue;
+    }
+    if (!c->block_state()->waiter->Claim()) {
+      continue;  // being served right now; the reply is on its way
+    }
+    WriteTimeoutReply(*c);
+    FinishUnblock(w, *c, true);
+  }
+}
+
+void UnblockOnClose(Worker& w, Connection& c) {
+  if (!c.blocked()) {
+    return;
+  }
+  c.block_state()->waiter->Claim();
+  RemoveFromQueues(w.server().keyspace(), c.block_state()->waiter);
+  c.block_slot().reset();
+  c.SetUnblockHandle(nullptr);
+  c.blocked_flag.store(false, std::memory_order_relaxed);
+  g_blocked_clients.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
+  std::shared_ptr<Waiter> waiter;
+  s.clients().ForEach([&](Client* c) {
+    if (c->id() == id) {
+      waiter = c->UnblockHandle();
+    }
+  });
+  if (!waiter || !waiter->Claim()) {
+    return false;
+  }
+  Worker* target = waiter->worker;
+  target->Post([target, waiter, with_error] {
+    Connection* c = target->FindConnection(waiter->client_id);
+    if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != waiter) {
+      return;
+    }
+    if (with_error) {
+      c->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    } else {
+      WriteTimeoutReply(*c);
+    }
+    FinishUnblock(*target, *c, true);
+  });
+  return true;
+}
+
+}  // namespace hotkv
