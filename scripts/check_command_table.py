@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Compares HotKV's command table (COMMAND INFO from a running server) with the reference
+command descriptions in ../shared/reference/commands (a maintainers' folder; users and
+CI do not have it, so this is a developer tool, not a test).
+
+usage: scripts/check_command_table.py [--port 6379] [--reference DIR]
+Prints one line per difference in arity, flags or key specs; exits 1 if any.
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+
+import redis
+
+FLAG_MAP = {"WRITE": "write", "READONLY": "readonly", "DENYOOM": "denyoom", "ADMIN": "admin",
+            "PUBSUB": "pubsub", "NOSCRIPT": "noscript", "BLOCKING": "blocking", "LOADING": "loading",
+            "STALE": "stale", "SKIP_MONITOR": "skip_monitor", "SKIP_SLOWLOG": "skip_slowlog",
+            "ASKING": "asking", "FAST": "fast", "NO_AUTH": "no_auth", "MAY_REPLICATE": "may_replicate",
+            "NO_MANDATORY_KEYS": "no_mandatory_keys", "NO_ASYNC_LOADING": "no_async_loading",
+            "NO_MULTI": "no_multi", "ALLOW_BUSY": "allow_busy", "PROTECTED": "protected"}
+IGNORED_FLAGS = {"module", "sentinel", "only_sentinel", "movablekeys"}
+
+
+def load_reference(folder):
+    ref = {}
+    for path in glob.glob(os.path.join(folder, "*.json")):
+        with open(path) as f:
+            for name, spec in json.load(f).items():
+                full = (spec["container"].lower() + "|" + name.lower()) if "container" in spec else name.lower()
+                ref[full] = spec
+    return ref
+
+
+def norm_keyspecs(specs):
+    out = []
+    for ks in specs or []:
+        bs = ks.get("begin_search", {})
+        fk = ks.get("find_keys", {})
+        out.append((sorted(ks.get("flags", [])), json.dumps(bs, sort_keys=True), json.dumps(fk, sort_keys=True)))
+    return out
+
+
+def to_py(x):
+    if isinstance(x, bytes):
+        return x.decode()
+    if isinstance(x, list):
+        return [to_py(i) for i in x]
+    return x
+
+
+def server_keyspecs(raw):
+    out = []
+    for ks in raw:
+        d = dict(zip(ks[0::2], ks[1::2]))
+        bs = dict(zip(d["begin_search"][0::2], d["begin_search"][1::2]))
+        fk = dict(zip(d["find_keys"][0::2], d["find_keys"][1::2]))
+        bspec = dict(zip(bs["spec"][0::2], bs["spec"][1::2]))
+        fspec = dict(zip(fk["spec"][0::2], fk["spec"][1::2]))
+        b = {bs["type"]: bspec}
+        f = {fk["type"]: fspec}
+        out.append((sorted(d["flags"]), json.dumps(b, sort_keys=True), json.dumps(f, sort_keys=True)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=6379)
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--reference", default=os.path.join(here, "..", "..", "shared", "reference", "commands"))
+    args = ap.parse_args()
+    if not os.path.isdir(args.reference):
+        print(f"reference folder {args.reference} not found; nothing to check")
+        return 0
+    ref = load_reference(args.reference)
+    r = redis.Redis(port=args.port)
+    infos = to_py(r.execute_command("COMMAND", "INFO"))
+    problems = 0
+    def check(info):
+        nonlocal problems
+        name, arity, flags = info[0], info[1], info[2]
+        spec = ref.get(name)
+        if spec is None:
+            return
+        if spec.get("arity") != arity:
+            print(f"{name}: arity {arity}, reference {spec.get('arity')}"); problems += 1
+        want = {FLAG_MAP.get(f, f.lower()) for f in spec.get("command_flags", [])} - IGNORED_FLAGS
+        have = set(flags) - IGNORED_FLAGS
+        if want != have:
+            print(f"{name}: flags {sorted(have)}, reference {sorted(want)}"); problems += 1
+        mine = server_keyspecs(info[8])
+        theirs = norm_keyspecs(spec.get("key_specs"))
+        if mine != theirs:
+            print(f"{name}: key specs differ\n   ours: {mine}\n   ref:  {theirs}"); problems += 1
+        for sub in info[9]:
+            check(sub)
+    for info in infos:
+        check(info)
+    print(f"{len(infos)} commands checked, {problems} differences")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
