@@ -220,7 +220,77 @@ void ZScoreTree::Insert(ZEntry* entry) {
     ++leaf->count;
     return;
   }
+  if (depth > 0 && ShiftIntoSibling(leaf, pos, entry, path[depth - 1])) {
+    return;
+  }
   InsertIntoFullLeaf(leaf, pos, entry, path, depth);
+}
+
+bool ZScoreTree::ShiftIntoSibling(Leaf* leaf, int pos, ZEntry* entry, PathStep step) {
+  Inner* parent = step.node;
+  const int i = step.index;
+  // Ascending / descending runs split unevenly instead (see InsertIntoFullLeaf).
+  if ((leaf == last_ && pos == kLeafCapacity) || (leaf == first_ && pos == 0)) {
+    return false;
+  }
+  if (i + 1 < parent->count) {
+    auto* right = static_cast<Leaf*>(parent->children[i + 1]);
+    if (right->count < kLeafCapacity - 1) {
+      // Move the last k entries of `leaf` to the front of `right`.
+      const int k = (kLeafCapacity - right->count) / 2;
+      const int keep = kLeafCapacity - k;
+      std::memmove(&right->items[k], right->items, right->count * sizeof(ZEntry*));
+      std::memcpy(right->items, &leaf->items[keep], k * sizeof(ZEntry*));
+      right->count += k;
+      leaf->count = keep;
+      if (pos <= keep) {
+        std::memmove(&leaf->items[pos + 1], &leaf->items[pos], (keep - pos) * sizeof(ZEntry*));
+        leaf->items[pos] = entry;
+        ++leaf->count;
+      } else {
+        const int rpos = pos - keep;
+        std::memmove(&right->items[rpos + 1], &right->items[rpos],
+                     (right->count - rpos) * sizeof(ZEntry*));
+        right->items[rpos] = entry;
+        ++right->count;
+      }
+      parent->sizes[i] = leaf->count;
+      parent->sizes[i + 1] = right->count;
+      parent->seps[i + 1] = right->items[0];
+      parent->sep_scores[i + 1] = right->items[0]->score();
+      return true;
+    }
+  }
+  if (i > 0) {
+    auto* left = static_cast<Leaf*>(parent->children[i - 1]);
+    if (left->count < kLeafCapacity - 1) {
+      // Move the first k entries of `leaf` to the end of `left`.
+      const int k = (kLeafCapacity - left->count) / 2;
+      std::memcpy(&left->items[left->count], leaf->items, k * sizeof(ZEntry*));
+      left->count += k;
+      std::memmove(leaf->items, &leaf->items[k], (kLeafCapacity - k) * sizeof(ZEntry*));
+      leaf->count = kLeafCapacity - k;
+      if (pos < k) {
+        const int lpos = left->count - k + pos;
+        std::memmove(&left->items[lpos + 1], &left->items[lpos],
+                     (left->count - lpos) * sizeof(ZEntry*));
+        left->items[lpos] = entry;
+        ++left->count;
+      } else {
+        const int lpos = pos - k;
+        std::memmove(&leaf->items[lpos + 1], &leaf->items[lpos],
+                     (leaf->count - lpos) * sizeof(ZEntry*));
+        leaf->items[lpos] = entry;
+        ++leaf->count;
+      }
+      parent->sizes[i - 1] = left->count;
+      parent->sizes[i] = leaf->count;
+      parent->seps[i] = leaf->items[0];
+      parent->sep_scores[i] = leaf->items[0]->score();
+      return true;
+    }
+  }
+  return false;
 }
 
 void ZScoreTree::InsertIntoFullLeaf(Leaf* leaf, int pos, ZEntry* entry, PathStep* path,

@@ -76,6 +76,14 @@ class ZTreeSet {
 
   // Everything this set allocated: itself, the table, tree nodes and entries.
   size_t MemoryUsage() const;
+  struct MemoryBreakdown {
+    size_t entries;  // ZEntry allocations
+    size_t table;    // member table slots
+    size_t tree;     // B+tree nodes
+  };
+  MemoryBreakdown Breakdown() const {
+    return {entry_bytes_, table_.MemoryUsage(), tree_.MemoryUsage()};
+  }
   size_t table_capacity() const { return table_.capacity(); }
   size_t tree_height() const { return tree_.height(); }
   // Tree invariants plus table/tree agreement; for tests.
