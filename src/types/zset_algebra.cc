@@ -134,8 +134,9 @@ ZSetValue ZSetDiff(std::span<const ZSetSource* const> inputs, const ZSetLimits& 
   const size_t delete_cost = n + others_total;
   if (probe_cost <= delete_cost) {
     // Largest first: a member present elsewhere is likelier found early.
-    std::stable_sort(others.begin(), others.end(),
-                     [](const ZSetSource* a, const ZSetSource* b) { return a->Size() > b->Size(); });
+    std::stable_sort(others.begin(), others.end(), [](const ZSetSource* a, const ZSetSource* b) {
+      return a->Size() > b->Size();
+    });
     ZSetBuilder builder;
     first->ForEachUntil([&](std::string_view member, double score) {
       for (const ZSetSource* other : others) {

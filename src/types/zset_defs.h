@@ -35,14 +35,13 @@ class ZFunctionRef;
 template <typename R, typename... Args>
 class ZFunctionRef<R(Args...)> {
  public:
-  template <typename F, typename = std::enable_if_t<
-                            !std::is_same_v<std::decay_t<F>, ZFunctionRef> &&
-                            std::is_invocable_r_v<R, F&, Args...>>>
+  template <typename F,
+            typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, ZFunctionRef> &&
+                                        std::is_invocable_r_v<R, F&, Args...>>>
   ZFunctionRef(F&& f)  // NOLINT: implicit by design, like absl::FunctionRef.
       : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
         invoke_([](void* object, Args... args) -> R {
-          return (*static_cast<std::remove_reference_t<F>*>(object))(
-              std::forward<Args>(args)...);
+          return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<Args>(args)...);
         }) {}
 
   R operator()(Args... args) const { return invoke_(object_, std::forward<Args>(args)...); }

@@ -34,8 +34,7 @@ ScoreKind KindOf(double score) {
     return kZero;
   }
   constexpr double kInt48Limit = 140737488355328.0;  // 2^47
-  if (score > -kInt48Limit && score < kInt48Limit && score == std::trunc(score) &&
-      score != 0) {
+  if (score > -kInt48Limit && score < kInt48Limit && score == std::trunc(score) && score != 0) {
     const auto v = static_cast<int64_t>(score);
     if (v >= INT8_MIN && v <= INT8_MAX) {
       return kInt8;
@@ -389,7 +388,8 @@ bool ZListpack::Validate() const {
   Decoded prev{};
   while (off < h.bytes) {
     const Decoded d = DecodeAt(off);
-    if (std::isnan(d.score) || (have_prev && !ZKeyLess(prev.score, prev.member, d.score, d.member))) {
+    if (std::isnan(d.score) ||
+        (have_prev && !ZKeyLess(prev.score, prev.member, d.score, d.member))) {
       return false;
     }
     prev = d;

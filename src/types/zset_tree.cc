@@ -1,5 +1,5 @@
-// ZScoreTree: search, insertion, removal. Bulk build, teardown and validation are
-// in zset_tree_build.cc.
+// ZScoreTree: node management, search, insertion. Removal is in zset_tree_erase.cc;
+// bulk build, teardown and validation in zset_tree_build.cc.
 
 #include "types/zset_tree.h"
 
@@ -11,64 +11,8 @@
 
 namespace hotkv::types {
 
-namespace {
-
 using Leaf = ZScoreTree::Leaf;
 using Inner = ZScoreTree::Inner;
-
-// Is the key (score, member) ordered before `e`?
-inline bool KeyBefore(double score, std::string_view member, const ZEntry* e) {
-  return score < e->score() || (score == e->score() && member < e->member());
-}
-
-// Is `e` ordered before the key (score, member)?
-inline bool EntryBefore(const ZEntry* e, double score, std::string_view member) {
-  return e->score() < score || (e->score() == score && e->member() < member);
-}
-
-// The child of `n` whose range holds the key: the last i with i == 0 or seps[i] <= key.
-int RouteKey(const Inner* n, double score, std::string_view member) {
-  int lo = 1;
-  int hi = n->count;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    const double s = n->sep_scores[mid];
-    if (s > score || (s == score && member < n->seps[mid]->member())) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return lo - 1;
-}
-
-// First position in `leaf` whose entry is not before the key.
-int LeafLowerBound(const Leaf* leaf, double score, std::string_view member) {
-  int lo = 0;
-  int hi = leaf->count;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (EntryBefore(leaf->items[mid], score, member)) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-void RemoveChildAt(Inner* n, int i) {
-  const int tail = n->count - i - 1;
-  if (tail > 0) {
-    std::memmove(&n->sizes[i], &n->sizes[i + 1], tail * sizeof(n->sizes[0]));
-    std::memmove(&n->sep_scores[i], &n->sep_scores[i + 1], tail * sizeof(n->sep_scores[0]));
-    std::memmove(&n->seps[i], &n->seps[i + 1], tail * sizeof(n->seps[0]));
-    std::memmove(&n->children[i], &n->children[i + 1], tail * sizeof(n->children[0]));
-  }
-  --n->count;
-}
-
-}  // namespace
 
 ZEntry* ZScoreTree::Iterator::entry() const {
   return leaf_ == nullptr ? nullptr : leaf_->items[index_];
@@ -156,8 +100,8 @@ void ZScoreTree::FreeSubtree(void* node, int level) {
   FreeInner(inner);
 }
 
-ZScoreTree::Leaf* ZScoreTree::DescendToKey(double score, std::string_view member,
-                                           PathStep* path, int* depth, int64_t delta) const {
+ZScoreTree::Leaf* ZScoreTree::DescendToKey(double score, std::string_view member, PathStep* path,
+                                           int* depth, int64_t delta) const {
   void* node = root_;
   int d = 0;
   for (int level = height_; level > 1; --level) {
@@ -293,8 +237,7 @@ bool ZScoreTree::ShiftIntoSibling(Leaf* leaf, int pos, ZEntry* entry, PathStep s
   return false;
 }
 
-void ZScoreTree::InsertIntoFullLeaf(Leaf* leaf, int pos, ZEntry* entry, PathStep* path,
-                                    int depth) {
+void ZScoreTree::InsertIntoFullLeaf(Leaf* leaf, int pos, ZEntry* entry, PathStep* path, int depth) {
   constexpr int kTotal = kLeafCapacity + 1;
   ZEntry* items[kTotal];
   std::memcpy(items, leaf->items, pos * sizeof(items[0]));
@@ -409,14 +352,6 @@ void ZScoreTree::InsertChild(PathStep* path, int depth, void* right, ZEntry* rig
   InsertChild(path, depth - 1, sibling, seps[split], left_sum, right_sum);
 }
 
-void ZScoreTree::Erase(const ZEntry* entry) {
-  PathStep path[kMaxHeight];
-  int depth = 0;
-  Leaf* leaf = DescendToKey(entry->score(), entry->member(), path, &depth, -1);
-  const int pos = LeafLowerBound(leaf, entry->score(), entry->member());
-  RemoveFromLeaf(leaf, pos, 1, path, depth);
-}
-
 void ZScoreTree::UpdateScore(ZEntry* entry, double new_score) {
   PathStep path[kMaxHeight];
   int depth = 0;
@@ -427,9 +362,8 @@ void ZScoreTree::UpdateScore(ZEntry* entry, double new_score) {
   // copied score), so it always takes the slow path.
   if (pos > 0 || leaf == first_) {
     const bool after_prev = pos > 0 ? EntryBefore(leaf->items[pos - 1], new_score, member) : true;
-    const bool before_next = pos + 1 < leaf->count
-                                 ? KeyBefore(new_score, member, leaf->items[pos + 1])
-                                 : leaf == last_;
+    const bool before_next =
+        pos + 1 < leaf->count ? KeyBefore(new_score, member, leaf->items[pos + 1]) : leaf == last_;
     if (after_prev && before_next) {
       entry->set_score(new_score);
       return;
@@ -441,176 +375,6 @@ void ZScoreTree::UpdateScore(ZEntry* entry, double new_score) {
   RemoveFromLeaf(leaf, pos, 1, path, depth);
   entry->set_score(new_score);
   Insert(entry);
-}
-
-void ZScoreTree::SetMin(PathStep* path, int depth, ZEntry* new_min) {
-  for (int d = depth - 1; d >= 0; --d) {
-    if (path[d].index > 0) {
-      path[d].node->seps[path[d].index] = new_min;
-      path[d].node->sep_scores[path[d].index] = new_min->score();
-      return;
-    }
-  }
-}
-
-void ZScoreTree::Unlink(Leaf* leaf) {
-  if (leaf->prev != nullptr) {
-    leaf->prev->next = leaf->next;
-  } else {
-    first_ = leaf->next;
-  }
-  if (leaf->next != nullptr) {
-    leaf->next->prev = leaf->prev;
-  } else {
-    last_ = leaf->prev;
-  }
-}
-
-void ZScoreTree::RemoveFromLeaf(Leaf* leaf, int pos, int count, PathStep* path, int depth) {
-  std::memmove(&leaf->items[pos], &leaf->items[pos + count],
-               (leaf->count - pos - count) * sizeof(leaf->items[0]));
-  leaf->count -= count;
-  size_ -= count;
-  if (leaf->count == 0) {
-    RemoveNode(leaf, /*is_leaf=*/true, path, depth);
-    return;
-  }
-  if (pos == 0) {
-    SetMin(path, depth, leaf->items[0]);
-  }
-  if (leaf->count < kLeafMinFill && depth > 0) {
-    MergeLeaf(leaf, path, depth);
-  }
-}
-
-void ZScoreTree::RemoveNode(void* node, bool is_leaf, PathStep* path, int depth) {
-  if (is_leaf) {
-    Unlink(static_cast<Leaf*>(node));
-    FreeLeaf(static_cast<Leaf*>(node));
-  } else {
-    FreeInner(static_cast<Inner*>(node));
-  }
-  if (depth == 0) {
-    root_ = nullptr;
-    height_ = 0;
-    return;
-  }
-  Inner* parent = path[depth - 1].node;
-  const int i = path[depth - 1].index;
-  RemoveChildAt(parent, i);
-  if (parent->count == 0) {
-    RemoveNode(parent, /*is_leaf=*/false, path, depth - 1);
-    return;
-  }
-  if (i == 0) {
-    SetMin(path, depth - 1, parent->seps[0]);  // old seps[1]: the new first child's min
-  }
-  FixInner(parent, path, depth - 1);
-}
-
-void ZScoreTree::FixInner(Inner* inner, PathStep* path, int depth) {
-  if (depth == 0) {
-    // The root: drop levels that have a single child.
-    while (height_ > 1 && static_cast<Inner*>(root_)->count == 1) {
-      auto* old_root = static_cast<Inner*>(root_);
-      root_ = old_root->children[0];
-      --height_;
-      FreeInner(old_root);
-    }
-    return;
-  }
-  if (inner->count < kInnerMinFill) {
-    MergeInner(inner, path, depth);
-  }
-}
-
-void ZScoreTree::MergeLeaf(Leaf* leaf, PathStep* path, int depth) {
-  Inner* parent = path[depth - 1].node;
-  const int i = path[depth - 1].index;
-  if (i > 0) {
-    auto* left = static_cast<Leaf*>(parent->children[i - 1]);
-    if (left->count + leaf->count <= kLeafCapacity) {
-      std::memcpy(&left->items[left->count], leaf->items, leaf->count * sizeof(ZEntry*));
-      left->count += leaf->count;
-      parent->sizes[i - 1] += parent->sizes[i];
-      Unlink(leaf);
-      FreeLeaf(leaf);
-      RemoveChildAt(parent, i);
-      FixInner(parent, path, depth - 1);
-      return;
-    }
-  }
-  if (i + 1 < parent->count) {
-    auto* right = static_cast<Leaf*>(parent->children[i + 1]);
-    if (leaf->count + right->count <= kLeafCapacity) {
-      std::memcpy(&leaf->items[leaf->count], right->items, right->count * sizeof(ZEntry*));
-      leaf->count += right->count;
-      parent->sizes[i] += parent->sizes[i + 1];
-      Unlink(right);
-      FreeLeaf(right);
-      RemoveChildAt(parent, i + 1);
-      FixInner(parent, path, depth - 1);
-    }
-  }
-}
-
-void ZScoreTree::MergeInner(Inner* inner, PathStep* path, int depth) {
-  Inner* parent = path[depth - 1].node;
-  const int j = path[depth - 1].index;
-  // Appends all children of `from` to `to`; `from_min` is the smallest entry under
-  // `from` (the parent's separator for it), which becomes the separator of its
-  // first child inside `to`.
-  auto append = [](Inner* to, Inner* from, ZEntry* from_min, double from_min_score) {
-    const int base = to->count;
-    const int n = from->count;
-    std::memcpy(&to->sizes[base], from->sizes, n * sizeof(size_t));
-    std::memcpy(&to->sep_scores[base], from->sep_scores, n * sizeof(double));
-    std::memcpy(&to->seps[base], from->seps, n * sizeof(ZEntry*));
-    std::memcpy(&to->children[base], from->children, n * sizeof(void*));
-    to->seps[base] = from_min;
-    to->sep_scores[base] = from_min_score;
-    to->count += n;
-  };
-  if (j > 0) {
-    auto* left = static_cast<Inner*>(parent->children[j - 1]);
-    if (left->count + inner->count <= kInnerCapacity) {
-      append(left, inner, parent->seps[j], parent->sep_scores[j]);
-      parent->sizes[j - 1] += parent->sizes[j];
-      FreeInner(inner);
-      RemoveChildAt(parent, j);
-      FixInner(parent, path, depth - 1);
-      return;
-    }
-  }
-  if (j + 1 < parent->count) {
-    auto* right = static_cast<Inner*>(parent->children[j + 1]);
-    if (inner->count + right->count <= kInnerCapacity) {
-      append(inner, right, parent->seps[j + 1], parent->sep_scores[j + 1]);
-      parent->sizes[j] += parent->sizes[j + 1];
-      FreeInner(right);
-      RemoveChildAt(parent, j + 1);
-      FixInner(parent, path, depth - 1);
-    }
-  }
-}
-
-void ZScoreTree::EraseRange(size_t first, size_t count, ZFunctionRef<void(ZEntry*)> on_erase) {
-  while (count > 0 && first < size_) {
-    PathStep path[kMaxHeight];
-    int depth = 0;
-    size_t offset = 0;
-    Leaf* leaf = DescendToRank(first, path, &depth, &offset);
-    const size_t available = static_cast<size_t>(leaf->count) - offset;
-    const int k = static_cast<int>(count < available ? count : available);
-    for (int j = 0; j < k; ++j) {
-      on_erase(leaf->items[offset + j]);
-    }
-    for (int d = 0; d < depth; ++d) {
-      path[d].node->sizes[path[d].index] -= k;
-    }
-    RemoveFromLeaf(leaf, static_cast<int>(offset), k, path, depth);
-    count -= k;
-  }
 }
 
 size_t ZScoreTree::Rank(const ZEntry* entry) const {

@@ -94,7 +94,8 @@ TEST_P(ZSetAlgebraTest, UnionInfinities) {
             (Pairs{{"n", 0}, {"p", 0}, {"q", kInf}}));
   // Negative weights flip the order.
   const ZWeightedSource negative[] = {{&sa, -1}};
-  EXPECT_EQ(All(ZSetUnion(negative, ZAggregate::kSum)), (Pairs{{"p", -kInf}, {"q", -1}, {"n", kInf}}));
+  EXPECT_EQ(All(ZSetUnion(negative, ZAggregate::kSum)),
+            (Pairs{{"p", -kInf}, {"q", -1}, {"n", kInf}}));
 }
 
 TEST_P(ZSetAlgebraTest, Inter) {

@@ -50,16 +50,14 @@ class TreeFixture : public ::testing::Test {
       ASSERT_EQ(tree_.Rank(sorted[k]), k);
       ASSERT_EQ(tree_.At(k), sorted[k]);
       const double s = sorted[k]->score();
-      const size_t below = std::lower_bound(sorted.begin(), sorted.end(), s,
-                                            [](const ZEntry* e, double v) {
-                                              return e->score() < v;
-                                            }) -
-                           sorted.begin();
-      const size_t not_above = std::upper_bound(sorted.begin(), sorted.end(), s,
-                                                [](double v, const ZEntry* e) {
-                                                  return v < e->score();
-                                                }) -
-                               sorted.begin();
+      const size_t below =
+          std::lower_bound(sorted.begin(), sorted.end(), s,
+                           [](const ZEntry* e, double v) { return e->score() < v; }) -
+          sorted.begin();
+      const size_t not_above =
+          std::upper_bound(sorted.begin(), sorted.end(), s,
+                           [](double v, const ZEntry* e) { return v < e->score(); }) -
+          sorted.begin();
       ASSERT_EQ(tree_.CountBelowScore(s, false), below);
       ASSERT_EQ(tree_.CountBelowScore(s, true), not_above);
     }
@@ -237,9 +235,8 @@ TEST(ZSetScanTest, ExactlyOnceAcrossResizes) {
     int transient = 0;
     int calls = 0;
     do {
-      cursor = z.Scan(cursor, 1 + rng() % 40, [&](std::string_view m, double) {
-        ++seen[std::string(m)];
-      });
+      cursor = z.Scan(cursor, 1 + rng() % 40,
+                      [&](std::string_view m, double) { ++seen[std::string(m)]; });
       // Churn between calls: bursts that grow the table to ~5x (three 1.5x resizes),
       // then remove the transients again (the table shrinks back below 20% load).
       const bool grow = (calls / 15) % 2 == 0;

@@ -35,9 +35,8 @@ size_t HeapInUse() {
 std::string Member(size_t i) { return "member:" + std::to_string(i); }  // 8-14 bytes
 
 void Report(const char* what, size_t elements, size_t usable, size_t heap) {
-  std::printf("  %-44s %9zu elements  %6.1f B/elem (usable)  %6.1f B/elem (heap)\n", what,
-              elements, static_cast<double>(usable) / elements,
-              static_cast<double>(heap) / elements);
+  std::printf("  %-44s %9zu elements  %6.1f B/elem (usable)  %6.1f B/elem (heap)\n", what, elements,
+              static_cast<double>(usable) / elements, static_cast<double>(heap) / elements);
 }
 
 TEST(ZSetMemoryTest, OneLargeSet) {

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -214,8 +214,8 @@ bool InLex(const std::string& m, const ZLexRange& r) {
 
 struct Config {
   const char* name;
-  size_t pool;           // distinct members used
-  bool lex;              // all scores 0: lex queries are meaningful
+  size_t pool;  // distinct members used
+  bool lex;     // all scores 0: lex queries are meaningful
   ZSetLimits limits;
   int operations;
   int check_every;       // random queries
@@ -328,10 +328,9 @@ class ZSetModelTest : public ::testing::TestWithParam<Config> {
   ZLexRange RandomNarrowLexRange() {
     const size_t i = Rand(members_.size());
     const size_t j = std::min(members_.size() - 1, i + Rand(6));
-    return {{Rand(2) == 0 ? ZLexBound::Kind::kInclusive : ZLexBound::Kind::kExclusive,
-             members_[i]},
-            {Rand(2) == 0 ? ZLexBound::Kind::kInclusive : ZLexBound::Kind::kExclusive,
-             members_[j]}};
+    return {
+        {Rand(2) == 0 ? ZLexBound::Kind::kInclusive : ZLexBound::Kind::kExclusive, members_[i]},
+        {Rand(2) == 0 ? ZLexBound::Kind::kInclusive : ZLexBound::Kind::kExclusive, members_[j]}};
   }
 
   void Mutate() {
