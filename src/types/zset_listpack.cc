@@ -171,7 +171,7 @@ size_t ZListpack::EncodedSize(std::string_view member, double score) {
   return VarintSize((uint64_t{member.size()} << 3) | kind) + member.size() + kPayloadSize[kind];
 }
 
-ZListpack::Decoded ZListpack::DecodeAt(size_t offset) const {
+ZListpack::Header ZListpack::HeaderAt(size_t offset) const {
   const uint8_t* start = payload() + offset;
   const uint8_t* p = start;
   uint64_t header;
@@ -186,14 +186,21 @@ ZListpack::Decoded ZListpack::DecodeAt(size_t offset) const {
     }
     header |= static_cast<uint64_t>(*p++) << shift;
   }
-  const unsigned kind = header & 7;
-  const size_t len = header >> 3;
-  Decoded d;
-  d.member = std::string_view(reinterpret_cast<const char*>(p), len);
-  p += len;
-  d.score = GetScore(p, kind);
-  d.size = static_cast<size_t>(p - start) + kPayloadSize[kind];
-  return d;
+  Header h;
+  h.kind = static_cast<unsigned>(header & 7);
+  h.member = std::string_view(reinterpret_cast<const char*>(p), header >> 3);
+  h.size = static_cast<size_t>(p - start) + h.member.size() + kPayloadSize[h.kind];
+  return h;
+}
+
+ZListpack::Decoded ZListpack::DecodeAt(size_t offset) const {
+  const Header h = HeaderAt(offset);
+  const auto* score = reinterpret_cast<const uint8_t*>(h.member.data() + h.member.size());
+  return {h.member, GetScore(score, h.kind), h.size};
+}
+
+double ZListpack::ScoreOf(const Header& h) {
+  return GetScore(reinterpret_cast<const uint8_t*>(h.member.data() + h.member.size()), h.kind);
 }
 
 uint8_t* ZListpack::OpenGap(size_t offset, size_t extra) {
@@ -242,11 +249,11 @@ std::optional<ZListpack::Position> ZListpack::Find(std::string_view member) cons
   const size_t end = payload_bytes();
   size_t rank = 0;
   for (size_t off = 0; off < end; ++rank) {
-    const Decoded d = DecodeAt(off);
-    if (d.member == member) {
-      return Position{rank, off, d.score};
+    const Header h = HeaderAt(off);
+    if (h.member == member) {
+      return Position{rank, off, ScoreOf(h)};
     }
-    off += d.size;
+    off += h.size;
   }
   return std::nullopt;
 }
@@ -282,12 +289,12 @@ void ZListpack::Append(std::string_view member, double score) {
   PutScore(p + member.size(), kind, score);
 }
 
-void ZListpack::EraseAt(size_t offset) { CloseGap(offset, DecodeAt(offset).size, 1); }
+void ZListpack::EraseAt(size_t offset) { CloseGap(offset, HeaderAt(offset).size, 1); }
 
 size_t ZListpack::OffsetOfRank(size_t rank) const {
   size_t off = 0;
   for (size_t r = 0; r < rank; ++r) {
-    off += DecodeAt(off).size;
+    off += HeaderAt(off).size;
   }
   return off;
 }
@@ -299,7 +306,7 @@ void ZListpack::EraseRanks(size_t first, size_t count) {
   const size_t begin = OffsetOfRank(first);
   size_t end = begin;
   for (size_t r = 0; r < count; ++r) {
-    end += DecodeAt(end).size;
+    end += HeaderAt(end).size;
   }
   CloseGap(begin, end - begin, count);
 }
@@ -321,12 +328,12 @@ size_t ZListpack::CountBelowMember(std::string_view member, bool inclusive) cons
   const size_t end = payload_bytes();
   size_t n = 0;
   for (size_t off = 0; off < end; ++n) {
-    const Decoded d = DecodeAt(off);
-    const int c = CompareZMembers(d.member, member);
+    const Header h = HeaderAt(off);
+    const int c = CompareZMembers(h.member, member);
     if (inclusive ? c > 0 : c >= 0) {
       break;
     }
-    off += d.size;
+    off += h.size;
   }
   return n;
 }
@@ -359,7 +366,7 @@ void ZListpack::Visit(size_t first, size_t count, bool reverse, ZVisitor visit) 
   }
   for (size_t i = 0; i < count; ++i) {
     offsets[i] = static_cast<uint32_t>(off);
-    off += DecodeAt(off).size;
+    off += HeaderAt(off).size;
   }
   for (size_t i = count; i-- > 0;) {
     const Decoded d = DecodeAt(offsets[i]);

@@ -86,7 +86,15 @@ class ZListpack {
     double score;
     size_t size;
   };
+  // An element's member and size without decoding its score (rank walks, lookups).
+  struct Header {
+    std::string_view member;
+    unsigned kind;
+    size_t size;
+  };
 
+  Header HeaderAt(size_t offset) const;
+  static double ScoreOf(const Header& h);
   Decoded DecodeAt(size_t offset) const;
   uint8_t* payload() const { return buf_ + kHeaderSize; }
   size_t OffsetOfRank(size_t rank) const;
