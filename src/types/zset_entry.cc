@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <random>
 
 namespace hotkv::types {
@@ -110,8 +111,7 @@ ZEntry* ZEntry::Create(std::string_view member, double score) {
   const size_t len = member.size();
   const size_t header = VarintSize(len);
   void* mem = ZMalloc(sizeof(double) + header + len);
-  auto* entry = static_cast<ZEntry*>(mem);
-  entry->score_ = score;
+  auto* entry = new (mem) ZEntry(score);
   auto* p = static_cast<uint8_t*>(mem) + sizeof(double);
   uint64_t v = len;
   while (v >= 0x80) {

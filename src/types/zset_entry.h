@@ -47,11 +47,11 @@ class ZEntry {
   // Bytes the allocator really handed out for this entry (malloc_usable_size).
   size_t AllocatedBytes() const;
 
-  ZEntry() = delete;
   ZEntry(const ZEntry&) = delete;
   ZEntry& operator=(const ZEntry&) = delete;
 
  private:
+  explicit ZEntry(double score) : score_(score) {}  // only via Create (placement new)
   static std::string_view SlowMember(const uint8_t* p);
 
   double score_;
