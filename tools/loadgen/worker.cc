@@ -81,8 +81,10 @@ void Worker::Run() {
     }
     uint64_t next_send = heap_.empty() ? 0 : heap_.top().first;
     int timeout_ms = 0;
-    bool spin = times_.spin_ns > 0 &&
-                (inflight_ > 0 || (next_send != 0 && next_send <= now + times_.spin_ns));
+    bool behind = next_send != 0 && next_send <= now;
+    bool spin =
+        behind || (times_.spin_ns > 0 &&
+                   (inflight_ > 0 || (next_send != 0 && next_send <= now + times_.spin_ns)));
     if (!spin) {
       ArmTimer(next_send == 0 ? 0 : next_send - times_.spin_ns);
       uint64_t sleep_ns = std::min(kMaxSleepNs, times_.deadline_ns - now);
@@ -95,10 +97,8 @@ void Worker::Run() {
     for (int i = 0; i < n; ++i) {
       auto* conn = static_cast<Conn*>(events[i].data.ptr);
       if (conn == nullptr) {
-        uint64_t expirations;
-        ssize_t r = read(timer_fd_, &expirations, sizeof(expirations));
-        (void)r;
-        armed_ns_ = 0;
+        // No read(): the next timerfd_settime (always made after a firing) clears it.
+        timer_fired_ = true;
         continue;
       }
       if (!conn->alive) {
@@ -127,7 +127,10 @@ void Worker::Run() {
 }
 
 void Worker::SendDue() {
-  while (!heap_.empty() && heap_.top().first <= NowNs()) {
+  // Only connections due on entry: a generator that is behind must still get back to
+  // reading replies between rounds of sends.
+  const uint64_t due = NowNs();
+  while (!heap_.empty() && heap_.top().first <= due) {
     Conn& conn = *heap_.top().second;
     heap_.pop();
     conn.in_heap = false;
@@ -265,7 +268,7 @@ void Worker::SetWriteInterest(Conn& conn, bool on) {
 }
 
 void Worker::ArmTimer(uint64_t target) {
-  if (target == armed_ns_) {
+  if (target == armed_ns_ && !timer_fired_) {
     return;
   }
   itimerspec spec{};
@@ -275,6 +278,7 @@ void Worker::ArmTimer(uint64_t target) {
   }
   timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
   armed_ns_ = target;
+  timer_fired_ = false;
 }
 
 }  // namespace hotkv::loadgen

@@ -138,7 +138,8 @@ class Worker {
   uint64_t inflight_ = 0;
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
-  uint64_t armed_ns_ = 0;  // absolute time the timer is armed for, 0 = disarmed
+  uint64_t armed_ns_ = 0;     // absolute time the timer is armed for, 0 = disarmed
+  bool timer_fired_ = false;  // it fired and is still readable (settime clears it)
   std::vector<char> read_buf_;
 };
 
