@@ -75,6 +75,31 @@ TEST(LoadgenPayload, RoundTripAndPadding) {
   EXPECT_FALSE(ParsePayload("").has_value());
 }
 
+TEST(LoadgenPayload, PublishTargetsSpreadEvenlyWithConsecutiveSequences) {
+  struct Case {
+    uint64_t publishers, channels;
+  };
+  for (Case c : {Case{64, 1}, Case{64, 64}, Case{64, 3}, Case{6, 4}, Case{3, 10}, Case{1, 7}}) {
+    std::vector<std::vector<uint64_t>> next_seq(c.publishers, std::vector<uint64_t>(c.channels, 0));
+    std::vector<uint64_t> per_channel(c.channels, 0);
+    const uint64_t rounds = 10 * c.channels;
+    for (uint64_t k = 0; k < rounds; ++k) {
+      for (uint64_t p = 0; p < c.publishers; ++p) {
+        PublishTarget t = TargetOf(p, k, c.publishers, c.channels);
+        ASSERT_LT(t.channel, c.channels);
+        // Sequence numbers per (publisher, channel) are 0, 1, 2, ... with no gap.
+        ASSERT_EQ(t.seq, next_seq[p][t.channel]++)
+            << c.publishers << "/" << c.channels << " p" << p << " k" << k;
+        ++per_channel[t.channel];
+      }
+    }
+    // Every channel gets the same number of publishes.
+    for (uint64_t n : per_channel) {
+      EXPECT_EQ(n, rounds * c.publishers / c.channels) << c.publishers << "/" << c.channels;
+    }
+  }
+}
+
 ParseResult Parse(std::vector<std::string> args) { return ParseOptions(args); }
 
 TEST(LoadgenOptions, RequestModeFlags) {

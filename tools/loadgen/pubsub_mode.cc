@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +36,6 @@ struct SharedCounts {
 struct Plan {
   int publishers = 0;
   int channels = 0;
-  uint64_t cycle = 1;  // channels a publisher visits before repeating
   size_t payload = 0;
   std::vector<std::string> names;    // per channel
   std::vector<std::string> headers;  // per channel: "*3 PUBLISH <channel> $<payload>"
@@ -102,10 +100,9 @@ class PubsubDriver : public Driver {
 
   void AppendRequest(Conn& conn, uint64_t intended_ns) override {
     Publisher& p = publishers_[conn.slot];
-    uint64_t k = p.sent++;
-    auto channel = static_cast<size_t>((p.id + k * plan_->publishers) % plan_->channels);
-    conn.out.append(plan_->headers[channel]);
-    AppendPayload({intended_ns, p.id, k / plan_->cycle}, plan_->payload, conn.out);
+    PublishTarget target = TargetOf(p.id, p.sent++, plan_->publishers, plan_->channels);
+    conn.out.append(plan_->headers[target.channel]);
+    AppendPayload({intended_ns, p.id, target.seq}, plan_->payload, conn.out);
     conn.out.append("\r\n");
     shared_->outstanding_publishes.fetch_add(1, std::memory_order_relaxed);
   }
@@ -223,7 +220,6 @@ int RunPubsubMode(const Options& o) {
   Plan plan;
   plan.publishers = pubs;
   plan.channels = chans;
-  plan.cycle = static_cast<uint64_t>(chans / std::gcd(pubs, chans));
   plan.payload = o.payload;
   std::vector<std::string>& names = plan.names;
   for (int c = 0; c < chans; ++c) {

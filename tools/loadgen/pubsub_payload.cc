@@ -1,6 +1,7 @@
 #include "pubsub_payload.h"
 
 #include <charconv>
+#include <numeric>
 
 namespace hotkv::loadgen {
 namespace {
@@ -24,6 +25,14 @@ void AppendField(uint64_t value, std::string& out) {
 }
 
 }  // namespace
+
+PublishTarget TargetOf(uint64_t publisher, uint64_t k, uint64_t publishers, uint64_t channels) {
+  // The channel sequence repeats every channels / gcd(publishers, channels) messages and
+  // visits distinct channels within a period, so the k-th message is the
+  // (k / period)-th on its channel.
+  uint64_t period = channels / std::gcd(publishers, channels);
+  return {(publisher + k * publishers) % channels, k / period};
+}
 
 void AppendPayload(const PayloadStamp& stamp, size_t size, std::string& out) {
   size_t begin = out.size();

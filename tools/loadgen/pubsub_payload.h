@@ -26,6 +26,16 @@ struct PayloadStamp {
 // The longest stamp (all fields at their maximum width); payloads must be at least this.
 inline constexpr size_t kMaxStampSize = 20 + 1 + 10 + 1 + 20 + 1;
 
+// Where publisher `publisher` (of `publishers`) sends its k-th message among `channels`
+// channels: channel (publisher + k * publishers) % channels, which gives every channel
+// the same publish rate; and that message's sequence number on its channel, counting
+// from 0 per (publisher, channel) without any state.
+struct PublishTarget {
+  uint64_t channel = 0;
+  uint64_t seq = 0;
+};
+PublishTarget TargetOf(uint64_t publisher, uint64_t k, uint64_t publishers, uint64_t channels);
+
 // Appends the payload (stamp + padding, `size` bytes, or the stamp alone if longer).
 void AppendPayload(const PayloadStamp& stamp, size_t size, std::string& out);
 // Reads a stamp back; nullopt if `payload` does not start with one.
