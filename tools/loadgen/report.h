@@ -14,6 +14,8 @@ namespace hotkv::loadgen {
 
 // A step is sustained when the achieved rate is at least this share of the asked rate.
 inline constexpr double kSustainedShare = 0.97;
+// A send-lag p99 above this (us) is flagged: the generator did not keep its schedule.
+inline constexpr double kBehindLagUs = 1000.0;
 
 // Percentiles of a histogram, in microseconds.
 struct LatencySummary {
