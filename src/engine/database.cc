@@ -22,7 +22,10 @@ void RemoveFromVolatile(DbTable& t, Entry* e) {
 }
 
 KeyRef Database::Lookup(std::string_view key) {
-  return Lookup(key, Keyspace::ShardOf(key), HashKey(key));
+  uint32_t shard;
+  uint64_t hash;
+  LocateKey(key, &shard, &hash);
+  return Lookup(key, shard, hash);
 }
 
 KeyRef Database::Lookup(std::string_view key, uint32_t shard, uint64_t hash) {

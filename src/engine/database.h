@@ -18,6 +18,31 @@
 
 namespace hotkv {
 
+// The shard and hash of a key computed once per command by the dispatcher (it needs the
+// shard to lock) and reused by the first lookup of that key: matched by the identity of
+// the argument's bytes, so a different key with equal contents simply recomputes.
+struct KeyHint {
+  const char* data = nullptr;
+  size_t size = 0;
+  uint32_t shard = 0;
+  uint64_t hash = 0;
+};
+inline thread_local KeyHint t_key_hint;
+
+inline void LocateKey(std::string_view key, uint32_t* shard, uint64_t* hash) {
+  if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+    *shard = t_key_hint.shard;
+    *hash = t_key_hint.hash;
+    return;
+  }
+  *shard = Keyspace::ShardOf(key);
+  *hash = HashKey(key);
+}
+
+inline void SetKeyHint(std::string_view key, uint32_t shard, uint64_t hash) {
+  t_key_hint = KeyHint{key.data(), key.size(), shard, hash};
+}
+
 struct KeyRef {
   DbTable* table = nullptr;
   size_t pos = KeyTable::kNotFound;

@@ -73,6 +73,26 @@ class KeyTable {
   // Position of the entry at the given slot index, or kNotFound if empty (for sampling).
   bool Occupied(size_t pos) const { return slots_[pos] != 0; }
 
+  // ---- prefetch support (pipeline-prefetch) ----
+  // These may run WITHOUT the shard lock, racing with writers: they read with relaxed
+  // atomic loads, may see stale values, and their results are only ever handed to
+  // __builtin_prefetch, which never faults and never changes behaviour.
+  const void* PrefetchSlotAddress(uint64_t hash) const {
+    uint64_t* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
+    size_t mask = __atomic_load_n(&mask_, __ATOMIC_RELAXED);
+    return slots == nullptr ? nullptr : slots + (hash & mask);
+  }
+  // The entry in the key's home slot if its hash tag matches (likely the key).
+  const void* PrefetchEntryAddress(uint64_t hash) const {
+    uint64_t* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
+    size_t mask = __atomic_load_n(&mask_, __ATOMIC_RELAXED);
+    if (slots == nullptr) {
+      return nullptr;
+    }
+    uint64_t s = __atomic_load_n(slots + (hash & mask), __ATOMIC_RELAXED);
+    return (s & kTagMask) == Tag(hash) ? reinterpret_cast<const void*>(s & kPtrMask) : nullptr;
+  }
+
  private:
   static constexpr uint64_t kPtrMask = (uint64_t{1} << 48) - 1;
   static constexpr uint64_t kTagMask = ~kPtrMask;

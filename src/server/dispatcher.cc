@@ -150,7 +150,11 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       ServeReadyKeys(ctx.server(), ctx.worker(), false);  // keyless commands (SWAPDB)
     }
   } else if (key_pos.size() == 1) {
-    uint32_t shard = Keyspace::ShardOf(ctx.arg(key_pos[0]));
+    std::string_view key = ctx.arg(key_pos[0]);
+    uint32_t shard;
+    uint64_t hash;
+    LocateKey(key, &shard, &hash);
+    SetKeyHint(key, shard, hash);
     Shard& s = ks.shard(shard);
     s.lock.lock();
     t_single_shard = static_cast<int>(shard);
@@ -159,6 +163,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       ServeReadyKeys(ctx.server(), ctx.worker());
     }
     t_single_shard = -1;
+    t_key_hint = KeyHint{};  // argument memory is reused by later commands
     s.lock.unlock();
   } else {
     ShardLockSet set;
@@ -207,16 +212,18 @@ void Reject(Worker& w, Connection& c, const CommandSpec* cmd, std::string_view m
 }  // namespace
 
 namespace {
-void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args);
+void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args,
+                   const CommandSpec* cmd);
 }  // namespace
 
-void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& args) {
+void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& args,
+              const CommandSpec* cmd) {
   // CLIENT REPLY OFF/SKIP silences everything a command produces, errors included.
   if (c.reply_mode() == Client::ReplyMode::kSkipNext) {
     c.set_reply_mode(Client::ReplyMode::kSkipThis);
   }
   const size_t out_before = c.out.size();
-  DispatchInner(w, c, args);
+  DispatchInner(w, c, args, cmd);
   switch (c.reply_mode()) {
     case Client::ReplyMode::kOff:
       c.out.Truncate(out_before);
@@ -232,12 +239,15 @@ void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& arg
 
 namespace {
 
-void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args) {
+void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args,
+                   const CommandSpec* cmd) {
   Server& server = w.server();
   const int64_t now = CachedNowMs();
   c.set_last_interaction_ms(now);
 
-  const CommandSpec* cmd = server.commands().Find(args[0]);
+  if (cmd == nullptr) {
+    cmd = server.commands().Find(args[0]);
+  }
   if (cmd == nullptr) {
     RejectUnknown(c.reply, args);
     if (c.in_multi()) {

@@ -23,7 +23,9 @@ class CommandContext;
 struct QueuedCommand;
 
 // Executes one request. The connection may end up blocked or marked to close.
-void Dispatch(Worker& worker, Connection& conn, const std::vector<std::string_view>& args);
+// `cmd`, when given, is args[0]'s command already looked up.
+void Dispatch(Worker& worker, Connection& conn, const std::vector<std::string_view>& args,
+              const class CommandSpec* cmd = nullptr);
 
 // Runs MULTI's queued commands atomically, replying with the array of their replies.
 // Called by EXEC with no locks held. The shards of the client's WATCHed keys are locked

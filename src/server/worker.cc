@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "server/blocking.h"
+#include "engine/database.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/pubsub_delivery.h"
@@ -384,31 +385,73 @@ void Worker::ProcessInput(Connection* c) {
   limits.max_bulk_len = cfg.proto_max_bulk_len();
   limits.authenticated = c->authenticated();
   while (c->in_start < c->in.size() && !c->close_after_reply() && !c->blocked()) {
-    size_t consumed = 0;
-    std::string_view data(c->in.data() + c->in_start, c->in.size() - c->in_start);
-    RequestParser::Status st = c->parser.Parse(data, limits, &consumed);
-    if (st == RequestParser::kIncomplete) {
-      size_t unparsed = data.size() + c->parser.PendingBytes();
-      if (static_cast<int64_t>(unparsed) > cfg.client_query_buffer_limit()) {
-        c->reply.Error("ERR Protocol error: query buffer limit exceeded");
-        c->set_close_after_reply();
+    // Parse a batch: one command, or with pipeline-prefetch up to kBatch of them, so that
+    // their keys' table memory can be fetched before they run. Unauthenticated clients
+    // parse one at a time (AUTH changes the limits the next command is parsed with).
+    const bool prefetch = cfg.pipeline_prefetch() && c->authenticated();
+    const size_t max = prefetch ? kBatch : 1;
+    size_t n = 0;
+    size_t pos = c->in_start;
+    const char* parse_error = nullptr;
+    while (n < max && pos < c->in.size()) {
+      size_t consumed = 0;
+      std::string_view data(c->in.data() + pos, c->in.size() - pos);
+      RequestParser::Status st = c->parser.Parse(data, limits, &consumed);
+      if (st == RequestParser::kIncomplete) {
+        size_t unparsed = data.size() + c->parser.PendingBytes();
+        if (static_cast<int64_t>(unparsed) > cfg.client_query_buffer_limit()) {
+          parse_error = "Protocol error: query buffer limit exceeded";
+        }
+        break;
       }
+      if (st == RequestParser::kError) {
+        parse_error = c->parser.error();
+        break;
+      }
+      pos += consumed;
+      if (c->parser.args().empty()) {
+        if (n == 0) {
+          c->in_start = pos;  // an empty command is consumed right away
+        }
+        continue;
+      }
+      ParsedCommand& pc = batch_[n++];
+      pc.args.assign(c->parser.args().begin(), c->parser.args().end());
+      pc.end = pos;
+      pc.cmd = nullptr;
+      pc.key = -1;
+    }
+    if (n > 1) {
+      PrefetchBatch(n, c->db());
+    }
+    bool stopped = false;
+    for (size_t i = 0; i < n; i++) {
+      ParsedCommand& pc = batch_[i];
+      c->in_start = pc.end;
+      if (pc.key >= 0) {
+        SetKeyHint(pc.args[pc.key], pc.shard, pc.hash);
+      }
+      Dispatch(*this, *c, pc.args, pc.cmd);
+      if (c->closed) {
+        return;
+      }
+      if (c->close_after_reply() || c->blocked()) {
+        stopped = i + 1 < n || parse_error != nullptr;
+        break;
+      }
+    }
+    limits.authenticated = c->authenticated();
+    if (stopped || c->blocked() || c->close_after_reply()) {
+      c->parser.Reset();  // commands parsed ahead are parsed again when the client resumes
       break;
     }
-    if (st == RequestParser::kError) {
-      c->reply.Error(std::string("ERR ") + c->parser.error());
+    if (parse_error != nullptr) {
+      c->reply.Error(std::string("ERR ") + parse_error);
       c->set_close_after_reply();
       break;
     }
-    c->in_start += consumed;
-    const auto& args = c->parser.args();
-    if (args.empty()) {
-      continue;
-    }
-    Dispatch(*this, *c, args);
-    limits.authenticated = c->authenticated();
-    if (c->closed) {
-      return;
+    if (n == 0) {
+      break;  // incomplete
     }
   }
   // Compact: keep only the unparsed tail at the front of the buffer.
@@ -479,6 +522,42 @@ void Worker::UpdateInterest(Connection* c) {
 }
 
 void Worker::HandleWrite(Connection* c) { Flush(c); }
+
+// Staged prefetch over a parsed batch (Valkey's memory_prefetch idea): first the shard's
+// table header of every command's first key, then the home slot, then the entry the slot
+// points to, so the cache misses of all commands overlap instead of queueing one after
+// the other. Reads here race with other workers and are only prefetch hints; the
+// commands still run with their locks, so replies cannot change.
+void Worker::PrefetchBatch(size_t n, int db) {
+  Keyspace& ks = server_->keyspace();
+  const CommandTable& table = server_->commands();
+  for (size_t i = 0; i < n; i++) {
+    ParsedCommand& pc = batch_[i];
+    pc.cmd = table.Find(pc.args[0]);
+    if (pc.cmd == nullptr || pc.cmd->first_key <= 0 || pc.cmd->movable_keys ||
+        static_cast<size_t>(pc.cmd->first_key) >= pc.args.size()) {
+      continue;
+    }
+    pc.key = pc.cmd->first_key;
+    LocateKey(pc.args[pc.key], &pc.shard, &pc.hash);
+    __builtin_prefetch(&ks.shard(pc.shard).dbs[db]);
+  }
+  for (size_t i = 0; i < n; i++) {
+    ParsedCommand& pc = batch_[i];
+    if (pc.key >= 0) {
+      __builtin_prefetch(ks.shard(pc.shard).dbs[db].keys.PrefetchSlotAddress(pc.hash));
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    ParsedCommand& pc = batch_[i];
+    if (pc.key >= 0) {
+      if (const void* e = ks.shard(pc.shard).dbs[db].keys.PrefetchEntryAddress(pc.hash)) {
+        __builtin_prefetch(e);
+        __builtin_prefetch(static_cast<const char*>(e) + 64);
+      }
+    }
+  }
+}
 
 void Worker::ResumeConnection(Connection* c) { resume_.push_back(c); }
 

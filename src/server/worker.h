@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -132,6 +133,19 @@ class Worker {
   int NextTimeoutMs(int64_t now_ms);
   void FreeClosed();
   void FinishIteration();
+  void PrefetchBatch(size_t n, int db);
+
+  // A command parsed ahead of execution (pipeline-prefetch batches).
+  struct ParsedCommand {
+    std::vector<std::string_view> args;
+    size_t end = 0;                     // input offset just past this command
+    const CommandSpec* cmd = nullptr;   // looked up while prefetching
+    int key = -1;                       // position of the first key, or -1
+    uint32_t shard = 0;
+    uint64_t hash = 0;
+  };
+  static constexpr size_t kBatch = 16;
+  ParsedCommand batch_[kBatch];
   void Shutdown();
 
   Server* server_;
