@@ -396,12 +396,10 @@ template <bool kBackLinks>
 typename BasicPackedArray<kBackLinks>::Pos BasicPackedArray<kBackLinks>::Insert(
     Pos p, std::string_view value) {
   const Plan plan = MakePlan(value);
-  const bool was_empty = data_ == nullptr;
-  OpenGap(was_empty ? kHeaderSize : p, PlanSize<kBackLinks>(plan));
-  const Pos at = was_empty ? kHeaderSize : p;
-  WriteEntry<kBackLinks>(data_ + at, plan, value);
+  OpenGap(p, PlanSize<kBackLinks>(plan));
+  WriteEntry<kBackLinks>(data_ + p, plan, value);
   SetCount(Count() + 1);
-  return at;
+  return p;
 }
 
 template <bool kBackLinks>

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "types/hashing.h"
 #include "types/sampling.h"
@@ -118,10 +119,12 @@ StringTable::StringTable(StringTable&& other) noexcept
 }
 
 StringTable& StringTable::operator=(StringTable&& other) noexcept {
-  if (this != &other) {
-    this->~StringTable();
-    new (this) StringTable(std::move(other));
-  }
+  StringTable moved(std::move(other));
+  std::swap(slots_, moved.slots_);
+  std::swap(size_, moved.size_);
+  std::swap(entry_bytes_, moved.entry_bytes_);
+  std::swap(log2_capacity_, moved.log2_capacity_);
+  std::swap(with_values_, moved.with_values_);
   return *this;
 }
 
@@ -368,7 +371,8 @@ uint64_t StringTable::Scan(
   const int shift = 64 - log2_capacity_;
   size_t bucket = static_cast<size_t>(cursor >> shift);
   size_t emitted = 0;
-  size_t budget = count == 0 ? 10 : count * 10;
+  // Like Redis: stop after `count` elements or 10 * count buckets, whichever is first.
+  size_t budget = count == 0 ? 10 : (count > SIZE_MAX / 10 ? SIZE_MAX : count * 10);
   while (true) {
     // Elements whose home is `bucket` sit at distance t in slot bucket + t; the cluster
     // stops being theirs at an empty slot or an element from a later home.

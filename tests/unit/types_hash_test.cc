@@ -488,7 +488,7 @@ TEST(StringTableTest, PresizedAndCloned) {
   EXPECT_EQ(copy.Find("k299")->size(), 299u);
   EXPECT_EQ(copy.size(), 1000u);
   EXPECT_EQ(copy.capacity(), capacity);
-  EXPECT_GT(copy.MemoryUsage(), capacity * 8 + 1000 * 150);
+  EXPECT_GT(copy.MemoryUsage(), capacity * 8 + 139500);  // slots + the values alone
 }
 
 }  // namespace
