@@ -173,15 +173,7 @@ void HashValue::RandomFields(
        p = listpack_.Next(listpack_.Next(p))) {
     fields.push_back(p);
   }
-  auto random_id = [&] { return static_cast<size_t>(rng.Below(fields.size())); };
-  auto all_ids = [&] {
-    std::vector<size_t> ids(fields.size());
-    for (size_t i = 0; i < ids.size(); ++i) {
-      ids[i] = i;
-    }
-    return ids;
-  };
-  SampleIds(count, rng, SampleSource{fields.size(), random_id, all_ids}, [&](size_t i) {
+  SampleIndexes(fields.size(), count, rng, [&](size_t i) {
     const Element field = listpack_.Get(fields[i]);
     const Element value = listpack_.Get(listpack_.Next(fields[i]));
     emit(field.view(), value.view());

@@ -45,4 +45,16 @@ void SampleIds(int64_t count, Rng& rng, const SampleSource& source,
   }
 }
 
+void SampleIndexes(size_t n, int64_t count, Rng& rng, FunctionRef<void(size_t index)> emit) {
+  auto random_id = [&] { return static_cast<size_t>(rng.Below(n)); };
+  auto all_ids = [&] {
+    std::vector<size_t> ids(n);
+    for (size_t i = 0; i < n; ++i) {
+      ids[i] = i;
+    }
+    return ids;
+  };
+  SampleIds(count, rng, SampleSource{n, random_id, all_ids}, emit);
+}
+
 }  // namespace hotkv::types

@@ -30,6 +30,9 @@ struct SampleSource {
 void SampleIds(int64_t count, Rng& rng, const SampleSource& source,
                FunctionRef<void(size_t id)> emit);
 
+// SampleIds over items addressed by index 0..n-1 (packed arrays, intsets).
+void SampleIndexes(size_t n, int64_t count, Rng& rng, FunctionRef<void(size_t index)> emit);
+
 }  // namespace hotkv::types
 
 #endif  // HOTKV_TYPES_SAMPLING_H_

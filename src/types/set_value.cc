@@ -10,14 +10,6 @@
 namespace hotkv::types {
 namespace {
 
-std::vector<size_t> Iota(size_t n) {
-  std::vector<size_t> ids(n);
-  for (size_t i = 0; i < n; ++i) {
-    ids[i] = i;
-  }
-  return ids;
-}
-
 size_t Digits(int64_t v) {
   char text[kMaxIntDigits];
   return FormatInt(v, text);
@@ -211,11 +203,8 @@ uint64_t SetValue::Scan(uint64_t cursor, size_t count,
 void SetValue::RandomMembers(int64_t count, Rng& rng,
                              FunctionRef<void(std::string_view member)> emit) const {
   if (const auto* ints = std::get_if<IntSet>(&rep_)) {
-    const size_t n = ints->size();
-    auto random_id = [&] { return static_cast<size_t>(rng.Below(n)); };
-    auto all_ids = [&] { return Iota(n); };
     char text[kMaxIntDigits];
-    SampleIds(count, rng, SampleSource{n, random_id, all_ids}, [&](size_t i) {
+    SampleIndexes(ints->size(), count, rng, [&](size_t i) {
       emit(std::string_view(text, FormatInt(ints->At(i), text)));
     });
     return;
@@ -226,11 +215,8 @@ void SetValue::RandomMembers(int64_t count, Rng& rng,
     for (PackedArray::Pos p = packed->Begin(); p != packed->End(); p = packed->Next(p)) {
       positions.push_back(p);
     }
-    const size_t n = positions.size();
-    auto random_id = [&] { return static_cast<size_t>(rng.Below(n)); };
-    auto all_ids = [&] { return Iota(n); };
-    SampleIds(count, rng, SampleSource{n, random_id, all_ids},
-              [&](size_t i) { emit(packed->Get(positions[i]).view()); });
+    SampleIndexes(positions.size(), count, rng,
+                  [&](size_t i) { emit(packed->Get(positions[i]).view()); });
     return;
   }
   std::get<2>(rep_)->Sample(count, rng,
