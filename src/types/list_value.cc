@@ -136,6 +136,18 @@ void ListValue::SplitOversized(size_t i) {
   SplitOversized(i);
 }
 
+void ListValue::AfterNodeGrew(size_t i, const EncodingLimits& limits) {
+  const ListNodeLimit limit = ListNodeLimitFor(limits.list_max_listpack_size);
+  if (!quicklist_) {
+    if (Fits(listpack_, 0, 0, limit)) {
+      return;
+    }
+    ConvertToQuicklist(limit);
+  }
+  quicklist_->limit = limit;
+  SplitOversized(i);
+}
+
 void ListValue::MergeSmallNodes() {
   if (!quicklist_) {
     return;
@@ -273,15 +285,7 @@ bool ListValue::Set(int64_t index, std::string_view value, const EncodingLimits&
   }
   const Cursor c = Locate(static_cast<size_t>(index));
   Node(c.node).Replace(c.pos, value);
-  const ListNodeLimit limit = ListNodeLimitFor(limits.list_max_listpack_size);
-  if (!quicklist_) {
-    if (Fits(listpack_, 0, 0, limit)) {
-      return true;
-    }
-    ConvertToQuicklist(limit);
-  }
-  quicklist_->limit = limit;
-  SplitOversized(c.node);
+  AfterNodeGrew(c.node, limits);
   return true;
 }
 
@@ -429,15 +433,7 @@ bool ListValue::Insert(std::string_view pivot, std::string_view element, bool be
       }
       node.Insert(before ? p : node.Next(p), element);
       AddToSize(1);
-      const ListNodeLimit limit = ListNodeLimitFor(limits.list_max_listpack_size);
-      if (!quicklist_) {
-        if (Fits(listpack_, 0, 0, limit)) {
-          return true;
-        }
-        ConvertToQuicklist(limit);
-      }
-      quicklist_->limit = limit;
-      SplitOversized(i);
+      AfterNodeGrew(i, limits);
       return true;
     }
   }

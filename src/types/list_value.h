@@ -130,6 +130,9 @@ class ListValue {
   void ConvertToQuicklist(const ListNodeLimit& limit);
   // Splits node i while it is over the node limit and holds more than one entry.
   void SplitOversized(size_t i);
+  // After node i grew in place (LSET, LINSERT): converts an overfull listpack to a
+  // quicklist and splits the node if it is over the limit.
+  void AfterNodeGrew(size_t i, const EncodingLimits& limits);
   // Drops node i if it is empty (quicklist only).
   void DropIfEmpty(size_t i);
   // Merges neighbouring nodes whose union fits the node limit (quicklist only).
