@@ -1,0 +1,110 @@
+// HashValue: the value of a Redis hash (field -> value, both binary-safe strings).
+//
+// Encodings, named as Redis names them (OBJECT ENCODING):
+//   "listpack"  — a forward PackedArray of alternating field, value entries, scanned
+//                 linearly. Used while the hash has at most hash-max-listpack-entries
+//                 fields and no field or value longer than hash-max-listpack-value.
+//   "hashtable" — a StringTable whose entries hold field and value in one allocation.
+// A hash converts to "hashtable" as soon as it crosses either limit and never converts
+// back (as in Redis). Order of iteration is insertion order for "listpack" and
+// unspecified for "hashtable".
+//
+// Every hash command is a thin wrapper:
+//   HSET/HMSET        Set(field, value, limits) per pair (true = new field); a command
+//                     with many pairs may first call ReserveFor(pairs, limits)
+//   HSETNX            SetIfAbsent
+//   HGET/HMGET        Get (an Element; see element.h for its lifetime)
+//   HEXISTS HSTRLEN   Contains, ValueLength
+//   HDEL HLEN         Erase, size
+//   HKEYS HVALS HGETALL  ForEach
+//   HINCRBY(FLOAT)    Get, parse and format in the command layer, Set
+//   HRANDFIELD        RandomFields(count, rng, emit): count > 0 distinct, < 0 may repeat
+//   HSCAN             Scan(cursor, count, emit) -> next cursor; "listpack" returns all
+//                     fields in one call with cursor 0, like Redis
+// Views handed to callbacks are valid during the call only, and callbacks must not
+// modify the hash.
+//
+// Per-field expiry (HEXPIRE/HTTL, not implemented): see string_table.h — "hashtable"
+// entries can carry an expiry; a "listpack" hash with an expiring field would convert
+// to "hashtable" (Redis 7.4 uses a separate listpackex encoding instead).
+//
+// Thread safety: none; the engine holds the key's shard lock around every call.
+
+#ifndef HOTKV_TYPES_HASH_VALUE_H_
+#define HOTKV_TYPES_HASH_VALUE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "types/element.h"
+#include "types/encoding_limits.h"
+#include "types/function_ref.h"
+#include "types/packed_array.h"
+#include "types/rng.h"
+#include "types/string_table.h"
+
+namespace hotkv::types {
+
+class HashValue {
+ public:
+  enum class Encoding : uint8_t { kListpack, kHashtable };
+
+  HashValue() = default;
+  HashValue(HashValue&&) noexcept = default;
+  HashValue& operator=(HashValue&&) noexcept = default;
+
+  // A deep copy (COPY).
+  HashValue Clone() const;
+
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  Encoding encoding() const { return table_ ? Encoding::kHashtable : Encoding::kListpack; }
+  // "listpack" or "hashtable".
+  const char* EncodingName() const;
+  // Heap bytes this hash owns (not counting sizeof(HashValue)).
+  size_t MemoryUsage() const;
+
+  std::optional<Element> Get(std::string_view field) const;
+  bool Contains(std::string_view field) const;
+  // Length of the field's value; 0 if the field does not exist (HSTRLEN).
+  size_t ValueLength(std::string_view field) const;
+
+  // Sets field to value; returns true if the field is new.
+  bool Set(std::string_view field, std::string_view value, const EncodingLimits& limits);
+  // Sets field to value only if the field does not exist; returns true if it was set.
+  bool SetIfAbsent(std::string_view field, std::string_view value,
+                   const EncodingLimits& limits);
+  // Returns true if the field existed.
+  bool Erase(std::string_view field);
+  // Converts up front when a command will add more fields than "listpack" may hold, as
+  // Redis's HSET does. Optional: Set converts on its own when the limit is crossed.
+  void ReserveFor(size_t new_fields, const EncodingLimits& limits);
+
+  // Visits every field and value until `visit` returns false.
+  void ForEach(FunctionRef<bool(std::string_view field, std::string_view value)> visit) const;
+  // One HSCAN step; returns the next cursor (0 = done). See StringTable::Scan.
+  uint64_t Scan(uint64_t cursor, size_t count,
+                FunctionRef<void(std::string_view field, std::string_view value)> emit) const;
+  // HRANDFIELD with a count: count > 0 emits min(count, size()) distinct fields,
+  // count < 0 emits -count fields that may repeat (callers bound -count). Without a
+  // count, HRANDFIELD is RandomFields(1, ...).
+  void RandomFields(int64_t count, Rng& rng,
+                    FunctionRef<void(std::string_view field, std::string_view value)> emit) const;
+
+ private:
+  bool Put(std::string_view field, std::string_view value, bool overwrite,
+           const EncodingLimits& limits);
+  void ConvertToTable(size_t expected);
+  // Position of `field` in the listpack, or End().
+  PackedArray::Pos FindField(std::string_view field) const;
+
+  PackedArray listpack_;                // "listpack" encoding: field, value, field, ...
+  std::unique_ptr<StringTable> table_;  // "hashtable" encoding when set
+};
+
+}  // namespace hotkv::types
+
+#endif  // HOTKV_TYPES_HASH_VALUE_H_
