@@ -10,6 +10,8 @@
 #include "common/strings.h"
 #include "engine/database.h"
 #include "server/command_context.h"
+#include "server/config.h"
+#include "types/encoding_limits.h"
 
 namespace hotkv {
 
@@ -43,5 +45,11 @@ inline bool AddOverflow(int64_t a, int64_t b, int64_t* out) { return __builtin_a
 
 // "ERR invalid expire time in '<cmd>' command".
 void ReplyInvalidExpire(CommandContext& ctx);
+
+// The encoding thresholds of collections, from the live configuration.
+types::EncodingLimits EncodingLimitsFrom(const Config& cfg);
+
+// Deletes the key of a collection that a command emptied, with its "del" notification.
+void DeleteIfEmpty(CommandContext& ctx, KeyRef& ref, std::string_view key, bool empty);
 
 }  // namespace hotkv

@@ -3,11 +3,13 @@
 #include <cstdlib>
 
 #include "engine/entry.h"
+#include "types/list_value.h"
 
 namespace hotkv {
 
 void DestroyObject(ValueType type, void* object) {
   switch (type) {
+    case ValueType::kList: delete static_cast<types::ListValue*>(object); return;
     default:
       abort();  // every collection type registers its case here
   }
@@ -15,6 +17,7 @@ void DestroyObject(ValueType type, void* object) {
 
 void* CloneObject(ValueType type, const void* object) {
   switch (type) {
+    case ValueType::kList: return new types::ListValue(static_cast<const types::ListValue*>(object)->Clone());
     default:
       abort();
   }
@@ -22,6 +25,7 @@ void* CloneObject(ValueType type, const void* object) {
 
 size_t ObjectMemoryUsage(ValueType type, const void* object) {
   switch (type) {
+    case ValueType::kList: return sizeof(types::ListValue) + static_cast<const types::ListValue*>(object)->MemoryUsage();
     default:
       return 0;
   }
@@ -29,6 +33,7 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
 
 std::string_view ObjectEncodingName(ValueType type, const void* object) {
   switch (type) {
+    case ValueType::kList: return static_cast<const types::ListValue*>(object)->EncodingName();
     default:
       return "unknown";
   }

@@ -154,23 +154,35 @@ void SignalKeyReady(Server& server, int db, std::string_view key) {
 }
 
 void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
+  Keyspace& ks = server.keyspace();
   while (!t_ready_keys.empty()) {
     std::vector<std::pair<int, std::string>> ready;
     ready.swap(t_ready_keys);
     for (const auto& [db, key] : ready) {
-      Shard& shard = server.keyspace().shard(Keyspace::ShardOf(key));
-      if (!locks_held) {
-        shard.lock.lock();
+      const uint32_t shard_index = Keyspace::ShardOf(key);
+      Shard& shard = ks.shard(shard_index);
+      // The key's shard is normally locked by the command that created the key. A key
+      // created by a serve (BLMOVE's destination) is locked as an extra lock, kept until
+      // the end. Commands that lock shard by shard themselves (locks_held == false) lock
+      // each ready key here, after dropping extra locks (never wait while holding any).
+      bool own_lock = false;
+      if (!ThisThreadHoldsShard(shard_index)) {
+        if (locks_held) {
+          // Not reachable today (keys created here are locked by their creator), but
+          // never touch a queue without its lock.
+          if (!TryLockExtraShard(ks, shard_index)) {
+            ClearServeRetry();
+            continue;
+          }
+        } else {
+          ReleaseServeLocks();
+          shard.lock.lock();
+          own_lock = true;
+        }
       }
       ShardState* st = StateIfAny(shard);
-      if (st == nullptr) {
-        if (!locks_held) {
-          shard.lock.unlock();
-        }
-        continue;
-      }
       const std::string dbkey = DbKey(db, key);
-      for (;;) {
+      while (st != nullptr) {
         auto it = st->waiters.find(dbkey);
         if (it == st->waiters.end()) {
           break;
@@ -198,23 +210,23 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
         ClearServeRetry();
         if (!w->serve(ctx, key, true)) {
           if (ServeRetryRequested()) {
+            // It needs a lock another thread holds: its own worker retries it.
             q.pop_front();
-            q.push_back(w);  // keep it registered; its worker retries
+            q.push_back(w);
             RetryOnOwnWorker(w);
-            ReleaseServeLocks();
+            if (q.size() == 1) {
+              break;
+            }
             continue;
           }
-          ReleaseServeLocks();
           break;  // the key cannot serve its first waiter: nobody else either
         }
         if (!w->Claim()) {
-          ReleaseServeLocks();
           q.pop_front();
           continue;
         }
         q.pop_front();
         w->serve(ctx, key, false);
-        ReleaseServeLocks();
         auto bytes = std::make_shared<std::string>(out.view());
         Worker* target = w->worker;
         target->Post([target, w, bytes] {
@@ -226,11 +238,13 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
           FinishUnblock(*target, *c, true);
         });
       }
-      if (!locks_held) {
+      if (own_lock) {
+        ReleaseServeLocks();
         shard.lock.unlock();
       }
     }
   }
+  ReleaseServeLocks();
 }
 
 void ExpireBlockedClients(Worker& w, int64_t now_ms) {
