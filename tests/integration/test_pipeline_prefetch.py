@@ -1,0 +1,88 @@
+"""pipeline-prefetch must never change a reply: the same pipelined workload, run with the
+option off and on, must produce byte-identical replies."""
+import random
+
+import pytest
+
+
+def workload(seed, n):
+    rnd = random.Random(seed)
+    cmds = []
+    for i in range(n):
+        k = f"key:{rnd.randrange(300)}"
+        op = rnd.randrange(14)
+        if op == 0:
+            cmds.append(("SET", k, f"v{rnd.randrange(1000)}"))
+        elif op == 1:
+            cmds.append(("GET", k))
+        elif op == 2:
+            cmds.append(("INCR", f"ctr:{rnd.randrange(50)}"))
+        elif op == 3:
+            cmds.append(("DEL", k))
+        elif op == 4:
+            cmds.append(("MGET", k, f"key:{rnd.randrange(300)}", f"key:{rnd.randrange(300)}"))
+        elif op == 5:
+            cmds.append(("APPEND", k, "xy"))
+        elif op == 6:
+            cmds.append(("LPUSH", f"list:{rnd.randrange(20)}", str(i)))
+        elif op == 7:
+            cmds.append(("LRANGE", f"list:{rnd.randrange(20)}", "0", "3"))
+        elif op == 8:
+            cmds.append(("SELECT", str(rnd.randrange(3))))
+        elif op == 9:
+            cmds.append(("EXISTS", k))
+        elif op == 10:
+            cmds.append(("SETNX", k, "nx"))
+        elif op == 11:
+            cmds.append(("TYPE", k))
+        elif op == 12:
+            cmds.append(("GETSET", k, "gs"))
+        else:
+            cmds.append(("STRLEN", k))
+    return cmds
+
+
+def encode(cmds):
+    out = []
+    for c in cmds:
+        out.append(b"*%d\r\n" % len(c))
+        for a in c:
+            a = a.encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def run(server, cmds, prefetch):
+    admin = server.client()
+    admin.flushall()
+    admin.config_set("pipeline-prefetch", "yes" if prefetch else "no")
+    conn = server.raw()
+    replies = []
+    # Pipelines of 100 commands sent in one write, so the server sees whole batches.
+    for start in range(0, len(cmds), 100):
+        chunk = cmds[start:start + 100]
+        conn.send(encode(chunk))
+        for _ in chunk:
+            replies.append(conn.read_reply())
+    conn.close()
+    admin.config_set("pipeline-prefetch", "no")
+    return replies
+
+
+@pytest.mark.hotkv_only
+def test_prefetch_never_changes_replies(start_server):
+    srv = start_server(hotkv_args=["--threads", "2"])
+    cmds = workload(1234, 20000)
+    off = run(srv, cmds, False)
+    on = run(srv, cmds, True)
+    assert len(off) == len(on) == len(cmds)
+    for i, (a, b) in enumerate(zip(off, on)):
+        assert a == b, f"command {i} {cmds[i]}: {a!r} != {b!r}"
+
+
+@pytest.mark.hotkv_only
+def test_prefetch_config_default_and_set(r):
+    assert r.config_get("pipeline-prefetch") == {"pipeline-prefetch": "no"}
+    r.config_set("pipeline-prefetch", "yes")
+    assert r.config_get("pipeline-prefetch") == {"pipeline-prefetch": "yes"}
+    r.config_set("pipeline-prefetch", "no")
