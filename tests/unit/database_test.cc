@@ -1,0 +1,95 @@
+// Database: lookups with lazy expiry, TTL bookkeeping across re-allocation, active expiry.
+#include "engine/database.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace hotkv {
+namespace {
+
+class Recorder : public KeyEventListener {
+ public:
+  void OnKeyExpired(int db, std::string_view key) override { expired.emplace_back(key); }
+  void OnKeyCreated(int, std::string_view) override {}
+  std::vector<std::string> expired;
+};
+
+TEST(Database, LazyExpiryAndListener) {
+  Keyspace ks(2);
+  Recorder rec;
+  ks.set_listener(&rec);
+  Database db(&ks, 0, 1000);
+  KeyRef r = db.Lookup("k");
+  ASSERT_FALSE(r);
+  db.SetString(r, "k", "v", false);
+  db.SetTtl(r, 1500);
+  EXPECT_TRUE(r.entry()->has_ttl());
+  EXPECT_EQ(ks.shard(r.shard).dbs[0].expires(), 1u);
+  Database later(&ks, 0, 1500);
+  EXPECT_EQ(later.Find("k"), nullptr);
+  EXPECT_EQ(rec.expired, std::vector<std::string>{"k"});
+  EXPECT_EQ(ks.DbSize(0), 0u);
+  EXPECT_EQ(ks.expired_keys(), 1u);
+}
+
+TEST(Database, TtlSurvivesReplaceAndClear) {
+  Keyspace ks(1);
+  Database db(&ks, 0, 0);
+  KeyRef r = db.Lookup("k");
+  db.SetString(r, "k", "short", false);
+  db.SetTtl(r, 5000);
+  // A bigger value needs a new block; the TTL and the volatile index follow it.
+  db.SetString(r, "k", std::string(1000, 'x'), true);
+  ASSERT_TRUE(r.entry()->has_ttl());
+  EXPECT_EQ(r.entry()->expire_ms(), 5000);
+  DbTable& t = ks.shard(r.shard).dbs[0];
+  ASSERT_EQ(t.expires(), 1u);
+  EXPECT_EQ(t.volatile_keys[0], r.entry());
+  EXPECT_TRUE(db.ClearTtl(r));
+  EXPECT_EQ(t.expires(), 0u);
+  db.SetString(r, "k", "v", false);
+  EXPECT_FALSE(r.entry()->has_ttl());
+}
+
+TEST(Database, ActiveExpiryRemovesUnreadKeys) {
+  Keyspace ks(1);
+  Recorder rec;
+  ks.set_listener(&rec);
+  Database db(&ks, 0, 0);
+  for (int i = 0; i < 5000; i++) {
+    std::string k = "key:" + std::to_string(i);
+    KeyRef r = db.Lookup(k);
+    db.SetString(r, k, "v", false);
+    if (i % 2 == 0) {
+      db.SetTtl(r, 10);
+    }
+  }
+  size_t cursor = 0;
+  size_t total = 0;
+  for (int round = 0; round < 100 && total < 2500; round++) {
+    total += ks.ExpireCycle(0, 1, &cursor, 100, 1000000);
+  }
+  EXPECT_EQ(total, 2500u);
+  EXPECT_EQ(ks.DbSize(0), 2500u);
+  EXPECT_EQ(rec.expired.size(), 2500u);
+}
+
+TEST(Database, RenameKeepsTtl) {
+  Keyspace ks(1);
+  Database db(&ks, 0, 0);
+  KeyRef r = db.Lookup("a");
+  db.SetString(r, "a", "v", false);
+  db.SetTtl(r, 777);
+  Entry* e = Entry::Rekey(db.Detach(r), "b{other}");
+  KeyRef to = db.Lookup("b{other}");
+  db.Insert(to, e);
+  Entry* got = db.Find("b{other}");
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(got->expire_ms(), 777);
+  EXPECT_EQ(db.Find("a"), nullptr);
+  EXPECT_EQ(ks.shard(to.shard).dbs[0].expires(), 1u);
+}
+
+}  // namespace
+}  // namespace hotkv
