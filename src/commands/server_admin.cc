@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "commands/register.h"
 #include "server/connection.h"
+#include "server/dispatcher.h"
 #include "server/server.h"
 #include "server/shard_state.h"
 
@@ -216,7 +217,8 @@ std::string CommandStatsSection(Server& s) {
     for (int w = 0; w < s.num_workers(); w++) {
       CommandStats& c = s.worker(w).command_stats()[i];
       calls += c.calls.load(std::memory_order_relaxed);
-      usec += c.usec.load(std::memory_order_relaxed);
+      usec += static_cast<uint64_t>(static_cast<double>(c.cycles.load(std::memory_order_relaxed)) /
+                                    CyclesPerMicrosecond());
       rejected += c.rejected.load(std::memory_order_relaxed);
       failed += c.failed.load(std::memory_order_relaxed);
     }

@@ -25,19 +25,53 @@ constexpr std::array<uint16_t, 256> MakeCrc16Table() {
 
 constexpr std::array<uint16_t, 256> kCrc16Table = MakeCrc16Table();
 
+// Slicing-by-8: kSlice[k][x] is the CRC state after byte x followed by k zero bytes, so
+// eight input bytes fold into the 16-bit state with eight independent table reads.
+constexpr std::array<std::array<uint16_t, 256>, 8> MakeSliceTables() {
+  std::array<std::array<uint16_t, 256>, 8> t{};
+  t[0] = MakeCrc16Table();
+  for (int k = 1; k < 8; k++) {
+    for (int x = 0; x < 256; x++) {
+      uint16_t prev = t[k - 1][x];
+      t[k][x] = static_cast<uint16_t>((prev << 8) ^ t[0][prev >> 8]);
+    }
+  }
+  return t;
+}
+
+constexpr std::array<std::array<uint16_t, 256>, 8> kSlice = MakeSliceTables();
+
 }  // namespace
 
 uint16_t Crc16(const char* data, size_t len) {
+  const auto* p = reinterpret_cast<const uint8_t*>(data);
   uint16_t crc = 0;
-  for (size_t i = 0; i < len; i++) {
-    crc = static_cast<uint16_t>((crc << 8) ^
-                                kCrc16Table[((crc >> 8) ^ static_cast<uint8_t>(data[i])) & 0xff]);
+  while (len >= 8) {
+    crc = static_cast<uint16_t>(kSlice[7][(crc >> 8) ^ p[0]] ^ kSlice[6][(crc & 0xff) ^ p[1]] ^
+                                kSlice[5][p[2]] ^ kSlice[4][p[3]] ^ kSlice[3][p[4]] ^
+                                kSlice[2][p[5]] ^ kSlice[1][p[6]] ^ kSlice[0][p[7]]);
+    p += 8;
+    len -= 8;
+  }
+  while (len-- > 0) {
+    crc = static_cast<uint16_t>((crc << 8) ^ kCrc16Table[((crc >> 8) ^ *p++) & 0xff]);
   }
   return crc;
 }
 
 uint32_t KeySlot(std::string_view key) {
-  size_t open = key.find('{');
+  // Short keys: a plain loop beats memchr's call overhead.
+  size_t open = std::string_view::npos;
+  if (key.size() <= 32) {
+    for (size_t i = 0; i < key.size(); i++) {
+      if (key[i] == '{') {
+        open = i;
+        break;
+      }
+    }
+  } else {
+    open = key.find('{');
+  }
   if (open != std::string_view::npos) {
     size_t close = key.find('}', open + 1);
     if (close != std::string_view::npos && close != open + 1) {

@@ -1,5 +1,6 @@
 #include "protocol/resp_parser.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/strings.h"
@@ -27,14 +28,46 @@ inline size_t FindCrlf(std::string_view data, size_t from) {
   return std::string_view::npos;
 }
 
-// Parses the decimal number of a count line. Redis uses string2ll here.
+// Parses the decimal number of a count line with Redis's string2ll rules. Counts are
+// almost always a few plain digits, so that case is handled inline.
 inline bool ParseCount(std::string_view s, int64_t* out) {
+  size_t n = s.size();
+  if (n > 0 && n <= 9 && (s[0] != '0' || n == 1)) {
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+      unsigned d = static_cast<unsigned char>(s[i]) - '0';
+      if (d > 9) {
+        goto slow;
+      }
+      v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+  }
+slow:
   auto v = ParseInt64(s);
   if (!v) {
     return false;
   }
   *out = *v;
   return true;
+}
+
+// Finds the CRLF ending a short count line starting at `from`: a direct scan of the
+// first bytes, falling back to memchr for long lines.
+inline size_t FindLineEnd(std::string_view data, size_t from) {
+  size_t limit = std::min(data.size(), from + 24);
+  for (size_t i = from; i < limit; i++) {
+    if (data[i] == '\r') {
+      if (i + 1 >= data.size()) {
+        return std::string_view::npos;
+      }
+      if (data[i + 1] == '\n') {
+        return i;
+      }
+    }
+  }
+  return limit == data.size() ? std::string_view::npos : FindCrlf(data, limit);
 }
 
 }  // namespace
@@ -65,7 +98,7 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
       return ParseInline(data, consumed);
     }
     inline_ = false;
-    size_t cr = FindCrlf(data, 1);
+    size_t cr = FindLineEnd(data, 1);
     if (cr == std::string_view::npos) {
       if (data.size() > kMaxInlineLen) {
         return Fail("Protocol error: too big mbulk count string");
@@ -105,7 +138,7 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
       snprintf(msg, sizeof(msg), "Protocol error: expected '$', got '%c'", data[pos_]);
       return Fail(msg);
     }
-    size_t cr = FindCrlf(data, pos_ + 1);
+    size_t cr = FindLineEnd(data, pos_ + 1);
     if (cr == std::string_view::npos) {
       if (data.size() - pos_ > kMaxInlineLen) {
         return Fail("Protocol error: too big bulk count string");

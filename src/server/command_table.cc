@@ -57,13 +57,32 @@ uint32_t ParseFlags(std::string_view text, const FlagName (&names)[N]) {
   return out;
 }
 
+// ASCII-only case folding: command names are ASCII, and libc's tolower is a locale
+// lookup through a function call on the per-command path.
+inline unsigned char FoldAscii(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c | 0x20) : c;
+}
+
 uint64_t NameHash(std::string_view s) {
   uint64_t h = 1469598103934665603ull;
   for (char c : s) {
-    h ^= static_cast<unsigned char>(tolower(static_cast<unsigned char>(c)));
+    h ^= FoldAscii(static_cast<unsigned char>(c));
     h *= 1099511628211ull;
   }
   return h;
+}
+
+// `lower` is already lowercase (table names are).
+bool EqualsFolded(std::string_view lower, std::string_view s) {
+  if (lower.size() != s.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < s.size(); i++) {
+    if (static_cast<unsigned char>(lower[i]) != FoldAscii(static_cast<unsigned char>(s[i]))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -143,6 +162,12 @@ const CommandSpec* CommandSpec::FindSub(std::string_view sub) const {
 }
 
 bool CommandSpec::GetKeys(const std::vector<std::string_view>& args, std::vector<int>* out) const {
+  if (single_key_index > 0) {
+    if (static_cast<size_t>(single_key_index) < args.size()) {
+      out->push_back(single_key_index);
+    }
+    return true;
+  }
   if (getkeys != nullptr) {
     getkeys(args, out);
     return true;
@@ -284,14 +309,25 @@ void CommandTable::Finalize() {
       }
     }
   };
+  auto simple = [](CommandSpec* s) {
+    if (s->getkeys == nullptr && s->key_specs.size() == 1) {
+      const KeySpec& k = s->key_specs[0];
+      if (k.begin == KeySpec::Begin::kIndex && k.find == KeySpec::Find::kRange &&
+          k.lastkey == 0 && !(k.flags & kKeyNotKey)) {
+        s->single_key_index = k.index;
+      }
+    }
+  };
   for (auto& c : commands_) {
     c->id = static_cast<int>(by_id_.size());
     by_id_.push_back(c.get());
     legacy(c.get());
+    simple(c.get());
     for (auto& s : c->subcommands) {
       s->id = static_cast<int>(by_id_.size());
       by_id_.push_back(s.get());
       legacy(s.get());
+      simple(s.get());
     }
   }
   size_t cap = 16;
@@ -318,7 +354,7 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
     if (c == nullptr) {
       return nullptr;
     }
-    if (EqualsIgnoreCase(c->name, name)) {
+    if (EqualsFolded(c->name, name)) {
       return c;
     }
   }

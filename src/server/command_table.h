@@ -120,7 +120,7 @@ struct CommandDef {
 
 struct CommandStats {
   std::atomic<uint64_t> calls{0};
-  std::atomic<uint64_t> usec{0};
+  std::atomic<uint64_t> cycles{0};  // time spent, in TSC cycles (converted for INFO)
   std::atomic<uint64_t> rejected{0};
   std::atomic<uint64_t> failed{0};
 };
@@ -141,6 +141,8 @@ class CommandSpec {
   std::vector<std::unique_ptr<CommandSpec>> subcommands;
   int id = 0;  // index into per-worker statistics arrays
   bool movable_keys = false;
+  // > 0 when the command has exactly one key, always at this position (fast path).
+  int single_key_index = 0;
   // Legacy (first, last, step) for COMMAND INFO.
   int first_key = 0, last_key = 0, key_step = 0;
 

@@ -185,17 +185,17 @@ void Account(Worker& w, Connection& c, const CommandSpec* cmd,
              const std::vector<std::string_view>& args, uint64_t cycles, bool failed) {
   CommandStats& st = w.command_stats()[cmd->id];
   WorkerStats::Inc(st.calls);
-  double us = static_cast<double>(cycles) / CyclesPerMicrosecond();
-  WorkerStats::Inc(st.usec, static_cast<uint64_t>(us));
+  WorkerStats::Inc(st.cycles, cycles);
   if (failed) {
     WorkerStats::Inc(st.failed);
   }
   WorkerStats::Inc(w.stats().commands);
   Config& cfg = w.server().config();
   int64_t slower = cfg.slowlog_log_slower_than();
-  if (slower >= 0 && static_cast<int64_t>(us) >= slower && !cmd->is(kCmdSkipSlowlog)) {
-    w.server().slowlog().Add(args, static_cast<int64_t>(us), c.addr, c.name(),
-                             static_cast<size_t>(cfg.slowlog_max_len()));
+  if (slower >= 0 && !cmd->is(kCmdSkipSlowlog) &&
+      static_cast<double>(cycles) >= static_cast<double>(slower) * CyclesPerMicrosecond()) {
+    int64_t us = static_cast<int64_t>(static_cast<double>(cycles) / CyclesPerMicrosecond());
+    w.server().slowlog().Add(args, us, c.addr, c.name(), static_cast<size_t>(cfg.slowlog_max_len()));
   }
 }
 
@@ -373,8 +373,7 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
     const uint64_t t1 = CyclesNow();
     CommandStats& st = w.command_stats()[cmd->id];
     WorkerStats::Inc(st.calls);
-    WorkerStats::Inc(st.usec, static_cast<uint64_t>(static_cast<double>(t1 - t0) /
-                                                    CyclesPerMicrosecond()));
+    WorkerStats::Inc(st.cycles, t1 - t0);
     if (ctx.failed() || exec_ctx.rb().errors_written() != errors_before) {
       WorkerStats::Inc(st.failed);
     }

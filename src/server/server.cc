@@ -115,7 +115,7 @@ void Server::ResetStats() {
     for (size_t i = 0; i < n; i++) {
       CommandStats& c = w->command_stats()[i];
       c.calls = 0;
-      c.usec = 0;
+      c.cycles = 0;
       c.rejected = 0;
       c.failed = 0;
     }
