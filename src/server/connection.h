@@ -25,6 +25,7 @@ class Connection : public Client {
   EventSource source;
   ByteBuffer in;
   size_t in_start = 0;       // first unparsed byte of `in`
+  size_t read_size = 16 * 1024;  // bytes asked of each read(); doubles when a read fills it
   RequestParser parser;
   ByteBuffer out;
   size_t out_sent = 0;       // bytes of `out` already written

@@ -24,7 +24,7 @@
 namespace hotkv {
 
 namespace {
-constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kMaxReadSize = 1024 * 1024;
 // Stop reading from a client whose unsent replies pass this (it is not reading them);
 // resume when they drain. Normal clients are never disconnected for it.
 constexpr size_t kOutputPauseBytes = 64 * 1024 * 1024;
@@ -353,7 +353,9 @@ void Worker::Accept(int listen_fd) {
 
 void Worker::HandleRead(Connection* c) {
   ByteBuffer& in = c->in;
-  size_t want = kReadChunk;
+  // Read as much as the client's recent batches needed (read_size grows when a read
+  // fills the buffer), so one pipelined batch costs one read().
+  size_t want = c->read_size;
   if (size_t pending = c->parser.PendingBytes(); pending > want) {
     want = std::min<size_t>(pending, 64 * 1024 * 1024);
   }
@@ -372,6 +374,9 @@ void Worker::HandleRead(Connection* c) {
     return;
   }
   in.Commit(static_cast<size_t>(n));
+  if (static_cast<size_t>(n) == room && c->read_size < kMaxReadSize) {
+    c->read_size *= 2;
+  }
   WorkerStats::Inc(stats_.net_input, static_cast<uint64_t>(n));
   ProcessInput(c);
   if (!c->closed) {
