@@ -86,3 +86,31 @@ def test_prefetch_config_default_and_set(r):
     r.config_set("pipeline-prefetch", "yes")
     assert r.config_get("pipeline-prefetch") == {"pipeline-prefetch": "yes"}
     r.config_set("pipeline-prefetch", "no")
+
+
+@pytest.mark.hotkv_only
+@pytest.mark.parametrize("prefetch", ["no", "yes"])
+def test_pipeline_of_100_costs_one_read_and_one_write(start_server, prefetch):
+    srv = start_server(hotkv_args=["--threads", "1", "--pipeline-prefetch", prefetch])
+    conn = srv.raw()
+
+    def counters():
+        info = conn.command("INFO", "stats").decode()
+        fields = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
+        return int(fields["total_reads_processed"]), int(fields["total_writes_processed"])
+
+    # Warm up: let the read buffer reach the batch's size.
+    cmds = [("SET", f"k{i}", "x" * 256) for i in range(100)]
+    for _ in range(3):
+        conn.send(encode(cmds))
+        for _ in cmds:
+            assert conn.read_reply() == "OK"
+    reads0, writes0 = counters()
+    conn.send(encode(cmds))
+    for _ in cmds:
+        assert conn.read_reply() == "OK"
+    reads1, writes1 = counters()
+    # Between the two INFO snapshots: the pipeline's read and write, the first INFO's
+    # reply write and the second INFO's read.
+    assert (reads1 - reads0, writes1 - writes0) == (2, 2)
+    conn.close()
