@@ -378,6 +378,14 @@ void Worker::HandleRead(Connection* c) {
     c->read_size *= 2;
   }
   WorkerStats::Inc(stats_.net_input, static_cast<uint64_t>(n));
+  // The limit holds whatever the client is doing (a blocked client that keeps sending
+  // does not parse its input until it is unblocked).
+  if (static_cast<int64_t>(in.size() - c->in_start) > server_->config().client_query_buffer_limit()) {
+    c->reply.Error("ERR Protocol error: query buffer limit exceeded");
+    c->set_close_after_reply();
+    Flush(c);
+    return;
+  }
   ProcessInput(c);
   if (!c->closed) {
     Flush(c);
