@@ -276,6 +276,7 @@ void RenameGeneric(CommandContext& ctx, bool nx) {
     if (nx) {
       return ctx.rb().Integer(0);
     }
+    ctx.KeyOverwritten(dst, to.entry()->type(), from.entry()->type());
     db.Erase(to);
   }
   // Detach and Insert may move entries of a shared table: look the source up again.
@@ -485,6 +486,7 @@ void CopyCommand(CommandContext& ctx) {
     if (!replace) {
       return ctx.rb().Integer(0);
     }
+    ctx.KeyOverwritten(dst, to.entry()->type(), e->type(), dst_db);
     to_db.Erase(to);
     to = to_db.Lookup(dst);
   }

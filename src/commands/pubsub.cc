@@ -89,7 +89,13 @@ void UnsubscribeGeneric(CommandContext& ctx, PubsubRegistry::Space space) {
 
 void SubscribeCommand(CommandContext& ctx) { SubscribeGeneric(ctx, PubsubRegistry::kChannel); }
 void UnsubscribeCommand(CommandContext& ctx) { UnsubscribeGeneric(ctx, PubsubRegistry::kChannel); }
-void SSubscribeCommand(CommandContext& ctx) { SubscribeGeneric(ctx, PubsubRegistry::kShard); }
+void SSubscribeCommand(CommandContext& ctx) {
+  if (ctx.in_exec()) {
+    // Redis runs EXEC's commands as a client that may not block, and SSUBSCRIBE refuses it.
+    return ctx.rb().Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+  }
+  SubscribeGeneric(ctx, PubsubRegistry::kShard);
+}
 void SUnsubscribeCommand(CommandContext& ctx) { UnsubscribeGeneric(ctx, PubsubRegistry::kShard); }
 
 void PSubscribeCommand(CommandContext& ctx) {
@@ -138,7 +144,8 @@ void SPublishCommand(CommandContext& ctx) {
 
 void ChannelsGeneric(CommandContext& ctx, PubsubRegistry::Space space) {
   if (ctx.argc() > 3) {
-    return ctx.rb().Error("ERR wrong number of arguments for '" + ctx.command()->full_name + "' command");
+    return ctx.rb().Error("ERR unknown subcommand or wrong number of arguments for '" +
+                          ToUpper(ctx.command()->name) + "'. Try PUBSUB HELP.");
   }
   auto list = ctx.server().pubsub().Channels(space, ctx.argc() == 3 ? ctx.arg(2) : "*",
                                              ctx.argc() < 3);

@@ -132,6 +132,9 @@ void SetCommand(CommandContext& ctx) {
     }
     return;
   }
+  if (old != nullptr) {
+    ctx.KeyOverwritten(key, old->type(), ValueType::kString);
+  }
   db.SetString(ref, key, value, exp.kind == ExpireOpt::kKeepTtl);
   ctx.KeyModified(key, notify::kString, "set");
   if (has_expire) {
@@ -181,6 +184,9 @@ void SetExGeneric(CommandContext& ctx, bool seconds) {
   }
   Database& db = ctx.db();
   KeyRef ref = db.Lookup(ctx.arg(1));
+  if (ref) {
+    ctx.KeyOverwritten(ctx.arg(1), ref.entry()->type(), ValueType::kString);
+  }
   db.SetString(ref, ctx.arg(1), ctx.arg(3), false);
   db.SetTtl(ref, *at);
   ctx.KeyModified(ctx.arg(1), notify::kString, "set");
@@ -217,6 +223,9 @@ void MSetGeneric(CommandContext& ctx, bool nx) {
   }
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     KeyRef ref = db.Lookup(ctx.arg(i));
+    if (ref) {
+      ctx.KeyOverwritten(ctx.arg(i), ref.entry()->type(), ValueType::kString);
+    }
     db.SetString(ref, ctx.arg(i), ctx.arg(i + 1), false);
     ctx.KeyModified(ctx.arg(i), notify::kString, "set");
   }
@@ -237,6 +246,7 @@ void GetSetCommand(CommandContext& ctx) {
   }
   if (ref) {
     ctx.rb().Bulk(ref.entry()->str());
+    ctx.KeyOverwritten(ctx.arg(1), ValueType::kString, ValueType::kString);
   } else {
     ctx.rb().Null();
   }

@@ -21,6 +21,8 @@ int64_t ParseNotifyFlags(std::string_view s) {
       case 'm': flags |= notify::kKeyMiss; break;
       case 'd': flags |= notify::kModule; break;
       case 'n': flags |= notify::kNew; break;
+      case 'o': flags |= notify::kOverwritten; break;
+      case 'c': flags |= notify::kTypeChanged; break;
       default: return -1;
     }
   }
@@ -42,11 +44,13 @@ std::string FormatNotifyFlags(int64_t flags) {
     if (flags & notify::kEvicted) out += 'e';
     if (flags & notify::kStream) out += 't';
     if (flags & notify::kModule) out += 'd';
+    if (flags & notify::kNew) out += 'n';
   }
+  if (flags & notify::kOverwritten) out += 'o';
+  if (flags & notify::kTypeChanged) out += 'c';
   if (flags & notify::kKeyspace) out += 'K';
   if (flags & notify::kKeyevent) out += 'E';
   if (flags & notify::kKeyMiss) out += 'm';
-  if (flags & notify::kNew) out += 'n';
   return out;
 }
 

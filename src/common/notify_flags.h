@@ -22,6 +22,8 @@ inline constexpr int64_t kStream = 1 << 10;    // t
 inline constexpr int64_t kKeyMiss = 1 << 11;   // m
 inline constexpr int64_t kModule = 1 << 13;    // d
 inline constexpr int64_t kNew = 1 << 14;       // n
+inline constexpr int64_t kOverwritten = 1 << 15;  // o (Redis 8.2; not part of A)
+inline constexpr int64_t kTypeChanged = 1 << 16;  // c (Redis 8.2; not part of A)
 inline constexpr int64_t kAll =
     kGeneric | kString | kList | kSet | kHash | kZSet | kExpired | kEvicted | kStream | kModule;
 }  // namespace notify

@@ -55,11 +55,8 @@ void Database::Insert(KeyRef& ref, Entry* e) {
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);
   }
-  ValueType t = e->type();
-  if (t == ValueType::kList || t == ValueType::kZSet || t == ValueType::kStream) {
-    if (KeyEventListener* l = ks_->listener()) {
-      l->OnKeyCreated(index_, e->key());
-    }
+  if (KeyEventListener* l = ks_->listener()) {
+    l->OnKeyCreated(index_, e->key(), e->type());
   }
 }
 

@@ -55,8 +55,9 @@ class KeyEventListener {
  public:
   virtual ~KeyEventListener() = default;
   virtual void OnKeyExpired(int db, std::string_view key) = 0;
-  // A key of a type clients can block on (list, zset, stream) was created.
-  virtual void OnKeyCreated(int db, std::string_view key) = 0;
+  // A key was created (Redis's dbAdd): "new" notifications, and waking clients blocked
+  // on list/zset/stream keys.
+  virtual void OnKeyCreated(int db, std::string_view key, ValueType type) = 0;
 };
 
 class Keyspace {

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/notify_flags.h"
 #include "engine/database.h"
 #include "protocol/reply_builder.h"
 #include "server/client.h"
@@ -86,6 +87,14 @@ class CommandContext {
   // A notification without a modification (e.g. "expired" is sent by the engine; this is
   // for events like keymiss). Cheap when notifications are off.
   void Notify(int64_t notify_class, std::string_view event, std::string_view key, int db = -1);
+  // A command replaced the value of an existing key (SET, RENAME, COPY REPLACE ...):
+  // "overwritten" and, when the type changed, "type_changed" notifications.
+  void KeyOverwritten(std::string_view key, ValueType old_type, ValueType new_type, int db = -1) {
+    Notify(notify::kOverwritten, "overwritten", key, db);
+    if (old_type != new_type) {
+      Notify(notify::kTypeChanged, "type_changed", key, db);
+    }
+  }
   // Counts a key lookup for INFO keyspace_hits/misses.
   void CountLookup(bool hit);
   // Records an access to `e` for OBJECT IDLETIME / FREQ (unless CLIENT NO-TOUCH).

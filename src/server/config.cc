@@ -230,13 +230,10 @@ Config::Config() {
   notify_opt.parse = [this](const std::vector<std::string>& v, std::string* out, std::string* err) {
     int64_t flags = v.size() == 1 ? ParseNotifyFlags(v[0]) : -1;
     if (flags < 0) {
-      *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+      *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdnoc'.";
       return false;
     }
-    // With neither K nor E nothing is delivered; Redis stores such a value as empty.
-    if (!(flags & (notify::kKeyspace | notify::kKeyevent))) {
-      flags = 0;
-    }
+    // Classes are kept even without K or E (nothing is delivered then), as Redis does.
     notify_flags_.store(flags, std::memory_order_relaxed);
     *out = FormatNotifyFlags(flags);
     return true;

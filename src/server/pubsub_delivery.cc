@@ -78,6 +78,7 @@ void CheckPubsubOutputLimits(Worker& w, Connection& c, int64_t now_ms) {
     // Drop what it has not read: the point is to bound memory.
     c.out.Clear();
     c.out_sent = 0;
+    WorkerStats::Inc(w.stats().output_limit_disconnections);
     w.CloseSoon(&c);
   }
 }

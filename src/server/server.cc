@@ -38,7 +38,14 @@ class ServerKeyListener : public KeyEventListener {
     }
     NotifyKeyspaceEvent(*server_, notify::kExpired, "expired", key, db);
   }
-  void OnKeyCreated(int db, std::string_view key) override { SignalKeyReady(*server_, db, key); }
+  void OnKeyCreated(int db, std::string_view key, ValueType type) override {
+    if (type == ValueType::kList || type == ValueType::kZSet || type == ValueType::kStream) {
+      SignalKeyReady(*server_, db, key);
+    }
+    if (server_->config().notify_flags() & notify::kNew) {
+      NotifyKeyspaceEvent(*server_, notify::kNew, "new", key, db);
+    }
+  }
 
  private:
   Server* server_;
@@ -108,7 +115,8 @@ void Server::ResetStats() {
     WorkerStats& s = w->stats();
     for (auto* f : {&s.commands, &s.connections, &s.rejected_connections, &s.net_input,
                     &s.net_output, &s.error_replies, &s.keyspace_hits, &s.keyspace_misses,
-                    &s.read_calls, &s.write_calls, &s.active_expired, &s.pubsub_messages}) {
+                    &s.read_calls, &s.write_calls, &s.active_expired, &s.pubsub_messages,
+                    &s.output_limit_disconnections}) {
       f->store(0, std::memory_order_relaxed);
     }
     size_t n = table_->by_id().size();

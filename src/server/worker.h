@@ -51,6 +51,7 @@ struct WorkerStats {
   std::atomic<uint64_t> write_calls{0};
   std::atomic<uint64_t> active_expired{0};
   std::atomic<uint64_t> pubsub_messages{0};
+  std::atomic<uint64_t> output_limit_disconnections{0};
 
   // Single-writer counters: a plain load+store is enough (no RMW across threads).
   static void Inc(std::atomic<uint64_t>& c, uint64_t n = 1) {

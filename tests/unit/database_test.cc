@@ -11,7 +11,7 @@ namespace {
 class Recorder : public KeyEventListener {
  public:
   void OnKeyExpired(int db, std::string_view key) override { expired.emplace_back(key); }
-  void OnKeyCreated(int, std::string_view) override {}
+  void OnKeyCreated(int, std::string_view, ValueType) override {}
   std::vector<std::string> expired;
 };
 
