@@ -3,11 +3,15 @@
 #include <cstdlib>
 
 #include "engine/entry.h"
+#include "types/zset.h"
 
 namespace hotkv {
 
 void DestroyObject(ValueType type, void* object) {
   switch (type) {
+    case ValueType::kZSet:
+      delete static_cast<types::ZSetValue*>(object);
+      return;
     default:
       abort();  // every collection type registers its case here
   }
@@ -15,6 +19,8 @@ void DestroyObject(ValueType type, void* object) {
 
 void* CloneObject(ValueType type, const void* object) {
   switch (type) {
+    case ValueType::kZSet:
+      return new types::ZSetValue(static_cast<const types::ZSetValue*>(object)->Clone());
     default:
       abort();
   }
@@ -22,6 +28,8 @@ void* CloneObject(ValueType type, const void* object) {
 
 size_t ObjectMemoryUsage(ValueType type, const void* object) {
   switch (type) {
+    case ValueType::kZSet:
+      return sizeof(types::ZSetValue) + static_cast<const types::ZSetValue*>(object)->MemoryUsage();
     default:
       return 0;
   }
@@ -29,6 +37,8 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
 
 std::string_view ObjectEncodingName(ValueType type, const void* object) {
   switch (type) {
+    case ValueType::kZSet:
+      return static_cast<const types::ZSetValue*>(object)->EncodingName();
     default:
       return "unknown";
   }
