@@ -16,6 +16,7 @@ void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
+void RegisterZSetCommands(CommandTable& t);
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -25,6 +26,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterIntrospectionCommands(t);
   RegisterPubsubCommands(t);
   RegisterTransactionCommands(t);
+  RegisterZSetCommands(t);
 }
 
 }  // namespace hotkv
