@@ -33,8 +33,8 @@ void ZAlgebraGeneric(CommandContext& ctx, bool store, SetOp op) {
     return;
   }
   if (*numkeys < 1) {
-    return ctx.rb().Error("ERR at least 1 input key is needed for '" +
-                          ctx.command()->full_name + "' command");
+    return ctx.rb().Error("ERR at least 1 input key is needed for '" + ctx.command()->full_name +
+                          "' command");
   }
   if (static_cast<uint64_t>(*numkeys) > ctx.argc() - (numkeys_idx + 1)) {
     return ctx.rb().Error(errors::kSyntax);
@@ -144,7 +144,8 @@ void ZAlgebraGeneric(CommandContext& ctx, bool store, SetOp op) {
   }
   ReplyBuilder& rb = ctx.rb();
   ZPairsHeader(rb, result.Size(), withscores);
-  result.ForEach([&](std::string_view member, double score) { ZPair(rb, member, score, withscores); });
+  result.ForEach(
+      [&](std::string_view member, double score) { ZPair(rb, member, score, withscores); });
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ types::ZSetLimits ZLimits(CommandContext& ctx) {
   types::ZSetLimits limits;
   limits.max_listpack_entries =
       static_cast<size_t>(std::max<int64_t>(0, cfg.zset_max_listpack_entries()));
-  limits.max_listpack_value = static_cast<size_t>(std::max<int64_t>(0, cfg.zset_max_listpack_value()));
+  limits.max_listpack_value =
+      static_cast<size_t>(std::max<int64_t>(0, cfg.zset_max_listpack_value()));
   return limits;
 }
 
@@ -85,8 +86,8 @@ void StoreZSetResult(CommandContext& ctx, std::string_view dst, types::ZSetValue
   }
   // Insert (not Replace) so that clients blocked on `dst` are signalled even when it
   // held another value before.
-  db.Insert(ref, Entry::NewObject(dst, ValueType::kZSet, new types::ZSetValue(std::move(result)),
-                                  false));
+  db.Insert(
+      ref, Entry::NewObject(dst, ValueType::kZSet, new types::ZSetValue(std::move(result)), false));
   ctx.KeyModified(dst, notify::kZSet, event);
   ctx.rb().Integer(static_cast<int64_t>(size));
 }

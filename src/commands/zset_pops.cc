@@ -26,9 +26,9 @@ namespace hotkv {
 namespace {
 
 struct PopShape {
-  bool emit_key = false;       // the key name leads the reply (ZMPOP, BZ*)
-  bool nested = false;         // [[member, score], ...] instead of a flat list
-  bool nil_when_empty = false; // ZMPOP/BZMPOP: null array when no key has data
+  bool emit_key = false;        // the key name leads the reply (ZMPOP, BZ*)
+  bool nested = false;          // [[member, score], ...] instead of a flat list
+  bool nil_when_empty = false;  // ZMPOP/BZMPOP: null array when no key has data
 };
 
 // Pops from the first existing key of `keys` (which must be a zset) and replies.

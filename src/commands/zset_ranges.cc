@@ -135,9 +135,8 @@ void ZRangeGeneric(CommandContext& ctx, size_t src, bool store, RangeType type, 
   }
   ReplyBuilder& rb = ctx.rb();
   ZPairsHeader(rb, span.size(), withscores);
-  zset.Visit(span, [&](std::string_view member, double score) {
-    ZPair(rb, member, score, withscores);
-  });
+  zset.Visit(span,
+             [&](std::string_view member, double score) { ZPair(rb, member, score, withscores); });
 }
 
 // ZREMRANGEBYRANK / ZREMRANGEBYSCORE / ZREMRANGEBYLEX key min max

@@ -1,16 +1,18 @@
 // CommandSpec::GetKeys on numkeys-style key specs (ZUNIONSTORE, ZMPOP, BZMPOP).
+#include "server/command_table.h"
+
 #include <gtest/gtest.h>
 
 #include <string_view>
 #include <vector>
 
-#include "server/command_table.h"
-
 namespace hotkv {
 namespace {
 
 CommandSpec* AddZUnionStoreLike(CommandTable& t) {
-  return t.Add({.name = "zunionstore", .arity = -4, .flags = "write",
+  return t.Add({.name = "zunionstore",
+                .arity = -4,
+                .flags = "write",
                 .keys = {KeyAt(1, "OW UPDATE"), KeyNum(2, 0, 1, 1, "RO ACCESS")}});
 }
 
@@ -26,8 +28,8 @@ TEST(CommandTableTest, KeyNumFindsTheCountedKeys) {
 TEST(CommandTableTest, KeyNumRejectsCountsBeyondTheArguments) {
   CommandTable t;
   CommandSpec* spec = AddZUnionStoreLike(t);
-  for (std::string_view count : {"3", "-1", "x", "9223372036854775807", "9223372036854775806",
-                                 "4611686018427387905"}) {
+  for (std::string_view count :
+       {"3", "-1", "x", "9223372036854775807", "9223372036854775806", "4611686018427387905"}) {
     std::vector<std::string_view> args = {"zunionstore", "d", count, "a", "b"};
     std::vector<int> keys;
     EXPECT_FALSE(spec->GetKeys(args, &keys)) << count;
