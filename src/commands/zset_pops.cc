@@ -13,6 +13,7 @@
 // check the timeout first. Inside MULTI/EXEC a blocking pop that finds nothing replies
 // nil at once. A blocked client is served by the command that makes its key a
 // non-empty zset (ZADD, ZUNIONSTORE...), with the data as that command left it.
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -33,7 +34,7 @@ struct PopShape {
 
 // Pops from the first existing key of `keys` (which must be a zset) and replies.
 // `count` -1 is a plain single pop.
-void GenericPop(CommandContext& ctx, const std::vector<std::string_view>& keys, bool from_max,
+void GenericPop(CommandContext& ctx, std::span<const std::string_view> keys, bool from_max,
                 int64_t count, PopShape shape) {
   ZFound found;
   std::string_view key;
@@ -92,7 +93,8 @@ void ZPopGeneric(CommandContext& ctx, bool from_max) {
   }
   PopShape shape;
   shape.nested = ctx.rb().resp3() && count != -1;
-  GenericPop(ctx, {ctx.arg(1)}, from_max, count, shape);
+  const std::string_view key = ctx.arg(1);
+  GenericPop(ctx, {&key, 1}, from_max, count, shape);
 }
 
 // The arguments of ZMPOP / BZMPOP after the timeout: numkeys key... MIN|MAX [COUNT n].
@@ -145,8 +147,8 @@ MPopArgs ParseMPop(CommandContext& ctx, size_t numkeys_idx) {
   return out;
 }
 
-std::vector<std::string_view> KeysOf(CommandContext& ctx, size_t first, size_t n) {
-  return std::vector<std::string_view>(ctx.args().begin() + first, ctx.args().begin() + first + n);
+std::span<const std::string_view> KeysOf(CommandContext& ctx, size_t first, size_t n) {
+  return std::span<const std::string_view>(ctx.args()).subspan(first, n);
 }
 
 // Serves a client blocked in BZPOPMIN / BZPOPMAX / BZMPOP from `ready_key` (see ServeFn).
@@ -162,16 +164,16 @@ bool ServeBlockedPop(CommandContext& ctx, std::string_view ready_key, bool dry_r
   if (EqualsIgnoreCase(name, "BZMPOP")) {
     MPopArgs args = ParseMPop(ctx, 2);  // validated when the client blocked
     PopShape shape{true, true, true};
-    GenericPop(ctx, {ready_key}, args.from_max, args.count, shape);
+    GenericPop(ctx, {&ready_key, 1}, args.from_max, args.count, shape);
   } else {
     PopShape shape{true, false, false};
-    GenericPop(ctx, {ready_key}, EqualsIgnoreCase(name, "BZPOPMAX"), -1, shape);
+    GenericPop(ctx, {&ready_key, 1}, EqualsIgnoreCase(name, "BZPOPMAX"), -1, shape);
   }
   return true;
 }
 
 // Pops from the first key with data, or blocks on all of `keys`.
-void BlockingPop(CommandContext& ctx, const std::vector<std::string_view>& keys, bool from_max,
+void BlockingPop(CommandContext& ctx, std::span<const std::string_view> keys, bool from_max,
                  int64_t count, PopShape shape, int64_t timeout_ms) {
   for (std::string_view key : keys) {
     ZFound found = FindZSetForWrite(ctx, key);
@@ -179,13 +181,14 @@ void BlockingPop(CommandContext& ctx, const std::vector<std::string_view>& keys,
       return;
     }
     if (found.zset != nullptr && !found.zset->Empty()) {
-      return GenericPop(ctx, {key}, from_max, count, shape);
+      return GenericPop(ctx, {&key, 1}, from_max, count, shape);
     }
   }
   if (ctx.in_exec()) {
     return ctx.rb().NullArray();  // never block inside a transaction
   }
-  BlockClient(ctx, keys, timeout_ms, ServeBlockedPop, /*null_array_on_timeout=*/true);
+  BlockClient(ctx, std::vector<std::string_view>(keys.begin(), keys.end()), timeout_ms,
+              ServeBlockedPop, /*null_array_on_timeout=*/true);
 }
 
 // BZPOPMIN / BZPOPMAX key [key ...] timeout

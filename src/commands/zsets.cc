@@ -71,7 +71,9 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
   if (flags.incr && pairs > 1) {
     return ctx.rb().Error("ERR INCR option supports a single increment-element pair");
   }
-  std::vector<double> scores(pairs);
+  double inline_scores[8];  // most ZADDs carry a few pairs: no allocation for them
+  std::vector<double> heap_scores(pairs > 8 ? pairs : 0);
+  double* scores = pairs > 8 ? heap_scores.data() : inline_scores;
   size_t longest = 0;
   for (size_t j = 0; j < pairs; j++) {
     auto score = ParseDouble(ctx.arg(idx + 2 * j));
