@@ -47,7 +47,11 @@ ZFound FindZSetForRead(CommandContext& ctx, std::string_view key) {
 }
 
 ZFound FindZSetForWrite(CommandContext& ctx, std::string_view key) {
-  return Typed(ctx, ctx.db().Find(key));
+  Entry* e = ctx.db().Find(key);
+  if (e != nullptr) {
+    ctx.TouchEntry(e);  // a write is an access too (OBJECT IDLETIME / FREQ)
+  }
+  return Typed(ctx, e);
 }
 
 types::ZSetValue* InsertZSet(CommandContext& ctx, std::string_view key, types::ZSetValue zset) {

@@ -45,7 +45,8 @@ struct ZFound {
 
 // A lookup for reading: counts keyspace hits/misses, touches the key, emits keymiss.
 ZFound FindZSetForRead(CommandContext& ctx, std::string_view key);
-// A lookup for writing (no hit/miss statistics, as Redis's lookupKeyWrite).
+// A lookup for writing: touches the key but keeps no hit/miss statistics and emits no
+// keymiss (Redis's lookupKeyWrite).
 ZFound FindZSetForWrite(CommandContext& ctx, std::string_view key);
 
 // Adds `zset` (non-empty) as the new value of `key`, which must not exist. Waiters
