@@ -17,6 +17,7 @@ void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterListCommands(CommandTable& t);
+void RegisterZSetCommands(CommandTable& t);
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -27,6 +28,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterPubsubCommands(t);
   RegisterTransactionCommands(t);
   RegisterListCommands(t);
+  RegisterZSetCommands(t);
 }
 
 }  // namespace hotkv

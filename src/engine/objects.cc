@@ -4,12 +4,16 @@
 
 #include "engine/entry.h"
 #include "types/list_value.h"
+#include "types/zset.h"
 
 namespace hotkv {
 
 void DestroyObject(ValueType type, void* object) {
   switch (type) {
     case ValueType::kList: delete static_cast<types::ListValue*>(object); return;
+    case ValueType::kZSet:
+      delete static_cast<types::ZSetValue*>(object);
+      return;
     default:
       abort();  // every collection type registers its case here
   }
@@ -18,6 +22,8 @@ void DestroyObject(ValueType type, void* object) {
 void* CloneObject(ValueType type, const void* object) {
   switch (type) {
     case ValueType::kList: return new types::ListValue(static_cast<const types::ListValue*>(object)->Clone());
+    case ValueType::kZSet:
+      return new types::ZSetValue(static_cast<const types::ZSetValue*>(object)->Clone());
     default:
       abort();
   }
@@ -26,6 +32,8 @@ void* CloneObject(ValueType type, const void* object) {
 size_t ObjectMemoryUsage(ValueType type, const void* object) {
   switch (type) {
     case ValueType::kList: return sizeof(types::ListValue) + static_cast<const types::ListValue*>(object)->MemoryUsage();
+    case ValueType::kZSet:
+      return sizeof(types::ZSetValue) + static_cast<const types::ZSetValue*>(object)->MemoryUsage();
     default:
       return 0;
   }
@@ -34,6 +42,8 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
 std::string_view ObjectEncodingName(ValueType type, const void* object) {
   switch (type) {
     case ValueType::kList: return static_cast<const types::ListValue*>(object)->EncodingName();
+    case ValueType::kZSet:
+      return static_cast<const types::ZSetValue*>(object)->EncodingName();
     default:
       return "unknown";
   }

@@ -225,7 +225,9 @@ bool CommandSpec::GetKeys(const std::vector<std::string_view>& args, std::vector
         return false;
       }
       auto n = ParseInt64(args[numpos]);
-      if (!n || *n < 0) {
+      // More keys than arguments is malformed; checking it first also keeps the bound
+      // check below from overflowing on a huge count (ZMPOP 9223372036854775807 ...).
+      if (!n || *n < 0 || *n > argc) {
         return false;
       }
       int first = start + ks.firstkey;
