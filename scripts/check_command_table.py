@@ -60,15 +60,28 @@ def server_keyspecs(raw):
         fspec = dict(zip(fk["spec"][0::2], fk["spec"][1::2]))
         b = {bs["type"]: bspec}
         f = {fk["type"]: fspec}
-        out.append((sorted(d["flags"]), json.dumps(b, sort_keys=True), json.dumps(f, sort_keys=True)))
+        out.append((sorted(x.upper() for x in d["flags"]), json.dumps(b, sort_keys=True),
+                    json.dumps(f, sort_keys=True)))
     return out
+
+
+def default_reference():
+    """../shared/reference/commands next to the main checkout (also from a worktree)."""
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        common = subprocess.run(["git", "-C", here, "rev-parse", "--git-common-dir"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        root = os.path.dirname(os.path.abspath(os.path.join(here, common)))
+    except (OSError, subprocess.CalledProcessError):
+        root = os.path.join(here, "..")
+    return os.path.join(root, "..", "shared", "reference", "commands")
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=6379)
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument("--reference", default=os.path.join(here, "..", "..", "shared", "reference", "commands"))
+    ap.add_argument("--reference", default=default_reference())
     args = ap.parse_args()
     if not os.path.isdir(args.reference):
         print(f"reference folder {args.reference} not found; nothing to check")

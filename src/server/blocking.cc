@@ -84,8 +84,9 @@ void RetryOnOwnWorker(const std::shared_ptr<Waiter>& waiter) {
 }  // namespace
 
 bool ParseBlockTimeout(CommandContext& ctx, std::string_view arg, int64_t* timeout_ms) {
-  auto v = ParseDouble(arg);
-  if (!v || !std::isfinite(*v)) {
+  // Redis parses the timeout as a long double, so 1e400 is a number that is too large.
+  auto v = ParseLongDouble(arg);
+  if (!v || std::isnan(*v)) {
     ctx.rb().Error("ERR timeout is not a float or out of range");
     return false;
   }
@@ -93,8 +94,8 @@ bool ParseBlockTimeout(CommandContext& ctx, std::string_view arg, int64_t* timeo
     ctx.rb().Error("ERR timeout is negative");
     return false;
   }
-  double ms = *v * 1000.0;
-  if (ms > 9.2e15) {
+  long double ms = *v * 1000.0L;
+  if (!std::isfinite(ms) || ms > 9.2e15L) {
     ctx.rb().Error("ERR timeout is out of range");
     return false;
   }
@@ -182,61 +183,55 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
       }
       ShardState* st = StateIfAny(shard);
       const std::string dbkey = DbKey(db, key);
-      while (st != nullptr) {
-        auto it = st->waiters.find(dbkey);
-        if (it == st->waiters.end()) {
-          break;
-        }
+      auto it = st == nullptr ? decltype(st->waiters)::iterator() : st->waiters.find(dbkey);
+      if (st != nullptr && it != st->waiters.end()) {
+        // One pass over the queue in FIFO order: serve every waiter the key can serve
+        // now; skip (and keep) the others, e.g. a BZPOPMIN waiter when a list appeared.
         auto& q = it->second;
-        if (q.empty()) {
-          st->waiters.erase(it);
-          break;
-        }
-        std::shared_ptr<Waiter> w = q.front();
-        if (w->state.load(std::memory_order_acquire) != Waiter::kWaiting) {
-          q.pop_front();
-          continue;
-        }
-        // Run the waiter's command against the ready key, as that client.
-        Client proxy(w->client_id, w->worker);
-        proxy.set_db(w->db);
-        proxy.set_resp(w->resp);
-        ByteBuffer out;
-        ReplyBuilder rb(&out);
-        rb.set_resp3(w->resp == 3);
-        std::vector<std::string_view> args(w->args.begin(), w->args.end());
-        CommandContext ctx(server, worker, proxy, rb, args, w->cmd, CachedNowMs());
-        ctx.set_in_exec(true);  // never block again from here
-        ClearServeRetry();
-        if (!w->serve(ctx, key, true)) {
-          if (ServeRetryRequested()) {
-            // It needs a lock another thread holds: its own worker retries it.
-            q.pop_front();
-            q.push_back(w);
-            RetryOnOwnWorker(w);
-            if (q.size() == 1) {
-              break;
-            }
+        for (size_t i = 0; i < q.size();) {
+          std::shared_ptr<Waiter> w = q[i];
+          if (w->state.load(std::memory_order_acquire) != Waiter::kWaiting) {
+            q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
             continue;
           }
-          break;  // the key cannot serve its first waiter: nobody else either
-        }
-        if (!w->Claim()) {
-          q.pop_front();
-          continue;
-        }
-        q.pop_front();
-        w->serve(ctx, key, false);
-        auto bytes = std::make_shared<std::string>(out.view());
-        Worker* target = w->worker;
-        target->Post([target, w, bytes] {
-          Connection* c = target->FindConnection(w->client_id);
-          if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != w) {
-            return;
+          // Run the waiter's command against the ready key, as that client.
+          Client proxy(w->client_id, w->worker);
+          proxy.set_db(w->db);
+          proxy.set_resp(w->resp);
+          ByteBuffer out;
+          ReplyBuilder rb(&out);
+          rb.set_resp3(w->resp == 3);
+          std::vector<std::string_view> args(w->args.begin(), w->args.end());
+          CommandContext ctx(server, worker, proxy, rb, args, w->cmd, CachedNowMs());
+          ctx.set_in_exec(true);  // never block again from here
+          ClearServeRetry();
+          if (!w->serve(ctx, key, true)) {
+            if (ServeRetryRequested()) {
+              RetryOnOwnWorker(w);  // it needs a lock another thread holds
+            }
+            i++;
+            continue;
           }
-          c->reply.Raw(*bytes);
-          FinishUnblock(*target, *c, true);
-        });
+          if (!w->Claim()) {
+            q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+            continue;
+          }
+          q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+          w->serve(ctx, key, false);
+          auto bytes = std::make_shared<std::string>(out.view());
+          Worker* target = w->worker;
+          target->Post([target, w, bytes] {
+            Connection* c = target->FindConnection(w->client_id);
+            if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != w) {
+              return;
+            }
+            c->reply.Raw(*bytes);
+            FinishUnblock(*target, *c, true);
+          });
+        }
+        if (q.empty()) {
+          st->waiters.erase(it);
+        }
       }
       if (own_lock) {
         ReleaseServeLocks();

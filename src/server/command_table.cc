@@ -143,8 +143,15 @@ std::vector<std::string_view> CommandFlagNames(uint32_t flags, bool movable_keys
 }
 
 std::vector<std::string_view> KeySpecFlagNames(uint32_t flags) {
+  // Redis writes the access kinds in upper case and the operation flags in lower case.
+  static constexpr FlagName kReplyNames[] = {
+      {"RO", kKeyRO},         {"RW", kKeyRW},         {"OW", kKeyOW},
+      {"RM", kKeyRM},         {"access", kKeyAccess}, {"update", kKeyUpdate},
+      {"insert", kKeyInsert}, {"delete", kKeyDelete}, {"not_key", kKeyNotKey},
+      {"incomplete", kKeyIncomplete}, {"variable_flags", kKeyVariableFlags},
+  };
   std::vector<std::string_view> out;
-  for (const auto& f : kKeyFlags) {
+  for (const auto& f : kReplyNames) {
     if (flags & f.bit) {
       out.push_back(f.name);
     }

@@ -259,6 +259,10 @@ std::optional<ZListpack::Position> ZListpack::Find(std::string_view member) cons
 }
 
 void ZListpack::Insert(std::string_view member, double score) {
+  // Redis's listpack keeps a score as text or an integer, so -0 reads back as 0.
+  if (score == 0.0) {
+    score = 0.0;
+  }
   const size_t end = payload_bytes();
   size_t off = 0;
   while (off < end) {
