@@ -1,5 +1,10 @@
 #include "commands/helpers.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
 #include "server/server.h"
 
 namespace hotkv {
@@ -19,6 +24,106 @@ std::optional<int> ParseDbIndex(CommandContext& ctx, std::string_view arg) {
 
 void ReplyInvalidExpire(CommandContext& ctx) {
   ctx.rb().Error("ERR invalid expire time in '" + ctx.command()->full_name + "' command");
+}
+
+types::EncodingLimits EncodingLimitsFrom(const Config& config) {
+  types::EncodingLimits limits;
+  limits.list_max_listpack_size = config.list_max_listpack_size();
+  limits.hash_max_listpack_entries = static_cast<uint64_t>(config.hash_max_listpack_entries());
+  limits.hash_max_listpack_value = static_cast<uint64_t>(config.hash_max_listpack_value());
+  limits.set_max_intset_entries = static_cast<uint64_t>(config.set_max_intset_entries());
+  limits.set_max_listpack_entries = static_cast<uint64_t>(config.set_max_listpack_entries());
+  limits.set_max_listpack_value = static_cast<uint64_t>(config.set_max_listpack_value());
+  return limits;
+}
+
+void ReplyWrongArity(CommandContext& ctx) {
+  ctx.rb().Error("ERR wrong number of arguments for '" + ctx.command()->full_name +
+                 "' command");
+}
+
+std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view arg) {
+  // Redis's string2ull: a canonical integer that is not negative, or else whatever
+  // strtoull takes whole (leading zeros, a '+', leading spaces) without overflow.
+  if (auto v = ParseInt64(arg)) {
+    if (*v >= 0) {
+      return static_cast<uint64_t>(*v);
+    }
+  } else if (!arg.empty() && arg.size() < 64 && arg.find('-') == std::string_view::npos) {
+    char buf[64];
+    memcpy(buf, arg.data(), arg.size());
+    buf[arg.size()] = '\0';
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (errno == 0 && end == buf + arg.size() && end != buf) {
+      return static_cast<uint64_t>(v);
+    }
+  }
+  ctx.rb().Error("ERR invalid cursor");
+  return std::nullopt;
+}
+
+std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx,
+                                                                size_t first, ValueType type) {
+  CollectionScanOptions opts;
+  for (size_t i = first; i < ctx.argc();) {
+    std::string_view a = ctx.arg(i);
+    const size_t left = ctx.argc() - i;
+    if (EqualsIgnoreCase(a, "COUNT") && left >= 2) {
+      auto c = ctx.IntArg(i + 1);
+      if (!c) {
+        return std::nullopt;
+      }
+      if (*c < 1) {
+        ctx.rb().Error(errors::kSyntax);
+        return std::nullopt;
+      }
+      opts.count = *c;
+      i += 2;
+    } else if (EqualsIgnoreCase(a, "MATCH") && left >= 2) {
+      opts.pattern = ctx.arg(i + 1);
+      opts.use_pattern = opts.pattern != "*";
+      i += 2;
+    } else if (EqualsIgnoreCase(a, "NOVALUES")) {
+      if (type != ValueType::kHash) {
+        ctx.rb().Error("ERR NOVALUES option can only be used in HSCAN");
+        return std::nullopt;
+      }
+      opts.only_keys = true;
+      i++;
+    } else if (EqualsIgnoreCase(a, "NOSCORES")) {
+      if (type != ValueType::kZSet) {
+        ctx.rb().Error("ERR NOSCORES option can only be used in ZSCAN");
+        return std::nullopt;
+      }
+      opts.only_keys = true;
+      i++;
+    } else {
+      ctx.rb().Error(errors::kSyntax);
+      return std::nullopt;
+    }
+  }
+  return opts;
+}
+
+std::optional<int64_t> ParseRandomCount(CommandContext& ctx, size_t i) {
+  auto v = ctx.IntArg(i);
+  if (v && *v == std::numeric_limits<int64_t>::min()) {
+    ctx.rb().Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+    return std::nullopt;
+  }
+  return v;
+}
+
+bool RandomReplyTooLarge(CommandContext& ctx, size_t reply_start) {
+  if (ctx.rb().buffer()->size() - reply_start <= kMaxRandomReplyBytes) {
+    return false;
+  }
+  ctx.client().set_close_after_reply();
+  return true;
 }
 
 }  // namespace hotkv

@@ -16,6 +16,8 @@ void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
+void RegisterHashCommands(CommandTable& t);
+void RegisterSetCommands(CommandTable& t);
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -25,6 +27,8 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterIntrospectionCommands(t);
   RegisterPubsubCommands(t);
   RegisterTransactionCommands(t);
+  RegisterHashCommands(t);
+  RegisterSetCommands(t);
 }
 
 }  // namespace hotkv
