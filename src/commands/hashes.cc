@@ -275,7 +275,7 @@ void HIncrByFloatCommand(CommandContext& ctx) {
     }
   }
   const long double result = value + *incr;
-  char buf[kDoubleChars * 4];
+  char buf[kLongDoubleChars];
   const size_t n = std::isfinite(result) ? FormatLongDoubleHuman(result, buf, sizeof(buf)) : 0;
   if (n == 0) {
     return ctx.rb().Error("ERR increment would produce NaN or Infinity");
