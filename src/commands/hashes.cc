@@ -1,5 +1,6 @@
-// Hash commands: HSET HSETNX HMSET HGET HMGET HGETALL HKEYS HVALS HDEL HEXISTS HLEN
-// HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN. Each is a thin wrapper over
+// Hash commands: HSET HSETNX HMSET HGET HMGET HGETALL HKEYS HVALS HDEL HGETDEL HEXISTS
+// HLEN HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN. (Hash-field expiry — HEXPIRE & co.,
+// HGETEX, HSETEX — is not implemented: types::HashValue has no per-field TTL yet.) Each is a thin wrapper over
 // types::HashValue (see its header for the mapping).
 //
 // Edge cases honoured (as Redis): HSET/HMSET with an odd number of field/value arguments
@@ -192,6 +193,47 @@ void HDelCommand(CommandContext& ctx) {
     }
   }
   ctx.rb().Integer(deleted);
+}
+
+// HGETDEL key FIELDS numfields field [field ...]
+void HGetDelCommand(CommandContext& ctx) {
+  std::string_view key = ctx.arg(1);
+  Database& db = ctx.db();
+  KeyRef ref = db.Lookup(key);
+  if (ref && !CheckType(ctx, ref.entry(), ValueType::kHash)) {
+    return;
+  }
+  if (!EqualsIgnoreCase(ctx.arg(2), "FIELDS")) {
+    return ctx.rb().Error("ERR Mandatory argument FIELDS is missing or not at the right position");
+  }
+  auto numfields = ParseInt64(ctx.arg(3));
+  if (!numfields || *numfields < 1) {
+    return ctx.rb().Error("ERR Number of fields must be a positive integer");
+  }
+  if (*numfields != static_cast<int64_t>(ctx.argc() - 4)) {
+    return ctx.rb().Error("ERR The `numfields` parameter must match the number of arguments");
+  }
+  HashValue* hash = ref ? ref.entry()->As<HashValue>() : nullptr;
+  ctx.rb().Array(ctx.argc() - 4);
+  int64_t deleted = 0;
+  for (size_t i = 4; i < ctx.argc(); i++) {
+    std::optional<types::Element> v = hash ? hash->Get(ctx.arg(i)) : std::nullopt;
+    if (!v) {
+      ctx.rb().Null();
+      continue;
+    }
+    ctx.rb().Bulk(v->view());  // written before the field (and its bytes) go
+    hash->Erase(ctx.arg(i));
+    deleted++;
+  }
+  if (deleted == 0) {
+    return;
+  }
+  ctx.KeyModified(key, notify::kHash, "hdel");
+  if (hash->empty()) {
+    db.Erase(ref);
+    ctx.Notify(notify::kGeneric, "del", key);
+  }
 }
 
 void HExistsCommand(CommandContext& ctx) {
@@ -444,6 +486,12 @@ void RegisterHashCommands(CommandTable& t) {
                  "Removes fields from a hash (the key goes with the last one); returns how many "
                  "existed.",
                  "key field [field ...]"}});
+  t.Add({.name = "hgetdel", .arity = -5, .flags = "write fast", .acl = "@write @hash @fast",
+         .keys = {KeyAt(1, "RW ACCESS DELETE")}, .handler = HGetDelCommand,
+         .doc = {"hash", "8.0.0", "O(N) where N is the number of specified fields",
+                 "Returns the values of fields of a hash and deletes those fields (the key goes "
+                 "with the last one).",
+                 "key FIELDS numfields field [field ...]"}});
   t.Add({.name = "hexists", .arity = 3, .flags = "readonly fast", .acl = "@read @hash @fast",
          .keys = {KeyAt(1, "RO")}, .handler = HExistsCommand,
          .doc = {"hash", "2.0.0", "O(1)", "Tells whether a hash has a field.", "key field"}});

@@ -2,8 +2,8 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
+#include <string>
 
 #include "server/server.h"
 
@@ -43,20 +43,19 @@ void ReplyWrongArity(CommandContext& ctx) {
 }
 
 std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view arg) {
-  // Redis's string2ull: a canonical integer that is not negative, or else whatever
-  // strtoull takes whole (leading zeros, a '+', leading spaces) without overflow.
-  if (auto v = ParseInt64(arg)) {
+  // Redis's string2ull on the argument as a C string: a canonical integer that is not
+  // negative, or else whatever strtoull takes whole without overflow (leading zeros,
+  // spaces or sign included).
+  const std::string text(arg.substr(0, arg.find('\0')));
+  if (auto v = ParseInt64(text)) {
     if (*v >= 0) {
       return static_cast<uint64_t>(*v);
     }
-  } else if (!arg.empty() && arg.size() < 64 && arg.find('-') == std::string_view::npos) {
-    char buf[64];
-    memcpy(buf, arg.data(), arg.size());
-    buf[arg.size()] = '\0';
+  } else if (!text.empty()) {
     char* end = nullptr;
     errno = 0;
-    unsigned long long v = strtoull(buf, &end, 10);
-    if (errno == 0 && end == buf + arg.size() && end != buf) {
+    const unsigned long long v = strtoull(text.c_str(), &end, 10);
+    if (errno != EINVAL && errno != ERANGE && *end == '\0') {
       return static_cast<uint64_t>(v);
     }
   }

@@ -56,8 +56,8 @@ types::EncodingLimits EncodingLimitsFrom(const Config& config);
 // itself, e.g. an odd number of field/value arguments).
 void ReplyWrongArity(CommandContext& ctx);
 
-// A scan cursor as Redis parses it (string2ull: a non-negative integer, leading zeros
-// allowed); replies "ERR invalid cursor" and returns nullopt otherwise.
+// A scan cursor as Redis parses it (string2ull: a non-negative integer, or what strtoull
+// accepts); replies "ERR invalid cursor" and returns nullopt otherwise.
 std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view arg);
 
 // The options of HSCAN/SSCAN/ZSCAN after the cursor: [MATCH pattern] [COUNT count]
