@@ -1,7 +1,7 @@
 // Hash commands: HSET HSETNX HMSET HGET HMGET HGETALL HKEYS HVALS HDEL HGETDEL HEXISTS
-// HLEN HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN. (Hash-field expiry — HEXPIRE & co.,
-// HGETEX, HSETEX — is not implemented: types::HashValue has no per-field TTL yet.) Each is a thin wrapper over
-// types::HashValue (see its header for the mapping).
+// HLEN HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN. Each is a thin wrapper over
+// types::HashValue (see its header for the mapping). Hash-field expiry (HEXPIRE & co.,
+// HGETEX, HSETEX) is not implemented: types::HashValue has no per-field TTL yet.
 //
 // Edge cases honoured (as Redis): HSET/HMSET with an odd number of field/value arguments
 // is an arity error; a hash whose last field is deleted is deleted ("hdel" then "del");
@@ -340,9 +340,8 @@ void HRandFieldCommand(CommandContext& ctx) {
     if (hash == nullptr) {
       return ctx.rb().Null();
     }
-    hash->RandomFields(1, rng, [&](std::string_view field, std::string_view) {
-      ctx.rb().Bulk(field);
-    });
+    hash->RandomFields(1, rng,
+                       [&](std::string_view field, std::string_view) { ctx.rb().Bulk(field); });
     return;
   }
   auto count = ParseRandomCount(ctx, 2);
@@ -377,8 +376,8 @@ void HRandFieldCommand(CommandContext& ctx) {
       rb.Bulk(value);
     }
   };
-  const uint64_t n = *count > 0 ? std::min<uint64_t>(*count, hash->size())
-                                : 0 - static_cast<uint64_t>(*count);
+  const uint64_t n =
+      *count > 0 ? std::min<uint64_t>(*count, hash->size()) : 0 - static_cast<uint64_t>(*count);
   rb.Array(withvalues && !pairs ? n * 2 : n);
   if (*count > 0) {
     hash->RandomFields(*count, rng, emit);
@@ -419,17 +418,16 @@ void HScanCommand(CommandContext& ctx) {
     return;
   }
   std::vector<std::string> items;
-  const uint64_t next = hash->Scan(
-      *cursor, static_cast<size_t>(opts->count),
-      [&](std::string_view field, std::string_view value) {
-        if (opts->use_pattern && !GlobMatch(opts->pattern, field)) {
-          return;
-        }
-        items.emplace_back(field);
-        if (!opts->only_keys) {
-          items.emplace_back(value);
-        }
-      });
+  auto collect = [&](std::string_view field, std::string_view value) {
+    if (opts->use_pattern && !GlobMatch(opts->pattern, field)) {
+      return;
+    }
+    items.emplace_back(field);
+    if (!opts->only_keys) {
+      items.emplace_back(value);
+    }
+  };
+  const uint64_t next = hash->Scan(*cursor, static_cast<size_t>(opts->count), collect);
   rb.Array(2);
   rb.Bulk(std::to_string(next));
   rb.Array(items.size());
@@ -446,11 +444,13 @@ void RegisterHashCommands(CommandTable& t) {
          .doc = {"hash", "2.0.0",
                  "O(1) for each field/value pair added, so O(N) to add N field/value pairs when "
                  "the command is called with multiple field/value pairs.",
-                 "Sets fields of a hash, creating the key if needed; returns how many fields are new.",
+                 "Sets fields of a hash, creating the key if needed; returns how many fields are "
+                 "new.",
                  "key field value [field value ...]"}});
   t.Add({.name = "hsetnx", .arity = 4, .flags = "write denyoom fast", .acl = "@write @hash @fast",
          .keys = {KeyAt(1, "RW INSERT")}, .handler = HSetNxCommand,
-         .doc = {"hash", "2.0.0", "O(1)", "Sets a field of a hash only if the field is not there yet.",
+         .doc = {"hash", "2.0.0", "O(1)",
+                 "Sets a field of a hash only if the field is not there yet.",
                  "key field value"}});
   t.Add({.name = "hmset", .arity = -4, .flags = "write denyoom fast", .acl = "@write @hash @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = HMSetCommand,
@@ -459,7 +459,8 @@ void RegisterHashCommands(CommandTable& t) {
                  "deprecated", "4.0.0", "`HSET` with multiple field-value pairs"}});
   t.Add({.name = "hget", .arity = 3, .flags = "readonly fast", .acl = "@read @hash @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = HGetCommand,
-         .doc = {"hash", "2.0.0", "O(1)", "Returns the value of one field of a hash.", "key field"}});
+         .doc = {"hash", "2.0.0", "O(1)", "Returns the value of one field of a hash.",
+                 "key field"}});
   t.Add({.name = "hmget", .arity = -3, .flags = "readonly fast", .acl = "@read @hash @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = HMGetCommand,
          .doc = {"hash", "2.0.0", "O(N) where N is the number of fields being requested.",

@@ -38,8 +38,7 @@ types::EncodingLimits EncodingLimitsFrom(const Config& config) {
 }
 
 void ReplyWrongArity(CommandContext& ctx) {
-  ctx.rb().Error("ERR wrong number of arguments for '" + ctx.command()->full_name +
-                 "' command");
+  ctx.rb().Error("ERR wrong number of arguments for '" + ctx.command()->full_name + "' command");
 }
 
 std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view arg) {
@@ -63,8 +62,8 @@ std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view ar
   return std::nullopt;
 }
 
-std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx,
-                                                                size_t first, ValueType type) {
+std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx, size_t first,
+                                                                ValueType type) {
   CollectionScanOptions opts;
   for (size_t i = first; i < ctx.argc();) {
     std::string_view a = ctx.arg(i);

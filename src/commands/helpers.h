@@ -69,8 +69,8 @@ struct CollectionScanOptions {
   int64_t count = 10;
   bool only_keys = false;  // NOVALUES / NOSCORES
 };
-std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx,
-                                                                size_t first, ValueType type);
+std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx, size_t first,
+                                                                ValueType type);
 
 // The count of HRANDFIELD/SRANDMEMBER/ZRANDMEMBER: an integer in [-LONG_MAX, LONG_MAX]
 // (Redis's getRangeLongFromObjectOrReply). Replies and returns nullopt otherwise.

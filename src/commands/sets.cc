@@ -349,7 +349,8 @@ void RegisterSetCommands(CommandTable& t) {
                  "key member"}});
   t.Add({.name = "smismember", .arity = -3, .flags = "readonly fast", .acl = "@read @set @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = SMIsMemberCommand,
-         .doc = {"set", "6.2.0", "O(N) where N is the number of elements being checked for membership",
+         .doc = {"set", "6.2.0",
+                 "O(N) where N is the number of elements being checked for membership",
                  "Tells for each of several values whether it is a member of a set.",
                  "key member [member ...]"}});
   t.Add({.name = "scard", .arity = 2, .flags = "readonly fast", .acl = "@read @set @fast",
