@@ -10,12 +10,8 @@ namespace hotkv {
 
 void DestroyObject(ValueType type, void* object) {
   switch (type) {
-    case ValueType::kHash:
-      delete static_cast<types::HashValue*>(object);
-      return;
-    case ValueType::kSet:
-      delete static_cast<types::SetValue*>(object);
-      return;
+    case ValueType::kHash: delete static_cast<types::HashValue*>(object); return;
+    case ValueType::kSet: delete static_cast<types::SetValue*>(object); return;
     default:
       abort();  // every collection type registers its case here
   }
@@ -23,10 +19,8 @@ void DestroyObject(ValueType type, void* object) {
 
 void* CloneObject(ValueType type, const void* object) {
   switch (type) {
-    case ValueType::kHash:
-      return new types::HashValue(static_cast<const types::HashValue*>(object)->Clone());
-    case ValueType::kSet:
-      return new types::SetValue(static_cast<const types::SetValue*>(object)->Clone());
+    case ValueType::kHash: return new types::HashValue(static_cast<const types::HashValue*>(object)->Clone());
+    case ValueType::kSet: return new types::SetValue(static_cast<const types::SetValue*>(object)->Clone());
     default:
       abort();
   }
@@ -34,10 +28,8 @@ void* CloneObject(ValueType type, const void* object) {
 
 size_t ObjectMemoryUsage(ValueType type, const void* object) {
   switch (type) {
-    case ValueType::kHash:
-      return sizeof(types::HashValue) + static_cast<const types::HashValue*>(object)->MemoryUsage();
-    case ValueType::kSet:
-      return sizeof(types::SetValue) + static_cast<const types::SetValue*>(object)->MemoryUsage();
+    case ValueType::kHash: return sizeof(types::HashValue) + static_cast<const types::HashValue*>(object)->MemoryUsage();
+    case ValueType::kSet: return sizeof(types::SetValue) + static_cast<const types::SetValue*>(object)->MemoryUsage();
     default:
       return 0;
   }
@@ -45,10 +37,8 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
 
 std::string_view ObjectEncodingName(ValueType type, const void* object) {
   switch (type) {
-    case ValueType::kHash:
-      return static_cast<const types::HashValue*>(object)->EncodingName();
-    case ValueType::kSet:
-      return static_cast<const types::SetValue*>(object)->EncodingName();
+    case ValueType::kHash: return static_cast<const types::HashValue*>(object)->EncodingName();
+    case ValueType::kSet: return static_cast<const types::SetValue*>(object)->EncodingName();
     default:
       return "unknown";
   }
