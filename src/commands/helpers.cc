@@ -1,5 +1,10 @@
 #include "commands/helpers.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
 #include "server/server.h"
 
 namespace hotkv {
@@ -38,6 +43,93 @@ void DeleteIfEmpty(CommandContext& ctx, KeyRef& ref, std::string_view key, bool 
   }
   ctx.db().Erase(ref);
   ctx.KeyModified(key, notify::kGeneric, "del");
+}
+
+void ReplyWrongArity(CommandContext& ctx) {
+  ctx.rb().Error("ERR wrong number of arguments for '" + ctx.command()->full_name + "' command");
+}
+
+std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view arg) {
+  // Redis's string2ull on the argument as a C string: a canonical integer that is not
+  // negative, or else whatever strtoull takes whole without overflow (leading zeros,
+  // spaces or sign included).
+  const std::string text(arg.substr(0, arg.find('\0')));
+  if (auto v = ParseInt64(text)) {
+    if (*v >= 0) {
+      return static_cast<uint64_t>(*v);
+    }
+  } else if (!text.empty()) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = strtoull(text.c_str(), &end, 10);
+    if (errno != EINVAL && errno != ERANGE && *end == '\0') {
+      return static_cast<uint64_t>(v);
+    }
+  }
+  ctx.rb().Error("ERR invalid cursor");
+  return std::nullopt;
+}
+
+std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx, size_t first,
+                                                                ValueType type) {
+  CollectionScanOptions opts;
+  for (size_t i = first; i < ctx.argc();) {
+    std::string_view a = ctx.arg(i);
+    const size_t left = ctx.argc() - i;
+    if (EqualsIgnoreCase(a, "COUNT") && left >= 2) {
+      auto c = ctx.IntArg(i + 1);
+      if (!c) {
+        return std::nullopt;
+      }
+      if (*c < 1) {
+        ctx.rb().Error(errors::kSyntax);
+        return std::nullopt;
+      }
+      opts.count = *c;
+      i += 2;
+    } else if (EqualsIgnoreCase(a, "MATCH") && left >= 2) {
+      opts.pattern = ctx.arg(i + 1);
+      opts.use_pattern = opts.pattern != "*";
+      i += 2;
+    } else if (EqualsIgnoreCase(a, "NOVALUES")) {
+      if (type != ValueType::kHash) {
+        ctx.rb().Error("ERR NOVALUES option can only be used in HSCAN");
+        return std::nullopt;
+      }
+      opts.only_keys = true;
+      i++;
+    } else if (EqualsIgnoreCase(a, "NOSCORES")) {
+      if (type != ValueType::kZSet) {
+        ctx.rb().Error("ERR NOSCORES option can only be used in ZSCAN");
+        return std::nullopt;
+      }
+      opts.only_keys = true;
+      i++;
+    } else {
+      ctx.rb().Error(errors::kSyntax);
+      return std::nullopt;
+    }
+  }
+  return opts;
+}
+
+std::optional<int64_t> ParseRandomCount(CommandContext& ctx, size_t i) {
+  auto v = ctx.IntArg(i);
+  if (v && *v == std::numeric_limits<int64_t>::min()) {
+    ctx.rb().Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+    return std::nullopt;
+  }
+  return v;
+}
+
+bool RandomReplyTooLarge(CommandContext& ctx, size_t reply_start) {
+  if (ctx.rb().buffer()->size() - reply_start <= kMaxRandomReplyBytes) {
+    return false;
+  }
+  ctx.client().set_close_after_reply();
+  return true;
 }
 
 }  // namespace hotkv

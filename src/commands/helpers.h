@@ -1,5 +1,6 @@
 // Small helpers shared by the command families: typed lookups with Redis's statistics and
-// errors, option parsing for expiry arguments.
+// errors, option parsing for expiry arguments, the collection encoding limits, the
+// options of HSCAN/SSCAN and the count of HRANDFIELD/SRANDMEMBER.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@
 #include "types/encoding_limits.h"
 
 namespace hotkv {
+
+class Config;
 
 // A read lookup: counts keyspace hits/misses, records the access, emits "keymiss".
 inline Entry* LookupRead(CommandContext& ctx, std::string_view key) {
@@ -51,5 +54,37 @@ types::EncodingLimits EncodingLimitsFrom(const Config& cfg);
 
 // Deletes the key of a collection that a command emptied, with its "del" notification.
 void DeleteIfEmpty(CommandContext& ctx, KeyRef& ref, std::string_view key, bool empty);
+
+// "ERR wrong number of arguments for '<cmd>' command" (for arity checks a handler makes
+// itself, e.g. an odd number of field/value arguments).
+void ReplyWrongArity(CommandContext& ctx);
+
+// A scan cursor as Redis parses it (string2ull: a non-negative integer, or what strtoull
+// accepts); replies "ERR invalid cursor" and returns nullopt otherwise.
+std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view arg);
+
+// The options of HSCAN/SSCAN/ZSCAN after the cursor: [MATCH pattern] [COUNT count]
+// [NOVALUES] (hashes only) [NOSCORES] (sorted sets only), as Redis's scanGenericCommand
+// parses them. Replies and returns nullopt on error.
+struct CollectionScanOptions {
+  std::string_view pattern;
+  bool use_pattern = false;  // false for no MATCH or MATCH *
+  int64_t count = 10;
+  bool only_keys = false;  // NOVALUES / NOSCORES
+};
+std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx, size_t first,
+                                                                ValueType type);
+
+// The count of HRANDFIELD/SRANDMEMBER/ZRANDMEMBER: an integer in [-LONG_MAX, LONG_MAX]
+// (Redis's getRangeLongFromObjectOrReply). Replies and returns nullopt otherwise.
+std::optional<int64_t> ParseRandomCount(CommandContext& ctx, size_t i);
+
+// Replies with a negative random count repeat elements, so -count may be as large as
+// LONG_MAX. Redis stops such a reply when the client output buffer limit closes the
+// client; HotKV has no limit for normal clients, so these commands emit in chunks and stop
+// once a reply has grown past kMaxRandomReplyBytes, closing the connection (the client
+// could not have used the rest anyway). Returns true when the reply must stop.
+inline constexpr size_t kMaxRandomReplyBytes = size_t{512} << 20;
+bool RandomReplyTooLarge(CommandContext& ctx, size_t reply_start);
 
 }  // namespace hotkv

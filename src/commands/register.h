@@ -18,6 +18,8 @@ void RegisterPubsubCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterListCommands(CommandTable& t);
 void RegisterZSetCommands(CommandTable& t);
+void RegisterHashCommands(CommandTable& t);
+void RegisterSetCommands(CommandTable& t);
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -29,6 +31,8 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterTransactionCommands(t);
   RegisterListCommands(t);
   RegisterZSetCommands(t);
+  RegisterHashCommands(t);
+  RegisterSetCommands(t);
 }
 
 }  // namespace hotkv

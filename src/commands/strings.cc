@@ -439,7 +439,7 @@ void IncrByFloatCommand(CommandContext& ctx) {
     value = *v;
   }
   long double result = value + *incr;
-  char buf[kDoubleChars * 4];
+  char buf[kLongDoubleChars];
   size_t n = FormatLongDoubleHuman(result, buf, sizeof(buf));
   if (!std::isfinite(result) || n == 0) {
     return ctx.rb().Error("ERR increment would produce NaN or Infinity");

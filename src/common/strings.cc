@@ -96,16 +96,18 @@ std::optional<double> ParseDouble(std::string_view s) {
 }
 
 std::optional<long double> ParseLongDouble(std::string_view s) {
-  if (s.empty() || s.size() >= 512 || isspace(static_cast<unsigned char>(s[0]))) {
+  if (s.empty() || s.size() >= kLongDoubleChars || isspace(static_cast<unsigned char>(s[0]))) {
     return std::nullopt;
   }
-  char buf[512];
+  char buf[kLongDoubleChars];
   memcpy(buf, s.data(), s.size());
   buf[s.size()] = '\0';
   char* end = nullptr;
   errno = 0;
   long double v = strtold(buf, &end);
-  if (end != buf + s.size() || std::isnan(v) || errno == ERANGE) {
+  // As string2ld: an overflow or an underflow to zero is an error, a subnormal is not.
+  if (end != buf + s.size() || std::isnan(v) ||
+      (errno == ERANGE && (std::isinf(v) || v == 0))) {
     return std::nullopt;
   }
   return v;

@@ -19,6 +19,9 @@ namespace hotkv {
 
 inline constexpr size_t kInt64Digits = 21;  // "-9223372036854775808"
 inline constexpr size_t kDoubleChars = 64;
+// Longest text of a long double INCRBYFLOAT/HINCRBYFLOAT read or write (Redis's
+// MAX_LONG_DOUBLE_CHARS): "%.17Lf" of the largest long double fits.
+inline constexpr size_t kLongDoubleChars = 5 * 1024;
 
 // Strict integer parse (Redis string2ll). Returns nullopt on any deviation.
 std::optional<int64_t> ParseInt64(std::string_view s);

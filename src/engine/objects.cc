@@ -5,6 +5,8 @@
 #include "engine/entry.h"
 #include "types/list_value.h"
 #include "types/zset.h"
+#include "types/hash_value.h"
+#include "types/set_value.h"
 
 namespace hotkv {
 
@@ -14,6 +16,8 @@ void DestroyObject(ValueType type, void* object) {
     case ValueType::kZSet:
       delete static_cast<types::ZSetValue*>(object);
       return;
+    case ValueType::kHash: delete static_cast<types::HashValue*>(object); return;
+    case ValueType::kSet: delete static_cast<types::SetValue*>(object); return;
     default:
       abort();  // every collection type registers its case here
   }
@@ -24,6 +28,8 @@ void* CloneObject(ValueType type, const void* object) {
     case ValueType::kList: return new types::ListValue(static_cast<const types::ListValue*>(object)->Clone());
     case ValueType::kZSet:
       return new types::ZSetValue(static_cast<const types::ZSetValue*>(object)->Clone());
+    case ValueType::kHash: return new types::HashValue(static_cast<const types::HashValue*>(object)->Clone());
+    case ValueType::kSet: return new types::SetValue(static_cast<const types::SetValue*>(object)->Clone());
     default:
       abort();
   }
@@ -34,6 +40,8 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
     case ValueType::kList: return sizeof(types::ListValue) + static_cast<const types::ListValue*>(object)->MemoryUsage();
     case ValueType::kZSet:
       return sizeof(types::ZSetValue) + static_cast<const types::ZSetValue*>(object)->MemoryUsage();
+    case ValueType::kHash: return sizeof(types::HashValue) + static_cast<const types::HashValue*>(object)->MemoryUsage();
+    case ValueType::kSet: return sizeof(types::SetValue) + static_cast<const types::SetValue*>(object)->MemoryUsage();
     default:
       return 0;
   }
@@ -44,6 +52,8 @@ std::string_view ObjectEncodingName(ValueType type, const void* object) {
     case ValueType::kList: return static_cast<const types::ListValue*>(object)->EncodingName();
     case ValueType::kZSet:
       return static_cast<const types::ZSetValue*>(object)->EncodingName();
+    case ValueType::kHash: return static_cast<const types::HashValue*>(object)->EncodingName();
+    case ValueType::kSet: return static_cast<const types::SetValue*>(object)->EncodingName();
     default:
       return "unknown";
   }
