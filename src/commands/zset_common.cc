@@ -1,11 +1,14 @@
 #include "commands/zset_common.h"
 
+#include "types/set_value.h"
+
 #include <algorithm>
 #include <utility>
 
 #include "commands/helpers.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "types/set_value.h"
 
 namespace hotkv {
 
@@ -112,6 +115,26 @@ void ZPair(ReplyBuilder& rb, std::string_view member, double score, bool withsco
   rb.Double(score);
 }
 
+namespace {
+
+// A plain SET as an input of ZUNION/ZINTER/ZDIFF: every member scores 1, as in Redis.
+class SetAsZSetSource final : public types::ZSetSource {
+ public:
+  explicit SetAsZSetSource(const types::SetValue* set) : set_(set) {}
+  size_t Size() const override { return set_->size(); }
+  void ForEachUntil(types::ZFunctionRef<bool(std::string_view, double)> visit) const override {
+    set_->ForEach([&](std::string_view m) { return visit(m, 1.0); });
+  }
+  std::optional<double> Score(std::string_view member) const override {
+    return set_->Contains(member) ? std::optional<double>(1.0) : std::nullopt;
+  }
+
+ private:
+  const types::SetValue* set_;
+};
+
+}  // namespace
+
 ZAlgebraInput ZAlgebraSourceFor(CommandContext& ctx, const Entry* e) {
   if (e == nullptr) {
     return {};
@@ -119,27 +142,8 @@ ZAlgebraInput ZAlgebraSourceFor(CommandContext& ctx, const Entry* e) {
   switch (e->type()) {
     case ValueType::kZSet:
       return {std::make_unique<types::ZSetValueSource>(e->As<types::ZSetValue>()), false};
-    // ---- ADAPTER POINT: plain SETs as inputs (every member scores 1) ----------------
-    // types::SetValue (src/types/set_value.h) is not on this branch yet. When it is,
-    // add a ZSetSource over it here (a few lines), e.g.:
-    //
-    //   class SetSource final : public types::ZSetSource {
-    //    public:
-    //     explicit SetSource(const types::SetValue* s) : set_(s) {}
-    //     size_t Size() const override { return set_->size(); }
-    //     void ForEachUntil(types::ZFunctionRef<bool(std::string_view, double)> visit)
-    //         const override {
-    //       set_->ForEach([&](std::string_view m) { return visit(m, 1.0); });
-    //     }
-    //     std::optional<double> Score(std::string_view m) const override {
-    //       return set_->Contains(m) ? std::optional<double>(1.0) : std::nullopt;
-    //     }
-    //    private:
-    //     const types::SetValue* set_;
-    //   };
-    //   case ValueType::kSet:
-    //     return {std::make_unique<SetSource>(e->As<types::SetValue>()), false};
-    // -----------------------------------------------------------------------------
+    case ValueType::kSet:
+      return {std::make_unique<SetAsZSetSource>(e->As<types::SetValue>()), false};
     default:
       ctx.rb().Error(errors::kWrongType);
       return {nullptr, true};
