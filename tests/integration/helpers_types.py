@@ -1,18 +1,17 @@
 """Shared helpers for the data-type integration tests (lists, hashes, sets, sorted sets,
 transactions, blocking commands).
 
-- `rc` fixture: a client that returns the server's replies as they are (redis-py's reply
-  callbacks are removed, so "1.5" stays a string, an integer stays an int, nil is None,
-  a status reply is its text), on one dedicated connection (MULTI/EXEC safe). The shared
-  server's databases are flushed first (it depends on the `r` fixture).
+- `raw_client(server)` / `rc_fixture(server)`: a client that returns the server's replies
+  as they are (redis-py's reply callbacks are removed, so "1.5" stays a string, an integer
+  stays an int, nil is None, a status reply is its text), on one dedicated connection
+  (MULTI/EXEC safe). Test modules define an `rc` fixture from it that also depends on `r`
+  (so every database is flushed first).
   Use: `rc("LPUSH", "k", "a") == 1`, `rc.err("LPOP", "k", "-1") == "ERR ..."`.
 - `error_text(exc)`: the whole error line a ResponseError came from, e.g.
   "ERR syntax error" (redis-py itself strips a leading "ERR " from str(exc)).
 - `expect_error(text)`: context manager; the block must raise a ResponseError whose whole
   error line is `text`.
 - `blocked_clients(client)`, `wait_blocked(client, n)`: INFO clients / blocked_clients.
-
-Import the fixture into a test module with `from helpers_types import rc  # noqa: F401`.
 """
 import contextlib
 import time
@@ -88,8 +87,13 @@ def raw_client(server, **kwargs):
     return RawClient(client)
 
 
-@pytest.fixture
-def rc(server, r):
+def rc_fixture(server):
+    """Body of the per-module `rc` fixture (the shared server is flushed by `r`):
+
+        @pytest.fixture
+        def rc(server, r):
+            yield from rc_fixture(server)
+    """
     c = raw_client(server)
     yield c
     c.close()

@@ -1,7 +1,12 @@
 """Hash commands: replies, errors, numeric edge cases, random fields, scan, encodings."""
 import pytest
 
-from helpers_types import NOT_INT, SYNTAX, WRONGTYPE, arity, raw_client, rc  # noqa: F401
+from helpers_types import NOT_INT, SYNTAX, WRONGTYPE, arity, raw_client, rc_fixture
+
+
+@pytest.fixture
+def rc(server, r):
+    yield from rc_fixture(server)
 
 
 def as_dict(flat):

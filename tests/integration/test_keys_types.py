@@ -2,7 +2,12 @@
 EXPIRE, RENAME, COPY, SCAN TYPE, OBJECT ENCODING, and removal of emptied collections."""
 import pytest
 
-from helpers_types import WRONGTYPE, rc, wait_for  # noqa: F401
+from helpers_types import WRONGTYPE, rc_fixture, wait_for
+
+
+@pytest.fixture
+def rc(server, r):
+    yield from rc_fixture(server)
 
 
 def make(rc, kind, key, big=False):

@@ -2,7 +2,12 @@
 import pytest
 
 from helpers_types import (NOT_INT, OUT_OF_RANGE_POSITIVE, SYNTAX, WRONGTYPE, arity,
-                           expect_error, rc)  # noqa: F401
+                           expect_error, rc_fixture)
+
+
+@pytest.fixture
+def rc(server, r):
+    yield from rc_fixture(server)
 
 
 def items(rc, key):
@@ -131,6 +136,10 @@ def test_pop_count_errors(rc):
 def test_redis_py_pop_count(r):
     r.rpush("l", "a", "b", "c")
     assert r.lpop("l", 2) == ["a", "b"]
+    with expect_error(OUT_OF_RANGE_POSITIVE):
+        r.rpop("l", -1)
+    with expect_error(WRONGTYPE):
+        r.hset("l", "f", "v")
     assert r.rpop("l") == "c"
     assert r.lpop("l", 2) is None
 

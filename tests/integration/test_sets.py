@@ -1,8 +1,12 @@
 """Set commands: replies, algebra and STORE variants, random members, scan, encodings."""
 import pytest
 
-from helpers_types import (NOT_INT, OUT_OF_RANGE_POSITIVE, SYNTAX, WRONGTYPE, arity,
-                           rc)  # noqa: F401
+from helpers_types import NOT_INT, OUT_OF_RANGE_POSITIVE, SYNTAX, WRONGTYPE, arity, rc_fixture
+
+
+@pytest.fixture
+def rc(server, r):
+    yield from rc_fixture(server)
 
 
 def members(rc, key):

@@ -3,7 +3,12 @@ formatting, scan, encodings and errors (RESP2 replies: scores are bulk strings).
 import pytest
 
 from helpers_types import (NOT_FLOAT, NOT_INT, OUT_OF_RANGE_POSITIVE, SYNTAX, WRONGTYPE,
-                           arity, rc)  # noqa: F401
+                           arity, rc_fixture)
+
+
+@pytest.fixture
+def rc(server, r):
+    yield from rc_fixture(server)
 
 XX_NX = "ERR XX and NX options at the same time are not compatible"
 GT_LT_NX = "ERR GT, LT, and/or NX options at the same time are not compatible"
