@@ -11,6 +11,8 @@ transactions, blocking commands).
   "ERR syntax error" (redis-py itself strips a leading "ERR " from str(exc)).
 - `expect_error(text)`: context manager; the block must raise a ResponseError whose whole
   error line is `text`.
+- `resp3_connection(server)`: a raw connection after HELLO 3; `double("1.5")` is how
+  it returns a RESP3 double.
 - `blocked_clients(client)`, `wait_blocked(client, n)`: INFO clients / blocked_clients.
 """
 import contextlib
@@ -97,6 +99,19 @@ def rc_fixture(server):
     c = raw_client(server)
     yield c
     c.close()
+
+
+def resp3_connection(server):
+    """A raw RESP connection switched to RESP3 with HELLO 3."""
+    conn = server.raw()
+    hello = conn.command("HELLO", "3")
+    assert isinstance(hello, tuple) and hello[0] == "map", hello
+    return conn
+
+
+def double(text):
+    """How RawConnection represents a RESP3 double reply (",1.5")."""
+    return ("double", text)
 
 
 def as_set_of_pairs(flat):

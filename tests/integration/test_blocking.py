@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from helpers_types import WRONGTYPE, blocked_clients, wait_blocked
+from helpers_types import WRONGTYPE, blocked_clients, double, resp3_connection, wait_blocked
 
 NEGATIVE = "ERR timeout is negative"
 NOT_FLOAT = "ERR timeout is not a float or out of range"
@@ -320,6 +320,23 @@ def test_blmpop_bzmpop_argument_errors(bl, r):
     assert is_err(c.command("BLMPOP", 0, 1, "k", "UP"), "ERR syntax error")
     assert is_err(c.command("BZMPOP", 0, 2, "k", "MIN"), "ERR syntax error")
     assert bl.count() == 0
+
+
+def test_resp3_replies(server, bl, r):
+    conn = resp3_connection(server)
+    try:
+        assert conn.command("BLPOP", "k", "0.01") is None
+        assert conn.command("BLMOVE", "k", "d", "LEFT", "LEFT", "0.01") is None
+        assert conn.command("BZPOPMIN", "z", "0.01") is None
+        assert conn.command("BZMPOP", "0.01", 1, "z", "MIN") is None
+        r.zadd("z", {"m": 2.5})
+        assert conn.command("BZPOPMAX", "z", 0) == [b"z", b"m", double("2.5")]
+        conn.send_command("BZMPOP", 0, 1, "z", "MIN")
+        bl.wait(1)
+        r.zadd("z", {"n": 3})
+        assert conn.read_reply() == [b"z", [[b"n", double("3")]]]
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------- inside MULTI

@@ -1,7 +1,8 @@
 """Hash commands: replies, errors, numeric edge cases, random fields, scan, encodings."""
 import pytest
 
-from helpers_types import NOT_INT, SYNTAX, WRONGTYPE, arity, raw_client, rc_fixture
+from helpers_types import (NOT_INT, SYNTAX, WRONGTYPE, arity, raw_client, rc_fixture,
+                           resp3_connection)
 
 
 @pytest.fixture
@@ -377,6 +378,27 @@ def test_hashtable_commands(rc):
     assert rc("HLEN", "h") == 300
     assert rc("HEXISTS", "h", "f2") == 0 and rc("HEXISTS", "h", "f3") == 1
     assert rc("HINCRBY", "h", "f3", 10) == 13
+
+
+# ---------------------------------------------------------------- RESP3
+
+def test_resp3_reply_types(server, r):
+    r.hset("h", mapping={"a": "1", "b": "2"})
+    conn = resp3_connection(server)
+    try:
+        kind, pairs = conn.command("HGETALL", "h")
+        assert kind == "map" and sorted(pairs) == [(b"a", b"1"), (b"b", b"2")]
+        assert conn.command("HGETALL", "nope") == ("map", [])
+        got = conn.command("HRANDFIELD", "h", 2, "WITHVALUES")  # an array of pairs
+        assert sorted(got) == [[b"a", b"1"], [b"b", b"2"]]
+        got = conn.command("HRANDFIELD", "h", -3, "WITHVALUES")
+        assert len(got) == 3 and all(p in ([b"a", b"1"], [b"b", b"2"]) for p in got)
+        assert sorted(conn.command("HRANDFIELD", "h", 5)) == [b"a", b"b"]
+        assert conn.command("HINCRBYFLOAT", "h", "a", "0.5") == b"1.5"  # a bulk string
+        assert conn.command("HGET", "h", "zz") is None
+        assert conn.command("HMGET", "h", "b", "zz") == [b"2", None]
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------- wrong type

@@ -1,7 +1,8 @@
 """Set commands: replies, algebra and STORE variants, random members, scan, encodings."""
 import pytest
 
-from helpers_types import NOT_INT, OUT_OF_RANGE_POSITIVE, SYNTAX, WRONGTYPE, arity, rc_fixture
+from helpers_types import (NOT_INT, OUT_OF_RANGE_POSITIVE, SYNTAX, WRONGTYPE, arity,
+                           rc_fixture, resp3_connection)
 
 
 @pytest.fixture
@@ -384,6 +385,31 @@ def test_small_string_set_is_listpack(rc):
     rc("SADD", "i", "abc")
     assert rc("OBJECT", "ENCODING", "i") == "listpack"
     assert sorted(rc("SMEMBERS", "i")) == ["1", "2", "3", "abc"]
+
+
+# ---------------------------------------------------------------- RESP3
+
+def test_resp3_reply_types(server, r):
+    r.sadd("s", "x", "y", "z")
+    r.sadd("t", "y")
+    conn = resp3_connection(server)
+    try:
+        for cmd in (("SMEMBERS", "s"), ("SUNION", "s", "nope"), ("SDIFF", "s", "nope"),
+                    ("SINTER", "s", "s")):
+            kind, items = conn.command(*cmd)
+            assert kind == "set" and sorted(items) == [b"x", b"y", b"z"], cmd
+        assert conn.command("SINTER", "s", "t") == ("set", [b"y"])
+        assert conn.command("SMEMBERS", "nope") == ("set", [])
+        assert conn.command("SINTER", "s", "nope") == ("set", [])
+        kind, popped = conn.command("SPOP", "t", 5)
+        assert (kind, popped) == ("set", [b"y"])
+        assert conn.command("SPOP", "nope", 2) == ("set", [])
+        got = conn.command("SRANDMEMBER", "s", 2)  # an array, not a set
+        assert isinstance(got, list) and len(set(got)) == 2
+        assert conn.command("SMISMEMBER", "s", "x", "q") == [1, 0]
+        assert conn.command("SPOP", "nope") is None
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------- wrong type

@@ -3,7 +3,7 @@ formatting, scan, encodings and errors (RESP2 replies: scores are bulk strings).
 import pytest
 
 from helpers_types import (NOT_FLOAT, NOT_INT, OUT_OF_RANGE_POSITIVE, SYNTAX, WRONGTYPE,
-                           arity, rc_fixture)
+                           arity, double, rc_fixture, resp3_connection)
 
 
 @pytest.fixture
@@ -724,6 +724,37 @@ def test_skiplist_operations(rc):
     assert rc("ZINCRBY", "z", -1000, "m0999") == "998"
     # 398 members score below 998; m0499 also scores 998 and sorts before m0999
     assert rc("ZRANK", "z", "m0999") == 399
+
+
+# ---------------------------------------------------------------- RESP3
+
+def test_resp3_reply_types(server, r):
+    r.zadd("z", {"a": 1.5, "b": 4, "i": float("inf"), "j": float("-inf")})
+    conn = resp3_connection(server)
+    try:
+        assert conn.command("ZSCORE", "z", "a") == double("1.5")
+        assert conn.command("ZSCORE", "z", "i") == double("inf")
+        assert conn.command("ZSCORE", "z", "q") is None
+        assert conn.command("ZMSCORE", "z", "j", "q") == [double("-inf"), None]
+        assert conn.command("ZINCRBY", "z", 1, "b") == double("5")
+        assert conn.command("ZADD", "z", "INCR", 1, "b") == double("6")
+        assert conn.command("ZADD", "z", "NX", "INCR", 1, "b") is None
+        pairs = [[b"j", double("-inf")], [b"a", double("1.5")], [b"b", double("6")],
+                 [b"i", double("inf")]]
+        assert conn.command("ZRANGE", "z", 0, -1, "WITHSCORES") == pairs
+        assert conn.command("ZRANGE", "z", 0, -1) == [b"j", b"a", b"b", b"i"]
+        assert conn.command("ZRANGEBYSCORE", "z", 1, 10, "WITHSCORES") == pairs[1:3]
+        assert conn.command("ZREVRANGE", "z", 0, 0, "WITHSCORES") == [pairs[3]]
+        assert conn.command("ZUNION", 1, "z", "WITHSCORES") == pairs
+        assert conn.command("ZRANDMEMBER", "z", -2, "WITHSCORES")[0] in pairs
+        assert conn.command("ZSCAN", "z", 0)[1][:2] == [b"j", b"-inf"]  # plain strings
+        assert conn.command("ZPOPMIN", "z") == [b"j", double("-inf")]  # one flat pair
+        assert conn.command("ZPOPMIN", "z", 1) == [[b"a", double("1.5")]]  # pairs
+        assert conn.command("ZPOPMAX", "nope") == []
+        assert conn.command("ZMPOP", 1, "z", "MAX") == [b"z", [[b"i", double("inf")]]]
+        assert conn.command("ZMPOP", 1, "nope", "MAX") is None
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------- wrong type
