@@ -1,5 +1,7 @@
 """Generic key commands applied to lists, hashes, sets and sorted sets: TYPE, DEL, EXISTS,
 EXPIRE, RENAME, COPY, SCAN TYPE, OBJECT ENCODING, and removal of emptied collections."""
+import threading
+
 import pytest
 
 from helpers_types import WRONGTYPE, rc_fixture, wait_for
@@ -242,3 +244,48 @@ def test_wrongtype_leaves_value_intact(rc):
     assert rc("ZRANGE", "z", 0, -1, "WITHSCORES") == ["a", "1"]
     assert rc("SET", "z", "now-a-string") == "OK"  # SET replaces any type
     assert rc("TYPE", "z") == "string"
+
+
+def test_concurrent_updates_to_one_key_are_not_lost(server, r):
+    """Many connections (spread over HotKV's worker threads) updating the same
+    collections at once: every single update must be applied exactly once."""
+    threads_n, per_thread = 8, 250
+    errors = []
+
+    def worker(t):
+        c = server.client()
+        try:
+            pipe = c.pipeline(transaction=False)
+            for i in range(per_thread):
+                pipe.rpush("list", f"{t}:{i}")
+                pipe.hincrby("hash", "n", 1)
+                pipe.hset("hash", f"{t}:{i}", i)
+                pipe.sadd("set", f"{t}:{i}")
+                pipe.zincrby("zset", 1, "shared")
+                pipe.zadd("zset", {f"{t}:{i}": i})
+                if i % 50 == 49:
+                    pipe.execute()
+            pipe.execute()
+        except Exception as exc:
+            errors.append(repr(exc))
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors[:3]
+    total = threads_n * per_thread
+    assert r.llen("list") == total
+    items = r.lrange("list", 0, -1)
+    assert len(set(items)) == total
+    for t in range(threads_n):  # each connection's pushes keep their order
+        mine = [int(x.split(":")[1]) for x in items if x.startswith(f"{t}:")]
+        assert mine == list(range(per_thread))
+    assert r.hget("hash", "n") == str(total)
+    assert r.hlen("hash") == total + 1
+    assert r.scard("set") == total
+    assert r.zscore("zset", "shared") == float(total)
+    assert r.zcard("zset") == total + 1
