@@ -142,8 +142,8 @@ def test_score_formatting(rc, given, shown):
 
 
 def test_score_formatting_17_significant_digits_from_arithmetic(rc):
-    assert rc("ZINCRBY", "z", "0.1", "m") in ("0.1", "0.10000000000000001")
-    assert rc("ZINCRBY", "z", "0.2", "m") == "0.30000000000000004"
+    rc("ZADD", "z", "0.1", "m")
+    assert rc("ZINCRBY", "z", "0.2", "m") == "0.30000000000000004"  # 0.1 + 0.2 in doubles
     assert rc("ZSCORE", "z", "m") == "0.30000000000000004"
     assert rc("ZADD", "z", "INCR", "0.5", "n") == "0.5"
 
