@@ -197,33 +197,47 @@ class KeyspaceWatcher:
         replies = self.sub.psubscribe(*patterns)
         assert [f[0] for f in replies] == [b"psubscribe"] * len(patterns)
 
-    def frames(self, client):
+    def frames(self, client, wait_for=None):
         """(channel, payload) pairs (str) received since the last call, up to a marker that
-        `client` publishes now (so everything `client` caused before has arrived)."""
+        `client` publishes now (so everything `client` caused before has arrived).
+
+        `wait_for` is for notifications the server sends on its own (expired): a
+        (channel, payload) pair or a predicate(channel, payload); frames are read until one
+        matches (up to 10 s) before the marker is published."""
         out = []
-        for f in drain(self.sub, client, self.marker):
-            assert f[0] == b"pmessage", f
-            out.append((f[2].decode(), f[3].decode()))
+        if wait_for is not None:
+            match = wait_for if callable(wait_for) else (lambda ch, p: (ch, p) == tuple(wait_for))
+            deadline = time.time() + 10.0
+            while not any(match(ch, p) for ch, p in out):
+                left = deadline - time.time()
+                assert left > 0, f"no notification matching {wait_for!r}; got {out!r}"
+                out.append(self._decode(self.sub.message(timeout=left)))
+        out += [self._decode(f) for f in drain(self.sub, client, self.marker)]
         return out
 
-    def events(self, client):
+    @staticmethod
+    def _decode(frame):
+        assert frame[0] == b"pmessage", frame
+        return frame[2].decode(), frame[3].decode()
+
+    def events(self, client, wait_for=None):
         """Notifications as (db, key, event) from the keyspace channel, checking that each is
         followed at once by the same notification on the keyevent channel (flags "KE")."""
-        return pair_events(self.frames(client))
+        return pair_events(self.frames(client, wait_for))
 
-    def keyspace(self, client):
+    def keyspace(self, client, wait_for=None):
         """(db, key, event) from keyspace channels only; fails on any keyevent message."""
         out = []
-        for channel, payload in self.frames(client):
+        for channel, payload in self.frames(client, wait_for):
             kind, db, name = split_channel(channel)
             assert kind == "keyspace", (channel, payload)
             out.append((db, name, payload))
         return out
 
-    def keyevent(self, client):
+    def keyevent(self, client, wait_for=None):
         """(db, key, event) from keyevent channels only; fails on any keyspace message."""
         out = []
-        for channel, payload in self.frames(client):
+        for channel, payload in self.frames(client, wait_for):
             kind, db, name = split_channel(channel)
             assert kind == "keyevent", (channel, payload)
             out.append((db, payload, name))
