@@ -184,6 +184,78 @@ def numsub(client, *channels):
     return [(k.decode() if isinstance(k, bytes) else k, v) for k, v in zip(reply[0::2], reply[1::2])]
 
 
+
+def read_frames(conn, n, timeout=30.0):
+    """Reads `n` pub/sub frames (RESP2 arrays or RESP3 pushes of bulk strings and integers)
+    from a RawConnection, parsing by offset so that tens of thousands of frames stay cheap
+    (RawConnection re-slices its buffer per line). Frames come back as lists; bytes left over
+    go back into the connection's buffer."""
+    buf = bytearray(conn.buf)
+    conn.buf = b""
+    pos = 0
+    out = []
+    deadline = time.time() + timeout
+
+    def fill():
+        nonlocal buf, pos
+        if pos > (1 << 20):
+            del buf[:pos]
+            pos = 0
+        left = deadline - time.time()
+        if left <= 0:
+            raise AssertionError(f"read {len(out)} of {n} frames in {timeout}s")
+        conn.sock.settimeout(left)
+        try:
+            chunk = conn.sock.recv(1 << 20)
+        except (socket.timeout, TimeoutError):
+            raise AssertionError(f"read {len(out)} of {n} frames in {timeout}s") from None
+        if not chunk:
+            raise ConnectionError(f"connection closed after {len(out)} of {n} frames")
+        buf += chunk
+
+    def parse(at):
+        """One frame starting at `at` -> (frame, end) or None when incomplete."""
+        eol = buf.find(b"\r\n", at)
+        if eol < 0:
+            return None
+        if buf[at] not in b"*>":
+            raise AssertionError(f"not a frame: {bytes(buf[at:eol])!r}")
+        count = int(buf[at + 1:eol])
+        at = eol + 2
+        items = []
+        for _ in range(count):
+            eol = buf.find(b"\r\n", at)
+            if eol < 0:
+                return None
+            kind = buf[at]
+            if kind == 0x3A:                     # ':'
+                items.append(int(buf[at + 1:eol]))
+                at = eol + 2
+            elif kind == 0x24:                   # '$'
+                size = int(buf[at + 1:eol])
+                if size < 0:
+                    items.append(None)
+                    at = eol + 2
+                    continue
+                start, end = eol + 2, eol + 2 + size
+                if len(buf) < end + 2:
+                    return None
+                items.append(bytes(buf[start:end]))
+                at = end + 2
+            else:
+                raise AssertionError(f"unexpected element {bytes(buf[at:eol])!r}")
+        return items, at
+
+    while len(out) < n:
+        parsed = parse(pos) if pos < len(buf) else None
+        if parsed is None:
+            fill()
+            continue
+        frame, pos = parsed
+        out.append(frame)
+    conn.buf = bytes(buf[pos:])
+    return out
+
 # --- keyspace notifications --------------------------------------------------------------
 
 class KeyspaceWatcher:
@@ -273,5 +345,5 @@ def set_events(client, flags):
 
 
 __all__ = ["PUBSUB_HOTKV_ARGS", "SUBSCRIBED_MODE_ERROR", "unique", "bb", "ps_server", "conns",
-           "Connections", "Subscriber", "publish_marker", "drain", "client_list", "numsub",
+           "Connections", "Subscriber", "publish_marker", "drain", "read_frames", "client_list", "numsub",
            "KeyspaceWatcher", "split_channel", "pair_events", "set_events", "RespError"]
