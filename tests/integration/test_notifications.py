@@ -11,8 +11,8 @@ import time
 import pytest
 
 from conftest import error_reply, resp_command, wait_until
-from helpers_pubsub import (Connections, KeyspaceWatcher, conns, ps_server, set_events,  # noqa: F401
-                            unique)
+from helpers_pubsub import (Connections, KeyspaceWatcher, conns, ps_server,  # noqa: F401
+                            set_events)
 
 CONFIG_ERROR_PREFIX = ("ERR CONFIG SET failed (possibly related to argument "
                        "'notify-keyspace-events') - Invalid event class character.")

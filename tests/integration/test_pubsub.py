@@ -5,7 +5,7 @@ Replies are checked on raw sockets (exact RESP frames and running counts). Every
 a server of its own module (`ps_server`), so global counters start from a known state."""
 import pytest
 
-from conftest import RespError, wait_until
+from conftest import wait_until
 from helpers_pubsub import (SUBSCRIBED_MODE_ERROR, bb, client_list, conns, drain,  # noqa: F401
                             ps_server, publish_marker, unique)
 

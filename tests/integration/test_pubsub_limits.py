@@ -299,6 +299,8 @@ def test_slow_subscriber_disconnection_is_counted(start_server):
     srv = start_server(hotkv_args=["--threads", "4"])
     admin = overflow_slow_subscriber(srv)
     assert admin.info("stats")["client_output_buffer_limit_disconnections"] == 1
+    # the test's other connections are closed by now: no client left in pub/sub mode
+    assert wait_until(lambda: admin.info("clients")["pubsub_clients"] == 0)
     admin.close()
 
 
