@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -647,8 +648,14 @@ bool Config::LoadArgs(int argc, char** argv, std::string* err) {
     return false;
   }
   if (threads_.load() == 0) {
-    unsigned n = std::thread::hardware_concurrency();
-    threads_ = n == 0 ? 1 : n;
+    // One worker per core this process may run on (taskset/cgroups), not per core of
+    // the machine: two workers sharing one core only add context switches.
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n <= 0) {
+      n = static_cast<int>(std::thread::hardware_concurrency());
+    }
+    threads_ = n <= 0 ? 1 : n;
   }
   return true;
 }
