@@ -119,6 +119,21 @@ def machine_facts(ctx):
     }
 
 
+def render_again(outdir, record):
+    results = json.loads((outdir / "results.json").read_text())
+
+    class Saved:
+        pass
+
+    ctx = Saved()
+    ctx.outdir, ctx.stamp, ctx.facts = outdir, outdir.name, results["facts"]
+    ctx.quick = results["settings"]["quick"]
+    ctx.problems = results["problems"]
+    ctx.problem = lambda text: (log("PROBLEM: " + text), ctx.problems.append(text))
+    report.write_all(ctx, results, record)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", default=str(REPO / "build" / "release"))
@@ -131,7 +146,12 @@ def main():
     rec.add_argument("--record", dest="record", action="store_true", default=None,
                      help="append the section to bench/RESULTS.md (default unless --quick)")
     rec.add_argument("--no-record", dest="record", action="store_false")
+    ap.add_argument("--render", metavar="DIR",
+                    help="only redraw the charts and results.md of an earlier run from its "
+                         "results.json (appends to RESULTS.md only with --record)")
     args = ap.parse_args()
+    if args.render:
+        return render_again(Path(args.render).resolve(), bool(args.record))
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     bad = [p for p in parts if p not in PARTS]
     if bad or not parts:
