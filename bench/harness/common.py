@@ -254,6 +254,20 @@ def idle_cpu_pct(server, seconds=1.0):
     return 100.0 * (server.cpu_s() - s0) / seconds
 
 
+def settle(server, limit_pct=3.0, max_s=15):
+    """Wait until the server is idle (a 1 s window under limit_pct of a core) so that work
+    left over from a load does not land in the next measurement. Returns (the last
+    window's CPU %, seconds waited)."""
+    t0 = time.monotonic()
+    while True:
+        pct = idle_cpu_pct(server)
+        waited = time.monotonic() - t0
+        if pct <= limit_pct or waited >= max_s:
+            if pct > limit_pct:
+                log(f"{server.name} still uses {pct:.0f} % of a core {waited:.0f} s after the load")
+            return pct, waited
+
+
 def med_min_max(values):
     v = [x for x in values if x is not None]
     if not v:

@@ -7,7 +7,7 @@ client core, bracketed by samples of the server's /proc/<pid>/stat.
 """
 import csv
 
-from common import HOST, idle_cpu_pct, log, med_min_max, run_measured
+from common import HOST, log, med_min_max, run_measured, settle
 from load import preload_padded
 from servers import CONFIGS, probe, start
 
@@ -94,7 +94,10 @@ def run_cpu(ctx):
             try:
                 support = probe(server, COMMANDS)
                 preload_padded(server, ctx.keys, ctx.value_size, ctx.client_core, ctx.cmdlog)
-                idle = idle_cpu_pct(server)
+                idle, waited = settle(server)
+                if idle > 3:
+                    ctx.problem(f"cpu: {config} still used {idle:.0f} % of a core while idle, "
+                                f"{waited:.0f} s after the preload")
                 dead = False
                 for cmd in RUN_ORDER:
                     base = {"config": config, "rep": rep, "order": pos, "idle_cpu_pct": round(idle, 2)}

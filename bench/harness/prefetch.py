@@ -7,7 +7,7 @@ repetition then measures both, in an order that reverses every repetition; the i
 sleeps in epoll meanwhile (its idle CPU is recorded). CPU per GET comes from each
 instance's own /proc/<pid>/stat.
 """
-from common import idle_cpu_pct, log
+from common import log, settle
 from cpu import run_benchmark, summarize
 from load import preload_padded
 from servers import start
@@ -28,7 +28,11 @@ def run_prefetch(ctx):
             preload_padded(s, ctx.prefetch_keys, ctx.value_size, ctx.client_core, ctx.cmdlog)
             ctx.facts[f"prefetch_{mode}_rss_kb"] = s.rss_kb()
         for mode, s in servers.items():
-            ctx.facts[f"prefetch_{mode}_idle_cpu_pct"] = round(idle_cpu_pct(s), 2)
+            idle, waited = settle(s)
+            ctx.facts[f"prefetch_{mode}_idle_cpu_pct"] = round(idle, 2)
+            if idle > 3:
+                ctx.problem(f"prefetch: {mode} instance still used {idle:.0f} % of a core while "
+                            f"idle, {waited:.0f} s after the preload")
         for rep in range(ctx.reps):
             order = MODES if rep % 2 == 0 else list(reversed(MODES))
             for pos, mode in enumerate(order):

@@ -178,7 +178,9 @@ def section_cpu(ctx, res, img):
         if r.get("idle_cpu_pct") is not None:
             idle.setdefault(r["config"], []).append(r["idle_cpu_pct"])
     if idle:
-        lines += ["Idle CPU of each server after the preload (1 s, counted in every run above): " +
+        lines += ["Idle CPU of each server after the preload (the harness first waits for a 1 s "
+                  "window under 3 % of a core; the idle rate is part of every run above; worst "
+                  "repetition, 10 ms ticks): " +
                   ", ".join(f"{label(c, ctx.facts)} {max(v):.1f} %" for c, v in idle.items()) + ".", ""]
     errors = sorted({(r["config"], r["command"], r.get("error", "")) for r in res.get("cpu_summary", [])
                      if r["status"] in ("error", "partial")})
@@ -200,8 +202,10 @@ def section_sweep(ctx, res, img):
         "latency from the intended send time (coordinated omission corrected). A step is "
         "sustained when ≥ 97 % of the asked rate was achieved and every request answered; the "
         "sweep stops after the first unsustained step, which reports no latency. One pass per "
-        "server (not repeated). “late” = the generator's own send lag p99 > 1 ms (it did not "
-        "get its CPU in time): that delay is inside the latency figures.",
+        "server (not repeated). “send lag” is how late the generator itself sent (it did not "
+        "get its CPU in time); that delay is inside the latency figures, so where it is of the "
+        "order of the latency, the figure measures the machine, not the server. “late” = send "
+        "lag p99 > 1 ms. “other %” = other processes on the server's core.",
         "",
         "**Highest sustained rate (GET/s)**",
         "",
@@ -233,10 +237,11 @@ def section_sweep(ctx, res, img):
         rows.append([label(x["config"], ctx.facts), x["connections"], k(x["rate"]), k(x["achieved"]),
                      "yes" if sus else "**no**", us(x["p50_us"]) if sus else "–",
                      us(x["p99_us"]) if sus else "–", us(x["p99_9_us"]) if sus else "–",
+                     us(x["send_lag_p99_us"]), f"{x['loadgen_cpu_pct'] or 0:.0f}",
                      f"{x['server_cpu_pct']:.0f} / {x['foreign_pct']:.0f}", ", ".join(flags)])
     lines += ["**Every step**", "",
               table(["server", "conns", "asked", "achieved", "sustained", "p50", "p99", "p99.9",
-                     "server CPU % / other %", "notes"], rows), "",
+                     "send lag p99", "loadgen CPU %", "server CPU % / other %", "notes"], rows), "",
               f"![Latency vs rate]({img}latency_vs_rate.png)", ""]
     return lines
 
