@@ -5,6 +5,7 @@ ASAN_DIR ?= build/asan
 JOBS ?= $(shell nproc)
 ARGS ?=
 PYTEST ?= /usr/bin/python3 -m pytest
+BENCH_ARGS ?=
 
 .PHONY: all deps build build-asan run test unit-test asan-test integration-test bench clean format
 
@@ -45,7 +46,7 @@ integration-test: build
 test: unit-test asan-test integration-test
 
 bench: build
-	bench/run.sh
+	bench/run.sh $(BENCH_ARGS)
 
 format:
 	find src tests tools bench -name '*.cc' -o -name '*.h' | xargs clang-format -i

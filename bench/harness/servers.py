@@ -1,0 +1,98 @@
+"""The server configurations compared, and the probe for commands a server lacks."""
+import re
+import subprocess
+from pathlib import Path
+
+from common import HOST, Server
+
+# Order of the configurations in tables and charts; the run order alternates (see cpu.py).
+CONFIGS = ["hotkv-t1", "hotkv-default", "redis"]
+
+
+def redis_version():
+    out = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
+    for word in out.split():
+        if word.startswith("v="):
+            return word[2:]
+    return "?"
+
+
+def label(config, facts):
+    if config == "hotkv-t1":
+        return "HotKV --threads 1"
+    if config == "hotkv-default":
+        return f"HotKV default threads ({facts.get('hotkv_default_threads', '?')})"
+    if config == "redis":
+        return f"Redis {facts.get('redis_version', '?')}"
+    if config.startswith("hotkv-prefetch-"):
+        return f"HotKV --threads 1 --pipeline-prefetch {config.rsplit('-', 1)[1]}"
+    return config
+
+
+def make_server(config, build_dir, core, logdir, extra=()):
+    """A Server (not started) for one configuration. `{port}` is filled in by Server."""
+    hotkv = str(Path(build_dir) / "hotkv-server")
+    if config == "hotkv-t1":
+        argv = [hotkv, "--port", "{port}", "--bind", HOST, "--threads", "1"]
+    elif config == "hotkv-default":
+        argv = [hotkv, "--port", "{port}", "--bind", HOST]
+    elif config.startswith("hotkv-prefetch-"):
+        mode = config.rsplit("-", 1)[1]
+        argv = [hotkv, "--port", "{port}", "--bind", HOST, "--threads", "1",
+                "--pipeline-prefetch", mode]
+    elif config == "redis":
+        rdir = Path(logdir) / "redis-dir"
+        rdir.mkdir(parents=True, exist_ok=True)
+        argv = ["redis-server", "--port", "{port}", "--bind", HOST, "--save", "",
+                "--appendonly", "no", "--dir", str(rdir)]
+    else:
+        raise ValueError(config)
+    return Server(config, argv + list(extra), core, logdir)
+
+
+def start(ctx, config, extra=()):
+    """Start one configuration pinned to the server core; note what it tells about itself."""
+    server = make_server(config, ctx.build_dir, ctx.server_core, ctx.rawdir, extra).start()
+    if config.startswith("hotkv"):
+        m = re.search(r"(\d+) worker threads", server.logpath.read_text())
+        if config == "hotkv-default" and m:
+            ctx.facts["hotkv_default_threads"] = int(m.group(1))
+        if config in ("hotkv-t1", "hotkv-default"):
+            got = server.cli("CONFIG", "GET", "pipeline-prefetch").split()
+            ctx.facts["hotkv_pipeline_prefetch_default"] = got[-1] if got else "?"
+    return server
+
+
+# A probe per command: arguments that must succeed on a server that has the command.
+PROBES = {
+    "SET": ["SET", "bench:probe:str", "x"],
+    "GET": ["GET", "bench:probe:str"],
+    "MGET": ["MGET", "bench:probe:str", "bench:probe:str"],
+    "SETNX": ["SETNX", "bench:probe:nx", "x"],
+    "APPEND": ["APPEND", "bench:probe:ap", "x"],
+    "INCR": ["INCR", "bench:probe:cnt"],
+    "LPUSH": ["LPUSH", "bench:probe:list", "x"],
+    "RPUSH": ["RPUSH", "bench:probe:list", "x"],
+    "SADD": ["SADD", "bench:probe:set", "x"],
+    "HSET": ["HSET", "bench:probe:hash", "f", "x"],
+    "MSET": ["MSET", "bench:probe:m1", "x", "bench:probe:m2", "x"],
+    "PING": ["PING"],
+}
+PROBE_KEYS = ["bench:probe:str", "bench:probe:nx", "bench:probe:ap", "bench:probe:cnt",
+              "bench:probe:list", "bench:probe:set", "bench:probe:hash", "bench:probe:m1",
+              "bench:probe:m2"]
+
+
+def probe(server, commands):
+    """{command: "ok" | "unsupported" | "error: <reply>"}; the probe keys are deleted."""
+    out = {}
+    for cmd in commands:
+        reply = server.cli(*PROBES[cmd], check=False).strip()
+        if reply.startswith("ERR unknown command"):
+            out[cmd] = "unsupported"
+        elif reply.startswith(("ERR", "WRONGTYPE")) or not server.alive():
+            out[cmd] = "error: " + reply.splitlines()[0] if reply else "error: no reply"
+        else:
+            out[cmd] = "ok"
+    server.cli("DEL", *PROBE_KEYS, check=False)
+    return out
