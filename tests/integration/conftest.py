@@ -86,8 +86,15 @@ class ServerProcess:
                 raise RuntimeError(f"server exited with {self.proc.returncode}: {out}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    data = s.recv(64)
+                    # QUIT: the server closes the probe itself, before we see EOF, so the
+                    # probe is never still counted among the clients once start() returns.
+                    s.sendall(b"PING\r\nQUIT\r\n")
+                    data = b""
+                    while True:
+                        chunk = s.recv(64)
+                        if not chunk:
+                            break
+                        data += chunk
                     if data.startswith(b"+PONG") or data.startswith(b"-NOAUTH"):
                         return self
             except OSError:
