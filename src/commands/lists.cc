@@ -1,5 +1,5 @@
 // List commands: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LLEN LRANGE LINDEX LSET LREM LTRIM
-// LINSERT LPOS LMOVE RPOPLPUSH LMPOP and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP.
+// LINSERT LPOS LMOVE RPOPLPUSH LMPOP. (Blocking forms: list_blocking.cc.)
 //
 // Edge cases honoured (as Redis): a list emptied by any command is deleted; LPOP/RPOP
 // with a count reply a null array for a missing key and an empty array for count 0;
@@ -11,18 +11,14 @@
 
 #include "commands/helpers.h"
 #include "commands/register.h"
-#include "server/blocking.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
+#include "commands/list_common.h"
 #include "types/list_value.h"
 
 namespace hotkv {
 
-namespace {
-
-using types::ListValue;
-
-enum class End { kLeft, kRight };
+namespace list_internal {
 
 std::optional<End> ParseEnd(std::string_view s) {
   if (EqualsIgnoreCase(s, "LEFT")) {
@@ -392,13 +388,6 @@ void LMoveCommand(CommandContext& ctx) {
 
 void RPopLPushCommand(CommandContext& ctx) { MoveGeneric(ctx, ctx.arg(1), ctx.arg(2), End::kRight, End::kLeft); }
 
-// Parsed [B]LMPOP arguments: keys, side, count.
-struct MPopArgs {
-  std::vector<std::string_view> keys;
-  End end = End::kLeft;
-  int64_t count = 1;
-};
-
 // Parses "numkeys key... LEFT|RIGHT [COUNT n]" starting at `first`; replies on error.
 bool ParseMPop(CommandContext& ctx, size_t first, MPopArgs* out) {
   auto n = ParseInt64(ctx.arg(first));
@@ -471,159 +460,9 @@ void LMPopCommand(CommandContext& ctx) {
   }
 }
 
-// ---- blocking ----
+}  // namespace list_internal
 
-End BPopEnd(const CommandContext& ctx) {
-  return ctx.command()->name == "blpop" ? End::kLeft : End::kRight;
-}
-
-bool ServeBPop(CommandContext& ctx, std::string_view key, bool dry_run) {
-  KeyRef ref = ctx.db().Lookup(key);
-  if (!ref || ref.entry()->type() != ValueType::kList) {
-    return false;
-  }
-  if (dry_run) {
-    return true;
-  }
-  ctx.rb().Array(2);
-  ctx.rb().Bulk(key);
-  PopAndReply(ctx, ref, key, BPopEnd(ctx), false, 0);
-  return true;
-}
-
-// BLPOP/BRPOP key [key ...] timeout
-void BPopGeneric(CommandContext& ctx) {
-  int64_t timeout;
-  if (!ParseBlockTimeout(ctx, ctx.arg(ctx.argc() - 1), &timeout)) {
-    return;
-  }
-  std::vector<std::string_view> keys(ctx.args().begin() + 1, ctx.args().end() - 1);
-  for (std::string_view key : keys) {
-    KeyRef ref;
-    if (!ListRef(ctx, key, &ref)) {
-      return;
-    }
-    if (ref) {
-      ctx.rb().Array(2);
-      ctx.rb().Bulk(key);
-      return PopAndReply(ctx, ref, key, BPopEnd(ctx), false, 0);
-    }
-  }
-  if (ctx.in_exec()) {
-    return ctx.rb().NullArray();
-  }
-  BlockClient(ctx, keys, timeout, ServeBPop, true);
-}
-void BLPopCommand(CommandContext& ctx) { BPopGeneric(ctx); }
-void BRPopCommand(CommandContext& ctx) { BPopGeneric(ctx); }
-
-// The (src, dst, from, to) of BLMOVE / BRPOPLPUSH.
-struct MoveArgs {
-  std::string_view src, dst;
-  End from = End::kRight, to = End::kLeft;
-};
-bool ParseBMove(CommandContext& ctx, MoveArgs* m) {
-  m->src = ctx.arg(1);
-  m->dst = ctx.arg(2);
-  if (ctx.command()->name == "blmove") {
-    auto from = ParseEnd(ctx.arg(3));
-    auto to = ParseEnd(ctx.arg(4));
-    if (!from || !to) {
-      ctx.rb().Error(errors::kSyntax);
-      return false;
-    }
-    m->from = *from;
-    m->to = *to;
-  }
-  return true;
-}
-
-bool ServeBMove(CommandContext& ctx, std::string_view key, bool dry_run) {
-  MoveArgs m;
-  if (!ParseBMove(ctx, &m)) {
-    return false;
-  }
-  KeyRef ref = ctx.db().Lookup(m.src);
-  if (!ref || ref.entry()->type() != ValueType::kList) {
-    return false;
-  }
-  // The destination may live in a shard the waking command did not lock.
-  if (!TryLockExtraShard(ctx.keyspace(), Keyspace::ShardOf(m.dst))) {
-    return false;
-  }
-  Entry* d = ctx.db().Find(m.dst);
-  if (d != nullptr && d->type() != ValueType::kList) {
-    return false;
-  }
-  if (dry_run) {
-    return true;
-  }
-  MoveGeneric(ctx, m.src, m.dst, m.from, m.to);
-  return true;
-}
-
-void BMoveGeneric(CommandContext& ctx) {
-  MoveArgs m;
-  if (!ParseBMove(ctx, &m)) {
-    return;
-  }
-  int64_t timeout;
-  if (!ParseBlockTimeout(ctx, ctx.arg(ctx.argc() - 1), &timeout)) {
-    return;
-  }
-  KeyRef ref;
-  if (!ListRef(ctx, m.src, &ref)) {
-    return;
-  }
-  if (ref) {
-    return MoveGeneric(ctx, m.src, m.dst, m.from, m.to);
-  }
-  if (ctx.in_exec()) {
-    return ctx.rb().Null();
-  }
-  BlockClient(ctx, {m.src}, timeout, ServeBMove, false);
-}
-void BLMoveCommand(CommandContext& ctx) { BMoveGeneric(ctx); }
-void BRPopLPushCommand(CommandContext& ctx) { BMoveGeneric(ctx); }
-
-bool ServeBLMPop(CommandContext& ctx, std::string_view key, bool dry_run) {
-  MPopArgs a;
-  if (!ParseMPop(ctx, 2, &a)) {
-    return false;
-  }
-  KeyRef ref = ctx.db().Lookup(key);
-  if (!ref || ref.entry()->type() != ValueType::kList) {
-    return false;
-  }
-  if (dry_run) {
-    return true;
-  }
-  ctx.rb().Array(2);
-  ctx.rb().Bulk(key);
-  PopAndReply(ctx, ref, key, a.end, true, a.count);
-  return true;
-}
-
-// BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
-void BLMPopCommand(CommandContext& ctx) {
-  int64_t timeout;
-  if (!ParseBlockTimeout(ctx, ctx.arg(1), &timeout)) {
-    return;
-  }
-  MPopArgs a;
-  if (!ParseMPop(ctx, 2, &a)) {
-    return;
-  }
-  if (MPopFirst(ctx, a)) {
-    return;
-  }
-  if (ctx.in_exec()) {
-    return ctx.rb().NullArray();
-  }
-  BlockClient(ctx, a.keys, timeout, ServeBLMPop, true);
-}
-
-}  // namespace
+using namespace list_internal;
 
 void RegisterListCommands(CommandTable& t) {
   const char* kPushDoc = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.";
@@ -690,27 +529,6 @@ void RegisterListCommands(CommandTable& t) {
          .keys = {KeyNum(1, 0, 1, 1, "RW ACCESS DELETE")}, .handler = LMPopCommand,
          .doc = {"list", "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
                  "Pops elements from the first non-empty list of several.", "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}});
-  t.Add({.name = "blpop", .arity = -3, .flags = "write blocking", .acl = "@write @list @slow @blocking",
-         .keys = {KeyRange(1, -2, 1, "RW ACCESS DELETE")}, .handler = BLPopCommand,
-         .doc = {"list", "2.0.0", "O(N) where N is the number of provided keys.",
-                 "Pops an element from the head of the first non-empty list, waiting for one if needed.", "key [key ...] timeout"}});
-  t.Add({.name = "brpop", .arity = -3, .flags = "write blocking", .acl = "@write @list @slow @blocking",
-         .keys = {KeyRange(1, -2, 1, "RW ACCESS DELETE")}, .handler = BRPopCommand,
-         .doc = {"list", "2.0.0", "O(N) where N is the number of provided keys.",
-                 "Pops an element from the tail of the first non-empty list, waiting for one if needed.", "key [key ...] timeout"}});
-  t.Add({.name = "blmove", .arity = 6, .flags = "write denyoom blocking", .acl = "@write @list @slow @blocking",
-         .keys = {KeyAt(1, "RW ACCESS DELETE"), KeyAt(2, "RW INSERT")}, .handler = BLMoveCommand,
-         .doc = {"list", "6.2.0", "O(1)", "Moves an element between lists, waiting for one if the source is empty.",
-                 "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout"}});
-  t.Add({.name = "brpoplpush", .arity = 4, .flags = "write denyoom blocking", .acl = "@write @list @slow @blocking",
-         .keys = {KeyAt(1, "RW ACCESS DELETE"), KeyAt(2, "RW INSERT")}, .handler = BRPopLPushCommand,
-         .doc = {"list", "2.2.0", "O(1)", "Moves the last element of a list to another, waiting if the source is empty.",
-                 "source destination timeout", "deprecated", "6.2.0", "`BLMOVE` with the `RIGHT` and `LEFT` arguments"}});
-  t.Add({.name = "blmpop", .arity = -5, .flags = "write blocking", .acl = "@write @list @slow @blocking",
-         .keys = {KeyNum(2, 0, 1, 1, "RW ACCESS DELETE")}, .handler = BLMPopCommand,
-         .doc = {"list", "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
-                 "Pops elements from the first non-empty list of several, waiting for one if needed.",
-                 "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}});
 }
 
 }  // namespace hotkv

@@ -10,26 +10,32 @@ inline constexpr const char* kHotkvVersion = "0.1.0";
 inline constexpr const char* kRedisCompatVersion = "8.0.0";
 
 void RegisterStringCommands(CommandTable& t);
+void RegisterStringOpCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);
+void RegisterKeyspaceCommands(CommandTable& t);
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
 void RegisterListCommands(CommandTable& t);
+void RegisterListBlockingCommands(CommandTable& t);
 void RegisterZSetCommands(CommandTable& t);
 void RegisterHashCommands(CommandTable& t);
 void RegisterSetCommands(CommandTable& t);
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
+  RegisterStringOpCommands(t);
   RegisterKeyCommands(t);
+  RegisterKeyspaceCommands(t);
   RegisterConnectionCommands(t);
   RegisterServerCommands(t);
   RegisterIntrospectionCommands(t);
   RegisterPubsubCommands(t);
   RegisterTransactionCommands(t);
   RegisterListCommands(t);
+  RegisterListBlockingCommands(t);
   RegisterZSetCommands(t);
   RegisterHashCommands(t);
   RegisterSetCommands(t);

@@ -1,0 +1,309 @@
+// The I/O half of a worker: accepting connections, reading requests, running the
+// commands of a batch (with pipeline-prefetch), and writing the replies.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "engine/database.h"
+#include "server/blocking.h"
+#include "server/connection.h"
+#include "server/dispatcher.h"
+#include "server/pubsub_delivery.h"
+#include "server/server.h"
+#include "server/worker.h"
+
+namespace hotkv {
+
+namespace {
+// Largest read() a connection asks for once its batches are big.
+constexpr size_t kMaxReadSize = 1024 * 1024;
+// Stop reading from a client whose unsent replies pass this (it is not reading them);
+// resume when they drain. Normal clients are never disconnected for it.
+constexpr size_t kOutputPauseBytes = 64 * 1024 * 1024;
+}  // namespace
+
+void Worker::Accept(int listen_fd) {
+  for (int i = 0; i < 64; i++) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      return;
+    }
+    WorkerStats::Inc(stats_.connections);
+    if (!server_->clients().TryReserve(server_->config().maxclients())) {
+      static const char kMsg[] = "-ERR max number of clients reached\r\n";
+      ssize_t rc = write(fd, kMsg, sizeof(kMsg) - 1);
+      (void)rc;
+      close(fd);
+      WorkerStats::Inc(stats_.rejected_connections);
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (int ka = static_cast<int>(server_->config().tcp_keepalive()); ka > 0) {
+      setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+      int idle = ka, intvl = std::max(ka / 3, 1), cnt = 3;
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+    }
+    auto* c = new Connection(server_->clients().NextId(), this, fd);
+    c->reply.set_error_sink(&error_counts_);
+    c->set_authenticated(!server_->config().requirepass_set());
+    auto fmt = [](const sockaddr_storage& a) {
+      char ip[INET6_ADDRSTRLEN] = "?";
+      int port = 0;
+      if (a.ss_family == AF_INET) {
+        const auto* s = reinterpret_cast<const sockaddr_in*>(&a);
+        inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+        port = ntohs(s->sin_port);
+      } else if (a.ss_family == AF_INET6) {
+        const auto* s = reinterpret_cast<const sockaddr_in6*>(&a);
+        inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+        port = ntohs(s->sin6_port);
+      }
+      return std::string(ip) + ":" + std::to_string(port);
+    };
+    c->addr = fmt(ss);
+    sockaddr_storage local{};
+    socklen_t llen = sizeof(local);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
+    c->laddr = fmt(local);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = &c->source;
+    epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+    conns_[c->id()] = c;
+    server_->clients().Add(c);
+  }
+}
+
+void Worker::HandleRead(Connection* c) {
+  ByteBuffer& in = c->in;
+  // Read as much as the client's recent batches needed (read_size grows when a read
+  // fills the buffer), so one pipelined batch costs one read().
+  size_t want = c->read_size;
+  if (size_t pending = c->parser.PendingBytes(); pending > want) {
+    want = std::min<size_t>(pending, 64 * 1024 * 1024);
+  }
+  char* dst = in.Reserve(want);
+  size_t room = in.capacity() - in.size();
+  ssize_t n = read(c->fd, dst, room);
+  WorkerStats::Inc(stats_.read_calls);
+  if (n == 0) {
+    CloseConnection(c);
+    return;
+  }
+  if (n < 0) {
+    if (errno != EAGAIN && errno != EINTR) {
+      CloseConnection(c);
+    }
+    return;
+  }
+  in.Commit(static_cast<size_t>(n));
+  if (static_cast<size_t>(n) == room && c->read_size < kMaxReadSize) {
+    c->read_size *= 2;
+  }
+  WorkerStats::Inc(stats_.net_input, static_cast<uint64_t>(n));
+  // The limit holds whatever the client is doing (a blocked client that keeps sending
+  // does not parse its input until it is unblocked).
+  if (static_cast<int64_t>(in.size() - c->in_start) > server_->config().client_query_buffer_limit()) {
+    c->reply.Error("ERR Protocol error: query buffer limit exceeded");
+    c->set_close_after_reply();
+    Flush(c);
+    return;
+  }
+  ProcessInput(c);
+  if (!c->closed) {
+    Flush(c);
+  }
+}
+
+void Worker::ProcessInput(Connection* c) {
+  Config& cfg = server_->config();
+  ParseLimits limits;
+  limits.max_bulk_len = cfg.proto_max_bulk_len();
+  limits.authenticated = c->authenticated();
+  while (c->in_start < c->in.size() && !c->close_after_reply() && !c->blocked()) {
+    // Parse a batch: one command, or with pipeline-prefetch up to kBatch of them, so that
+    // their keys' table memory can be fetched before they run. Unauthenticated clients
+    // parse one at a time (AUTH changes the limits the next command is parsed with).
+    const bool prefetch = cfg.pipeline_prefetch() && c->authenticated();
+    const size_t max = prefetch ? kBatch : 1;
+    size_t n = 0;
+    size_t pos = c->in_start;
+    const char* parse_error = nullptr;
+    while (n < max && pos < c->in.size()) {
+      size_t consumed = 0;
+      std::string_view data(c->in.data() + pos, c->in.size() - pos);
+      RequestParser::Status st = c->parser.Parse(data, limits, &consumed);
+      if (st == RequestParser::kIncomplete) {
+        size_t unparsed = data.size() + c->parser.PendingBytes();
+        if (static_cast<int64_t>(unparsed) > cfg.client_query_buffer_limit()) {
+          parse_error = "Protocol error: query buffer limit exceeded";
+        }
+        break;
+      }
+      if (st == RequestParser::kError) {
+        parse_error = c->parser.error();
+        break;
+      }
+      pos += consumed;
+      if (c->parser.args().empty()) {
+        if (n == 0) {
+          c->in_start = pos;  // an empty command is consumed right away
+        }
+        continue;
+      }
+      ParsedCommand& pc = batch_[n++];
+      pc.args.assign(c->parser.args().begin(), c->parser.args().end());
+      pc.end = pos;
+      pc.cmd = nullptr;
+      pc.key = -1;
+    }
+    if (n > 1) {
+      PrefetchBatch(n, c->db());
+    }
+    bool stopped = false;
+    for (size_t i = 0; i < n; i++) {
+      ParsedCommand& pc = batch_[i];
+      c->in_start = pc.end;
+      if (pc.key >= 0) {
+        SetKeyHint(pc.args[pc.key], pc.shard, pc.hash);
+      }
+      Dispatch(*this, *c, pc.args, pc.cmd);
+      if (c->closed) {
+        return;
+      }
+      if (c->close_after_reply() || c->blocked()) {
+        stopped = i + 1 < n || parse_error != nullptr;
+        break;
+      }
+    }
+    limits.authenticated = c->authenticated();
+    if (stopped || c->blocked() || c->close_after_reply()) {
+      c->parser.Reset();  // commands parsed ahead are parsed again when the client resumes
+      break;
+    }
+    if (parse_error != nullptr) {
+      c->reply.Error(std::string("ERR ") + parse_error);
+      c->set_close_after_reply();
+      break;
+    }
+    if (n == 0) {
+      break;  // incomplete
+    }
+  }
+  // Compact: keep only the unparsed tail at the front of the buffer.
+  size_t rest = c->in.size() - c->in_start;
+  if (rest == 0) {
+    c->in.Clear();
+    c->in_start = 0;
+    c->in.ShrinkIfIdle(1 << 20);
+  } else if (c->in_start > 0 && (rest <= 4096 || c->in_start >= rest)) {
+    memmove(c->in.data(), c->in.data() + c->in_start, rest);
+    c->in.Truncate(rest);
+    c->in_start = 0;
+  }
+  c->qbuf.store(c->in.size(), std::memory_order_relaxed);
+  c->qbuf_free.store(c->in.capacity() - c->in.size(), std::memory_order_relaxed);
+}
+
+void Worker::Flush(Connection* c) {
+  while (c->pending_output() > 0) {
+    ssize_t n = write(c->fd, c->out.data() + c->out_sent, c->pending_output());
+    WorkerStats::Inc(stats_.write_calls);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      if (errno == EAGAIN) {
+        break;
+      }
+      CloseConnection(c);
+      return;
+    }
+    c->out_sent += static_cast<size_t>(n);
+    WorkerStats::Inc(stats_.net_output, static_cast<uint64_t>(n));
+  }
+  if (c->pending_output() == 0) {
+    c->out.Clear();
+    c->out_sent = 0;
+    c->out.ShrinkIfIdle(1 << 20);
+    if (c->close_after_reply()) {
+      CloseConnection(c);
+      return;
+    }
+  } else if (c->out_sent > (1 << 20) && c->out_sent > c->pending_output()) {
+    c->out.Consume(c->out_sent);
+    c->out_sent = 0;
+  }
+  c->omem.store(c->out.capacity(), std::memory_order_relaxed);
+  c->obl.store(c->pending_output(), std::memory_order_relaxed);
+  UpdateInterest(c);
+}
+
+void Worker::UpdateInterest(Connection* c) {
+  bool want_write = c->pending_output() > 0;
+  bool pause = c->pending_output() > kOutputPauseBytes;
+  if (want_write == c->want_write && pause == c->reading_paused) {
+    return;
+  }
+  c->want_write = want_write;
+  bool was_paused = c->reading_paused;
+  c->reading_paused = pause;
+  epoll_event ev{};
+  ev.events = (pause ? 0u : static_cast<uint32_t>(EPOLLIN)) | (want_write ? static_cast<uint32_t>(EPOLLOUT) : 0u);
+  ev.data.ptr = &c->source;
+  epoll_ctl(epfd_, EPOLL_CTL_MOD, c->fd, &ev);
+  if (was_paused && !pause) {
+    resume_.push_back(c);  // input may be waiting in the buffer
+  }
+}
+
+void Worker::HandleWrite(Connection* c) { Flush(c); }
+
+// Staged prefetch over a parsed batch (Valkey's memory_prefetch idea): first the shard's
+// table header of every command's first key, then the home slot, then the entry the slot
+// points to, so the cache misses of all commands overlap instead of queueing one after
+// the other. Reads here race with other workers and are only prefetch hints; the
+// commands still run with their locks, so replies cannot change.
+void Worker::PrefetchBatch(size_t n, int db) {
+  Keyspace& ks = server_->keyspace();
+  const CommandTable& table = server_->commands();
+  for (size_t i = 0; i < n; i++) {
+    ParsedCommand& pc = batch_[i];
+    pc.cmd = table.Find(pc.args[0]);
+    if (pc.cmd == nullptr || pc.cmd->first_key <= 0 || pc.cmd->movable_keys ||
+        static_cast<size_t>(pc.cmd->first_key) >= pc.args.size()) {
+      continue;
+    }
+    pc.key = pc.cmd->first_key;
+    LocateKey(pc.args[pc.key], &pc.shard, &pc.hash);
+    __builtin_prefetch(&ks.shard(pc.shard).dbs[db]);
+  }
+  for (size_t i = 0; i < n; i++) {
+    ParsedCommand& pc = batch_[i];
+    if (pc.key >= 0) {
+      __builtin_prefetch(ks.shard(pc.shard).dbs[db].keys.PrefetchSlotAddress(pc.hash));
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    ParsedCommand& pc = batch_[i];
+    if (pc.key >= 0) {
+      if (const void* e = ks.shard(pc.shard).dbs[db].keys.PrefetchEntryAddress(pc.hash)) {
+        __builtin_prefetch(e);
+        __builtin_prefetch(static_cast<const char*>(e) + 64);
+      }
+    }
+  }
+}
+
+}  // namespace hotkv
