@@ -50,7 +50,7 @@ std::string ServerSection(Server& s) {
   AddField(o, "os", std::string(u.sysname) + " " + u.release + " " + u.machine);
   AddField(o, "arch_bits", 64);
   AddField(o, "monotonic_clock", "POSIX clock_gettime");
-  AddField(o, "multiplexing_api", "epoll");
+  AddField(o, "multiplexing_api", s.num_workers() > 0 ? s.worker(0).io_backend_name() : "none");
   AddField(o, "gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
                                  std::to_string(__GNUC_PATCHLEVEL__));
   AddField(o, "process_id", getpid());

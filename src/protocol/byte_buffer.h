@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 #include <string_view>
+#include <utility>
 
 namespace hotkv {
 
@@ -24,6 +25,13 @@ class ByteBuffer {
   ByteBuffer(ByteBuffer&& o) noexcept : data_(o.data_), size_(o.size_), cap_(o.cap_) {
     o.data_ = nullptr;
     o.size_ = o.cap_ = 0;
+  }
+
+  // Exchanges contents with another buffer (no copy).
+  void Swap(ByteBuffer& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(cap_, o.cap_);
   }
 
   char* data() { return data_; }

@@ -164,6 +164,11 @@ bool Config::lfu_policy() const {
   return p == 1 || p == 5;
 }
 
+std::string Config::io_backend() {
+  static const char* kNames[] = {"auto", "io_uring", "epoll"};
+  return kNames[io_backend_.load(std::memory_order_relaxed)];
+}
+
 std::string Config::requirepass() {
   std::lock_guard<std::mutex> g(mu_);
   return requirepass_;

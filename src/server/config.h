@@ -86,6 +86,8 @@ class Config {
   bool lfu_policy() const;
   int64_t lfu_log_factor() const { return lfu_log_factor_.load(std::memory_order_relaxed); }
   int64_t lfu_decay_time() const { return lfu_decay_time_.load(std::memory_order_relaxed); }
+  // "auto", "io_uring" or "epoll".
+  std::string io_backend();
   int64_t tcp_backlog() const { return tcp_backlog_.load(std::memory_order_relaxed); }
   int64_t tcp_keepalive() const { return tcp_keepalive_.load(std::memory_order_relaxed); }
   bool requirepass_set() const { return has_requirepass_.load(std::memory_order_acquire); }
@@ -138,6 +140,7 @@ class Config {
   std::atomic<int64_t> set_max_listpack_value_{64};
   std::atomic<int64_t> zset_max_listpack_entries_{128}, zset_max_listpack_value_{64};
   std::atomic<int64_t> notify_flags_{0};
+  std::atomic<int64_t> io_backend_{0};
   std::atomic<int64_t> pubsub_hard_{32LL << 20}, pubsub_soft_{8LL << 20}, pubsub_soft_seconds_{60};
   std::string bind_{"127.0.0.1"}, requirepass_, save_, dir_, dbfilename_{"dump.rdb"};
   std::string logfile_, pidfile_, appendfilename_{"appendonly.aof"}, appendfsync_{"everysec"};

@@ -13,7 +13,6 @@
 #include "protocol/reply_builder.h"
 #include "protocol/resp_parser.h"
 #include "server/client.h"
-#include "server/worker.h"
 
 namespace hotkv {
 
@@ -22,22 +21,29 @@ class Connection : public Client {
   Connection(uint64_t id, Worker* worker, int fd);
   ~Connection() override;
 
-  EventSource source;
   ByteBuffer in;
   size_t in_start = 0;       // first unparsed byte of `in`
   size_t read_size = 16 * 1024;  // bytes asked of each read(); doubles when a read fills it
   RequestParser parser;
-  ByteBuffer out;
-  size_t out_sent = 0;       // bytes of `out` already written
+  ByteBuffer out;            // replies being built
+  ByteBuffer sending;        // replies being written (see io_backend.h)
+  size_t sending_off = 0;    // bytes of `sending` already written
   ReplyBuilder reply{&out};
-  bool want_write = false;   // EPOLLOUT registered
-  bool reading_paused = false;
+  bool reading_paused = false;  // backpressure: too much unsent output
+  // Backend state.
+  bool want_write = false;      // epoll: EPOLLOUT registered
+  bool reading_paused_registered = false;  // epoll: EPOLLIN removed
+  bool send_inflight = false;   // io_uring: a send of `sending` is in the kernel
+  bool recv_armed = false;      // io_uring: a multishot recv is armed
+  bool removed = false;         // detached from the backend, waiting to be freed
   bool closed = false;
   bool flush_queued = false;  // in the worker's pending-flush list
   // Pub/sub output-buffer soft limit tracking: when the soft limit was first exceeded.
   int64_t soft_limit_since_ms = 0;
 
-  size_t pending_output() const { return out.size() - out_sent; }
+  size_t pending_output() const { return out.size() + sending.size() - sending_off; }
+  // Drops replies not yet handed to the kernel (a subscriber past its output limit).
+  void DropUnsentOutput() { out.Clear(); }
 };
 
 }  // namespace hotkv

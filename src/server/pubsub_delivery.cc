@@ -76,8 +76,7 @@ void CheckPubsubOutputLimits(Worker& w, Connection& c, int64_t now_ms) {
   }
   if (close) {
     // Drop what it has not read: the point is to bound memory.
-    c.out.Clear();
-    c.out_sent = 0;
+    c.DropUnsentOutput();
     WorkerStats::Inc(w.stats().output_limit_disconnections);
     w.CloseSoon(&c);
   }

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -59,7 +58,11 @@ Worker::Worker(Server* server, int index)
       cmd_stats_(new CommandStats[server->commands().by_id().size()]) {}
 
 Worker::~Worker() {
+  backend_.reset();  // no kernel operation refers to a connection after this
   for (auto& [id, c] : conns_) {
+    delete c;
+  }
+  for (Connection* c : zombies_) {
     delete c;
   }
   for (int fd : listen_fds_) {
@@ -67,9 +70,6 @@ Worker::~Worker() {
   }
   if (event_fd_ >= 0) {
     close(event_fd_);
-  }
-  if (epfd_ >= 0) {
-    close(epfd_);
   }
 }
 
@@ -117,20 +117,11 @@ static int OpenListener(const std::string& addr, int port, int backlog, std::str
 }
 
 bool Worker::Init(std::string* err) {
-  epfd_ = epoll_create1(EPOLL_CLOEXEC);
   event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (epfd_ < 0 || event_fd_ < 0) {
-    *err = std::string("epoll/eventfd: ") + strerror(errno);
+  if (event_fd_ < 0) {
+    *err = std::string("eventfd: ") + strerror(errno);
     return false;
   }
-  auto add = [this](EventSource::Kind kind, int fd) {
-    sources_.push_back(std::make_unique<EventSource>(EventSource{kind, fd, nullptr}));
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = sources_.back().get();
-    epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
-  };
-  add(EventSource::kWake, event_fd_);
   Config& cfg = server_->config();
   for (const std::string& raw : cfg.bind_addresses()) {
     // "-addr" means optional in Redis: skip it if it cannot be bound.
@@ -144,7 +135,6 @@ bool Worker::Init(std::string* err) {
       return false;
     }
     listen_fds_.push_back(fd);
-    add(EventSource::kListener, fd);
   }
   if (listen_fds_.empty()) {
     *err = "No address to listen on";
@@ -183,9 +173,11 @@ void Worker::RequestStop() {
 }
 
 void Worker::DrainMailbox() {
-  uint64_t v;
-  ssize_t rc = read(event_fd_, &v, sizeof(v));
-  (void)rc;
+  if (!backend_->ConsumesWakeFd()) {
+    uint64_t v;
+    ssize_t rc = read(event_fd_, &v, sizeof(v));
+    (void)rc;
+  }
   mailbox_signaled_.store(false, std::memory_order_release);
   std::vector<std::function<void()>> jobs;
   {
@@ -232,36 +224,26 @@ int Worker::NextTimeoutMs(int64_t now_ms) {
 
 void Worker::Run() {
   SetCurrentWorker(this);
-  constexpr int kMaxEvents = 256;
-  epoll_event events[kMaxEvents];
+  // The backend is created here: an io_uring ring belongs to the thread that made it.
+  std::string note;
+  backend_ = IoBackend::Create(server_->config().io_backend(), &stats_, &note);
+  if (!backend_) {
+    fprintf(stderr, "# worker %d: no I/O backend: %s\n", index_, note.c_str());
+    abort();
+  }
+  if (!note.empty() && index_ == 0) {
+    fprintf(stderr, "# %s\n", note.c_str());
+  }
+  std::string err;
+  for (int fd : listen_fds_) {
+    backend_->AddListener(fd, &err);
+  }
+  backend_->SetWakeFd(event_fd_, &err);
+  backend_name_.store(backend_->name(), std::memory_order_release);
   next_cron_ms_ = WallClockMs();
   while (!stop_.load(std::memory_order_acquire)) {
-    int n = epoll_wait(epfd_, events, kMaxEvents, NextTimeoutMs(WallClockMs()));
+    backend_->Poll(NextTimeoutMs(WallClockMs()), *this);
     const int64_t now = RefreshCachedClock();
-    for (int i = 0; i < n; i++) {
-      EventSource* src = static_cast<EventSource*>(events[i].data.ptr);
-      switch (src->kind) {
-        case EventSource::kListener:
-          Accept(src->fd);
-          break;
-        case EventSource::kWake:
-          DrainMailbox();
-          break;
-        case EventSource::kConnection: {
-          Connection* c = src->conn;
-          if (c->closed) {
-            break;
-          }
-          if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-            HandleRead(c);
-          }
-          if (!c->closed && (events[i].events & EPOLLOUT)) {
-            HandleWrite(c);
-          }
-          break;
-        }
-      }
-    }
     if (!resume_.empty()) {
       std::vector<Connection*> resume;
       resume.swap(resume_);
@@ -327,22 +309,23 @@ void Worker::CloseConnection(Connection* c) {
   UnblockOnClose(*this, *c);
   UnsubscribeAll(*server_, *c);
   UnwatchAll(server_->keyspace(), *c);
-  epoll_ctl(epfd_, EPOLL_CTL_DEL, c->fd, nullptr);
-  close(c->fd);
   conns_.erase(c->id());
   server_->clients().Remove(c);
   server_->clients().Unreserve();
-  closed_.push_back(c);
+  zombies_.insert(c);
+  backend_->RemoveConnection(c);  // freed once the kernel no longer refers to it
 }
 
 void Worker::FreeClosed() {
-  if (closed_.empty()) {
+  if (zombies_.empty()) {
     return;
   }
-  for (Connection* c : closed_) {
+  std::vector<Connection*> released;
+  backend_->ReleasedConnections(&released);
+  for (Connection* c : released) {
+    zombies_.erase(c);
     delete c;
   }
-  closed_.clear();
 }
 
 void Worker::Cron(int64_t now_ms) {
@@ -376,23 +359,31 @@ void Worker::Cron(int64_t now_ms) {
 
 void Worker::Shutdown() {
   for (int fd : listen_fds_) {
-    epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
     close(fd);
   }
   listen_fds_.clear();
-  // Finish the replies already produced, then close everyone.
+  // Finish the replies already produced (the backend's sends in flight included, for up
+  // to a second), then close everyone.
+  const int64_t deadline = MonotonicUs() + 1000000;
+  for (;;) {
+    bool pending = false;
+    for (auto& [id, c] : conns_) {
+      if (c->pending_output() > 0) {
+        pending = true;
+        backend_->Send(c);
+      }
+    }
+    if (!pending || MonotonicUs() > deadline) {
+      break;
+    }
+    backend_->Poll(10, *this);
+  }
   std::vector<Connection*> all;
   for (auto& [id, c] : conns_) {
     all.push_back(c);
   }
   for (Connection* c : all) {
-    if (c->pending_output() > 0) {
-      int flags = fcntl(c->fd, F_GETFL);
-      fcntl(c->fd, F_SETFL, flags & ~O_NONBLOCK);
-      timeval tv{1, 0};
-      setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-      Flush(c);
-    }
+    backend_->FlushForShutdown(c);
     if (!c->closed) {
       CloseConnection(c);
     }

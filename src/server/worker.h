@@ -20,9 +20,11 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "protocol/reply_builder.h"
+#include "server/io_backend.h"
 #include "server/command_table.h"
 
 namespace hotkv {
@@ -30,12 +32,6 @@ namespace hotkv {
 class Server;
 class Connection;
 
-// What an epoll event refers to (data.ptr points at one).
-struct EventSource {
-  enum Kind { kListener, kWake, kConnection } kind;
-  int fd;
-  Connection* conn;
-};
 
 struct WorkerStats {
   std::atomic<uint64_t> commands{0};
@@ -72,15 +68,18 @@ class ErrorCounts : public ErrorSink {
   std::unordered_map<std::string, uint64_t> counts_;
 };
 
-class Worker {
+class Worker : private IoSink {
  public:
   Worker(Server* server, int index);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Creates the epoll instance, the wake-up eventfd and this worker's listening sockets.
+  // Creates the wake-up eventfd and this worker's listening sockets (the I/O backend is
+  // created on the worker's own thread when it starts).
   bool Init(std::string* err);
+  // "io_uring" or "epoll" once the worker runs.
+  const char* io_backend_name() const { return backend_name_.load(std::memory_order_acquire); }
   void Start();
   void Join();
 
@@ -124,13 +123,15 @@ class Worker {
 
  private:
   void Run();
-  void Accept(int listen_fd);
-  void HandleRead(Connection* c);
-  void HandleWrite(Connection* c);
   void ProcessInput(Connection* c);
+  // IoSink: what the backend reports.
+  void OnAccepted(int fd) override;
+  void OnInput(Connection* c) override;
+  void OnHangup(Connection* c) override;
+  void OnWake() override;
+  void OnOutputDrained(Connection* c) override;
   void DrainMailbox();
   void Cron(int64_t now_ms);
-  void UpdateInterest(Connection* c);
   int NextTimeoutMs(int64_t now_ms);
   void FreeClosed();
   void FinishIteration();
@@ -151,10 +152,10 @@ class Worker {
 
   Server* server_;
   const int index_;
-  int epfd_ = -1;
   int event_fd_ = -1;
   std::vector<int> listen_fds_;
-  std::vector<std::unique_ptr<EventSource>> sources_;  // listeners and the eventfd
+  std::unique_ptr<IoBackend> backend_;
+  std::atomic<const char*> backend_name_{"none"};
   std::thread thread_;
   std::atomic<bool> stop_{false};
 
@@ -163,7 +164,7 @@ class Worker {
   std::atomic<bool> mailbox_signaled_{false};
 
   std::unordered_map<uint64_t, Connection*> conns_;
-  std::vector<Connection*> closed_;
+  std::unordered_set<Connection*> zombies_;  // closed, freed when the backend releases them
   std::vector<Connection*> resume_;
   std::vector<Connection*> pending_flush_;
   std::vector<Connection*> close_soon_;

@@ -1,15 +1,16 @@
-// The I/O half of a worker: accepting connections, reading requests, running the
-// commands of a batch (with pipeline-prefetch), and writing the replies.
+// The I/O half of a worker: what the backend reports (accepted sockets, input, hang-ups,
+// drained output), running the commands of a batch (with pipeline-prefetch), and
+// handing the replies to the backend.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "common/clock.h"
 #include "engine/database.h"
 #include "server/blocking.h"
 #include "server/connection.h"
@@ -21,100 +22,71 @@
 namespace hotkv {
 
 namespace {
-// Largest read() a connection asks for once its batches are big.
-constexpr size_t kMaxReadSize = 1024 * 1024;
 // Stop reading from a client whose unsent replies pass this (it is not reading them);
 // resume when they drain. Normal clients are never disconnected for it.
 constexpr size_t kOutputPauseBytes = 64 * 1024 * 1024;
 }  // namespace
 
-void Worker::Accept(int listen_fd) {
-  for (int i = 0; i < 64; i++) {
-    sockaddr_storage ss{};
-    socklen_t len = sizeof(ss);
-    int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      return;
-    }
-    WorkerStats::Inc(stats_.connections);
-    if (!server_->clients().TryReserve(server_->config().maxclients())) {
-      static const char kMsg[] = "-ERR max number of clients reached\r\n";
-      ssize_t rc = write(fd, kMsg, sizeof(kMsg) - 1);
-      (void)rc;
-      close(fd);
-      WorkerStats::Inc(stats_.rejected_connections);
-      continue;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (int ka = static_cast<int>(server_->config().tcp_keepalive()); ka > 0) {
-      setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-      int idle = ka, intvl = std::max(ka / 3, 1), cnt = 3;
-      setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-      setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-      setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-    }
-    auto* c = new Connection(server_->clients().NextId(), this, fd);
-    c->reply.set_error_sink(&error_counts_);
-    c->set_authenticated(!server_->config().requirepass_set());
-    auto fmt = [](const sockaddr_storage& a) {
-      char ip[INET6_ADDRSTRLEN] = "?";
-      int port = 0;
-      if (a.ss_family == AF_INET) {
-        const auto* s = reinterpret_cast<const sockaddr_in*>(&a);
-        inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
-        port = ntohs(s->sin_port);
-      } else if (a.ss_family == AF_INET6) {
-        const auto* s = reinterpret_cast<const sockaddr_in6*>(&a);
-        inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
-        port = ntohs(s->sin6_port);
-      }
-      return std::string(ip) + ":" + std::to_string(port);
-    };
-    c->addr = fmt(ss);
-    sockaddr_storage local{};
-    socklen_t llen = sizeof(local);
-    getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
-    c->laddr = fmt(local);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.ptr = &c->source;
-    epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
-    conns_[c->id()] = c;
-    server_->clients().Add(c);
+void Worker::OnAccepted(int fd) {
+  if (stop_.load(std::memory_order_acquire)) {
+    close(fd);
+    return;
   }
+  WorkerStats::Inc(stats_.connections);
+  if (!server_->clients().TryReserve(server_->config().maxclients())) {
+    static const char kMsg[] = "-ERR max number of clients reached\r\n";
+    ssize_t rc = write(fd, kMsg, sizeof(kMsg) - 1);
+    (void)rc;
+    close(fd);
+    WorkerStats::Inc(stats_.rejected_connections);
+    return;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (int ka = static_cast<int>(server_->config().tcp_keepalive()); ka > 0) {
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    int idle = ka, intvl = std::max(ka / 3, 1), cnt = 3;
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+  }
+  auto* c = new Connection(server_->clients().NextId(), this, fd);
+  c->reply.set_error_sink(&error_counts_);
+  c->set_authenticated(!server_->config().requirepass_set());
+  auto fmt = [](const sockaddr_storage& a) {
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (a.ss_family == AF_INET) {
+      const auto* s = reinterpret_cast<const sockaddr_in*>(&a);
+      inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+      port = ntohs(s->sin_port);
+    } else if (a.ss_family == AF_INET6) {
+      const auto* s = reinterpret_cast<const sockaddr_in6*>(&a);
+      inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+      port = ntohs(s->sin6_port);
+    }
+    return std::string(ip) + ":" + std::to_string(port);
+  };
+  sockaddr_storage peer{}, local{};
+  socklen_t plen = sizeof(peer), llen = sizeof(local);
+  getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &plen);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
+  c->addr = fmt(peer);
+  c->laddr = fmt(local);
+  conns_[c->id()] = c;
+  server_->clients().Add(c);
+  backend_->AddConnection(c);
 }
 
-void Worker::HandleRead(Connection* c) {
-  ByteBuffer& in = c->in;
-  // Read as much as the client's recent batches needed (read_size grows when a read
-  // fills the buffer), so one pipelined batch costs one read().
-  size_t want = c->read_size;
-  if (size_t pending = c->parser.PendingBytes(); pending > want) {
-    want = std::min<size_t>(pending, 64 * 1024 * 1024);
-  }
-  char* dst = in.Reserve(want);
-  size_t room = in.capacity() - in.size();
-  ssize_t n = read(c->fd, dst, room);
-  WorkerStats::Inc(stats_.read_calls);
-  if (n == 0) {
-    CloseConnection(c);
+void Worker::OnInput(Connection* c) {
+  if (c->closed || stop_.load(std::memory_order_acquire)) {
     return;
   }
-  if (n < 0) {
-    if (errno != EAGAIN && errno != EINTR) {
-      CloseConnection(c);
-    }
-    return;
-  }
-  in.Commit(static_cast<size_t>(n));
-  if (static_cast<size_t>(n) == room && c->read_size < kMaxReadSize) {
-    c->read_size *= 2;
-  }
-  WorkerStats::Inc(stats_.net_input, static_cast<uint64_t>(n));
+  // Backends report input from inside their wait, so "now" is taken per batch here.
+  RefreshCachedClock();
   // The limit holds whatever the client is doing (a blocked client that keeps sending
   // does not parse its input until it is unblocked).
-  if (static_cast<int64_t>(in.size() - c->in_start) > server_->config().client_query_buffer_limit()) {
+  if (static_cast<int64_t>(c->in.size() - c->in_start) > server_->config().client_query_buffer_limit()) {
     c->reply.Error("ERR Protocol error: query buffer limit exceeded");
     c->set_close_after_reply();
     Flush(c);
@@ -124,6 +96,30 @@ void Worker::HandleRead(Connection* c) {
   if (!c->closed) {
     Flush(c);
   }
+}
+
+void Worker::OnHangup(Connection* c) { CloseConnection(c); }
+
+void Worker::OnWake() {
+  RefreshCachedClock();  // mailbox jobs may run commands (retried blocked clients)
+  DrainMailbox();
+}
+
+void Worker::OnOutputDrained(Connection* c) {
+  if (c->closed) {
+    return;
+  }
+  if (c->close_after_reply()) {
+    CloseConnection(c);
+    return;
+  }
+  c->out.ShrinkIfIdle(1 << 20);
+  c->sending.ShrinkIfIdle(1 << 20);
+  if (c->reading_paused) {
+    backend_->SetReading(c, true);
+    resume_.push_back(c);  // input may be waiting in the buffer
+  }
+  c->obl.store(0, std::memory_order_relaxed);
 }
 
 void Worker::ProcessInput(Connection* c) {
@@ -217,58 +213,28 @@ void Worker::ProcessInput(Connection* c) {
 }
 
 void Worker::Flush(Connection* c) {
-  while (c->pending_output() > 0) {
-    ssize_t n = write(c->fd, c->out.data() + c->out_sent, c->pending_output());
-    WorkerStats::Inc(stats_.write_calls);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      if (errno == EAGAIN) {
-        break;
-      }
-      CloseConnection(c);
-      return;
-    }
-    c->out_sent += static_cast<size_t>(n);
-    WorkerStats::Inc(stats_.net_output, static_cast<uint64_t>(n));
-  }
-  if (c->pending_output() == 0) {
-    c->out.Clear();
-    c->out_sent = 0;
-    c->out.ShrinkIfIdle(1 << 20);
-    if (c->close_after_reply()) {
-      CloseConnection(c);
-      return;
-    }
-  } else if (c->out_sent > (1 << 20) && c->out_sent > c->pending_output()) {
-    c->out.Consume(c->out_sent);
-    c->out_sent = 0;
-  }
-  c->omem.store(c->out.capacity(), std::memory_order_relaxed);
-  c->obl.store(c->pending_output(), std::memory_order_relaxed);
-  UpdateInterest(c);
-}
-
-void Worker::UpdateInterest(Connection* c) {
-  bool want_write = c->pending_output() > 0;
-  bool pause = c->pending_output() > kOutputPauseBytes;
-  if (want_write == c->want_write && pause == c->reading_paused) {
+  if (c->closed) {
     return;
   }
-  c->want_write = want_write;
-  bool was_paused = c->reading_paused;
-  c->reading_paused = pause;
-  epoll_event ev{};
-  ev.events = (pause ? 0u : static_cast<uint32_t>(EPOLLIN)) | (want_write ? static_cast<uint32_t>(EPOLLOUT) : 0u);
-  ev.data.ptr = &c->source;
-  epoll_ctl(epfd_, EPOLL_CTL_MOD, c->fd, &ev);
-  if (was_paused && !pause) {
-    resume_.push_back(c);  // input may be waiting in the buffer
+  if (!backend_->Send(c)) {
+    CloseConnection(c);
+    return;
   }
+  const size_t pending = c->pending_output();
+  if (pending == 0) {
+    OnOutputDrained(c);
+    return;
+  }
+  // A client that does not read its replies stops being read, instead of growing the
+  // server's memory without bound.
+  if (pending > kOutputPauseBytes && !c->reading_paused) {
+    backend_->SetReading(c, false);
+  }
+  c->omem.store(c->out.capacity() + c->sending.capacity(), std::memory_order_relaxed);
+  c->obl.store(pending, std::memory_order_relaxed);
 }
 
-void Worker::HandleWrite(Connection* c) { Flush(c); }
+
 
 // Staged prefetch over a parsed batch (Valkey's memory_prefetch idea): first the shard's
 // table header of every command's first key, then the home slot, then the entry the slot

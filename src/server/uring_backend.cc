@@ -1,0 +1,330 @@
+#include "server/uring_backend.h"
+
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "server/connection.h"
+#include "server/epoll_backend.h"
+#include "server/worker.h"
+
+namespace hotkv {
+
+namespace {
+constexpr uint16_t kBufferGroup = 0;
+
+inline uint64_t Tag(const void* p, uint64_t op) { return reinterpret_cast<uint64_t>(p) | op; }
+}  // namespace
+
+UringBackend::UringBackend(WorkerStats* stats) : stats_(stats) {}
+
+std::unique_ptr<UringBackend> UringBackend::Create(WorkerStats* stats, std::string* why) {
+  std::unique_ptr<UringBackend> b(new UringBackend(stats));
+  if (!b->Setup(why)) {
+    return nullptr;
+  }
+  return b;
+}
+
+bool UringBackend::Setup(std::string* why) {
+  io_uring_params params{};
+  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+                 IORING_SETUP_SUBMIT_ALL;
+  params.cq_entries = 16384;
+  params.flags |= IORING_SETUP_CQSIZE;
+  int rc = io_uring_queue_init_params(4096, &ring_, &params);
+  if (rc < 0) {
+    *why = std::string("io_uring_queue_init: ") + strerror(-rc);
+    return false;
+  }
+  ring_ready_ = true;
+  // The provided-buffer ring: kBufferCount entries the kernel picks recv buffers from.
+  size_t ring_bytes = kBufferCount * sizeof(io_uring_buf);
+  void* mem = mmap(nullptr, ring_bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (mem == MAP_FAILED) {
+    *why = "mmap of the buffer ring failed";
+    return false;
+  }
+  buf_ring_ = static_cast<io_uring_buf_ring*>(mem);
+  io_uring_buf_ring_init(buf_ring_);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<uint64_t>(mem);
+  reg.ring_entries = kBufferCount;
+  reg.bgid = kBufferGroup;
+  rc = io_uring_register_buf_ring(&ring_, &reg, 0);
+  if (rc < 0) {
+    *why = std::string("io_uring_register_buf_ring: ") + strerror(-rc);
+    return false;
+  }
+  buffers_ = static_cast<char*>(aligned_alloc(4096, size_t{kBufferCount} * kBufferSize));
+  for (unsigned i = 0; i < kBufferCount; i++) {
+    io_uring_buf_ring_add(buf_ring_, buffers_ + size_t{i} * kBufferSize, kBufferSize,
+                          static_cast<uint16_t>(i), io_uring_buf_ring_mask(kBufferCount),
+                          static_cast<int>(i));
+  }
+  io_uring_buf_ring_advance(buf_ring_, kBufferCount);
+  return true;
+}
+
+UringBackend::~UringBackend() {
+  if (ring_ready_) {
+    io_uring_queue_exit(&ring_);
+  }
+  if (buf_ring_ != nullptr) {
+    munmap(buf_ring_, kBufferCount * sizeof(io_uring_buf));
+  }
+  free(buffers_);
+}
+
+io_uring_sqe* UringBackend::GetSqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) {
+    io_uring_submit(&ring_);  // the submission queue is full: hand it over first
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  return sqe;
+}
+
+void UringBackend::ReturnBuffer(uint16_t bid) {
+  io_uring_buf_ring_add(buf_ring_, buffers_ + size_t{bid} * kBufferSize, kBufferSize, bid,
+                        io_uring_buf_ring_mask(kBufferCount), 0);
+  io_uring_buf_ring_advance(buf_ring_, 1);
+}
+
+bool UringBackend::AddListener(int fd, std::string* err) {
+  listeners_.push_back(std::make_unique<Listener>(Listener{fd}));
+  ArmAccept(listeners_.back().get());
+  return true;
+}
+
+void UringBackend::ArmAccept(Listener* l) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_multishot_accept(sqe, l->fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  io_uring_sqe_set_data64(sqe, Tag(l, kAccept));
+}
+
+bool UringBackend::SetWakeFd(int fd, std::string* err) {
+  wake_fd_ = fd;
+  ArmWake();
+  return true;
+}
+
+void UringBackend::ArmWake() {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_read(sqe, wake_fd_, &wake_value_, sizeof(wake_value_), 0);
+  io_uring_sqe_set_data64(sqe, Tag(this, kWake));
+}
+
+void UringBackend::AddConnection(Connection* c) { ArmRecv(c); }
+
+void UringBackend::ArmRecv(Connection* c) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_recv_multishot(sqe, c->fd, nullptr, 0, 0);
+  sqe->flags |= IOSQE_BUFFER_SELECT;
+  sqe->buf_group = kBufferGroup;
+  io_uring_sqe_set_data64(sqe, Tag(c, kRecv));
+  c->recv_armed = true;
+}
+
+void UringBackend::SubmitSend(Connection* c) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_send(sqe, c->fd, c->sending.data() + c->sending_off,
+                     c->sending.size() - c->sending_off, MSG_NOSIGNAL);
+  io_uring_sqe_set_data64(sqe, Tag(c, kSend));
+  c->send_inflight = true;
+  WorkerStats::Inc(stats_->write_calls);
+}
+
+bool UringBackend::Send(Connection* c) {
+  if (c->send_inflight || c->removed) {
+    return true;  // the completion of the send in flight picks up `out`
+  }
+  if (c->sending_off == c->sending.size()) {
+    c->sending.Clear();
+    c->sending_off = 0;
+    if (c->out.empty()) {
+      return true;
+    }
+    c->out.Swap(c->sending);
+  }
+  SubmitSend(c);
+  return true;
+}
+
+void UringBackend::SetReading(Connection* c, bool on) {
+  c->reading_paused = !on;
+  if (on && !c->recv_armed && !c->removed) {
+    ArmRecv(c);
+  } else if (!on && c->recv_armed) {
+    io_uring_sqe* sqe = GetSqe();
+    io_uring_prep_cancel64(sqe, Tag(c, kRecv), 0);
+    io_uring_sqe_set_data64(sqe, kIgnore);
+  }
+}
+
+void UringBackend::RemoveConnection(Connection* c) {
+  c->removed = true;
+  if (c->recv_armed) {
+    io_uring_sqe* sqe = GetSqe();
+    io_uring_prep_cancel64(sqe, Tag(c, kRecv), 0);
+    io_uring_sqe_set_data64(sqe, kIgnore);
+  }
+  // The ring holds its own reference to the socket for operations in flight; shutdown
+  // makes them finish promptly.
+  shutdown(c->fd, SHUT_RDWR);
+  close(c->fd);
+  MaybeRelease(c);
+}
+
+void UringBackend::MaybeRelease(Connection* c) {
+  if (c->removed && !c->recv_armed && !c->send_inflight) {
+    released_.push_back(c);
+  }
+}
+
+void UringBackend::ReleasedConnections(std::vector<Connection*>* out) {
+  out->insert(out->end(), released_.begin(), released_.end());
+  released_.clear();
+}
+
+void UringBackend::OnRecv(Connection* c, const io_uring_cqe* cqe, IoSink& sink) {
+  const bool more = cqe->flags & IORING_CQE_F_MORE;
+  if (!more) {
+    c->recv_armed = false;
+  }
+  if (cqe->flags & IORING_CQE_F_BUFFER) {
+    uint16_t bid = static_cast<uint16_t>(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+    if (cqe->res > 0 && !c->removed) {
+      size_t n = static_cast<size_t>(cqe->res);
+      memcpy(c->in.Reserve(n), buffers_ + size_t{bid} * kBufferSize, n);
+      c->in.Commit(n);
+      WorkerStats::Inc(stats_->read_calls);
+      WorkerStats::Inc(stats_->net_input, n);
+    }
+    ReturnBuffer(bid);
+  }
+  if (c->removed) {
+    MaybeRelease(c);
+    return;
+  }
+  if (cqe->res > 0) {
+    sink.OnInput(c);
+    if (!c->removed && !c->recv_armed && !c->reading_paused) {
+      ArmRecv(c);
+    }
+    return;
+  }
+  if (cqe->res == -ENOBUFS || cqe->res == -ECANCELED) {
+    // Out of provided buffers for a moment, or the recv was cancelled to pause reading:
+    // ask again unless reading is (still) paused.
+    if (!c->reading_paused && !c->recv_armed) {
+      ArmRecv(c);
+    }
+    return;
+  }
+  sink.OnHangup(c);  // 0 = EOF, or a socket error
+}
+
+void UringBackend::OnSend(Connection* c, int res, IoSink& sink) {
+  c->send_inflight = false;
+  if (c->removed) {
+    MaybeRelease(c);
+    return;
+  }
+  if (res < 0) {
+    if (res == -EINTR || res == -EAGAIN) {
+      SubmitSend(c);
+      return;
+    }
+    sink.OnHangup(c);
+    return;
+  }
+  c->sending_off += static_cast<size_t>(res);
+  WorkerStats::Inc(stats_->net_output, static_cast<uint64_t>(res));
+  if (c->sending_off < c->sending.size()) {
+    SubmitSend(c);  // partial send: the rest
+    return;
+  }
+  c->sending.Clear();
+  c->sending_off = 0;
+  if (!c->out.empty()) {
+    c->out.Swap(c->sending);
+    SubmitSend(c);
+    return;
+  }
+  sink.OnOutputDrained(c);
+}
+
+void UringBackend::Poll(int timeout_ms, IoSink& sink) {
+  io_uring_cqe* cqe = nullptr;
+  __kernel_timespec ts{};
+  __kernel_timespec* tsp = nullptr;
+  if (timeout_ms >= 0) {
+    ts.tv_sec = timeout_ms / 1000;
+    ts.tv_nsec = static_cast<long long>(timeout_ms % 1000) * 1000000;
+    tsp = &ts;
+  }
+  io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, tsp, nullptr);
+  // Handle completions until none are left; handling may queue new submissions, which
+  // go to the kernel with the next wait.
+  for (;;) {
+    unsigned head;
+    unsigned count = 0;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      count++;
+      const uint64_t data = io_uring_cqe_get_data64(cqe);
+      const uint64_t op = data & kOpMask;
+      void* ptr = reinterpret_cast<void*>(data & ~kOpMask);
+      switch (op) {
+        case kRecv:
+          OnRecv(static_cast<Connection*>(ptr), cqe, sink);
+          break;
+        case kSend:
+          OnSend(static_cast<Connection*>(ptr), cqe->res, sink);
+          break;
+        case kAccept: {
+          auto* l = static_cast<Listener*>(ptr);
+          if (cqe->res >= 0) {
+            sink.OnAccepted(cqe->res);
+          }
+          if (!(cqe->flags & IORING_CQE_F_MORE)) {
+            ArmAccept(l);
+          }
+          break;
+        }
+        case kWake:
+          sink.OnWake();
+          ArmWake();
+          break;
+        default:
+          break;
+      }
+    }
+    io_uring_cq_advance(&ring_, count);
+    if (count == 0) {
+      break;
+    }
+  }
+}
+
+std::unique_ptr<IoBackend> IoBackend::Create(const std::string& kind, WorkerStats* stats,
+                                             std::string* note) {
+  if (kind != "epoll") {
+    std::string why;
+    if (auto u = UringBackend::Create(stats, &why)) {
+      return u;
+    }
+    *note = "io_uring unavailable (" + why + "), using epoll";
+  }
+  auto e = std::make_unique<EpollBackend>(stats);
+  if (!e->ok()) {
+    *note = "epoll_create1 failed";
+    return nullptr;
+  }
+  return e;
+}
+
+}  // namespace hotkv
