@@ -99,6 +99,7 @@ struct IndexInfo {
   size_t num_nodes = 0;     // Graph node slots in use, including deleted ones not yet
                             // reclaimed.
   size_t capacity = 0;      // Node slots allocated.
+  size_t node_bytes = 0;    // Bytes of one node slot (links + vector + header).
   size_t memory_bytes = 0;  // See HnswIndex::MemoryUsage().
 };
 
