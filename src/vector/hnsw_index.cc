@@ -71,6 +71,8 @@ HnswIndex::HnswIndex(const IndexOptions& options)
       space_(options.dim, options.metric, options.quant),
       layout_(internal::NodeLayout::Make(options.m, space_.record_bytes())),
       level_mult_(1.0 / std::log(static_cast<double>(std::max<uint32_t>(options.m, 2)))),
+      prefetch_lines_(static_cast<uint32_t>(
+          std::min<size_t>(8, (space_.record_bytes() + 4 + 63) / 64 + 1))),
       store_(layout_.node_bytes),
       labels_(&HnswIndex::LabelOfNode, this) {}
 

@@ -209,6 +209,7 @@ class HnswIndex {
   const VectorSpace space_;
   const internal::NodeLayout layout_;
   const double level_mult_;
+  const uint32_t prefetch_lines_;  // Cache lines of a neighbour's record to prefetch.
   internal::NodeStore store_;
   internal::LabelMap labels_;
 

@@ -24,6 +24,23 @@ inline bool Traversable(uint32_t state) { return state == kLive || state == kDel
 // Most neighbours a list can hold (m0 <= 510).
 constexpr size_t kMaxBatch = 512;
 
+// Prefetches the state word and the first lines of a neighbour's record. Issuing all
+// of a short record's lines at once overlaps their misses (about 2x on 128-d data);
+// beyond 8 lines the extra prefetches only compete with the hardware prefetcher.
+inline void PrefetchRecord(const uint8_t* node, const internal::NodeLayout& l,
+                           uint32_t lines) {
+  const uint8_t* p = node + l.state_offset;
+  for (uint32_t i = 0; i < lines; ++i) {
+    __builtin_prefetch(p + 64 * i);
+  }
+}
+
+// Prefetches the layer-0 list (count and ids) of the node expanded next.
+inline void PrefetchList0(const uint8_t* node) {
+  __builtin_prefetch(node + 8);
+  __builtin_prefetch(node + 72);
+}
+
 }  // namespace
 
 std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry entry,
@@ -100,8 +117,7 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
         continue;
       }
       const uint8_t* nb = Node(ids[i]);
-      __builtin_prefetch(nb + layout_.state_offset);
-      __builtin_prefetch(nb + layout_.state_offset + 64);
+      PrefetchRecord(nb, layout_, prefetch_lines_);
       ids[k] = ids[i];
       nodes[k++] = nb;
     }
@@ -122,6 +138,9 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
           bound = s.top.top().dist;
         }
       }
+    }
+    if (level == 0 && !s.candidates.empty()) {
+      PrefetchList0(Node(s.candidates.top().id));
     }
   }
 }
@@ -183,7 +202,7 @@ void HnswIndex::SearchBase(const uint8_t* record, uint32_t start, float start_di
         continue;
       }
       const uint8_t* nb = Node(id);
-      __builtin_prefetch(nb + layout_.state_offset);
+      PrefetchRecord(nb, layout_, prefetch_lines_);
       ids[cnt] = id;
       nodes[cnt++] = nb;
     }
@@ -207,6 +226,9 @@ void HnswIndex::SearchBase(const uint8_t* record, uint32_t start, float start_di
         }
         consider(ids[j], nb, d);
       }
+    }
+    if (!s.candidates.empty()) {
+      PrefetchList0(Node(s.candidates.top().id));
     }
   }
 }
