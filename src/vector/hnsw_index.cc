@@ -170,7 +170,17 @@ Result<bool> HnswIndex::Add(std::string_view label, std::span<const float> vec,
   const float norm = space_.Encode(vec, record.data());
   const uint32_t ef_c =
       ef_construction_override > 0 ? ef_construction_override : options_.ef_construction;
+  Result<bool> result = AddEncoded(label, record, norm, attributes, ef_c);
+  // Outside the epoch guard, so what this call retired can be freed right away.
+  if (retired_count_.load(std::memory_order_relaxed) > 0) {
+    Reclaim();
+  }
+  return result;
+}
 
+Result<bool> HnswIndex::AddEncoded(std::string_view label, const std::vector<uint8_t>& record,
+                                   float norm, std::optional<std::string_view> attributes,
+                                   uint32_t ef_c) {
   std::shared_lock writers(writers_mu_);
   std::lock_guard label_lock(LabelLock(label));
   EpochGuard guard;
@@ -407,14 +417,18 @@ std::optional<std::string> HnswIndex::GetAttributes(std::string_view label) cons
 }
 
 bool HnswIndex::SetAttributes(std::string_view label, std::string_view attributes) {
-  std::shared_lock writers(writers_mu_);
-  std::lock_guard label_lock(LabelLock(label));
-  EpochGuard guard;
-  std::optional<uint32_t> id = labels_.Find(label);
-  if (!id.has_value()) {
-    return false;
+  {
+    std::shared_lock writers(writers_mu_);
+    std::lock_guard label_lock(LabelLock(label));
+    EpochGuard guard;
+    std::optional<uint32_t> id = labels_.Find(label);
+    if (!id.has_value()) {
+      return false;
+    }
+    SetAttributesLocked(*id, attributes);
   }
-  return SetAttributesLocked(*id, attributes);
+  Reclaim();
+  return true;
 }
 
 bool HnswIndex::SetAttributesLocked(uint32_t id, std::optional<std::string_view> attrs) {

@@ -169,6 +169,8 @@ class HnswIndex {
   std::mutex& LabelLock(std::string_view label);
   Entry LoadEntry() const;
   void StoreEntry(uint32_t id, int level);
+  Result<bool> AddEncoded(std::string_view label, const std::vector<uint8_t>& record, float norm,
+                          std::optional<std::string_view> attributes, uint32_t ef_c);
   void InsertNode(uint32_t id, uint32_t ef_construction);
   // Selects up to `max` diverse neighbours (the paper's heuristic) from `cands`
   // (sorted by distance to the base node, nearest first); Live nodes only.
@@ -231,6 +233,7 @@ class HnswIndex {
   mutable std::mutex retire_mu_;
   std::vector<RetiredNode> retired_nodes_;  // Guarded by retire_mu_.
   std::vector<RetiredMeta> retired_metas_;  // Guarded by retire_mu_.
+  std::atomic<size_t> retired_count_{0};    // Size of both lists (read without lock).
 };
 
 }  // namespace hotkv::vector

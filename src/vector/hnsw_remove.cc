@@ -296,12 +296,14 @@ void HnswIndex::RetireNode(uint32_t id) {
   const uint64_t tag = RetireEpoch();
   std::lock_guard lock(retire_mu_);
   retired_nodes_.push_back({id, tag});
+  retired_count_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void HnswIndex::RetireMeta(Meta* meta) {
   const uint64_t tag = RetireEpoch();
   std::lock_guard lock(retire_mu_);
   retired_metas_.push_back({meta, tag});
+  retired_count_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void HnswIndex::Reclaim() {
@@ -329,6 +331,7 @@ void HnswIndex::Reclaim() {
     FreeMeta(it->meta);
   }
   retired_metas_.erase(meta_end, retired_metas_.end());
+  retired_count_.store(retired_nodes_.size() + retired_metas_.size(), std::memory_order_relaxed);
   if (!freed.empty()) {
     std::lock_guard alloc_lock(alloc_mu_);
     free_ids_.insert(free_ids_.end(), freed.begin(), freed.end());

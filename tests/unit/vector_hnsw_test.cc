@@ -169,6 +169,20 @@ TEST(HnswIndexTest, AttributesGetSet) {
   EXPECT_FALSE(index->GetAttributes("a").has_value());
 }
 
+TEST(HnswIndexTest, ReplacedAttributeBlobsAreReclaimed) {
+  auto index = MakeIndex(2);
+  ASSERT_TRUE(*index->Add("a", std::vector<float>{1, 0}, R"({"v": 0})"));
+  const size_t before = index->MemoryUsage();
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_TRUE(index->SetAttributes("a", R"({"v": )" + std::to_string(i % 10) + "}"));
+    ASSERT_FALSE(*index->Add("a", std::vector<float>{1, 0}, R"({"w": 1})"));
+  }
+  // Old blobs are freed once no search can see them (none runs here), so memory
+  // does not grow with the number of updates.
+  EXPECT_LE(index->MemoryUsage(), before + 1024);
+  EXPECT_EQ(*index->GetAttributes("a"), R"({"w": 1})");
+}
+
 TEST(HnswIndexTest, RecallOnClusteredDataCosineAndL2) {
   const auto data = ClusteredData(5000, 64, 50, 42);
   const auto queries = ClusteredData(200, 64, 50, 42 + 1000);
