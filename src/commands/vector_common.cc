@@ -135,10 +135,10 @@ std::vector<float> ProjectIfNeeded(const VectorSet& set, std::vector<float> v) {
   return v;
 }
 
-std::unique_ptr<vector::FilterExpression> CompileFilter(CommandContext& ctx, std::string_view expr) {
+std::unique_ptr<VectorFilter> CompileFilter(CommandContext& ctx, std::string_view expr) {
   auto compiled = vector::FilterExpression::Compile(expr);
   if (compiled.ok()) {
-    return std::move(compiled.value());
+    return std::make_unique<VectorFilter>(std::move(compiled.value()));
   }
   // The engine reports "syntax error in FILTER expression at offset N: what"; Redis
   // replies with the expression from the error on (all of it when the error is at the

@@ -84,9 +84,22 @@ std::optional<VectorArg> ParseVectorArg(const CommandContext& ctx, size_t i);
 // dimension; anything else is passed as is (the engine checks the dimension).
 std::vector<float> ProjectIfNeeded(const VectorSet& set, std::vector<float> v);
 
+// A compiled FILTER with Redis's rule that an element without attributes never matches
+// (the engine evaluates an expression without selectors, such as "1", as true for them).
+class VectorFilter : public vector::AttributePredicate {
+ public:
+  explicit VectorFilter(std::unique_ptr<vector::FilterExpression> expr) : expr_(std::move(expr)) {}
+  bool Matches(std::string_view attributes_json) const override {
+    return !attributes_json.empty() && expr_->Matches(attributes_json);
+  }
+
+ private:
+  std::unique_ptr<vector::FilterExpression> expr_;
+};
+
 // Compiles a FILTER expression; on error replies Redis's "ERR syntax error in FILTER
 // expression near: <rest of the expression>" and returns null.
-std::unique_ptr<vector::FilterExpression> CompileFilter(CommandContext& ctx, std::string_view expr);
+std::unique_ptr<VectorFilter> CompileFilter(CommandContext& ctx, std::string_view expr);
 
 // Element writes that keep VectorSet's attribute count (see vector_set_value.h).
 // `attributes`: nullopt keeps the element's attributes, "" removes them.

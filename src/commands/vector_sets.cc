@@ -3,9 +3,9 @@
 // engine/vector_set_value.h. Syntax, replies, error texts and scores follow Redis 8's
 // vector-set module (modules/vector-sets/vset.c); deviations are listed in docs/vector.md.
 //
-// Locking: VADD, VSIM, VREM and VRANDMEMBER are self_locking (no shard lock while the
-// engine inserts, searches, repairs the graph or samples); see vector_common.h. The
-// others make O(1)-ish engine calls under the dispatcher's lock.
+// Locking: VADD, VSIM, VREM, VSETATTR and VRANDMEMBER are self_locking (no shard lock
+// while the engine inserts, searches, repairs the graph or samples); see
+// vector_common.h. The others make O(1)-ish engine calls under the dispatcher's lock.
 //
 // Edge cases honoured (as Redis): a missing key is an empty VSIM reply, VCARD 0, VREM /
 // VSETATTR / VISMEMBER false, VEMB / VGETATTR / VLINKS / VRANDMEMBER nil, VINFO a null
@@ -221,7 +221,7 @@ void VSimCommand(CommandContext& ctx) {
   int64_t filter_ef = 0;
   std::optional<double> epsilon;
   bool truth = false;
-  std::unique_ptr<vector::FilterExpression> filter;
+  std::unique_ptr<VectorFilter> filter;
   for (; j < ctx.argc(); j++) {
     std::string_view opt = ctx.arg(j);
     const bool has_value = j + 1 < ctx.argc();
@@ -471,22 +471,26 @@ void VInfoCommand(CommandContext& ctx) {
 
 // VSETATTR key element json ("" removes the attributes). Like Redis, the JSON is stored
 // as given; an element whose attributes are not a JSON object matches no FILTER.
+// self_locking: the attribute count's per-label lock may have to wait for a VADD of the
+// same label, which must not happen with the shard locked.
 void VSetAttrCommand(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
-  Entry* e = ctx.db().Find(key);
-  if (!CheckType(ctx, e, ValueType::kVectorSet)) {
+  KeyShardLock lock(ctx, key);
+  std::shared_ptr<VectorSet> set;
+  if (!FindVectorSet(ctx, key, false, &set)) {
     return;
   }
-  if (e == nullptr) {
+  if (set == nullptr) {
     return ctx.rb().Bool(false);
   }
-  ctx.TouchEntry(e);
-  VectorSet& set = *e->As<VectorSetValue>()->set;
-  if (!SetElementAttributes(set, ctx.arg(2), ctx.arg(3))) {
-    return ctx.rb().Bool(false);
+  lock.Unlock();
+  const bool updated = SetElementAttributes(*set, ctx.arg(2), ctx.arg(3));
+  if (updated) {
+    lock.Lock();
+    ctx.KeyModified(key, notify::kModule, "vsetattr");
+    lock.Unlock();
   }
-  ctx.KeyModified(key, notify::kModule, "vsetattr");
-  ctx.rb().Bool(true);
+  ctx.rb().Bool(updated);
 }
 
 void VGetAttrCommand(CommandContext& ctx) {
@@ -614,7 +618,7 @@ void RegisterVectorSetCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RO")}, .handler = VInfoCommand,
          .doc = {"vector", "8.0.0", "O(1)",
                  "Returns the configuration and size of a vector set and of its HNSW graph.", "key"}});
-  t.Add({.name = "vsetattr", .arity = 4, .flags = "write fast", .acl = "@write @fast",
+  t.Add({.name = "vsetattr", .arity = 4, .flags = "write fast self_locking", .acl = "@write @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = VSetAttrCommand,
          .doc = {"vector", "8.0.0", "O(1)",
                  "Sets (or, with an empty string, removes) the JSON attributes of an element of a vector set.",

@@ -187,7 +187,7 @@ void SearchCommand(CommandContext& ctx) {
   }
   vector::SearchParams params;
   bool with_scores = false;
-  std::unique_ptr<vector::FilterExpression> filter;
+  std::unique_ptr<VectorFilter> filter;
   for (size_t j = 2 + vec->consumed; j < ctx.argc(); j++) {
     std::string_view opt = ctx.arg(j);
     const bool has_value = j + 1 < ctx.argc();
@@ -229,6 +229,9 @@ void SearchCommand(CommandContext& ctx) {
   if (!FitVector(ctx, *set, &vec->values)) {
     return;
   }
+  // No more results than elements: a large K allocates nothing large.
+  params.k = static_cast<uint32_t>(
+      std::min<size_t>(params.k, std::max<size_t>(1, set->index().size())));
   params.filter = filter.get();
   auto hits = set->index().Search(vec->values, params);
   if (!hits.ok()) {
