@@ -119,6 +119,10 @@ void ReplySearchHits(CommandContext& ctx, const std::vector<vector::SearchHit>& 
 // "ERR Vector dimension mismatch - got <got> but set has <has>" (Redis's text).
 void ReplyDimensionMismatch(CommandContext& ctx, size_t got, size_t has);
 
+// Registers VCARD VDIM VEMB VLINKS VINFO VGETATTR VRANDMEMBER VISMEMBER
+// (vector_sets_read.cc); called by RegisterVectorSetCommands.
+void RegisterVectorSetReadCommands(CommandTable& t);
+
 // Lower-case names used in replies and docs.
 const char* MetricReplyName(vector::Metric m);    // "cosine", "l2", "ip"
 const char* RedisQuantName(vector::Quantization q);  // VINFO quant-type: "f32", "int8", "bin"

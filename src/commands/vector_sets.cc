@@ -1,20 +1,17 @@
-// Redis 8 vector-set commands: VADD VSIM VREM VCARD VDIM VEMB VINFO VLINKS VGETATTR
-// VSETATTR VRANDMEMBER VISMEMBER, over the HNSW engine (vector/hnsw_index.h) through
+// Redis 8 vector-set commands, writes and search: VADD VSIM VREM VSETATTR (the reads
+// are in vector_sets_read.cc), over the HNSW engine (vector/hnsw_index.h) through
 // engine/vector_set_value.h. Syntax, replies, error texts and scores follow Redis 8's
 // vector-set module (modules/vector-sets/vset.c); deviations are listed in docs/vector.md.
 //
-// Locking: VADD, VSIM, VREM, VSETATTR and VRANDMEMBER are self_locking (no shard lock
-// while the engine inserts, searches, repairs the graph or samples); see
-// vector_common.h. The others make O(1)-ish engine calls under the dispatcher's lock.
+// Locking: all four are self_locking: no shard lock is held while the engine inserts,
+// searches or repairs the graph (see vector_common.h).
 //
-// Edge cases honoured (as Redis): a missing key is an empty VSIM reply, VCARD 0, VREM /
-// VSETATTR / VISMEMBER false, VEMB / VGETATTR / VLINKS / VRANDMEMBER nil, VINFO a null
-// array, and VDIM "ERR key does not exist"; VADD's quantisation and M must match an
-// existing set (defaults Q8 and 16); a set emptied by VREM is deleted; VRANDMEMBER 0 is
-// an empty array whatever the key; scores are similarities in [0, 1].
+// Edge cases honoured (as Redis): a missing key is an empty VSIM reply and VREM /
+// VSETATTR false; VADD's quantisation and M must match an existing set (defaults Q8 and
+// 16) and REDUCE must be repeated with its dimension; a set emptied by VREM is deleted;
+// scores are similarities in [0, 1]; option errors leave the set unchanged.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -23,7 +20,6 @@
 #include "commands/register.h"
 #include "commands/vector_common.h"
 #include "engine/entry.h"
-#include "vector/vector_space.h"
 
 namespace hotkv {
 
@@ -39,13 +35,6 @@ constexpr int64_t kMaxEngineM = 255;
 constexpr int64_t kMaxEf = 1000000;
 
 constexpr std::string_view kInvalidVector = "ERR invalid vector specification";
-
-// The vectorset of a read lookup under the dispatcher's lock (null when missing).
-VectorSet* ReadSet(CommandContext& ctx, std::string_view key, bool* wrong_type) {
-  Entry* e = LookupRead(ctx, key);
-  *wrong_type = !CheckType(ctx, e, ValueType::kVectorSet);
-  return e != nullptr && !*wrong_type ? e->As<VectorSetValue>()->set.get() : nullptr;
-}
 
 // VADD key [REDUCE dim] (FP32 blob | VALUES n v...) element [CAS] [NOQUANT | Q8 | BIN]
 //      [EF build-ef] [SETATTR json] [M numlinks]
@@ -312,163 +301,6 @@ void VRemCommand(CommandContext& ctx) {
   ctx.rb().Bool(removed);
 }
 
-void VCardCommand(CommandContext& ctx) {
-  bool wrong_type;
-  VectorSet* set = ReadSet(ctx, ctx.arg(1), &wrong_type);
-  if (!wrong_type) {
-    ctx.rb().Integer(set == nullptr ? 0 : static_cast<int64_t>(set->index().size()));
-  }
-}
-
-void VDimCommand(CommandContext& ctx) {
-  bool wrong_type;
-  VectorSet* set = ReadSet(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    return;
-  }
-  if (set == nullptr) {
-    return ctx.rb().Error("ERR key does not exist");
-  }
-  ctx.rb().Integer(set->dim());
-}
-
-// VEMB RAW: the stored form, rebuilt by encoding the decoded vector again (the engine
-// does not hand out its records): f32 floats (unit length for cosine), Q8 int8 codes
-// plus their range (Redis's quants_range: the value code 127 stands for), binary sign
-// bits (one per component, little-endian bit order), with the vector's L2 norm.
-void ReplyRawEmbedding(CommandContext& ctx, const VectorSet& set, const std::vector<float>& v) {
-  const vector::IndexOptions& o = set.options();
-  vector::VectorSpace space(o.dim, o.metric, o.quant);
-  std::vector<uint8_t> record(space.record_bytes());
-  const float norm = space.Encode(v, record.data());
-  std::string_view bytes;
-  float range = 0;
-  switch (o.quant) {
-    case Quantization::kFloat32:
-      bytes = {reinterpret_cast<const char*>(record.data()), record.size()};
-      break;
-    case Quantization::kQ8: {
-      float scale;
-      std::memcpy(&scale, record.data(), sizeof(scale));
-      range = scale * 127.0f;
-      bytes = {reinterpret_cast<const char*>(record.data()) + 2 * sizeof(float), o.dim};
-      break;
-    }
-    case Quantization::kBinary:
-      bytes = {reinterpret_cast<const char*>(record.data()), (o.dim + 7) / 8};
-      break;
-  }
-  const bool q8 = o.quant == Quantization::kQ8;
-  ctx.rb().Array(q8 ? 4 : 3);
-  ctx.rb().SimpleString(RedisQuantName(o.quant));
-  ctx.rb().Bulk(bytes);
-  ctx.rb().Double(norm);
-  if (q8) {
-    ctx.rb().Double(range);
-  }
-}
-
-// VEMB key element [RAW]
-void VEmbCommand(CommandContext& ctx) {
-  bool raw = false;
-  for (size_t j = 3; j < ctx.argc(); j++) {
-    if (!EqualsIgnoreCase(ctx.arg(j), "RAW")) {
-      return ctx.rb().Error("ERR invalid option");
-    }
-    raw = true;
-  }
-  bool wrong_type;
-  VectorSet* set = ReadSet(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    return;
-  }
-  std::optional<std::vector<float>> v;
-  if (set != nullptr) {
-    v = set->index().GetVector(ctx.arg(2));
-  }
-  if (!v.has_value()) {
-    return ctx.rb().Null();
-  }
-  if (raw) {
-    return ReplyRawEmbedding(ctx, *set, *v);
-  }
-  ctx.rb().Array(v->size());
-  for (float x : *v) {
-    ctx.rb().Double(x);
-  }
-}
-
-// VLINKS key element [WITHSCORES]: the neighbours per layer, top layer first.
-void VLinksCommand(CommandContext& ctx) {
-  bool with_scores = false;
-  if (ctx.argc() == 4) {
-    if (!EqualsIgnoreCase(ctx.arg(3), "WITHSCORES")) {
-      return ReplyWrongArity(ctx);
-    }
-    with_scores = true;
-  } else if (ctx.argc() > 4) {
-    return ReplyWrongArity(ctx);
-  }
-  bool wrong_type;
-  VectorSet* set = ReadSet(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    return;
-  }
-  std::optional<std::vector<std::vector<vector::Link>>> links;
-  if (set != nullptr) {
-    links = set->index().GetLinks(ctx.arg(2));
-  }
-  if (!links.has_value()) {
-    return ctx.rb().Null();
-  }
-  ctx.rb().Array(links->size());
-  for (auto level = links->rbegin(); level != links->rend(); ++level) {
-    if (with_scores) {
-      ctx.rb().Map(level->size());
-    } else {
-      ctx.rb().Array(level->size());
-    }
-    for (const vector::Link& link : *level) {
-      ctx.rb().Bulk(link.label);
-      if (with_scores) {
-        ctx.rb().Double(vector::SimilarityFromDistance(set->options().metric, link.distance));
-      }
-    }
-  }
-}
-
-void VInfoCommand(CommandContext& ctx) {
-  bool wrong_type;
-  VectorSet* set = ReadSet(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    return;
-  }
-  if (set == nullptr) {
-    return ctx.rb().NullArray();
-  }
-  vector::IndexInfo info = set->index().Info();
-  ReplyBuilder& rb = ctx.rb();
-  rb.Map(9);
-  rb.SimpleString("quant-type");
-  rb.SimpleString(RedisQuantName(info.quant));
-  rb.SimpleString("hnsw-m");
-  rb.Integer(info.m);
-  rb.SimpleString("vector-dim");
-  rb.Integer(info.dim);
-  rb.SimpleString("projection-input-dim");
-  rb.Integer(set->projection_input_dim());
-  rb.SimpleString("size");
-  rb.Integer(static_cast<int64_t>(info.size));
-  rb.SimpleString("max-level");
-  rb.Integer(std::max(info.max_level, 0));
-  rb.SimpleString("attributes-count");
-  rb.Integer(set->attribute_count());
-  rb.SimpleString("vset-uid");
-  rb.Integer(static_cast<int64_t>(set->uid()));
-  rb.SimpleString("hnsw-max-node-uid");
-  rb.Integer(static_cast<int64_t>(info.num_nodes));
-}
-
 // VSETATTR key element json ("" removes the attributes). Like Redis, the JSON is stored
 // as given; an element whose attributes are not a JSON object matches no FILTER.
 // self_locking: the attribute count's per-label lock may have to wait for a VADD of the
@@ -493,94 +325,6 @@ void VSetAttrCommand(CommandContext& ctx) {
   ctx.rb().Bool(updated);
 }
 
-void VGetAttrCommand(CommandContext& ctx) {
-  bool wrong_type;
-  VectorSet* set = ReadSet(ctx, ctx.arg(1), &wrong_type);
-  if (wrong_type) {
-    return;
-  }
-  std::optional<std::string> attributes;
-  if (set != nullptr) {
-    attributes = set->index().GetAttributes(ctx.arg(2));
-  }
-  if (!attributes.has_value()) {
-    return ctx.rb().Null();
-  }
-  ctx.rb().Bulk(*attributes);
-}
-
-// VRANDMEMBER key [count]
-void VRandMemberCommand(CommandContext& ctx) {
-  if (ctx.argc() > 3) {
-    return ReplyWrongArity(ctx);
-  }
-  const bool with_count = ctx.argc() == 3;
-  int64_t count = 1;
-  if (with_count) {
-    std::optional<int64_t> v = ParseInt64(ctx.arg(2));
-    if (!v) {
-      return ctx.rb().Error("ERR COUNT value is not an integer");
-    }
-    if (*v == 0) {
-      return ctx.rb().EmptyArray();
-    }
-    count = *v;
-  }
-  std::string_view key = ctx.arg(1);
-  std::shared_ptr<VectorSet> set;
-  {
-    KeyShardLock lock(ctx, key);
-    if (!FindVectorSet(ctx, key, true, &set)) {
-      return;
-    }
-  }
-  if (set == nullptr || set->index().size() == 0) {
-    return with_count ? ctx.rb().EmptyArray() : ctx.rb().Null();
-  }
-  HnswIndex& index = set->index();
-  if (!with_count) {
-    std::optional<std::string> label = index.RandomLabel();
-    return label.has_value() ? ctx.rb().Bulk(*label) : ctx.rb().Null();
-  }
-  // The set may shrink while this runs (no lock), so the length is written at the end.
-  const size_t start = ctx.rb().BeginDeferred();
-  size_t written = 0;
-  if (count > 0) {
-    const size_t want = std::min<uint64_t>(static_cast<uint64_t>(count), index.size());
-    for (const std::string& label : index.RandomLabels(want, false)) {
-      ctx.rb().Bulk(label);
-      written++;
-    }
-  } else {
-    // Repeats allowed: |count| draws, in chunks, stopped like HRANDFIELD's when the reply
-    // grows past kMaxRandomReplyBytes.
-    uint64_t left = count == std::numeric_limits<int64_t>::min()
-                        ? static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-                        : static_cast<uint64_t>(-count);
-    while (left > 0) {
-      const size_t chunk = static_cast<size_t>(std::min<uint64_t>(left, 1000));
-      std::vector<std::string> labels = index.RandomLabels(chunk, true);
-      for (const std::string& label : labels) {
-        ctx.rb().Bulk(label);
-      }
-      written += labels.size();
-      left -= chunk;
-      if (labels.size() < chunk || RandomReplyTooLarge(ctx, start)) {
-        break;
-      }
-    }
-  }
-  ctx.rb().EndDeferredArray(start, written);
-}
-
-void VIsMemberCommand(CommandContext& ctx) {
-  bool wrong_type;
-  VectorSet* set = ReadSet(ctx, ctx.arg(1), &wrong_type);
-  if (!wrong_type) {
-    ctx.rb().Bool(set != nullptr && set->index().Contains(ctx.arg(2)));
-  }
-}
-
 }  // namespace
 
 void RegisterVectorSetCommands(CommandTable& t) {
@@ -598,42 +342,12 @@ void RegisterVectorSetCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW DELETE")}, .handler = VRemCommand,
          .doc = {"vector", "8.0.0", "O(log(N)) where N is the number of elements in the vector set.",
                  "Removes an element from a vector set, deleting the set when it becomes empty.", "key element"}});
-  t.Add({.name = "vcard", .arity = 2, .flags = "readonly fast", .acl = "@read @fast",
-         .keys = {KeyAt(1, "RO")}, .handler = VCardCommand,
-         .doc = {"vector", "8.0.0", "O(1)", "Returns the number of elements of a vector set.", "key"}});
-  t.Add({.name = "vdim", .arity = 2, .flags = "readonly fast", .acl = "@read @fast",
-         .keys = {KeyAt(1, "RO")}, .handler = VDimCommand,
-         .doc = {"vector", "8.0.0", "O(1)", "Returns the number of components of the vectors of a vector set (after REDUCE).", "key"}});
-  t.Add({.name = "vemb", .arity = -3, .flags = "readonly fast", .acl = "@read @fast",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = VEmbCommand,
-         .doc = {"vector", "8.0.0", "O(1)",
-                 "Returns the vector stored for an element (approximate after quantisation), or its raw stored form.",
-                 "key element [RAW]"}});
-  t.Add({.name = "vlinks", .arity = -3, .flags = "readonly fast", .acl = "@read @fast",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = VLinksCommand,
-         .doc = {"vector", "8.0.0", "O(1)",
-                 "Returns the graph neighbours of an element on each HNSW layer, top layer first.",
-                 "key element [WITHSCORES]"}});
-  t.Add({.name = "vinfo", .arity = 2, .flags = "readonly fast", .acl = "@read @fast",
-         .keys = {KeyAt(1, "RO")}, .handler = VInfoCommand,
-         .doc = {"vector", "8.0.0", "O(1)",
-                 "Returns the configuration and size of a vector set and of its HNSW graph.", "key"}});
   t.Add({.name = "vsetattr", .arity = 4, .flags = "write fast self_locking", .acl = "@write @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = VSetAttrCommand,
          .doc = {"vector", "8.0.0", "O(1)",
                  "Sets (or, with an empty string, removes) the JSON attributes of an element of a vector set.",
                  "key element json"}});
-  t.Add({.name = "vgetattr", .arity = 3, .flags = "readonly fast", .acl = "@read @fast",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = VGetAttrCommand,
-         .doc = {"vector", "8.0.0", "O(1)", "Returns the JSON attributes of an element of a vector set.", "key element"}});
-  t.Add({.name = "vrandmember", .arity = -2, .flags = "readonly self_locking", .acl = "@read @slow",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = VRandMemberCommand,
-         .doc = {"vector", "8.0.0", "O(N) where N is the absolute value of the count argument.",
-                 "Returns random elements of a vector set: distinct ones for a positive count, with repeats for a negative one.",
-                 "key [count]"}});
-  t.Add({.name = "vismember", .arity = 3, .flags = "readonly", .acl = "@read @slow",
-         .keys = {KeyAt(1, "RO")}, .handler = VIsMemberCommand,
-         .doc = {"vector", "8.2.0", "O(1)", "Tells whether an element belongs to a vector set.", "key element"}});
+  RegisterVectorSetReadCommands(t);
 }
 
 }  // namespace hotkv
