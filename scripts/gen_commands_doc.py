@@ -30,7 +30,6 @@ NOTES = {
     "vadd": "M up to 255; CAS runs the insert at once (never under a keyspace lock); non-finite components refused; see docs/vector.md",
     "vsim": "NOTHREAD changes nothing (searches never hold a keyspace lock)",
     "vinfo": "hnsw-max-node-uid is the number of node slots in use",
-    "vemb": "RAW re-encodes the vector: Q8 norm and range approximate",
 }
 
 # HotKV's own commands (no Redis counterpart): status "hotkv", documented in docs/.

@@ -10,7 +10,6 @@
 // null array, and VDIM "ERR key does not exist"; VRANDMEMBER 0 is an empty array whatever
 // the key holds.
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -19,7 +18,6 @@
 #include "commands/register.h"
 #include "commands/vector_common.h"
 #include "engine/entry.h"
-#include "vector/vector_space.h"
 
 namespace hotkv {
 
@@ -55,39 +53,23 @@ void VDimCommand(CommandContext& ctx) {
   ctx.rb().Integer(set->dim());
 }
 
-// VEMB RAW: the stored form, rebuilt by encoding the decoded vector again (the engine
-// does not hand out its records): f32 floats (unit length for cosine), Q8 int8 codes
-// plus their range (Redis's quants_range: the value code 127 stands for), binary sign
-// bits (one per component, little-endian bit order), with the vector's L2 norm.
-void ReplyRawEmbedding(CommandContext& ctx, const VectorSet& set, const std::vector<float>& v) {
-  const vector::IndexOptions& o = set.options();
-  vector::VectorSpace space(o.dim, o.metric, o.quant);
-  std::vector<uint8_t> record(space.record_bytes());
-  const float norm = space.Encode(v, record.data());
-  std::string_view bytes;
-  float range = 0;
-  switch (o.quant) {
-    case Quantization::kFloat32:
-      bytes = {reinterpret_cast<const char*>(record.data()), record.size()};
-      break;
-    case Quantization::kQ8: {
-      float scale;
-      std::memcpy(&scale, record.data(), sizeof(scale));
-      range = scale * 127.0f;
-      bytes = {reinterpret_cast<const char*>(record.data()) + 2 * sizeof(float), o.dim};
-      break;
-    }
-    case Quantization::kBinary:
-      bytes = {reinterpret_cast<const char*>(record.data()), (o.dim + 7) / 8};
-      break;
+// VEMB RAW: the stored form — quantisation name, the stored bytes (f32: floats, unit
+// length for cosine; Q8: int8 codes; binary: the sign bits, component i at bit i%8 of
+// byte i/8), the L2 norm of the vector as given, and for Q8 the range the codes stand
+// for (code 127 = +range).
+void ReplyRawEmbedding(CommandContext& ctx, const VectorSet& set, const vector::RawVector& raw) {
+  std::string_view bytes = raw.data;
+  if (raw.quant == Quantization::kBinary) {
+    // The engine keeps whole 64-bit little-endian words; Redis replies (dim + 7) / 8 bytes.
+    bytes = bytes.substr(0, (set.dim() + 7) / 8);
   }
-  const bool q8 = o.quant == Quantization::kQ8;
+  const bool q8 = raw.quant == Quantization::kQ8;
   ctx.rb().Array(q8 ? 4 : 3);
-  ctx.rb().SimpleString(RedisQuantName(o.quant));
+  ctx.rb().SimpleString(RedisQuantName(raw.quant));
   ctx.rb().Bulk(bytes);
-  ctx.rb().Double(norm);
+  ctx.rb().Double(raw.norm);
   if (q8) {
-    ctx.rb().Double(range);
+    ctx.rb().Double(raw.q8_range);
   }
 }
 
@@ -105,15 +87,19 @@ void VEmbCommand(CommandContext& ctx) {
   if (wrong_type) {
     return;
   }
+  if (raw) {
+    std::optional<vector::RawVector> stored;
+    if (set != nullptr) {
+      stored = set->index().GetRawVector(ctx.arg(2));
+    }
+    return stored.has_value() ? ReplyRawEmbedding(ctx, *set, *stored) : ctx.rb().Null();
+  }
   std::optional<std::vector<float>> v;
   if (set != nullptr) {
     v = set->index().GetVector(ctx.arg(2));
   }
   if (!v.has_value()) {
     return ctx.rb().Null();
-  }
-  if (raw) {
-    return ReplyRawEmbedding(ctx, *set, *v);
   }
   ctx.rb().Array(v->size());
   for (float x : *v) {

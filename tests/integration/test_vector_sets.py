@@ -422,11 +422,15 @@ def test_vemb(rc, rcb):
     assert kind == b"f32" and float(l2) == pytest.approx(5.0)
     assert blob == fp32([as_f32(0.6), as_f32(-0.8)])   # stored normalised
     kind, codes, l2, qrange = rcb("VEMB", "q", "a", "raw")
-    assert kind == b"int8" and len(codes) == 2 and float(l2) == pytest.approx(5.0, rel=1e-3)
-    assert float(qrange) == pytest.approx(0.8, rel=0.01)  # max |x| of the unit vector
+    assert kind == b"int8" and len(codes) == 2 and float(l2) == pytest.approx(5.0)
+    assert float(qrange) == pytest.approx(0.8)            # max |x| of the unit vector
     assert codes == bytes([95, 0x81])                    # 0.6/0.8*127 = 95, -127
     kind, bits, l2 = rcb("VEMB", "b", "a", "RAW")
-    assert kind == b"bin" and bits == b"\x01" and float(l2) == pytest.approx(5.0, rel=1e-3)
+    assert kind == b"bin" and bits == b"\x01" and float(l2) == pytest.approx(5.0)
+    vadd(rc, "b70", [1 if i % 3 == 0 else -1 for i in range(70)], "a", "BIN")
+    kind, bits, _ = rcb("VEMB", "b70", "a", "RAW")
+    assert len(bits) == 9  # (70 + 7) / 8
+    assert [(bits[i // 8] >> (i % 8)) & 1 for i in range(70)] == [int(i % 3 == 0) for i in range(70)]
 
 
 def test_vinfo(rc):
