@@ -23,6 +23,8 @@ void RegisterListBlockingCommands(CommandTable& t);
 void RegisterZSetCommands(CommandTable& t);
 void RegisterHashCommands(CommandTable& t);
 void RegisterSetCommands(CommandTable& t);
+void RegisterVectorSetCommands(CommandTable& t);  // Redis 8: VADD, VSIM, ...
+void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ...
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -39,6 +41,8 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterZSetCommands(t);
   RegisterHashCommands(t);
   RegisterSetCommands(t);
+  RegisterVectorSetCommands(t);
+  RegisterVsimCommands(t);
 }
 
 }  // namespace hotkv

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "engine/entry.h"
+#include "engine/vector_set_value.h"
 #include "types/list_value.h"
 #include "types/zset.h"
 #include "types/hash_value.h"
@@ -18,6 +19,8 @@ void DestroyObject(ValueType type, void* object) {
       return;
     case ValueType::kHash: delete static_cast<types::HashValue*>(object); return;
     case ValueType::kSet: delete static_cast<types::SetValue*>(object); return;
+    // Drops the key's reference; a search still running keeps the index alive.
+    case ValueType::kVectorSet: delete static_cast<VectorSetValue*>(object); return;
     default:
       abort();  // every collection type registers its case here
   }
@@ -30,6 +33,7 @@ void* CloneObject(ValueType type, const void* object) {
       return new types::ZSetValue(static_cast<const types::ZSetValue*>(object)->Clone());
     case ValueType::kHash: return new types::HashValue(static_cast<const types::HashValue*>(object)->Clone());
     case ValueType::kSet: return new types::SetValue(static_cast<const types::SetValue*>(object)->Clone());
+    case ValueType::kVectorSet: return new VectorSetValue{static_cast<const VectorSetValue*>(object)->set->Clone()};
     default:
       abort();
   }
@@ -42,6 +46,7 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
       return sizeof(types::ZSetValue) + static_cast<const types::ZSetValue*>(object)->MemoryUsage();
     case ValueType::kHash: return sizeof(types::HashValue) + static_cast<const types::HashValue*>(object)->MemoryUsage();
     case ValueType::kSet: return sizeof(types::SetValue) + static_cast<const types::SetValue*>(object)->MemoryUsage();
+    case ValueType::kVectorSet: return sizeof(VectorSetValue) + static_cast<const VectorSetValue*>(object)->set->MemoryUsage();
     default:
       return 0;
   }
@@ -54,6 +59,8 @@ std::string_view ObjectEncodingName(ValueType type, const void* object) {
       return static_cast<const types::ZSetValue*>(object)->EncodingName();
     case ValueType::kHash: return static_cast<const types::HashValue*>(object)->EncodingName();
     case ValueType::kSet: return static_cast<const types::SetValue*>(object)->EncodingName();
+    // Redis 8 vector sets are module values, whose OBJECT ENCODING is "raw".
+    case ValueType::kVectorSet: return "raw";
     default:
       return "unknown";
   }

@@ -26,7 +26,8 @@ constexpr FlagName kCommandFlags[] = {
     {"may_replicate", kCmdMayReplicate}, {"no_mandatory_keys", kCmdNoMandatoryKeys},
     {"no_async_loading", kCmdNoAsyncLoading}, {"no_multi", kCmdNoMulti},
     {"allow_busy", kCmdAllowBusy}, {"protected", kCmdProtected},
-    {"all_shards", kCmdAllShards}, {"subscribed_ok", kCmdSubscribedOk},
+    {"self_locking", kCmdSelfLocking}, {"all_shards", kCmdAllShards},
+    {"subscribed_ok", kCmdSubscribedOk},
 };
 
 constexpr FlagName kKeyFlags[] = {
@@ -132,7 +133,7 @@ KeySpec KeyKeyword(std::string_view keyword, int startfrom, int lastkey, int ste
 std::vector<std::string_view> CommandFlagNames(uint32_t flags, bool movable_keys) {
   std::vector<std::string_view> out;
   for (const auto& f : kCommandFlags) {
-    if ((flags & f.bit) && f.bit < kCmdAllShards) {
+    if ((flags & f.bit) && f.bit < kCmdSelfLocking) {
       out.push_back(f.name);
     }
   }

@@ -47,6 +47,11 @@ enum CommandFlag : uint32_t {
   kCmdAllowBusy = 1u << 18,
   kCmdProtected = 1u << 19,
   // HotKV-internal flags (not reported by COMMAND INFO):
+  // The dispatcher takes no shard lock for the command's keys: the handler locks the
+  // key's shard itself, only around its keyspace accesses, so a long engine call (an
+  // HNSW search or insert) runs with no shard lock held. The key specs stay declared
+  // (COMMAND INFO, GETKEYS, EXEC's lock set). See docs/architecture.md.
+  kCmdSelfLocking = 1u << 27,
   kCmdAllShards = 1u << 28,    // touches the whole keyspace (EXEC must lock every shard)
   kCmdSubscribedOk = 1u << 29, // allowed in RESP2 subscribed mode
 };

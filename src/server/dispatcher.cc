@@ -137,11 +137,18 @@ bool AllowedInMulti(const CommandSpec* c) {
 }
 
 // Runs the handler with the key locks taken (unless the caller holds them already).
+//
+// self_locking commands (VSIM, VADD, VSIM.SEARCH, ...) are run with no lock: their
+// handlers lock the key's shard only to look the key up (or create it) and copy the
+// shared_ptr of its value, release it for the engine call, and take it again briefly
+// for KeyModified. Inside EXEC (ExecuteQueued) every queued command's key shards are
+// already locked from the declared key specs, and the handlers see that through
+// ThisThreadHoldsShard() and lock nothing.
 void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   Keyspace& ks = ctx.keyspace();
   thread_local std::vector<int> key_pos;
   key_pos.clear();
-  if (!locks_held && !cmd->key_specs.empty()) {
+  if (!locks_held && !cmd->key_specs.empty() && !cmd->is(kCmdSelfLocking)) {
     cmd->GetKeys(ctx.args(), &key_pos);
   }
   if (key_pos.empty()) {
@@ -149,6 +156,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
       ServeReadyKeys(ctx.server(), ctx.worker(), false);  // keyless commands (SWAPDB)
     }
+    t_key_hint = KeyHint{};  // a pipeline-prefetch hint may name this command's key
   } else if (key_pos.size() == 1) {
     std::string_view key = ctx.arg(key_pos[0]);
     uint32_t shard;

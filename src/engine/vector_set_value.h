@@ -1,0 +1,101 @@
+// VectorSet / VectorSetValue: the value of a "vectorset" key (TYPE vectorset): an HNSW
+// index (vector/hnsw_index.h) plus what the commands need beside it.
+//
+//   Entry -> VectorSetValue (owned by the entry, guarded by the shard lock)
+//              -> std::shared_ptr<VectorSet> (shared with every command in flight)
+//                   -> HnswIndex, REDUCE projection, creation flags, counters
+//
+// Commands that make long engine calls (VSIM, VADD, VREM, VSIM.SEARCH, VSIM.SET, ...)
+// copy the shared_ptr under the key's shard lock and call the engine without holding
+// it, so a DEL / UNLINK / expiry / FLUSHALL meanwhile only drops the key's reference:
+// the index lives until the last search using it returns (and is freed there).
+//
+// Emptied sets. Redis deletes a vector set when its last element is removed; the sets
+// HotKV's VSIM.CREATEINDEX makes are kept (persistent()). Because inserts run without
+// the shard lock, "the index is empty" is not enough to delete the key: an insert may
+// have taken the pointer and not yet linked its element. So every write taken outside
+// the lock is counted (BeginWrite/EndWrite, under the shard lock), and a key is deleted
+// only when the index is empty and no write is in flight; the last write to finish
+// checks again (see commands/vector_common.h).
+//
+// Attribute count (VINFO attributes-count). The engine does not count elements with
+// attributes, so the commands keep the count here: every write that may add or drop
+// the attributes of `label` holds AttributeLock(label) across "had attributes?" and
+// the engine call, so concurrent writers of the same label cannot both count.
+//
+// Thread safety: VectorSetValue is guarded by its shard's lock. VectorSet is
+// thread-safe: the index is (see hnsw_index.h), the rest is immutable or atomic.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "vector/hnsw_index.h"
+
+namespace hotkv {
+
+struct VectorSetFlags {
+  // REDUCE: vectors given with this many components are projected down to the
+  // index's dimension (Redis's sign-pattern random projection). 0: no projection.
+  uint32_t projection_input_dim = 0;
+  // Created by VSIM.CREATEINDEX: the key stays when its last element is removed.
+  bool persistent = false;
+};
+
+class VectorSet {
+ public:
+  VectorSet(std::unique_ptr<vector::HnswIndex> index, VectorSetFlags flags);
+
+  vector::HnswIndex& index() const { return *index_; }
+  const vector::IndexOptions& options() const { return index_->options(); }
+  uint32_t dim() const { return index_->dim(); }
+  uint32_t projection_input_dim() const { return flags_.projection_input_dim; }
+  bool persistent() const { return flags_.persistent; }
+  // Unique id of this set in the process (VINFO vset-uid); a COPY gets a new one.
+  uint64_t uid() const { return uid_; }
+
+  // REDUCE: `in` (projection_input_dim() components) times the projection matrix.
+  // Row i, column j of the matrix is +1/sqrt(n) when popcount(i & j) is even, else
+  // -1/sqrt(n) (n = input dimension): Redis's deterministic matrix, so the same
+  // inputs give the same reduced vectors as Redis.
+  std::vector<float> Project(std::span<const float> in) const;
+
+  // Writes running on the index without the shard lock (see the header comment).
+  // Called with the key's shard lock held.
+  void BeginWrite() { writes_.fetch_add(1, std::memory_order_acq_rel); }
+  // Returns the number of writes still in flight.
+  int EndWrite() { return writes_.fetch_sub(1, std::memory_order_acq_rel) - 1; }
+  int writes_in_flight() const { return writes_.load(std::memory_order_acquire); }
+
+  std::mutex& AttributeLock(std::string_view label);
+  void AddAttributeCount(int64_t delta) { attributes_.fetch_add(delta, std::memory_order_relaxed); }
+  int64_t attribute_count() const { return attributes_.load(std::memory_order_relaxed); }
+
+  // A deep copy (COPY): same options and elements, a new uid, nothing in flight.
+  std::shared_ptr<VectorSet> Clone() const;
+  // Heap bytes: the index (HnswIndex::MemoryUsage) and this object.
+  size_t MemoryUsage() const;
+
+ private:
+  static constexpr size_t kAttributeLocks = 64;
+
+  std::unique_ptr<vector::HnswIndex> index_;
+  const VectorSetFlags flags_;
+  const uint64_t uid_;
+  std::atomic<int> writes_{0};
+  std::atomic<int64_t> attributes_{0};
+  std::array<std::mutex, kAttributeLocks> attribute_locks_;
+};
+
+// What the entry owns (Entry::object() of a kVectorSet entry).
+struct VectorSetValue {
+  std::shared_ptr<VectorSet> set;
+};
+
+}  // namespace hotkv

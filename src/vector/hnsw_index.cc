@@ -1,0 +1,473 @@
+// HnswIndex: construction, insertion, and per-element accessors.
+#include "vector/hnsw_index.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "vector/epoch.h"
+#include "vector/hnsw_internal.h"
+#include "vector/visited.h"
+
+namespace hotkv::vector {
+
+using internal::Cand;
+using internal::kDeleted;
+using internal::kInit;
+using internal::kLive;
+using internal::Meta;
+using internal::NodeLock;
+
+namespace internal {
+SearchScratch& ThreadScratch() {
+  thread_local SearchScratch scratch;
+  return scratch;
+}
+}  // namespace internal
+
+VisitedTable& ThreadVisitedTable() {
+  thread_local VisitedTable table;
+  return table;
+}
+
+namespace {
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Encoded-record buffer for Add, separate from the search scratch (which the insert
+// itself uses).
+std::vector<uint8_t>& ThreadAddBuffer() {
+  thread_local std::vector<uint8_t> buffer;
+  return buffer;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HnswIndex>> HnswIndex::Create(const IndexOptions& options) {
+  Status st = VectorSpace::Validate(options.dim, options.metric, options.quant);
+  if (!st.ok()) {
+    return st;
+  }
+  if (options.m < 2 || options.m > 255) {
+    return Status::InvalidArgument("M must be between 2 and 255");
+  }
+  if (options.ef_construction == 0) {
+    return Status::InvalidArgument("ef_construction must be positive");
+  }
+  return std::make_unique<HnswIndex>(options);
+}
+
+HnswIndex::HnswIndex(const IndexOptions& options)
+    : options_(options),
+      space_(options.dim, options.metric, options.quant),
+      layout_(internal::NodeLayout::Make(options.m, space_.record_bytes())),
+      level_mult_(1.0 / std::log(static_cast<double>(std::max<uint32_t>(options.m, 2)))),
+      prefetch_lines_(static_cast<uint32_t>(
+          std::min<size_t>(8, (space_.record_bytes() + 4 + 63) / 64 + 1))),
+      store_(layout_.node_bytes),
+      labels_(&HnswIndex::LabelOfNode, this) {}
+
+HnswIndex::~HnswIndex() {
+  // No reader may be running: free everything directly.
+  const uint32_t hw = high_water_.load(std::memory_order_acquire);
+  for (uint32_t id = 0; id < hw; ++id) {
+    Meta* meta = internal::LoadMeta(Node(id));
+    if (meta != nullptr) {
+      ::operator delete(meta);
+    }
+  }
+  for (const RetiredMeta& r : retired_metas_) {
+    ::operator delete(r.meta);
+  }
+}
+
+std::string_view HnswIndex::LabelOfNode(const void* ctx, uint32_t id) {
+  const auto* self = static_cast<const HnswIndex*>(ctx);
+  return internal::NodeLabel(self->Node(id), self->layout_);
+}
+
+std::mutex& HnswIndex::LabelLock(std::string_view label) {
+  return label_locks_[internal::LabelMap::Hash(label) % kLabelLocks];
+}
+
+HnswIndex::Entry HnswIndex::LoadEntry() const {
+  uint64_t v = entry_.load(std::memory_order_acquire);
+  if (v == 0) {
+    return Entry{0, -1};
+  }
+  return Entry{static_cast<uint32_t>(v), static_cast<int>(v >> 32) - 1};
+}
+
+void HnswIndex::StoreEntry(uint32_t id, int level) {
+  uint64_t v = level < 0 ? 0 : (static_cast<uint64_t>(level + 1) << 32) | id;
+  entry_.store(v, std::memory_order_release);
+}
+
+uint32_t HnswIndex::RandomLevel() {
+  uint64_t r = SplitMix64(options_.seed ^ SplitMix64(level_counter_.fetch_add(1)));
+  double u = (static_cast<double>(r >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+  double level = -std::log(u) * level_mult_;
+  return static_cast<uint32_t>(std::min(level, 63.0));
+}
+
+uint32_t HnswIndex::AllocateSlot() {
+  std::lock_guard lock(alloc_mu_);
+  if (!free_ids_.empty()) {
+    uint32_t id = free_ids_.back();
+    free_ids_.pop_back();
+    return id;
+  }
+  uint32_t id = high_water_.load(std::memory_order_relaxed);
+  store_.EnsureCapacity(id + 1);
+  high_water_.store(id + 1, std::memory_order_release);
+  return id;
+}
+
+Meta* HnswIndex::NewMeta(uint32_t level, std::string_view label, std::string_view attrs,
+                         float norm) {
+  size_t bytes = layout_.MetaBytes(level, label.size(), attrs.size());
+  auto* meta = static_cast<Meta*>(::operator new(bytes));
+  meta->label_len = static_cast<uint32_t>(label.size());
+  meta->attr_len = static_cast<uint32_t>(attrs.size());
+  meta->norm = norm;
+  std::memset(meta->upper_lists(), 0, level * layout_.upper_list_bytes);
+  char* text = reinterpret_cast<char*>(meta->upper_lists() + level * layout_.upper_list_bytes);
+  if (!label.empty()) {
+    std::memcpy(text, label.data(), label.size());
+  }
+  if (!attrs.empty()) {
+    std::memcpy(text + label.size(), attrs.data(), attrs.size());
+  }
+  meta_bytes_.fetch_add(malloc_usable_size(meta), std::memory_order_relaxed);
+  return meta;
+}
+
+void HnswIndex::FreeMeta(Meta* meta) {
+  meta_bytes_.fetch_sub(malloc_usable_size(meta), std::memory_order_relaxed);
+  ::operator delete(meta);
+}
+
+// ------------------------------------------------------------------------- Add
+
+Result<bool> HnswIndex::Add(std::string_view label, std::span<const float> vec,
+                            std::optional<std::string_view> attributes,
+                            uint32_t ef_construction_override) {
+  Status st = space_.CheckInput(vec);
+  if (!st.ok()) {
+    return st;
+  }
+  std::vector<uint8_t>& record = ThreadAddBuffer();
+  record.resize(space_.record_bytes());
+  const float norm = space_.Encode(vec, record.data());
+  const uint32_t ef_c =
+      ef_construction_override > 0 ? ef_construction_override : options_.ef_construction;
+  Result<bool> result = AddEncoded(label, record, norm, attributes, ef_c);
+  // Outside the epoch guard, so what this call retired can be freed right away.
+  if (retired_count_.load(std::memory_order_relaxed) > 0) {
+    Reclaim();
+  }
+  return result;
+}
+
+Result<bool> HnswIndex::AddEncoded(std::string_view label, const std::vector<uint8_t>& record,
+                                   float norm, std::optional<std::string_view> attributes,
+                                   uint32_t ef_c) {
+  std::shared_lock writers(writers_mu_);
+  std::lock_guard label_lock(LabelLock(label));
+  EpochGuard guard;
+
+  std::optional<uint32_t> old_id = labels_.Find(label);
+  std::string kept_attrs;
+  if (old_id.has_value()) {
+    uint8_t* old_node = Node(*old_id);
+    Meta* old_meta = internal::LoadMeta(old_node);
+    if (std::memcmp(internal::Record(old_node, layout_), record.data(), record.size()) == 0 &&
+        old_meta->norm == norm) {
+      // Same vector: only the attributes may change.
+      if (attributes.has_value()) {
+        SetAttributesLocked(*old_id, attributes);
+      }
+      return false;
+    }
+    if (!attributes.has_value()) {
+      kept_attrs.assign(internal::MetaAttributes(old_meta, internal::NodeLevel(old_node), layout_));
+    }
+  }
+  std::string_view attrs = attributes.has_value() ? *attributes : std::string_view(kept_attrs);
+
+  const uint32_t level = RandomLevel();
+  const uint32_t id = AllocateSlot();
+  uint8_t* node = Node(id);
+  {
+    // A recycled slot may still be the target of a stale link; its lock byte and
+    // state word are the only fields such a reader touches before seeing kInit.
+    NodeLock lock(node);
+    internal::StateRef(node, layout_).store(kInit, std::memory_order_release);
+    node[9] = static_cast<uint8_t>(level);
+    internal::StoreCount(node + 10, 0);
+    std::memcpy(node + layout_.record_offset, record.data(), record.size());
+    internal::MetaRef(node).store(NewMeta(level, label, attrs, norm), std::memory_order_release);
+    // Stays kInit until InsertNode has written its links.
+  }
+  InsertNode(id, ef_c);
+
+  if (old_id.has_value()) {
+    labels_.Replace(label, id);
+    RemoveNode(*old_id);
+    return false;
+  }
+  labels_.Insert(label, id);
+  return true;
+}
+
+void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
+  // The node arrives in state kInit: nothing walks through it, nobody links to it.
+  uint8_t* node = Node(id);
+  const uint32_t level = internal::NodeLevel(node);
+  const uint8_t* record = internal::Record(node, layout_);
+
+  Entry entry;
+  {
+    std::lock_guard lock(entry_mu_);
+    entry = LoadEntry();
+    if (entry.level < 0) {
+      internal::StateRef(node, layout_).store(kLive, std::memory_order_release);
+      StoreEntry(id, static_cast<int>(level));
+      return;
+    }
+  }
+
+  // 1. Choose neighbours on every layer, top-down (the paper's search phase).
+  const int top = std::min(static_cast<int>(level), entry.level);
+  std::vector<std::vector<std::pair<float, uint32_t>>> chosen(static_cast<size_t>(top) + 1);
+  auto [cur, cur_dist] = GreedyDescent(record, entry, static_cast<int>(level));
+  internal::SearchScratch& s = internal::ThreadScratch();
+  for (int l = top; l >= 0; --l) {
+    const uint32_t lvl = static_cast<uint32_t>(l);
+    SearchLayer(record, cur, cur_dist, ef_construction, lvl, s);
+    auto& cands = chosen[lvl];
+    for (const Cand& c : s.top.items()) {
+      if (c.id != id) {
+        cands.emplace_back(c.dist, c.id);
+      }
+    }
+    s.top.clear();
+    if (cands.empty()) {
+      continue;
+    }
+    std::sort(cands.begin(), cands.end());
+    cur = cands.front().second;
+    cur_dist = cands.front().first;
+    SelectNeighbors(cands, layout_.m);
+  }
+
+  // 2. Write the node's own lists on all layers, then make it live. Only now can it
+  // become reachable (through the back-links below), so a search that reaches it on
+  // some layer always finds its lists on the layers beneath filled in.
+  {
+    NodeLock lock(node);
+    for (uint32_t l = 0; l < chosen.size(); ++l) {
+      uint8_t* list = internal::ListPtr(node, l, layout_);
+      for (size_t i = 0; i < chosen[l].size(); ++i) {
+        internal::StoreId(list, static_cast<uint32_t>(i), chosen[l][i].second);
+      }
+      internal::StoreCount(list, static_cast<uint32_t>(chosen[l].size()));
+    }
+    internal::StateRef(node, layout_).store(kLive, std::memory_order_release);
+  }
+
+  // 3. Back-links, bottom-up.
+  for (uint32_t l = 0; l < chosen.size(); ++l) {
+    for (const auto& [dist, nb] : chosen[l]) {
+      AddBacklink(nb, id, l);
+    }
+  }
+
+  if (static_cast<int>(level) > entry.level) {
+    std::lock_guard lock(entry_mu_);
+    Entry now = LoadEntry();
+    if (static_cast<int>(level) > now.level &&
+        internal::LoadState(node, layout_) == kLive) {
+      StoreEntry(id, static_cast<int>(level));
+    }
+  }
+}
+
+void HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
+                                uint32_t max) const {
+  size_t kept = 0;
+  // Like the paper (and hnswlib): fewer than `max` candidates are all kept.
+  const bool take_all = cands.size() < max;
+  for (size_t i = 0; i < cands.size() && kept < max; ++i) {
+    const auto [dist, id] = cands[i];
+    const uint8_t* nb = Node(id);
+    if (internal::LoadState(nb, layout_) != kLive) {
+      continue;
+    }
+    bool good = true;
+    if (!take_all) {
+      const uint8_t* rec = internal::Record(nb, layout_);
+      for (size_t j = 0; j < kept; ++j) {
+        if (Distance(rec, cands[j].second) < dist) {
+          good = false;
+          break;
+        }
+      }
+    }
+    if (good) {
+      cands[kept++] = cands[i];
+    }
+  }
+  cands.resize(kept);
+}
+
+void HnswIndex::AddBacklink(uint32_t target, uint32_t source, uint32_t level) {
+  uint8_t* node = Node(target);
+  bool linked = true;
+  {
+    NodeLock lock(node);
+    if (internal::LoadState(node, layout_) != kLive ||
+        internal::NodeLevel(node) < level) {
+      linked = false;
+    } else {
+      uint8_t* list = internal::ListPtr(node, level, layout_);
+      const uint32_t cap = internal::ListCapacity(level, layout_);
+      const uint32_t count = std::min(internal::LoadCount(list), cap);
+      for (uint32_t i = 0; i < count; ++i) {
+        if (internal::LoadId(list, i) == source) {
+          return;
+        }
+      }
+      if (count < cap) {
+        internal::StoreId(list, count, source);
+        internal::StoreCount(list, count + 1);
+        return;
+      }
+      // Full: keep the most diverse `cap` of the current links plus the new one.
+      const uint8_t* rec = internal::Record(node, layout_);
+      std::vector<std::pair<float, uint32_t>> cands;
+      cands.reserve(count + 1);
+      cands.emplace_back(Distance(rec, source), source);
+      for (uint32_t i = 0; i < count; ++i) {
+        uint32_t nb = internal::LoadId(list, i);
+        cands.emplace_back(Distance(rec, nb), nb);
+      }
+      std::sort(cands.begin(), cands.end());
+      SelectNeighbors(cands, cap);
+      for (size_t i = 0; i < cands.size(); ++i) {
+        internal::StoreId(list, static_cast<uint32_t>(i), cands[i].second);
+      }
+      internal::StoreCount(list, static_cast<uint32_t>(cands.size()));
+      return;
+    }
+  }
+  if (!linked) {
+    // The target is going away: drop it from the source's own list too.
+    uint8_t* src = Node(source);
+    NodeLock lock(src);
+    uint8_t* list = internal::ListPtr(src, level, layout_);
+    uint32_t count = std::min(internal::LoadCount(list), internal::ListCapacity(level, layout_));
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t nb = internal::LoadId(list, i);
+      if (nb != target) {
+        internal::StoreId(list, out++, nb);
+      }
+    }
+    internal::StoreCount(list, out);
+  }
+}
+
+// ---------------------------------------------------------------- accessors
+
+bool HnswIndex::Contains(std::string_view label) const {
+  EpochGuard guard;
+  return labels_.Find(label).has_value();
+}
+
+std::optional<std::vector<float>> HnswIndex::GetVector(std::string_view label) const {
+  EpochGuard guard;
+  std::optional<uint32_t> id = labels_.Find(label);
+  if (!id.has_value()) {
+    return std::nullopt;
+  }
+  const uint8_t* node = Node(*id);
+  return space_.Decode(internal::Record(node, layout_), internal::LoadMeta(node)->norm);
+}
+
+std::optional<RawVector> HnswIndex::GetRawVector(std::string_view label) const {
+  EpochGuard guard;
+  std::optional<uint32_t> id = labels_.Find(label);
+  if (!id.has_value()) {
+    return std::nullopt;
+  }
+  const uint8_t* node = Node(*id);
+  const uint8_t* rec = internal::Record(node, layout_);
+  RawVector raw;
+  raw.quant = options_.quant;
+  raw.norm = internal::LoadMeta(node)->norm;
+  if (options_.quant == Quantization::kQ8) {
+    float scale = 0.0f;
+    std::memcpy(&scale, rec, sizeof(scale));
+    raw.q8_range = scale * 127.0f;
+    raw.data.assign(reinterpret_cast<const char*>(rec) + 2 * sizeof(float), options_.dim);
+  } else {
+    raw.data.assign(reinterpret_cast<const char*>(rec), space_.record_bytes());
+  }
+  return raw;
+}
+
+std::optional<std::string> HnswIndex::GetAttributes(std::string_view label) const {
+  EpochGuard guard;
+  std::optional<uint32_t> id = labels_.Find(label);
+  if (!id.has_value()) {
+    return std::nullopt;
+  }
+  const uint8_t* node = Node(*id);
+  if (internal::LoadMeta(node)->attr_len == 0) {
+    return std::nullopt;
+  }
+  return std::string(internal::NodeAttributes(node, layout_));
+}
+
+bool HnswIndex::SetAttributes(std::string_view label, std::string_view attributes) {
+  {
+    std::shared_lock writers(writers_mu_);
+    std::lock_guard label_lock(LabelLock(label));
+    EpochGuard guard;
+    std::optional<uint32_t> id = labels_.Find(label);
+    if (!id.has_value()) {
+      return false;
+    }
+    SetAttributesLocked(*id, attributes);
+  }
+  Reclaim();
+  return true;
+}
+
+bool HnswIndex::SetAttributesLocked(uint32_t id, std::optional<std::string_view> attrs) {
+  uint8_t* node = Node(id);
+  Meta* old_meta;
+  {
+    NodeLock lock(node);
+    old_meta = internal::LoadMeta(node);
+    const uint32_t level = internal::NodeLevel(node);
+    Meta* meta = NewMeta(level, internal::MetaLabel(old_meta, level, layout_),
+                         attrs.value_or(std::string_view()), old_meta->norm);
+    std::memcpy(meta->upper_lists(), old_meta->upper_lists(), level * layout_.upper_list_bytes);
+    internal::MetaRef(node).store(meta, std::memory_order_release);
+  }
+  RetireMeta(old_meta);
+  return true;
+}
+
+}  // namespace hotkv::vector

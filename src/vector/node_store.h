@@ -1,0 +1,237 @@
+// Internal to the HNSW index: the memory layout of graph nodes and the chunked store
+// that holds them.
+//
+// A node is a fixed-size block (NodeLayout::node_bytes, a multiple of 8):
+//   0            std::atomic<Meta*> meta   label, attributes, norm, upper-layer links
+//   8            uint8 lock                per-node spinlock (guards all link lists
+//                                          of the node and the meta pointer swap)
+//   9            uint8 level               top layer of the node
+//   10           uint16 count0 ┐           layer-0 link list ("list pointer" = 10)
+//   12           uint32 ids[m0]┘
+//   12 + 4*m0    uint32 state              NodeState, right before the record so both
+//                                          usually share a cache line
+//   16 + 4*m0    record                    the encoded vector (VectorSpace)
+//
+// Upper layer l >= 1 lists live in the Meta blob, (4 + 4*m) bytes each:
+//   [uint16 pad][uint16 count][uint32 ids[m]] — so for every layer the count is a
+// uint16 at the "list pointer" and the ids follow 2 bytes later.
+//
+// Link lists are read without locks: counts and ids are accessed atomically (relaxed
+// or acquire), writers hold the node lock and publish with release stores. A reader
+// may see a list mid-update; every id it can read was a valid link at some point
+// during its epoch guard, so the node behind it is live, tombstoned, or recycled
+// only after the reader left (see epoch.h) — and the state word tells which.
+//
+// NodeStore keeps nodes in chunks that never move: chunk 0 holds ids [0,16), chunk c
+// in 1..6 holds [2^(c+3), 2^(c+4)), then every chunk holds 1024 ids. Small indexes
+// stay small; big ones pay one predictable branch per lookup.
+//
+// Thread safety: Node()/capacity() are safe from any thread. EnsureCapacity() must be
+// called under the index's allocation mutex.
+#ifndef HOTKV_VECTOR_NODE_STORE_H_
+#define HOTKV_VECTOR_NODE_STORE_H_
+
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace hotkv::vector::internal {
+
+enum NodeState : uint32_t {
+  kFree = 0,     // Slot unused (or waiting for readers to leave before reuse).
+  kInit = 1,     // Being written by an insert; not readable.
+  kLive = 2,     // Searchable.
+  kDeleted = 3,  // Being removed: traversable, never returned.
+};
+
+// Heap blob owned by a node; replaced (copy + swap under the node lock) when the
+// attributes change. Layout: this 12-byte header, one upper link list per level above
+// 0 (the node's level byte says how many), label bytes, attribute bytes. A short
+// label keeps the whole blob within a 24-byte allocation.
+struct Meta {
+  uint32_t label_len;
+  uint32_t attr_len;  // 0 = no attributes.
+  float norm;         // L2 norm of the vector as given (for de-normalisation).
+
+  uint8_t* upper_lists() { return reinterpret_cast<uint8_t*>(this) + sizeof(Meta); }
+};
+static_assert(sizeof(Meta) == 12);
+
+struct NodeLayout {
+  uint32_t m = 0;
+  uint32_t m0 = 0;
+  size_t record_bytes = 0;
+  size_t state_offset = 0;
+  size_t record_offset = 0;
+  size_t node_bytes = 0;
+  size_t upper_list_bytes = 0;
+
+  static NodeLayout Make(uint32_t m, size_t record_bytes) {
+    NodeLayout l;
+    l.m = m;
+    l.m0 = 2 * m;
+    l.record_bytes = record_bytes;
+    l.state_offset = 12 + 4 * size_t{l.m0};
+    l.record_offset = l.state_offset + 4;
+    l.node_bytes = (l.record_offset + record_bytes + 7) & ~size_t{7};
+    l.upper_list_bytes = 4 + 4 * size_t{m};
+    return l;
+  }
+
+  size_t MetaBytes(uint32_t level, size_t label_len, size_t attr_len) const {
+    return sizeof(Meta) + level * upper_list_bytes + label_len + attr_len;
+  }
+};
+
+// --- Raw node field access (node = start of a node block). -------------------------
+
+inline std::atomic_ref<Meta*> MetaRef(uint8_t* node) {
+  return std::atomic_ref<Meta*>(*reinterpret_cast<Meta**>(node));
+}
+inline Meta* LoadMeta(const uint8_t* node) {
+  return MetaRef(const_cast<uint8_t*>(node)).load(std::memory_order_acquire);
+}
+inline uint32_t NodeLevel(const uint8_t* node) { return node[9]; }
+inline std::atomic_ref<uint32_t> StateRef(uint8_t* node, const NodeLayout& l) {
+  return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(node + l.state_offset));
+}
+inline uint32_t LoadState(const uint8_t* node, const NodeLayout& l) {
+  return StateRef(const_cast<uint8_t*>(node), l).load(std::memory_order_acquire);
+}
+inline const uint8_t* Record(const uint8_t* node, const NodeLayout& l) {
+  return node + l.record_offset;
+}
+inline const char* MetaText(const Meta* meta, uint32_t level, const NodeLayout& l) {
+  return reinterpret_cast<const char*>(meta) + sizeof(Meta) + level * l.upper_list_bytes;
+}
+inline std::string_view MetaLabel(const Meta* meta, uint32_t level, const NodeLayout& l) {
+  return std::string_view(MetaText(meta, level, l), meta->label_len);
+}
+inline std::string_view MetaAttributes(const Meta* meta, uint32_t level, const NodeLayout& l) {
+  return std::string_view(MetaText(meta, level, l) + meta->label_len, meta->attr_len);
+}
+inline std::string_view NodeLabel(const uint8_t* node, const NodeLayout& l) {
+  return MetaLabel(LoadMeta(node), NodeLevel(node), l);
+}
+inline std::string_view NodeAttributes(const uint8_t* node, const NodeLayout& l) {
+  return MetaAttributes(LoadMeta(node), NodeLevel(node), l);
+}
+
+// List pointer of `level` (see the file comment), or nullptr if the node's meta has
+// no such level.
+inline uint8_t* ListPtr(uint8_t* node, uint32_t level, const NodeLayout& l) {
+  if (level == 0) {
+    return node + 10;
+  }
+  Meta* meta = LoadMeta(node);
+  return meta->upper_lists() + (level - 1) * l.upper_list_bytes + 2;
+}
+inline uint32_t ListCapacity(uint32_t level, const NodeLayout& l) { return level == 0 ? l.m0 : l.m; }
+inline uint32_t LoadCount(const uint8_t* list) {
+  return std::atomic_ref<uint16_t>(*reinterpret_cast<uint16_t*>(const_cast<uint8_t*>(list)))
+      .load(std::memory_order_acquire);
+}
+inline void StoreCount(uint8_t* list, uint32_t count) {
+  std::atomic_ref<uint16_t>(*reinterpret_cast<uint16_t*>(list))
+      .store(static_cast<uint16_t>(count), std::memory_order_release);
+}
+inline uint32_t* ListIds(uint8_t* list) { return reinterpret_cast<uint32_t*>(list + 2); }
+inline uint32_t LoadId(const uint8_t* list, uint32_t i) {
+  return std::atomic_ref<uint32_t>(ListIds(const_cast<uint8_t*>(list))[i])
+      .load(std::memory_order_acquire);
+}
+inline void StoreId(uint8_t* list, uint32_t i, uint32_t id) {
+  std::atomic_ref<uint32_t>(ListIds(list)[i]).store(id, std::memory_order_release);
+}
+
+// Per-node spinlock (byte 8). Critical sections are short (a link list rewrite).
+class NodeLock {
+ public:
+  explicit NodeLock(uint8_t* node) : lock_(node[8]) {
+    for (int spins = 0; lock_.exchange(1, std::memory_order_acquire) != 0;) {
+      while (lock_.load(std::memory_order_relaxed) != 0) {
+        if (++spins < 64) {
+          __builtin_ia32_pause();
+        } else {
+          std::this_thread::yield();
+        }
+      }
+    }
+  }
+  ~NodeLock() { lock_.store(0, std::memory_order_release); }
+  NodeLock(const NodeLock&) = delete;
+  NodeLock& operator=(const NodeLock&) = delete;
+
+ private:
+  std::atomic_ref<uint8_t> lock_;
+};
+
+// --- Chunked storage. ---------------------------------------------------------------
+
+class NodeStore {
+ public:
+  explicit NodeStore(size_t node_bytes);
+  ~NodeStore();
+  NodeStore(const NodeStore&) = delete;
+  NodeStore& operator=(const NodeStore&) = delete;
+
+  uint8_t* Node(uint32_t id) const {
+    uint32_t chunk;
+    uint32_t offset;
+    if (id >= kSmallIds) [[likely]] {
+      chunk = (id >> kBigShift) + kSmallChunks - 1;
+      offset = id & (kBigChunk - 1);
+    } else if (id >= kFirstChunk) {
+      chunk = static_cast<uint32_t>(std::bit_width(id)) - 4;
+      offset = id - (uint32_t{1} << (chunk + 3));
+    } else {
+      chunk = 0;
+      offset = id;
+    }
+    uint8_t* const* dir = dir_.load(std::memory_order_acquire);
+    return dir[chunk] + size_t{offset} * node_bytes_;
+  }
+
+  // Number of node slots allocated (ids < capacity() are addressable).
+  uint32_t capacity() const { return capacity_.load(std::memory_order_acquire); }
+
+  // Allocates chunks (zero-filled) until capacity() >= n.
+  void EnsureCapacity(uint32_t n);
+
+  // Bytes of chunk memory and directories.
+  size_t AllocatedBytes() const { return allocated_bytes_.load(std::memory_order_relaxed); }
+  size_t node_bytes() const { return node_bytes_; }
+
+ private:
+  static constexpr uint32_t kFirstChunk = 16;
+  static constexpr uint32_t kBigShift = 10;
+  static constexpr uint32_t kBigChunk = uint32_t{1} << kBigShift;
+  static constexpr uint32_t kSmallIds = kBigChunk;  // ids below use chunks 0..6
+  static constexpr uint32_t kSmallChunks = kBigShift - 3;
+
+  static uint32_t ChunkNodes(uint32_t chunk) {
+    if (chunk == 0) {
+      return kFirstChunk;
+    }
+    return chunk < kSmallChunks ? (uint32_t{1} << (chunk + 3)) : kBigChunk;
+  }
+
+  size_t node_bytes_;
+  std::atomic<uint8_t**> dir_{nullptr};
+  uint32_t dir_size_ = 0;
+  uint32_t num_chunks_ = 0;
+  std::atomic<uint32_t> capacity_{0};
+  std::atomic<size_t> allocated_bytes_{0};
+  // Replaced directories stay valid for readers until destruction (they are small).
+  std::vector<std::unique_ptr<uint8_t*[]>> dirs_;
+};
+
+}  // namespace hotkv::vector::internal
+
+#endif  // HOTKV_VECTOR_NODE_STORE_H_
