@@ -230,6 +230,11 @@ void ClientListCommand(CommandContext& ctx) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c->id()) == ids.end()) {
       return;
     }
+    // A killed client is gone for everyone else at once, though its worker closes it a
+    // moment later (Redis closes it before serving any other client).
+    if (c->kill_requested.load(std::memory_order_relaxed) && c != &ctx.client()) {
+      return;
+    }
     bool pubsub = c->subscription_count() > 0;
     if (!type.empty()) {
       if (type == "master" || type == "replica" || type == "slave") {
@@ -335,6 +340,9 @@ void ClientKillCommand(CommandContext& ctx) {
   ctx.server().clients().ForEach([&](Client* c) {
     if (id && c->id() != *id) {
       return;
+    }
+    if (c->kill_requested.load(std::memory_order_relaxed)) {
+      return;  // already being closed
     }
     if (!type.empty()) {
       bool pubsub = c->subscription_count() > 0;
