@@ -277,7 +277,7 @@ void ClientKillCommand(CommandContext& ctx) {
     std::string_view addr = ctx.arg(2);
     Client* victim = nullptr;
     ctx.server().clients().ForEach([&](Client* c) {
-      if (victim == nullptr && c->addr == addr) {
+      if (victim == nullptr && c->addr == addr && !c->kill_requested.load(std::memory_order_relaxed)) {
         victim = c;
         KillClient(ctx, c);
       }
