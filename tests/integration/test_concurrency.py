@@ -178,3 +178,22 @@ def test_redis_benchmark(server, r):
     # the INCR test hits key counter:__rand_int__ (no -r) 200000 times; with -P 30 each of
     # the 50 clients may send part of a pipeline more, so the count can end a little higher
     assert 200000 <= int(r.get("counter:__rand_int__")) <= 200000 + 50 * 30
+
+
+@pytest.mark.skipif(not os.access(BENCHMARK, os.X_OK), reason="redis-benchmark not installed")
+def test_redis_benchmark_data_types(server, r):
+    """The data-type half of redis-benchmark runs with no error reply."""
+    r.config_resetstat()
+    proc = subprocess.run(
+        [BENCHMARK, "-h", "127.0.0.1", "-p", str(server.port), "-t",
+         "lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,lrange_100", "-P", "30", "-n", "20000", "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    out = proc.stdout.decode(errors="replace")
+    assert proc.returncode == 0, out
+    lines = [l.strip() for l in out.replace("\r", "\n").splitlines() if l.strip()]
+    assert not [l for l in lines if "error" in l.lower()], out
+    finished = {m.group(1) for m in map(re.compile(r"^(.+?): [0-9.]+ requests per second").match,
+                                         lines) if m}
+    assert {"LPUSH", "RPUSH", "LPOP", "RPOP", "SADD", "HSET", "SPOP", "ZADD",
+            "LRANGE_100 (first 100 elements)"} <= finished, out
+    assert r.info("stats")["total_error_replies"] == 0
