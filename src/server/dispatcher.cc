@@ -232,6 +232,9 @@ void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& arg
   }
   const size_t out_before = c.out.size();
   DispatchInner(w, c, args, cmd);
+  // A key hint set for this command (pipeline-prefetch) must not outlive it: the bytes
+  // of a later key may land at the same address after the input buffer is compacted.
+  t_key_hint = KeyHint{};
   switch (c.reply_mode()) {
     case Client::ReplyMode::kOff:
       c.out.Truncate(out_before);
