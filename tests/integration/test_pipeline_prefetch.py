@@ -10,7 +10,7 @@ def workload(seed, n):
     cmds = []
     for i in range(n):
         k = f"key:{rnd.randrange(300)}"
-        op = rnd.randrange(14)
+        op = rnd.randrange(16)
         if op == 0:
             cmds.append(("SET", k, f"v{rnd.randrange(1000)}"))
         elif op == 1:
@@ -37,8 +37,14 @@ def workload(seed, n):
             cmds.append(("TYPE", k))
         elif op == 12:
             cmds.append(("GETSET", k, "gs"))
-        else:
+        elif op == 13:
             cmds.append(("STRLEN", k))
+        elif op == 14:
+            # queued commands and EXEC: keys named by commands that are not run at once
+            cmds += [("MULTI",), ("GET", k), ("INCR", f"ctr:{rnd.randrange(50)}"),
+                     ("SET", f"key:{rnd.randrange(300)}", "m"), ("EXEC",)]
+        else:
+            cmds.append(("GET",))  # rejected before it runs (wrong arity)
     return cmds
 
 
