@@ -28,7 +28,7 @@ $(ASAN_DIR)/build.ninja:
 	  -DHOTKV_SANITIZE=ON -DHOTKV_BUILD_SERVER=OFF -DHOTKV_BUILD_BENCH=OFF
 
 build-asan: deps $(ASAN_DIR)/build.ninja
-	ninja -C $(ASAN_DIR) -j $(JOBS)
+	ninja -C $(ASAN_DIR) -j $(JOBS) unit_tests
 
 run: build
 	exec $(BUILD_DIR)/hotkv-server $(ARGS)
