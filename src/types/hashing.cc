@@ -1,5 +1,6 @@
 #include "types/hashing.h"
 
+#include <atomic>
 #include <cstring>
 #include <random>
 
@@ -27,8 +28,17 @@ inline uint64_t Load32(const unsigned char* p) {
   return v;
 }
 
+// Zero-initialised before any dynamic initialiser runs, so a test's static initialiser
+// may set it safely.
+std::atomic<uint64_t> pinned_seed{0};
+std::atomic<bool> seed_chosen{false};
+
 uint64_t ProcessSeed() {
   static const uint64_t seed = [] {
+    seed_chosen.store(true);
+    if (const uint64_t pinned = pinned_seed.load(); pinned != 0) {
+      return pinned;
+    }
     std::random_device device;
     return (static_cast<uint64_t>(device()) << 32) ^ device();
   }();
@@ -67,5 +77,13 @@ uint64_t HashBytes(std::string_view bytes, uint64_t seed) {
 }
 
 uint64_t HashString(std::string_view bytes) { return HashBytes(bytes, ProcessSeed()); }
+
+bool PinHashSeedForTesting(uint64_t seed) {
+  if (seed_chosen.load()) {
+    return false;
+  }
+  pinned_seed.store(seed == 0 ? 1 : seed);
+  return true;
+}
 
 }  // namespace hotkv::types

@@ -21,6 +21,12 @@ uint64_t HashBytes(std::string_view bytes, uint64_t seed);
 // HashBytes with this process's random seed.
 uint64_t HashString(std::string_view bytes);
 
+// Tests only: fixes the process seed so that hash-table iteration orders (and so the
+// members SPOP/HRANDFIELD pick) repeat from run to run. Takes effect only when called
+// before the first HashString of the process (e.g. from a test file's static
+// initialiser); returns whether it did.
+bool PinHashSeedForTesting(uint64_t seed);
+
 }  // namespace hotkv::types
 
 #endif  // HOTKV_TYPES_HASHING_H_
