@@ -21,6 +21,8 @@ class AnnIndex {
   virtual size_t Search(const float* query, size_t k, int32_t* out) const = 0;
   // The index's own memory accounting, or 0 if it has none.
   virtual size_t MemoryBytes() const = 0;
+  // Of MemoryBytes(), bytes reserved for elements not yet added (capacity slack).
+  virtual size_t UnusedBytes() const { return 0; }
 };
 
 struct AnnParams {

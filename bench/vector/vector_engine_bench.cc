@@ -72,6 +72,7 @@ struct BuildResult {
   std::vector<double> wall_rates;  // vectors per wall-clock second, per rep
   size_t heap_bytes = 0;      // malloc growth during the (last) build
   size_t own_bytes = 0;       // the index's own accounting
+  size_t unused_bytes = 0;    // of which reserved for elements not yet added
 };
 
 std::unique_ptr<AnnIndex> Make(const std::string& which, const AnnParams& p) {
@@ -245,6 +246,7 @@ int Main(int argc, char** argv) {
       builds[lib].wall_rates.push_back(rate.wall);
       builds[lib].heap_bytes = heap;
       builds[lib].own_bytes = index->MemoryBytes();
+      builds[lib].unused_bytes = index->UnusedBytes();
       std::fprintf(stderr, "build %s: %.0f vectors/CPU-s, %.0f vectors/s wall\n", lib.c_str(),
                    rate.cpu, rate.wall);
       indexes[lib] = std::move(index);
@@ -305,14 +307,20 @@ int Main(int argc, char** argv) {
               command.c_str(), vector::SimdLevelName(vector::BestKernels().level), reps);
   std::printf("| index | build, 1 thread (vectors/CPU-s) | build, 1 thread (vectors/s wall) "
               "| build, %d threads (vectors/s wall) | bytes/vector (malloc) "
-              "| bytes/vector (engine's own accounting) |\n|---|---|---|---|---|---|\n",
+              "| bytes/vector (engine's own accounting; without the unused slots of its last "
+              "chunk) |\n|---|---|---|---|---|---|\n",
               threads);
   for (const auto& lib : libs) {
     const BuildResult& b = builds[lib];
+    char own[64] = "-";
+    if (b.own_bytes > 0) {
+      std::snprintf(own, sizeof(own), "%.1f; %.1f",
+                    static_cast<double>(b.own_bytes) / static_cast<double>(ds.n),
+                    static_cast<double>(b.own_bytes - b.unused_bytes) / static_cast<double>(ds.n));
+    }
     std::printf("| %s | %s | %s | %.0f | %.1f | %s |\n", lib.c_str(), range(b.cpu_rates).c_str(),
                 range(b.wall_rates).c_str(), mt_build[lib].wall,
-                static_cast<double>(b.heap_bytes) / static_cast<double>(ds.n),
-                b.own_bytes ? std::to_string(b.own_bytes / ds.n).c_str() : "-");
+                static_cast<double>(b.heap_bytes) / static_cast<double>(ds.n), own);
   }
   std::printf("\n| ef |");
   for (const auto& lib : libs) {

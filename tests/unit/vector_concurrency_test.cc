@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "vector/filter_expr.h"
 #include "vector_test_util.h"
 
 namespace hotkv::vector {
@@ -37,6 +38,9 @@ TEST(HnswConcurrencyTest, AddSearchRemoveFromManyThreads) {
     ASSERT_TRUE(*index->Add(Label(i), base[i]));
   }
 
+  auto compiled = FilterExpression::Compile(".w == 1 or .touched == 1");
+  ASSERT_TRUE(compiled.ok());
+  const std::unique_ptr<FilterExpression> filter = std::move(compiled).value();
   std::atomic<bool> stop{false};
   std::atomic<size_t> searches{0};
   std::atomic<int> errors{0};
@@ -79,9 +83,23 @@ TEST(HnswConcurrencyTest, AddSearchRemoveFromManyThreads) {
         p.k = 10;
         p.ef = 50;
         p.with_attributes = (n % 3) == 0;
+        // Every 4th search filters on attributes that other threads keep replacing.
+        const bool filtered = (n % 4) == 1;
+        if (filtered) {
+          p.filter = filter.get();
+          p.filter_ef = 500;
+        }
         auto hits = index->Search(q, p);
-        if (!hits.ok() || hits->empty()) {
+        if (!hits.ok() || (!filtered && hits->empty())) {
           errors++;
+        }
+        if (filtered) {
+          // Writer 0's elements carry {"w": 0} and are never touched: never a match.
+          for (const auto& h : *hits) {
+            if (h.label.rfind("w0:", 0) == 0) {
+              errors++;
+            }
+          }
         }
         if (n % 16 == 0) {
           index->GetVector(Label(rng() % kBase));
