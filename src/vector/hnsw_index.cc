@@ -305,7 +305,8 @@ void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
 void HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
                                 uint32_t max) const {
   size_t kept = 0;
-  const bool take_all = cands.size() <= max;
+  // Like the paper (and hnswlib): fewer than `max` candidates are all kept.
+  const bool take_all = cands.size() < max;
   for (size_t i = 0; i < cands.size() && kept < max; ++i) {
     const auto [dist, id] = cands[i];
     const uint8_t* nb = Node(id);
