@@ -404,6 +404,28 @@ std::optional<std::vector<float>> HnswIndex::GetVector(std::string_view label) c
   return space_.Decode(internal::Record(node, layout_), internal::LoadMeta(node)->norm);
 }
 
+std::optional<RawVector> HnswIndex::GetRawVector(std::string_view label) const {
+  EpochGuard guard;
+  std::optional<uint32_t> id = labels_.Find(label);
+  if (!id.has_value()) {
+    return std::nullopt;
+  }
+  const uint8_t* node = Node(*id);
+  const uint8_t* rec = internal::Record(node, layout_);
+  RawVector raw;
+  raw.quant = options_.quant;
+  raw.norm = internal::LoadMeta(node)->norm;
+  if (options_.quant == Quantization::kQ8) {
+    float scale = 0.0f;
+    std::memcpy(&scale, rec, sizeof(scale));
+    raw.q8_range = scale * 127.0f;
+    raw.data.assign(reinterpret_cast<const char*>(rec) + 2 * sizeof(float), options_.dim);
+  } else {
+    raw.data.assign(reinterpret_cast<const char*>(rec), space_.record_bytes());
+  }
+  return raw;
+}
+
 std::optional<std::string> HnswIndex::GetAttributes(std::string_view label) const {
   EpochGuard guard;
   std::optional<uint32_t> id = labels_.Find(label);

@@ -22,6 +22,17 @@
 // memory are reclaimed once no search that could have seen it is still running
 // (epoch-based reclamation, epoch.h), and the slot is then reused.
 //
+// For the command layer (Redis vector sets): VADD -> Create + Add (SETATTR, EF, M,
+// NOQUANT/Q8/BIN via IndexOptions); VSIM -> Search / SearchByLabel (COUNT = k, EF,
+// EPSILON via max_distance = DistanceFromSimilarity(metric, 1 - epsilon), FILTER =
+// FilterExpression, FILTER-EF = filter_ef with Redis's 0 = kUnlimitedFilterEf, TRUTH =
+// exact, WITHATTRIBS = with_attributes, WITHSCORES = SimilarityFromDistance); VREM ->
+// Remove; VEMB -> GetVector / GetRawVector; VLINKS -> GetLinks; VINFO -> Info; VCARD ->
+// size; VDIM -> dim; VISMEMBER -> Contains; VSETATTR / VGETATTR -> SetAttributes /
+// GetAttributes; VRANDMEMBER -> RandomLabel(s); COPY -> Clone; SCAN / persistence ->
+// Scan / ForEachElement. Not provided: REDUCE (random projection) and sorted label
+// ranges (VRANGE).
+//
 // Thread safety. Every method may be called concurrently from any number of threads,
 // except the destructor (no other call may be in flight). Searches take no locks:
 // they read link lists atomically under an epoch guard. Writers lock one node at a
@@ -111,6 +122,8 @@ class HnswIndex {
   bool Contains(std::string_view label) const;
   // The stored vector, dequantised and (cosine) de-normalised; nullopt if absent.
   std::optional<std::vector<float>> GetVector(std::string_view label) const;
+  // The stored (normalised / quantised) form; nullopt if absent.
+  std::optional<RawVector> GetRawVector(std::string_view label) const;
   // nullopt when the element is absent or has no attributes.
   std::optional<std::string> GetAttributes(std::string_view label) const;
   // Sets (empty string: removes) the attributes; returns false if the label is absent.

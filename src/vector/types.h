@@ -82,6 +82,17 @@ struct SearchHit {
   std::optional<std::string> attributes;  // Only with SearchParams::with_attributes.
 };
 
+// The stored representation of a vector (Redis VEMB ... RAW).
+struct RawVector {
+  Quantization quant = Quantization::kFloat32;
+  // kFloat32: dim floats (unit length for cosine); kQ8: dim int8 codes; kBinary:
+  // ceil(dim/64) 64-bit little-endian words, bit i%64 of word i/64 set when
+  // component i > 0.
+  std::string data;
+  float norm = 0.0f;      // L2 norm of the vector as given.
+  float q8_range = 0.0f;  // kQ8: codes -127..127 stand for [-range, range].
+};
+
 // A neighbour link of an element, as VLINKS reports it.
 struct Link {
   std::string label;

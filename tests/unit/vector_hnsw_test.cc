@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "vector_test_util.h"
@@ -104,6 +105,34 @@ TEST(HnswIndexTest, AddSearchContainsGetRemove) {
   hits = index->Search(std::vector<float>{1, 0, 0}, p);
   ASSERT_TRUE(hits.ok());
   EXPECT_EQ((*hits)[0].label, "c");
+}
+
+TEST(HnswIndexTest, RawVectors) {
+  auto f32 = MakeIndex(2, Metric::kCosine);
+  ASSERT_TRUE(*f32->Add("a", std::vector<float>{3, 4}));
+  auto raw = f32->GetRawVector("a");
+  ASSERT_TRUE(raw.has_value());
+  EXPECT_EQ(raw->quant, Quantization::kFloat32);
+  ASSERT_EQ(raw->data.size(), 8u);
+  float v[2];
+  std::memcpy(v, raw->data.data(), 8);
+  EXPECT_NEAR(v[0], 0.6f, 1e-6);
+  EXPECT_NEAR(raw->norm, 5.0f, 1e-6);
+  EXPECT_FALSE(f32->GetRawVector("b").has_value());
+
+  auto q8 = MakeIndex(3, Metric::kCosine, Quantization::kQ8);
+  ASSERT_TRUE(*q8->Add("a", std::vector<float>{1, -2, 2}));
+  raw = q8->GetRawVector("a");
+  ASSERT_TRUE(raw.has_value());
+  ASSERT_EQ(raw->data.size(), 3u);
+  EXPECT_EQ(static_cast<int8_t>(raw->data[1]), -127);
+  EXPECT_NEAR(raw->q8_range, 2.0f / 3.0f, 1e-6);
+
+  auto bin = MakeIndex(3, Metric::kCosine, Quantization::kBinary);
+  ASSERT_TRUE(*bin->Add("a", std::vector<float>{1, -2, 2}));
+  raw = bin->GetRawVector("a");
+  ASSERT_EQ(raw->data.size(), 8u);
+  EXPECT_EQ(static_cast<uint8_t>(raw->data[0]), 0b101);
 }
 
 TEST(HnswIndexTest, LabelsAreBinarySafe) {
