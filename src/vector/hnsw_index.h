@@ -148,7 +148,8 @@ class HnswIndex {
   // during the walk may or may not be seen; the others are seen exactly once.
   void ForEachElement(const std::function<void(const ElementView&)>& fn) const;
   // Cursor-based iteration over labels (like SCAN): start with cursor 0, stop when
-  // next_cursor is 0. Elements present for the whole scan are returned at least once.
+  // next_cursor is 0. Elements present (and not re-added with a new vector) for the
+  // whole scan are returned exactly once.
   ScanPage Scan(uint64_t cursor, size_t count) const;
 
   // A deep copy (Redis COPY).
