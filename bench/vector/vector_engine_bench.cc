@@ -9,6 +9,7 @@
 //        --noise (synthetic spread, default 3)  --seed  --ef=40,80,150,300,500  --reps=3 (query runs per ef and index,
 //        alternating order)  --build-reps=1  --threads=2  --m=16  --ef-construction=200
 //        --data-dir=bench/vector/data (ground-truth cache)  --skip-hnswlib
+//        --index-seed=100 (level generator seed of both indexes)
 #include <malloc.h>
 #include <time.h>
 
@@ -226,6 +227,7 @@ int Main(int argc, char** argv) {
   params.max_elements = ds.n;
   params.m = static_cast<uint32_t>(flags.GetInt("m", 16));
   params.ef_construction = static_cast<uint32_t>(flags.GetInt("ef-construction", 200));
+  params.seed = flags.GetInt("index-seed", 100);
 
   std::vector<std::string> libs = {"hotkv"};
   if (!flags.Has("skip-hnswlib")) {
