@@ -4,7 +4,11 @@
 
 namespace hotkv::vector::internal {
 
-NodeStore::NodeStore(size_t node_bytes) : node_bytes_(node_bytes) {}
+NodeStore::NodeStore(size_t node_bytes) : node_bytes_(node_bytes), big_shift_(kMinBigShift) {
+  while (big_shift_ < kMaxBigShift && (node_bytes << (big_shift_ + 1)) <= kBigChunkBytes) {
+    ++big_shift_;
+  }
+}
 
 NodeStore::~NodeStore() {
   uint8_t** dir = dir_.load(std::memory_order_relaxed);

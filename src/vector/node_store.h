@@ -23,8 +23,10 @@
 // only after the reader left (see epoch.h) — and the state word tells which.
 //
 // NodeStore keeps nodes in chunks that never move: chunk 0 holds ids [0,16), chunk c
-// in 1..6 holds [2^(c+3), 2^(c+4)), then every chunk holds 1024 ids. Small indexes
-// stay small; big ones pay one predictable branch per lookup.
+// in 1..S-4 holds [2^(c+3), 2^(c+4)), then every chunk holds 2^S ids, S in 6..10 chosen
+// so that a big chunk is at most 256 KiB (1024 small nodes, 64 of 1536 dimensions).
+// Small indexes stay small, the unused tail of the last chunk stays a few bytes per
+// vector, and big indexes pay one predictable branch per lookup.
 //
 // Thread safety: Node()/capacity() are safe from any thread. EnsureCapacity() must be
 // called under the index's allocation mutex.
@@ -184,9 +186,9 @@ class NodeStore {
   uint8_t* Node(uint32_t id) const {
     uint32_t chunk;
     uint32_t offset;
-    if (id >= kSmallIds) [[likely]] {
-      chunk = (id >> kBigShift) + kSmallChunks - 1;
-      offset = id & (kBigChunk - 1);
+    if (id >> big_shift_ != 0) [[likely]] {
+      chunk = (id >> big_shift_) + big_shift_ - 4;
+      offset = id & ((uint32_t{1} << big_shift_) - 1);
     } else if (id >= kFirstChunk) {
       chunk = static_cast<uint32_t>(std::bit_width(id)) - 4;
       offset = id - (uint32_t{1} << (chunk + 3));
@@ -210,19 +212,23 @@ class NodeStore {
 
  private:
   static constexpr uint32_t kFirstChunk = 16;
-  static constexpr uint32_t kBigShift = 10;
-  static constexpr uint32_t kBigChunk = uint32_t{1} << kBigShift;
-  static constexpr uint32_t kSmallIds = kBigChunk;  // ids below use chunks 0..6
-  static constexpr uint32_t kSmallChunks = kBigShift - 3;
+  // Big chunks hold 2^big_shift_ nodes: the most that fit in kBigChunkBytes, between
+  // 64 and 1024 nodes. Bounding the bytes bounds the unused tail of the last chunk
+  // (at most ~256 KiB per index) whatever the dimension.
+  static constexpr size_t kBigChunkBytes = size_t{256} << 10;
+  static constexpr uint32_t kMinBigShift = 6;
+  static constexpr uint32_t kMaxBigShift = 10;
 
-  static uint32_t ChunkNodes(uint32_t chunk) {
+  // Chunks 0 .. big_shift_-4 hold the ids below 2^big_shift_: 16, 16, 32, 64, ...
+  uint32_t ChunkNodes(uint32_t chunk) const {
     if (chunk == 0) {
       return kFirstChunk;
     }
-    return chunk < kSmallChunks ? (uint32_t{1} << (chunk + 3)) : kBigChunk;
+    return chunk < big_shift_ - 3 ? (uint32_t{1} << (chunk + 3)) : (uint32_t{1} << big_shift_);
   }
 
   size_t node_bytes_;
+  uint32_t big_shift_;
   std::atomic<uint8_t**> dir_{nullptr};
   uint32_t dir_size_ = 0;
   uint32_t num_chunks_ = 0;

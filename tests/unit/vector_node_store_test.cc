@@ -1,0 +1,62 @@
+// Tests for the HNSW node store's chunked addressing: every id maps to its own
+// zero-filled, 64-byte-aligned block, whatever the node size (which sets how many nodes
+// a big chunk holds), and the unused tail of the last chunk stays bounded.
+
+#include "vector/node_store.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+
+namespace hotkv::vector::internal {
+namespace {
+
+class NodeStoreTest : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(NodeStoreTest, EveryIdHasItsOwnZeroedBlock) {
+  const size_t node_bytes = GetParam();
+  NodeStore store(node_bytes);
+  EXPECT_EQ(store.capacity(), 0u);
+  constexpr uint32_t kIds = 5000;
+  // Grow in uneven steps, as inserts do.
+  for (uint32_t n = 1; n <= kIds; n = n * 3 / 2 + 1) {
+    store.EnsureCapacity(n);
+    ASSERT_GE(store.capacity(), n);
+  }
+  store.EnsureCapacity(kIds);
+  const uint32_t capacity = store.capacity();
+  ASSERT_GE(capacity, kIds);
+
+  // Write each id's number into its whole block, then check nothing was overwritten:
+  // blocks do not overlap and each lies inside allocated memory (ASan checks the rest).
+  std::map<const uint8_t*, uint32_t> starts;
+  for (uint32_t id = 0; id < capacity; ++id) {
+    uint8_t* node = store.Node(id);
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(node) % 8, 0u) << id;
+    for (size_t i = 0; i < node_bytes; ++i) {
+      ASSERT_EQ(node[i], 0) << "id " << id << " byte " << i;
+    }
+    std::memset(node, static_cast<int>(id % 251) + 1, node_bytes);
+    ASSERT_TRUE(starts.emplace(node, id).second) << id;
+  }
+  for (uint32_t id = 0; id < capacity; ++id) {
+    const uint8_t* node = store.Node(id);
+    for (size_t i = 0; i < node_bytes; ++i) {
+      ASSERT_EQ(node[i], id % 251 + 1) << "id " << id << " byte " << i;
+    }
+  }
+  // The last chunk's unused slots: at most 1024 nodes and at most ~256 KiB.
+  const size_t unused = size_t{capacity - kIds} * node_bytes;
+  EXPECT_LE(capacity - kIds, 1024u);
+  EXPECT_LE(unused, (size_t{256} << 10) + 64 * node_bytes);
+  EXPECT_GE(store.AllocatedBytes(), size_t{capacity} * node_bytes);
+}
+
+// 152: 16-dim float32 (1024-node chunks); 656: 128-dim; 3280: 784-dim (64-node
+// chunks); 6288: 1536-dim (64-node chunks, above the byte bound).
+INSTANTIATE_TEST_SUITE_P(NodeSizes, NodeStoreTest, ::testing::Values(152, 656, 3280, 6288));
+
+}  // namespace
+}  // namespace hotkv::vector::internal
