@@ -107,13 +107,13 @@ def section_header(ctx, res):
         f"{f.get('compiler')}, HOTKV_USE_MIMALLOC={cache.get('HOTKV_USE_MIMALLOC')} "
         f"({cache.get('MIMALLOC_LIB', 'not found')}), HOTKV_SANITIZE={cache.get('HOTKV_SANITIZE')}.",
         f"- Servers: {f.get('hotkv_version')}; default threads = {f.get('hotkv_default_threads', '?')} "
-        f"(one per online CPU), pipeline-prefetch default `{f.get('hotkv_pipeline_prefetch_default', '?')}`; "
+        f"(one per CPU it may run on), pipeline-prefetch default `{f.get('hotkv_pipeline_prefetch_default', '?')}`; "
         f"redis-server {f.get('redis_version')} `--save '' --appendonly no`; {f.get('redis_benchmark_version')}.",
         f"- Pinning: every server on core {s['server_core']}, every client tool (redis-benchmark, "
         f"hotkv-loadgen, the preloader) on core {s['client_core']}, with taskset. With 2 CPUs this "
-        "is the only split that gives the server and the generator a core each; so HotKV's "
-        "default (2 worker threads) shares one core between its workers and measures the cost "
-        "of its threading, not a speed-up from a second core.",
+        "is the only split that gives the server and the generator a core each; HotKV counts "
+        "the CPUs of its affinity mask, so its default here is one worker on core 0, the same "
+        "as `--threads 1` (the two columns measure the same setting twice).",
         "- Duration: " + ", ".join(f"{p} {v // 60}m{v % 60:02d}s" for p, v in t.items()) + ".",
         "",
     ]

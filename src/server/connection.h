@@ -29,12 +29,13 @@ class Connection : public Client {
   ByteBuffer sending;        // replies being written (see io_backend.h)
   size_t sending_off = 0;    // bytes of `sending` already written
   ReplyBuilder reply{&out};
-  bool reading_paused = false;  // backpressure: too much unsent output
+  bool reading_paused = false;  // backpressure: too much unsent output or unrun input
+  bool input_backlog = false;   // complete commands left over by ProcessInput's budget
   // Backend state.
   bool want_write = false;      // epoll: EPOLLOUT registered
   bool reading_paused_registered = false;  // epoll: EPOLLIN removed
   bool send_inflight = false;   // io_uring: a send of `sending` is in the kernel
-  bool recv_armed = false;      // io_uring: a multishot recv is armed
+  bool recv_armed = false;      // io_uring: a recv is armed
   bool removed = false;         // detached from the backend, waiting to be freed
   bool closed = false;
   bool flush_queued = false;  // in the worker's pending-flush list

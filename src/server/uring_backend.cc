@@ -122,7 +122,7 @@ void UringBackend::AddConnection(Connection* c) { ArmRecv(c); }
 
 void UringBackend::ArmRecv(Connection* c) {
   io_uring_sqe* sqe = GetSqe();
-  io_uring_prep_recv_multishot(sqe, c->fd, nullptr, 0, 0);
+  io_uring_prep_recv(sqe, c->fd, nullptr, 0, 0);
   sqe->flags |= IOSQE_BUFFER_SELECT;
   sqe->buf_group = kBufferGroup;
   io_uring_sqe_set_data64(sqe, Tag(c, kRecv));
@@ -268,45 +268,60 @@ void UringBackend::Poll(int timeout_ms, IoSink& sink) {
     tsp = &ts;
   }
   io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, tsp, nullptr);
-  // Handle completions until none are left; handling may queue new submissions, which
-  // go to the kernel with the next wait.
+  // Handle completions until none are left. Handling queues sends (and re-armed
+  // receives); they are handed to the kernel every kCqeBatch completions rather than only
+  // at the next wait: one wait can bring in a full buffer ring (kBufferCount buffers of
+  // pipelined commands), and the replies to the first connections should not wait for
+  // the last one's commands to run. It also bounds the work spent on a client that has
+  // gone away: its failed send is noticed (and the connection closed, its unread input
+  // dropped) after a batch, not after everything the wait brought in.
   for (;;) {
     unsigned head;
     unsigned count = 0;
     io_uring_for_each_cqe(&ring_, head, cqe) {
       count++;
-      const uint64_t data = io_uring_cqe_get_data64(cqe);
-      const uint64_t op = data & kOpMask;
-      void* ptr = reinterpret_cast<void*>(data & ~kOpMask);
-      switch (op) {
-        case kRecv:
-          OnRecv(static_cast<Connection*>(ptr), cqe, sink);
-          break;
-        case kSend:
-          OnSend(static_cast<Connection*>(ptr), cqe->res, sink);
-          break;
-        case kAccept: {
-          auto* l = static_cast<Listener*>(ptr);
-          if (cqe->res >= 0) {
-            sink.OnAccepted(cqe->res);
-          }
-          if (!(cqe->flags & IORING_CQE_F_MORE)) {
-            ArmAccept(l);
-          }
-          break;
-        }
-        case kWake:
-          sink.OnWake();
-          ArmWake();
-          break;
-        default:
-          break;
+      Dispatch(cqe, sink);
+      if (count == kCqeBatch) {
+        break;
       }
     }
     io_uring_cq_advance(&ring_, count);
     if (count == 0) {
       break;
     }
+    if (count == kCqeBatch && io_uring_sq_ready(&ring_) > 0) {
+      io_uring_submit(&ring_);
+    }
+  }
+}
+
+void UringBackend::Dispatch(const io_uring_cqe* cqe, IoSink& sink) {
+  const uint64_t data = io_uring_cqe_get_data64(cqe);
+  const uint64_t op = data & kOpMask;
+  void* ptr = reinterpret_cast<void*>(data & ~kOpMask);
+  switch (op) {
+    case kRecv:
+      OnRecv(static_cast<Connection*>(ptr), cqe, sink);
+      break;
+    case kSend:
+      OnSend(static_cast<Connection*>(ptr), cqe->res, sink);
+      break;
+    case kAccept: {
+      auto* l = static_cast<Listener*>(ptr);
+      if (cqe->res >= 0) {
+        sink.OnAccepted(cqe->res);
+      }
+      if (!(cqe->flags & IORING_CQE_F_MORE)) {
+        ArmAccept(l);
+      }
+      break;
+    }
+    case kWake:
+      sink.OnWake();
+      ArmWake();
+      break;
+    default:
+      break;
   }
 }
 

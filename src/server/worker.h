@@ -124,6 +124,8 @@ class Worker : private IoSink {
  private:
   void Run();
   void ProcessInput(Connection* c);
+  // Pauses or resumes reading from `c` by its unsent output and unrun input.
+  void UpdateReading(Connection* c);
   // IoSink: what the backend reports.
   void OnAccepted(int fd) override;
   void OnInput(Connection* c) override;

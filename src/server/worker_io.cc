@@ -25,6 +25,15 @@ namespace {
 // Stop reading from a client whose unsent replies pass this (it is not reading them);
 // resume when they drain. Normal clients are never disconnected for it.
 constexpr size_t kOutputPauseBytes = 64 * 1024 * 1024;
+// Input one ProcessInput call runs for a connection before it lets the others (and the
+// sends of everyone's replies) go first; the rest waits in the resume list. One read can
+// bring a megabyte of pipelined commands; without a budget a flooding client delays
+// everyone, and one that went away has its whole backlog executed before the failed
+// send of its first reply is noticed (Redis reads 16 KB per client per turn).
+constexpr size_t kInputBudgetBytes = 64 * 1024;
+// Stop reading from a client while more than this of complete, unrun commands waits in
+// its buffer: the rest stays in the kernel, and TCP slows the client down.
+constexpr size_t kInputPauseBytes = 1024 * 1024;
 }  // namespace
 
 void Worker::OnAccepted(int fd) {
@@ -115,11 +124,20 @@ void Worker::OnOutputDrained(Connection* c) {
   }
   c->out.ShrinkIfIdle(1 << 20);
   c->sending.ShrinkIfIdle(1 << 20);
-  if (c->reading_paused) {
-    backend_->SetReading(c, true);
+  const bool was_paused = c->reading_paused;
+  UpdateReading(c);
+  if (was_paused && !c->reading_paused) {
     resume_.push_back(c);  // input may be waiting in the buffer
   }
   c->obl.store(0, std::memory_order_relaxed);
+}
+
+void Worker::UpdateReading(Connection* c) {
+  const bool pause = c->pending_output() > kOutputPauseBytes ||
+                     (c->input_backlog && c->in.size() - c->in_start > kInputPauseBytes);
+  if (pause != c->reading_paused) {
+    backend_->SetReading(c, !pause);
+  }
 }
 
 void Worker::ProcessInput(Connection* c) {
@@ -127,7 +145,13 @@ void Worker::ProcessInput(Connection* c) {
   ParseLimits limits;
   limits.max_bulk_len = cfg.proto_max_bulk_len();
   limits.authenticated = c->authenticated();
+  const size_t budget_end = c->in_start + kInputBudgetBytes;
+  bool budget_spent = false;
   while (c->in_start < c->in.size() && !c->close_after_reply() && !c->blocked()) {
+    if (c->in_start >= budget_end) {
+      budget_spent = true;  // run the rest later (the resume list), after others
+      break;
+    }
     // Parse a batch: one command, or with pipeline-prefetch up to kBatch of them, so that
     // their keys' table memory can be fetched before they run. Unauthenticated clients
     // parse one at a time (AUTH changes the limits the next command is parsed with).
@@ -210,6 +234,10 @@ void Worker::ProcessInput(Connection* c) {
   }
   c->qbuf.store(c->in.size(), std::memory_order_relaxed);
   c->qbuf_free.store(c->in.capacity() - c->in.size(), std::memory_order_relaxed);
+  c->input_backlog = budget_spent;
+  if (budget_spent) {
+    resume_.push_back(c);
+  }
 }
 
 void Worker::Flush(Connection* c) {
@@ -226,10 +254,8 @@ void Worker::Flush(Connection* c) {
     return;
   }
   // A client that does not read its replies stops being read, instead of growing the
-  // server's memory without bound.
-  if (pending > kOutputPauseBytes && !c->reading_paused) {
-    backend_->SetReading(c, false);
-  }
+  // server's memory without bound; so does one whose commands pile up unrun.
+  UpdateReading(c);
   c->omem.store(c->out.capacity() + c->sending.capacity(), std::memory_order_relaxed);
   c->obl.store(pending, std::memory_order_relaxed);
 }

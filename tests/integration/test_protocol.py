@@ -334,6 +334,30 @@ def test_pipeline_mixed_commands_in_order(server):
     c.close()
 
 
+@pytest.mark.parametrize("backend", ["io_uring", "epoll"])
+def test_pipeline_longer_than_a_turn_runs_whole_while_others_are_served(start_server, backend):
+    """One worker, one client pipelining ~2.7 MB of commands without reading: HotKV runs a
+    connection's input in turns of 64 KB and stops reading it while over 1 MB of complete
+    commands waits (epoll reads up to 1 MB at once). Every command must still run once, in
+    order, and another client on the same worker is answered meanwhile."""
+    srv = start_server(hotkv_args=["--io-backend", backend, "--threads", "1"])
+    flood = srv.raw(timeout=60.0)
+    other = srv.raw(timeout=60.0)
+    n = 100_000
+    data = b"".join(resp_command("INCR", "big") for _ in range(n))
+    sender = threading.Thread(target=flood.send, args=(data,))
+    sender.start()
+    for i in range(1, 51):
+        assert other.command("INCR", "other") == i
+    replies = [flood.read_reply() for _ in range(n)]
+    sender.join()
+    assert replies == list(range(1, n + 1))
+    assert other.command("GET", "big") == str(n).encode()
+    assert flood.command("PING") == "PONG"
+    flood.close()
+    other.close()
+
+
 # --- RESP3 -----------------------------------------------------------------------------
 
 @pytest.fixture
