@@ -40,6 +40,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -68,6 +69,21 @@ double SelfCpuSeconds() {
 }
 
 // utime + stime of a whole process (all threads) from /proc/<pid>/stat; -1 if unknown.
+// VmRSS of process `pid` in kB, or -1.
+long ProcessRssKb(long pid) {
+  if (pid <= 0) {
+    return -1;
+  }
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      return std::atol(line.c_str() + 6);
+    }
+  }
+  return -1;
+}
+
 double ProcessCpuSeconds(long pid) {
   if (pid <= 0) {
     return -1;
@@ -589,8 +605,23 @@ int Load(const Flags& flags, const Dataset& ds) {
       }
     }
   };
+  // The server's RSS when half the vectors are in and at the end: the growth between the
+  // two is the marginal cost of a vector, without the fixed costs (I/O buffers, thread
+  // heaps) that the first requests bring into memory.
+  const long server_pid = static_cast<long>(flags.GetInt("server-pid", 0));
+  const size_t half = ds.n / 2;
+  long rss_half_kb = -1;
+  size_t done_at_half = 0;
   bool ok = RunLoop(
-      conns, refill, on_reply, [&] { return done == ds.n; }, [&] { progress.Update(done); });
+      conns, refill, on_reply, [&] { return done == ds.n; },
+      [&] {
+        progress.Update(done);
+        if (rss_half_kb < 0 && done >= half) {
+          rss_half_kb = ProcessRssKb(server_pid);
+          done_at_half = done;
+        }
+      });
+  const long rss_end_kb = ProcessRssKb(server_pid);
   const double secs = Seconds(t0, Clock::now());
   const double cpu = SelfCpuSeconds() - cpu0;
   const double srv1 = ProcessCpuSeconds(static_cast<long>(flags.GetInt("server-pid", 0)));
@@ -609,10 +640,11 @@ int Load(const Flags& flags, const Dataset& ds) {
       "{\"mode\":\"load\",\"dataset\":\"%s\",\"dialect\":\"%s\",\"key\":\"%s\",\"n\":%zu,"
       "\"dim\":%u,\"conns\":%zu,\"pipeline\":%zu,\"seconds\":%.3f,\"rate\":%.1f,"
       "\"client_cpu_s\":%.3f,\"server_cpu_s\":%.3f,\"errors\":%zu,\"first_error\":\"%s\","
-      "\"card\":%zu,\"ok\":%s}\n",
+      "\"card\":%zu,\"rss_half_kb\":%ld,\"done_at_half\":%zu,\"rss_end_kb\":%ld,\"ok\":%s}\n",
       ds.name.c_str(), dialect.c_str(), key.c_str(), done, ds.dim, nconns, depth, secs,
       static_cast<double>(done) / secs, cpu, srv0 >= 0 ? srv1 - srv0 : -1.0, errors,
-      JsonEscape(first_error).c_str(), card, ok && errors == 0 && card == ds.n ? "true" : "false");
+      JsonEscape(first_error).c_str(), card, rss_half_kb, done_at_half, rss_end_kb,
+      ok && errors == 0 && card == ds.n ? "true" : "false");
   std::fflush(stdout);
   std::fprintf(stderr, "loaded %zu vectors in %.1f s: %.0f vectors/s; errors %zu%s%s; card %zu\n",
                done, secs, static_cast<double>(done) / secs, errors,

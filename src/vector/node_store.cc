@@ -1,19 +1,38 @@
 #include "vector/node_store.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
 #include <new>
 
 namespace hotkv::vector::internal {
 
-NodeStore::NodeStore(size_t node_bytes) : node_bytes_(node_bytes), big_shift_(kMinBigShift) {
-  while (big_shift_ < kMaxBigShift && (node_bytes << (big_shift_ + 1)) <= kBigChunkBytes) {
-    ++big_shift_;
-  }
+namespace {
+
+// 2^shift * node_bytes is a multiple of 4096 when shift >= 12 - (trailing zero bits).
+uint32_t BigShiftFor(size_t node_bytes, uint32_t min_shift, uint32_t max_shift) {
+  const int zeros = std::countr_zero(node_bytes);
+  const int need = 12 - zeros;
+  return static_cast<uint32_t>(
+      std::clamp<int>(need, static_cast<int>(min_shift), static_cast<int>(max_shift)));
 }
+
+}  // namespace
+
+NodeStore::NodeStore(size_t node_bytes)
+    : node_bytes_(node_bytes), big_shift_(BigShiftFor(node_bytes, kMinBigShift, kMaxBigShift)) {}
 
 NodeStore::~NodeStore() {
   uint8_t** dir = dir_.load(std::memory_order_relaxed);
   for (uint32_t c = 0; c < num_chunks_; ++c) {
-    ::operator delete(dir[c], std::align_val_t(64));
+    const size_t bytes = size_t{ChunkNodes(c)} * node_bytes_;
+    if (bytes >= kMapThreshold) {
+      munmap(dir[c], bytes);
+    } else {
+      ::operator delete(dir[c], std::align_val_t(64));
+    }
   }
 }
 
@@ -32,8 +51,16 @@ void NodeStore::EnsureCapacity(uint32_t n) {
       dir_size_ = new_size;
     }
     const size_t bytes = size_t{ChunkNodes(num_chunks_)} * node_bytes_;
-    void* chunk = ::operator new(bytes, std::align_val_t(64));
-    std::memset(chunk, 0, bytes);
+    void* chunk;
+    if (bytes >= kMapThreshold) {
+      chunk = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (chunk == MAP_FAILED) {
+        throw std::bad_alloc();
+      }
+    } else {
+      chunk = ::operator new(bytes, std::align_val_t(64));
+      std::memset(chunk, 0, bytes);
+    }
     dir_.load(std::memory_order_relaxed)[num_chunks_] = static_cast<uint8_t*>(chunk);
     allocated_bytes_.fetch_add(bytes, std::memory_order_relaxed);
     const uint32_t cap = capacity_.load(std::memory_order_relaxed) + ChunkNodes(num_chunks_);

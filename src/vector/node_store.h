@@ -23,10 +23,13 @@
 // only after the reader left (see epoch.h) — and the state word tells which.
 //
 // NodeStore keeps nodes in chunks that never move: chunk 0 holds ids [0,16), chunk c
-// in 1..S-4 holds [2^(c+3), 2^(c+4)), then every chunk holds 2^S ids, S in 6..10 chosen
-// so that a big chunk is at most 256 KiB (1024 small nodes, 64 of 1536 dimensions).
-// Small indexes stay small, the unused tail of the last chunk stays a few bytes per
-// vector, and big indexes pay one predictable branch per lookup.
+// in 1..S-4 holds [2^(c+3), 2^(c+4)), then every chunk holds 2^S ids, S in 6..10 the
+// smallest that makes a big chunk a whole number of 4 KiB pages (node sizes are
+// multiples of 8, so S <= 9). Big chunks are mapped straight from the kernel and not
+// written until their nodes are used: the unused tail of the last chunk costs address
+// space, not memory, and no chunk ends in a shared, partly used page (with 64-node
+// chunks of 784-dimension nodes that page cost 48 bytes per vector of RSS). Small
+// indexes stay small; big ones pay one predictable branch per lookup.
 //
 // Thread safety: Node()/capacity() are safe from any thread. EnsureCapacity() must be
 // called under the index's allocation mutex.
@@ -203,21 +206,20 @@ class NodeStore {
   // Number of node slots allocated (ids < capacity() are addressable).
   uint32_t capacity() const { return capacity_.load(std::memory_order_acquire); }
 
-  // Allocates chunks (zero-filled) until capacity() >= n.
+  // Allocates chunks (zero-filled; big ones as untouched zero pages) until
+  // capacity() >= n.
   void EnsureCapacity(uint32_t n);
 
-  // Bytes of chunk memory and directories.
+  // Bytes of chunk memory (mapped or allocated, used or not) and directories.
   size_t AllocatedBytes() const { return allocated_bytes_.load(std::memory_order_relaxed); }
   size_t node_bytes() const { return node_bytes_; }
 
  private:
   static constexpr uint32_t kFirstChunk = 16;
-  // Big chunks hold 2^big_shift_ nodes: the most that fit in kBigChunkBytes, between
-  // 64 and 1024 nodes. Bounding the bytes bounds the unused tail of the last chunk
-  // (at most ~256 KiB per index) whatever the dimension.
-  static constexpr size_t kBigChunkBytes = size_t{256} << 10;
   static constexpr uint32_t kMinBigShift = 6;
   static constexpr uint32_t kMaxBigShift = 10;
+  // Chunks of at least this many bytes are mapped with mmap (zero pages, touched lazily).
+  static constexpr size_t kMapThreshold = size_t{64} << 10;
 
   // Chunks 0 .. big_shift_-4 hold the ids below 2^big_shift_: 16, 16, 32, 64, ...
   uint32_t ChunkNodes(uint32_t chunk) const {

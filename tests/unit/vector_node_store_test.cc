@@ -1,6 +1,6 @@
 // Tests for the HNSW node store's chunked addressing: every id maps to its own
-// zero-filled, 64-byte-aligned block, whatever the node size (which sets how many nodes
-// a big chunk holds), and the unused tail of the last chunk stays bounded.
+// zero-filled block, whatever the node size (which sets how many nodes a big chunk
+// holds), and big chunks end on a page boundary.
 
 #include "vector/node_store.h"
 
@@ -47,15 +47,16 @@ TEST_P(NodeStoreTest, EveryIdHasItsOwnZeroedBlock) {
       ASSERT_EQ(node[i], id % 251 + 1) << "id " << id << " byte " << i;
     }
   }
-  // The last chunk's unused slots: at most 1024 nodes and at most ~256 KiB.
-  const size_t unused = size_t{capacity - kIds} * node_bytes;
+  // The last chunk holds at most 1024 nodes, and a big chunk is a whole number of pages
+  // mapped on its own (its end is page-aligned): no chunk shares a partly used page.
   EXPECT_LE(capacity - kIds, 1024u);
-  EXPECT_LE(unused, (size_t{256} << 10) + 64 * node_bytes);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(store.Node(capacity - 1)) + node_bytes;
+  EXPECT_EQ(end % 4096, 0u);
   EXPECT_GE(store.AllocatedBytes(), size_t{capacity} * node_bytes);
 }
 
-// 152: 16-dim float32 (1024-node chunks); 656: 128-dim; 3280: 784-dim (64-node
-// chunks); 6288: 1536-dim (64-node chunks, above the byte bound).
+// 152: 16-dim float32 (512-node chunks); 656: 128-dim, 3280: 784-dim, 6288: 1536-dim
+// (256-node chunks).
 INSTANTIATE_TEST_SUITE_P(NodeSizes, NodeStoreTest, ::testing::Values(152, 656, 3280, 6288));
 
 }  // namespace
