@@ -23,6 +23,8 @@ class AnnIndex {
   virtual size_t MemoryBytes() const = 0;
   // Of MemoryBytes(), bytes reserved for elements not yet added (capacity slack).
   virtual size_t UnusedBytes() const { return 0; }
+  // Memory the index maps from the kernel itself, which malloc statistics do not see.
+  virtual size_t MappedBytes() const { return 0; }
 };
 
 struct AnnParams {

@@ -54,6 +54,7 @@ class HotkvIndex : public AnnIndex {
     return n;
   }
   size_t MemoryBytes() const override { return index_->MemoryUsage(); }
+  size_t MappedBytes() const override { return index_->Info().mapped_bytes; }
   size_t UnusedBytes() const override {
     vector::IndexInfo info = index_->Info();
     return (info.capacity - info.num_nodes) * info.node_bytes;

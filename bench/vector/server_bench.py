@@ -489,7 +489,7 @@ def render(results):
             w(f"\nIn-process engine on the same data (`{eng['command']}`): build "
               f"{b['vectors_per_s_1t']:.0f} vectors/s wall with 1 thread "
               f"({b['vectors_per_cpu_s_1t']:.0f} per CPU-s), {b['vectors_per_s_2t']:.0f} with 2; "
-              f"{b['bytes_per_vector_malloc']:.0f} bytes/vector (glibc malloc), "
+              f"{b['bytes_per_vector_malloc']:.0f} bytes/vector (glibc malloc + mapped chunks), "
               f"{b['bytes_per_vector_engine']:.0f} (engine's own accounting).")
         w("")
         for config in s["configs"]:

@@ -148,6 +148,7 @@ IndexInfo HnswIndex::Info() const {
   info.capacity = store_.capacity();
   info.node_bytes = layout_.node_bytes;
   info.memory_bytes = MemoryUsage();
+  info.mapped_bytes = store_.MappedBytes();
   return info;
 }
 
@@ -214,8 +215,10 @@ std::unique_ptr<HnswIndex> HnswIndex::Clone() const {
     std::memcpy(dst, src, layout_.node_bytes);
     if (internal::LoadState(src, layout_) == kLive) {
       const Meta* meta = internal::LoadMeta(src);
+      const uint32_t level = internal::NodeLevel(src);
       const size_t bytes =
-          layout_.MetaBytes(internal::NodeLevel(src), meta->label_len, meta->attr_len);
+          layout_.MetaBytes(level, meta->label_len(),
+                            internal::MetaAttributes(meta, level, layout_).size());
       auto* meta_copy = static_cast<Meta*>(::operator new(bytes));
       std::memcpy(meta_copy, meta, bytes);
       copy->meta_bytes_.fetch_add(malloc_usable_size(meta_copy), std::memory_order_relaxed);

@@ -136,8 +136,7 @@ Meta* HnswIndex::NewMeta(uint32_t level, std::string_view label, std::string_vie
                          float norm) {
   size_t bytes = layout_.MetaBytes(level, label.size(), attrs.size());
   auto* meta = static_cast<Meta*>(::operator new(bytes));
-  meta->label_len = static_cast<uint32_t>(label.size());
-  meta->attr_len = static_cast<uint32_t>(attrs.size());
+  meta->label_bits = static_cast<uint32_t>(label.size()) | (attrs.empty() ? 0 : Meta::kHasAttributes);
   meta->norm = norm;
   std::memset(meta->upper_lists(), 0, level * layout_.upper_list_bytes);
   char* text = reinterpret_cast<char*>(meta->upper_lists() + level * layout_.upper_list_bytes);
@@ -145,7 +144,9 @@ Meta* HnswIndex::NewMeta(uint32_t level, std::string_view label, std::string_vie
     std::memcpy(text, label.data(), label.size());
   }
   if (!attrs.empty()) {
-    std::memcpy(text + label.size(), attrs.data(), attrs.size());
+    const uint32_t len = static_cast<uint32_t>(attrs.size());
+    std::memcpy(text + label.size(), &len, sizeof(len));
+    std::memcpy(text + label.size() + sizeof(len), attrs.data(), attrs.size());
   }
   meta_bytes_.fetch_add(malloc_usable_size(meta), std::memory_order_relaxed);
   return meta;
@@ -164,6 +165,9 @@ Result<bool> HnswIndex::Add(std::string_view label, std::span<const float> vec,
   Status st = space_.CheckInput(vec);
   if (!st.ok()) {
     return st;
+  }
+  if (label.size() > internal::Meta::kMaxLabelLen) {
+    return Status::InvalidArgument("element name too long");
   }
   std::vector<uint8_t>& record = ThreadAddBuffer();
   record.resize(space_.record_bytes());
@@ -433,7 +437,7 @@ std::optional<std::string> HnswIndex::GetAttributes(std::string_view label) cons
     return std::nullopt;
   }
   const uint8_t* node = Node(*id);
-  if (internal::LoadMeta(node)->attr_len == 0) {
+  if (!internal::LoadMeta(node)->has_attributes()) {
     return std::nullopt;
   }
   return std::string(internal::NodeAttributes(node, layout_));

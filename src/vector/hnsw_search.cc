@@ -298,7 +298,7 @@ Result<std::vector<SearchHit>> HnswIndex::SearchRecord(const uint8_t* record,
     SearchHit hit;
     hit.label.assign(internal::MetaLabel(meta, level, layout_));
     hit.distance = c.dist;
-    if (p.with_attributes && meta->attr_len > 0) {
+    if (p.with_attributes && meta->has_attributes()) {
       hit.attributes.emplace(internal::MetaAttributes(meta, level, layout_));
     }
     hits.push_back(std::move(hit));

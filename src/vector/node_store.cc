@@ -57,6 +57,7 @@ void NodeStore::EnsureCapacity(uint32_t n) {
       if (chunk == MAP_FAILED) {
         throw std::bad_alloc();
       }
+      mapped_bytes_.fetch_add(bytes, std::memory_order_relaxed);
     } else {
       chunk = ::operator new(bytes, std::align_val_t(64));
       std::memset(chunk, 0, bytes);

@@ -56,17 +56,22 @@ enum NodeState : uint32_t {
 };
 
 // Heap blob owned by a node; replaced (copy + swap under the node lock) when the
-// attributes change. Layout: this 12-byte header, one upper link list per level above
-// 0 (the node's level byte says how many), label bytes, attribute bytes. A short
-// label keeps the whole blob within a 24-byte allocation.
+// attributes change. Layout: this 8-byte header, one upper link list per level above
+// 0 (the node's level byte says how many), the label bytes, then — only when the node
+// has attributes — their length (uint32, unaligned) and bytes. A label of up to 8
+// bytes keeps the whole blob of a level-0 node within a 16-byte allocation.
 struct Meta {
-  uint32_t label_len;
-  uint32_t attr_len;  // 0 = no attributes.
-  float norm;         // L2 norm of the vector as given (for de-normalisation).
+  static constexpr uint32_t kHasAttributes = 1u << 31;
+  static constexpr uint32_t kMaxLabelLen = kHasAttributes - 1;
 
+  uint32_t label_bits;  // label length | kHasAttributes
+  float norm;           // L2 norm of the vector as given (for de-normalisation).
+
+  uint32_t label_len() const { return label_bits & kMaxLabelLen; }
+  bool has_attributes() const { return (label_bits & kHasAttributes) != 0; }
   uint8_t* upper_lists() { return reinterpret_cast<uint8_t*>(this) + sizeof(Meta); }
 };
-static_assert(sizeof(Meta) == 12);
+static_assert(sizeof(Meta) == 8);
 
 struct NodeLayout {
   uint32_t m = 0;
@@ -90,7 +95,8 @@ struct NodeLayout {
   }
 
   size_t MetaBytes(uint32_t level, size_t label_len, size_t attr_len) const {
-    return sizeof(Meta) + level * upper_list_bytes + label_len + attr_len;
+    return sizeof(Meta) + level * upper_list_bytes + label_len +
+           (attr_len > 0 ? sizeof(uint32_t) + attr_len : 0);
   }
 };
 
@@ -116,10 +122,16 @@ inline const char* MetaText(const Meta* meta, uint32_t level, const NodeLayout& 
   return reinterpret_cast<const char*>(meta) + sizeof(Meta) + level * l.upper_list_bytes;
 }
 inline std::string_view MetaLabel(const Meta* meta, uint32_t level, const NodeLayout& l) {
-  return std::string_view(MetaText(meta, level, l), meta->label_len);
+  return std::string_view(MetaText(meta, level, l), meta->label_len());
 }
 inline std::string_view MetaAttributes(const Meta* meta, uint32_t level, const NodeLayout& l) {
-  return std::string_view(MetaText(meta, level, l) + meta->label_len, meta->attr_len);
+  if (!meta->has_attributes()) {
+    return {};
+  }
+  const char* p = MetaText(meta, level, l) + meta->label_len();
+  uint32_t len;
+  std::memcpy(&len, p, sizeof(len));
+  return std::string_view(p + sizeof(len), len);
 }
 inline std::string_view NodeLabel(const uint8_t* node, const NodeLayout& l) {
   return MetaLabel(LoadMeta(node), NodeLevel(node), l);
@@ -212,6 +224,8 @@ class NodeStore {
 
   // Bytes of chunk memory (mapped or allocated, used or not) and directories.
   size_t AllocatedBytes() const { return allocated_bytes_.load(std::memory_order_relaxed); }
+  // Of AllocatedBytes(), the chunks mapped with mmap (invisible to malloc statistics).
+  size_t MappedBytes() const { return mapped_bytes_.load(std::memory_order_relaxed); }
   size_t node_bytes() const { return node_bytes_; }
 
  private:
@@ -236,6 +250,7 @@ class NodeStore {
   uint32_t num_chunks_ = 0;
   std::atomic<uint32_t> capacity_{0};
   std::atomic<size_t> allocated_bytes_{0};
+  std::atomic<size_t> mapped_bytes_{0};
   // Replaced directories stay valid for readers until destruction (they are small).
   std::vector<std::unique_ptr<uint8_t*[]>> dirs_;
 };

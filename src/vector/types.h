@@ -112,6 +112,7 @@ struct IndexInfo {
   size_t capacity = 0;      // Node slots allocated.
   size_t node_bytes = 0;    // Bytes of one node slot (links + vector + header).
   size_t memory_bytes = 0;  // See HnswIndex::MemoryUsage().
+  size_t mapped_bytes = 0;  // Of memory_bytes, node chunks mapped with mmap (not malloc).
 };
 
 // Maps an engine distance to Redis's similarity score in [0, 1] (1 = identical):
