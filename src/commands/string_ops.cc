@@ -54,7 +54,7 @@ void AppendCommand(CommandContext& ctx) {
     size_t want = len + add.size();
     size_t cap = want < (1u << 20) ? want * 2 : want + (1u << 20);
     e = Entry::GrowString(e, cap);
-    db.Replace(ref, e);
+    db.Relocated(ref, e);
   }
   memcpy(e->str_data() + len, add.data(), add.size());
   e->set_str_size(len + add.size());
@@ -220,7 +220,7 @@ void SetRangeCommand(CommandContext& ctx) {
   Entry* e = ref.entry();
   if (need > e->str_capacity()) {
     e = Entry::GrowString(e, need);
-    db.Replace(ref, e);
+    db.Relocated(ref, e);
   }
   if (off > cur) {
     memset(e->str_data() + cur, 0, off - cur);

@@ -79,6 +79,13 @@ Entry* Database::Replace(KeyRef& ref, Entry* e) {
   return old;
 }
 
+void Database::Relocated(KeyRef& ref, Entry* e) {
+  if (e->has_ttl()) {
+    ref.table->volatile_keys[e->volatile_index()] = e;
+  }
+  ref.table->keys.Replace(ref.pos, e);
+}
+
 void Database::Erase(KeyRef& ref) {
   Entry::Free(Detach(ref));
 }

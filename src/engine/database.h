@@ -75,6 +75,10 @@ class Database {
   // Puts a new block for the same key in place of the current one. A TTL on the old
   // block carries over unless ClearTtl was called first. Frees nothing; returns the old.
   Entry* Replace(KeyRef& ref, Entry* e);
+  // Points the table at `e`, the block of ref's entry after Entry::GrowString moved it
+  // (realloc: the old pointer is already freed, so nothing may read it). The header,
+  // TTL state included, moved with it.
+  void Relocated(KeyRef& ref, Entry* e);
   // Removes the key and frees its entry.
   void Erase(KeyRef& ref);
   // Removes the key and returns its entry (RENAME, MOVE); TTL state stays in the block.

@@ -63,7 +63,8 @@ class Entry {
   // Re-allocates `e` so it has an expire block; returns the new block (e is invalid).
   static Entry* WithExpireBlock(Entry* e);
   // Re-allocates a string entry so that its value can hold `capacity` bytes; existing
-  // bytes are kept. Returns the new block (e is invalid).
+  // bytes are kept. Returns the new block (e is invalid: freed, not even readable; tell
+  // the table with Database::Relocated).
   static Entry* GrowString(Entry* e, size_t capacity);
 
   std::string_view key() const { return {KeyPtr(), key_len_}; }

@@ -323,6 +323,9 @@ void Worker::FreeClosed() {
   std::vector<Connection*> released;
   backend_->ReleasedConnections(&released);
   for (Connection* c : released) {
+    // A connection may have been queued to resume (its input budget ran out, or its
+    // output drained) before it was closed in the same iteration.
+    std::erase(resume_, c);
     zombies_.erase(c);
     delete c;
   }

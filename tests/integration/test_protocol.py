@@ -358,6 +358,30 @@ def test_pipeline_longer_than_a_turn_runs_whole_while_others_are_served(start_se
     other.close()
 
 
+@pytest.mark.parametrize("backend", ["io_uring", "epoll"])
+def test_client_killed_while_its_pipeline_waits_for_its_turn(start_server, backend):
+    """A connection whose input is run in turns is queued to resume; killing it meanwhile
+    (CLIENT KILL from another client on the same worker) must leave no dangling entry:
+    the server keeps serving, round after round."""
+    srv = start_server(hotkv_args=["--io-backend", backend, "--threads", "1"])
+    killer = srv.raw(timeout=30.0)
+    data = b"".join(resp_command("INCR", "k") for _ in range(100_000))
+    for _ in range(5):
+        flood = srv.raw(timeout=30.0)
+        flood_id = flood.command("CLIENT", "ID")
+        sender = threading.Thread(target=send_tolerant, args=(flood, data))
+        sender.start()
+        wait_until(lambda: int(killer.command("GET", "k") or 0) > 0, timeout=10)
+        assert killer.command("CLIENT", "KILL", "ID", str(flood_id)) in (0, 1)
+        sender.join()
+        flood.close()
+        assert killer.command("PING") == "PONG"
+    done = int(killer.command("GET", "k"))
+    assert 0 < done <= 5 * 100_000
+    assert killer.command("SET", "after", "ok") == "OK"
+    killer.close()
+
+
 # --- RESP3 -----------------------------------------------------------------------------
 
 @pytest.fixture

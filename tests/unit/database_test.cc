@@ -52,6 +52,37 @@ TEST(Database, TtlSurvivesReplaceAndClear) {
   EXPECT_FALSE(r.entry()->has_ttl());
 }
 
+TEST(Database, GrownStringBlockKeepsTtlAndTableSlot) {
+  // APPEND/SETRANGE grow the block with realloc; the old pointer must not be read after
+  // (AddressSanitizer caught Replace doing so), and the table and the volatile index
+  // must point at the moved block.
+  Keyspace ks(1);
+  Database db(&ks, 0, 0);
+  for (bool with_ttl : {false, true}) {
+    const std::string key = with_ttl ? "volatile" : "plain";
+    KeyRef r = db.Lookup(key);
+    db.SetString(r, key, "abc", false);
+    if (with_ttl) {
+      db.SetTtl(r, 9000);
+    }
+    for (int i = 0; i < 12; ++i) {
+      Entry* grown = Entry::GrowString(r.entry(), r.entry()->str_capacity() * 2 + 64);
+      db.Relocated(r, grown);
+      ASSERT_EQ(r.entry(), grown);
+    }
+    Entry* e = db.Find(key);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->str(), "abc");
+    EXPECT_EQ(e->has_ttl(), with_ttl);
+    if (with_ttl) {
+      DbTable& t = ks.shard(r.shard).dbs[0];
+      ASSERT_EQ(t.expires(), 1u);
+      EXPECT_EQ(t.volatile_keys[e->volatile_index()], e);
+      EXPECT_EQ(e->expire_ms(), 9000);
+    }
+  }
+}
+
 TEST(Database, ActiveExpiryRemovesUnreadKeys) {
   Keyspace ks(1);
   Recorder rec;
