@@ -123,9 +123,7 @@ void UringBackend::AddConnection(Connection* c) { ArmRecv(c); }
 void UringBackend::ArmRecv(Connection* c) {
   io_uring_sqe* sqe = GetSqe();
   io_uring_prep_recv(sqe, c->fd, nullptr, 0, 0);
-  // Wait for data first instead of trying a read that, when the client is waiting for
-  // our replies, finds nothing.
-  sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+  sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;  // see the file comment
   sqe->flags |= IOSQE_BUFFER_SELECT;
   sqe->buf_group = kBufferGroup;
   io_uring_sqe_set_data64(sqe, Tag(c, kRecv));

@@ -8,8 +8,9 @@
 //   connections took the whole ring while the others went unread for seconds (measured:
 //   gaps of 3.6 s between reads of one connection at 800k GET/s asked; with one recv per
 //   connection per turn, like Redis's 16 KB read per client, every connection was read
-//   within 100 ms and throughput doubled, for ~5 % more CPU per command when not
-//   overloaded).
+//   within 100-400 ms and throughput doubled; CPU per command when not overloaded
+//   stayed within the noise of bench/cpu_split.sh). The recv waits for readiness first
+//   (POLL_FIRST): a client waiting for replies has sent nothing yet.
 // - Output: at most one send in flight per connection (of Connection::sending); the
 //   sends queued while handling completions go to the kernel every kCqeBatch completions
 //   and with the next wait.
