@@ -12,6 +12,7 @@
 
 #include "commands/helpers.h"
 #include "commands/register.h"
+#include "engine/eviction.h"
 #include "server/server.h"
 #include "server/shard_state.h"
 
@@ -286,7 +287,9 @@ void ObjectFreqCommand(CommandContext& ctx) {
         "note that when switching between policies at runtime LRU and LFU data will take "
         "some time to adjust.");
   }
-  ctx.rb().Integer(e->lfu_counter());
+  // The counter as eviction sees it: decayed by the minutes since the last access.
+  ctx.rb().Integer(LfuDecayedCounter(e, static_cast<uint32_t>(ctx.now_ms() / 60000),
+                                     ctx.server().config().lfu_decay_time()));
 }
 
 void ObjectIdleTimeCommand(CommandContext& ctx) {

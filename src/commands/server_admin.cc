@@ -16,6 +16,7 @@
 #include "commands/helpers.h"
 #include "common/clock.h"
 #include "commands/register.h"
+#include "engine/eviction.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
@@ -153,7 +154,7 @@ std::string StatsSection(Server& s) {
   AddField(o, "total_net_output_bytes", static_cast<int64_t>(s.SumStat(&WorkerStats::net_output)));
   AddField(o, "rejected_connections", static_cast<int64_t>(s.SumStat(&WorkerStats::rejected_connections)));
   AddField(o, "expired_keys", static_cast<int64_t>(s.keyspace().expired_keys()));
-  AddField(o, "evicted_keys", 0);
+  AddField(o, "evicted_keys", static_cast<int64_t>(EvictedKeys()));
   AddField(o, "keyspace_hits", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_hits)));
   AddField(o, "keyspace_misses", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_misses)));
   AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));

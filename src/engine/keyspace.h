@@ -58,6 +58,8 @@ class KeyEventListener {
   // A key was created (Redis's dbAdd): "new" notifications, and waking clients blocked
   // on list/zset/stream keys.
   virtual void OnKeyCreated(int db, std::string_view key, ValueType type) = 0;
+  // A key is about to be removed by maxmemory eviction (its bytes are still valid).
+  virtual void OnKeyEvicted(int db, std::string_view key) {}
 };
 
 class Keyspace {

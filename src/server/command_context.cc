@@ -1,6 +1,7 @@
 #include "server/command_context.h"
 
 #include "common/strings.h"
+#include "engine/eviction.h"
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -57,13 +58,7 @@ void CommandContext::TouchEntry(Entry* e) {
   // LFU: decay the counter by the minutes elapsed, then a logarithmic increment
   // (Redis's LFULogIncr with lfu-log-factor).
   uint32_t minutes = static_cast<uint32_t>(now_ms_ / 60000);
-  uint32_t last = e->access_clock();
-  int64_t decay = cfg.lfu_decay_time();
-  uint8_t counter = e->lfu_counter();
-  if (decay > 0 && minutes > last) {
-    uint32_t periods = static_cast<uint32_t>((minutes - last) / decay);
-    counter = periods >= counter ? 0 : static_cast<uint8_t>(counter - periods);
-  }
+  uint8_t counter = LfuDecayedCounter(e, minutes, cfg.lfu_decay_time());
   if (counter < 255) {
     double r = static_cast<double>(random()) / RAND_MAX;
     double base = counter > 5 ? counter - 5 : 0;

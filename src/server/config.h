@@ -86,6 +86,10 @@ class Config {
   bool lfu_policy() const;
   int64_t lfu_log_factor() const { return lfu_log_factor_.load(std::memory_order_relaxed); }
   int64_t lfu_decay_time() const { return lfu_decay_time_.load(std::memory_order_relaxed); }
+  int64_t maxmemory_samples() const { return maxmemory_samples_.load(std::memory_order_relaxed); }
+  int64_t maxmemory_eviction_tenacity() const {
+    return maxmemory_eviction_tenacity_.load(std::memory_order_relaxed);
+  }
   // "auto", "io_uring" or "epoll".
   std::string io_backend();
   int64_t tcp_backlog() const { return tcp_backlog_.load(std::memory_order_relaxed); }
@@ -130,6 +134,7 @@ class Config {
   std::atomic<int64_t> proto_max_bulk_len_{512LL << 20}, client_query_buffer_limit_{1LL << 30};
   std::atomic<int64_t> pipeline_prefetch_{0}, hz_{10}, slowlog_slower_{10000}, slowlog_max_len_{128};
   std::atomic<int64_t> maxmemory_{0}, maxmemory_policy_{0}, lfu_log_factor_{10}, lfu_decay_time_{1};
+  std::atomic<int64_t> maxmemory_samples_{5}, maxmemory_eviction_tenacity_{10};
   std::atomic<int64_t> tcp_backlog_{511}, tcp_keepalive_{300}, appendonly_{0}, protected_mode_{1};
   std::atomic<int64_t> daemonize_{0}, io_threads_{1}, enable_debug_{1}, latency_threshold_{0};
   std::atomic<int64_t> lazyfree_user_del_{0}, lazyfree_user_flush_{0}, active_expire_effort_{1};

@@ -66,6 +66,8 @@ Config::Config() {
   add_mem("maxmemory", &maxmemory_, 0, INT64_MAX, true);
   add_enum("maxmemory-policy", &maxmemory_policy_, kPolicies, true);
   maxmemory_policy_ = kNoEviction;
+  add_int("maxmemory-samples", &maxmemory_samples_, 1, 64, true);
+  add_int("maxmemory-eviction-tenacity", &maxmemory_eviction_tenacity_, 0, 100, true);
   add_int("lfu-log-factor", &lfu_log_factor_, 0, INT32_MAX, true);
   add_int("lfu-decay-time", &lfu_decay_time_, 0, INT32_MAX, true);
   add_int("tcp-backlog", &tcp_backlog_, 0, INT32_MAX, false);

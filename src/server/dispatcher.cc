@@ -12,7 +12,9 @@
 #include "server/blocking.h"
 #include "server/command_context.h"
 #include "server/connection.h"
+#include "server/memory_limit.h"
 #include "server/server.h"
+#include "server/shard_state.h"
 #include "server/worker.h"
 
 namespace hotkv {
@@ -217,6 +219,38 @@ void Reject(Worker& w, Connection& c, const CommandSpec* cmd, std::string_view m
   }
 }
 
+// Redis's memory check in processCommand: with maxmemory set, evict before every
+// command; when used memory stays over the limit, reject the commands that may grow it
+// (denyoom), any command queued inside MULTI, and EXEC when its queue holds a denyoom
+// command (that EXEC aborts the transaction, as Redis's execCommandAbort).
+bool RejectedForMemory(Worker& w, Connection& c, const CommandSpec* cmd, int64_t now) {
+  bool deny = cmd->is(kCmdDenyOom);
+  bool is_exec = false;
+  if (c.in_multi()) {
+    const std::string& n = cmd->parent ? cmd->parent->name : cmd->name;
+    is_exec = n == "exec";
+    if (is_exec) {
+      for (const QueuedCommand& q : c.multi_queue()) {
+        deny = deny || q.cmd->is(kCmdDenyOom);
+      }
+    } else if (n != "discard" && n != "quit" && n != "reset") {
+      deny = true;
+    }
+  }
+  if (PerformEvictions(w.server(), now) != MemoryState::kOverLimit || !deny) {
+    return false;
+  }
+  if (is_exec) {
+    c.EndMulti();
+    UnwatchAll(w.server().keyspace(), c);
+    c.reply.Error(std::string("EXECABORT Transaction discarded because of: ") + kOomError);
+    WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
+    return true;
+  }
+  Reject(w, c, cmd, kOomError);
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -298,6 +332,9 @@ void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>
            "ERR Can't execute '" + cmd->full_name +
                "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
                "in this context");
+    return;
+  }
+  if (server.config().maxmemory() > 0 && RejectedForMemory(w, c, cmd, now)) {
     return;
   }
   if (c.in_multi() && !AllowedInMulti(cmd)) {

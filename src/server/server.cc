@@ -13,7 +13,9 @@
 
 #include "common/clock.h"
 #include "common/hashing.h"
+#include "common/memory_usage.h"
 #include "common/notify_flags.h"
+#include "engine/eviction.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/pubsub_delivery.h"
@@ -27,8 +29,9 @@ namespace hotkv {
 
 namespace {
 
-// Engine events the server reacts to: an expired key invalidates WATCHes on it and
-// produces an "expired" keyspace notification. Runs with the key's shard locked.
+// Engine events the server reacts to: an expired or evicted key invalidates WATCHes on
+// it and produces an "expired"/"evicted" keyspace notification. Runs with the key's
+// shard locked.
 class ServerKeyListener : public KeyEventListener {
  public:
   explicit ServerKeyListener(Server* s) : server_(s) {}
@@ -37,6 +40,12 @@ class ServerKeyListener : public KeyEventListener {
       TouchWatchedKey(server_->keyspace().shard(Keyspace::ShardOf(key)), db, key);
     }
     NotifyKeyspaceEvent(*server_, notify::kExpired, "expired", key, db);
+  }
+  void OnKeyEvicted(int db, std::string_view key) override {
+    if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
+      TouchWatchedKey(server_->keyspace().shard(Keyspace::ShardOf(key)), db, key);
+    }
+    NotifyKeyspaceEvent(*server_, notify::kEvicted, "evicted", key, db);
   }
   void OnKeyCreated(int db, std::string_view key, ValueType type) override {
     if (type == ValueType::kList || type == ValueType::kZSet || type == ValueType::kStream) {
@@ -133,6 +142,7 @@ void Server::ResetStats() {
   }
   slowlog_.Reset();
   keyspace_->ResetExpiredKeys();
+  ResetEvictedKeys();
   peak_memory_ = 0;
   stat_reset_ms_ = WallClockMs();
 }
@@ -234,15 +244,13 @@ MemoryInfo ReadMemoryInfo() {
 #ifdef HOTKV_MIMALLOC
   size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
   mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
-  m.used = commit;
   m.rss = rss;
   m.peak_rss = peak_rss;
   m.allocator = "mimalloc-" + std::to_string(mi_version());
 #else
-  struct mallinfo2 mi = mallinfo2();
-  m.used = mi.uordblks + mi.hblkhd;
   m.allocator = "libc";
 #endif
+  m.used = static_cast<uint64_t>(AllocatedBytes());
   std::ifstream statm("/proc/self/statm");
   uint64_t size = 0, resident = 0;
   if (statm >> size >> resident) {

@@ -15,6 +15,7 @@
 #include "server/blocking.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
+#include "server/memory_limit.h"
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -215,7 +216,7 @@ int Worker::NextTimeoutMs(int64_t now_ms) {
   if (!block_timers_.empty() && block_timers_.front().first < next) {
     next = block_timers_.front().first;
   }
-  if (!resume_.empty()) {
+  if (!resume_.empty() || evicting_) {
     return 0;
   }
   int64_t wait = next - now_ms;
@@ -262,6 +263,10 @@ void Worker::Run() {
     if (now >= next_cron_ms_) {
       Cron(now);
       next_cron_ms_ = now + 1000 / std::max<int64_t>(1, server_->config().hz());
+    } else if (evicting_) {
+      // As Redis's eviction timer: one time budget of evictions per iteration, between
+      // the clients' turns, until used memory is under maxmemory.
+      evicting_ = PerformEvictions(*server_, now) == MemoryState::kEvicting;
     }
     FinishIteration();
   }
@@ -342,6 +347,11 @@ void Worker::Cron(int64_t now_ms) {
                                              static_cast<uint32_t>(server_->num_workers()),
                                              &expire_cursor_, now_ms, 1000 * effort);
   WorkerStats::Inc(stats_.active_expired, n);
+  // Over maxmemory with no commands arriving (CONFIG SET maxmemory lowered): evict here;
+  // if one time budget is not enough, every loop iteration continues (see Run).
+  if (server_->config().maxmemory() > 0) {
+    evicting_ = PerformEvictions(*server_, now_ms) == MemoryState::kEvicting;
+  }
   // Idle clients.
   int64_t timeout = server_->config().timeout();
   std::vector<Connection*> victims;

@@ -174,6 +174,7 @@ class Worker : private IoSink {
   // Min-heap of blocked clients' deadlines.
   std::vector<std::pair<int64_t, uint64_t>> block_timers_;
   size_t expire_cursor_ = 0;
+  bool evicting_ = false;  // over maxmemory after a full eviction time budget
   WorkerStats stats_;
   ErrorCounts error_counts_;
   std::unique_ptr<CommandStats[]> cmd_stats_;

@@ -34,6 +34,9 @@ constexpr size_t kInputBudgetBytes = 64 * 1024;
 // Stop reading from a client while more than this of complete, unrun commands waits in
 // its buffer: the rest stays in the kernel, and TCP slows the client down.
 constexpr size_t kInputPauseBytes = 1024 * 1024;
+// A connection's buffers keep up to this much capacity when they empty; a larger one
+// (a big pipeline or reply) is freed. It is used memory under maxmemory, per connection.
+constexpr size_t kKeepBufferBytes = 64 * 1024;
 }  // namespace
 
 void Worker::OnAccepted(int fd) {
@@ -122,8 +125,8 @@ void Worker::OnOutputDrained(Connection* c) {
     CloseConnection(c);
     return;
   }
-  c->out.ShrinkIfIdle(1 << 20);
-  c->sending.ShrinkIfIdle(1 << 20);
+  c->out.ShrinkIfIdle(kKeepBufferBytes);
+  c->sending.ShrinkIfIdle(kKeepBufferBytes);
   const bool was_paused = c->reading_paused;
   UpdateReading(c);
   if (was_paused && !c->reading_paused) {
@@ -226,7 +229,7 @@ void Worker::ProcessInput(Connection* c) {
   if (rest == 0) {
     c->in.Clear();
     c->in_start = 0;
-    c->in.ShrinkIfIdle(1 << 20);
+    c->in.ShrinkIfIdle(kKeepBufferBytes);
   } else if (c->in_start > 0 && (rest <= 4096 || c->in_start >= rest)) {
     memmove(c->in.data(), c->in.data() + c->in_start, rest);
     c->in.Truncate(rest);

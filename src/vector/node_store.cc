@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "common/memory_usage.h"
+
 namespace hotkv::vector::internal {
 
 namespace {
@@ -30,6 +32,7 @@ NodeStore::~NodeStore() {
     const size_t bytes = size_t{ChunkNodes(c)} * node_bytes_;
     if (bytes >= kMapThreshold) {
       munmap(dir[c], bytes);
+      CountMappedBytes(-static_cast<int64_t>(bytes));
     } else {
       ::operator delete(dir[c], std::align_val_t(64));
     }
@@ -58,6 +61,7 @@ void NodeStore::EnsureCapacity(uint32_t n) {
         throw std::bad_alloc();
       }
       mapped_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+      CountMappedBytes(static_cast<int64_t>(bytes));
     } else {
       chunk = ::operator new(bytes, std::align_val_t(64));
       std::memset(chunk, 0, bytes);
