@@ -12,6 +12,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -134,6 +135,44 @@ void BM_KeyTableInsertErase(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 BENCHMARK(BM_KeyTableInsertErase)->Arg(1000)->Arg(1000000);
+
+// Filling empty tables with new keys, as SETNX/LPUSH on fresh keys do: 1024 tables
+// (the keyspace's shards), N keys spread over them by hash, every growth included.
+// Entries exist beforehand and are spread over the heap like the server's.
+void BM_KeyTableFill(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  constexpr size_t kTables = 1024;
+  const std::string value(256, 'v');
+  std::vector<Entry*> entries;
+  std::vector<uint64_t> hashes;
+  for (size_t i = 0; i < n; i++) {
+    const std::string key = KeyName(i);
+    hashes.push_back(HashKey(key));
+    entries.push_back(Entry::NewString(key, value, false));
+  }
+  std::vector<uint32_t> order(n);
+  std::mt19937_64 rng(3);
+  for (size_t i = 0; i < n; i++) {
+    order[i] = static_cast<uint32_t>(i);
+  }
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<KeyTable> tables(kTables);
+  for (auto _ : state) {
+    for (uint32_t k : order) {
+      tables[(hashes[k] * 0x9E3779B97F4A7C15ull) >> 54].Insert(hashes[k], entries[k]);
+    }
+    state.PauseTiming();
+    for (KeyTable& t : tables) {
+      t.Clear([](Entry*) {});
+    }
+    state.ResumeTiming();
+  }
+  for (Entry* e : entries) {
+    Entry::Free(e);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+}
+BENCHMARK(BM_KeyTableFill)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
 // Replies of a 30-command batch written into a reused buffer, as a connection does.
 void BM_ReplyBulk256(benchmark::State& state) {

@@ -9,17 +9,25 @@ namespace hotkv {
 
 KeyTable::~KeyTable() { delete[] slots_; }
 
-KeyTable::KeyTable(KeyTable&& o) noexcept : slots_(o.slots_), mask_(o.mask_), size_(o.size_) {
+KeyTable::KeyTable(KeyTable&& o) noexcept
+    : slots_(o.slots_), mask_(o.mask_), size_(o.size_), shift_(o.shift_) {
   o.slots_ = nullptr;
   o.mask_ = 0;
   o.size_ = 0;
+  o.shift_ = 64;
 }
 
 KeyTable& KeyTable::operator=(KeyTable&& o) noexcept {
   std::swap(slots_, o.slots_);
   std::swap(mask_, o.mask_);
   std::swap(size_, o.size_);
+  std::swap(shift_, o.shift_);
   return *this;
+}
+
+void KeyTable::SetCapacity(size_t capacity) {
+  mask_ = capacity - 1;
+  shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
 }
 
 uint64_t KeyTable::HashOf(const Entry* e) { return HashKey(e->key()); }
@@ -67,7 +75,7 @@ void KeyTable::EraseAt(size_t pos) {
     if (s == 0) {
       break;
     }
-    size_t home = Home(HashOf(Pointer(s)));
+    size_t home = HomeOfSlot(s);
     bool between = (hole <= j) ? (home > hole && home <= j) : (home > hole || home <= j);
     if (!between) {
       slots_[hole] = s;
@@ -85,10 +93,10 @@ void KeyTable::Resize(size_t new_capacity) {
   uint64_t* old = slots_;
   size_t old_cap = capacity();
   slots_ = new uint64_t[new_capacity]();
-  mask_ = new_capacity - 1;
+  SetCapacity(new_capacity);
   for (size_t i = 0; i < old_cap; i++) {
     if (old[i] != 0) {
-      size_t j = Home(HashOf(Pointer(old[i])));
+      size_t j = HomeOfSlot(old[i]);
       while (slots_[j] != 0) {
         j = (j + 1) & mask_;
       }

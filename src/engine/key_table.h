@@ -1,16 +1,21 @@
 // KeyTable: the hash table of one shard's keys in one database.
 //
 // Open addressing with linear probing over 8-byte slots. A slot holds the Entry pointer
-// in its low 48 bits and 16 bits of the key's hash in the high bits, so most probes that
-// hit another key are rejected without touching that key's memory. Deletion shifts later
-// members of the probe run back (no tombstones). Capacity is a power of two, grown at
-// 3/4 load and shrunk below 1/8; shards are small (the keyspace is split into many), so a
-// resize moves a few thousand pointers, never millions.
+// in its low 48 bits and the top 16 bits of the key's hash in the high bits, so most
+// probes that hit another key are rejected without touching that key's memory. Deletion
+// shifts later members of the probe run back (no tombstones). Capacity is a power of two,
+// grown at 3/4 load and shrunk below 1/8; shards are small (the keyspace is split into
+// many), so a resize moves a few thousand pointers, never millions.
 //
-// Scan() iterates by HOME bucket in reverse-binary cursor order (as Redis's dictScan),
-// which guarantees that a key present for the whole iteration is returned at least once
-// even if the table grows or shrinks in between, and is never returned from two cursors
-// of the same table size.
+// A key's home bucket is the TOP log2(capacity) bits of its hash. Up to 65536 slots
+// those bits are in the slot's tag, so growing, shrinking, deleting (backward shift) and
+// scanning compute every home from the slots alone and never read an entry (a cache
+// miss per key, and a hash of its bytes) — inserts of new keys pay for resizes.
+//
+// Scan() iterates by home bucket in increasing order with the cursor kept as a 32-bit
+// hash prefix (home << (32 - bits)). When the table doubles, bucket h becomes 2h and
+// 2h+1, so a key present for the whole iteration is returned at least once even if the
+// table grows or shrinks in between, and never from two cursors of the same table size.
 //
 // Thread safety: none; the shard lock protects it.
 #pragma once
@@ -80,16 +85,18 @@ class KeyTable {
   const void* PrefetchSlotAddress(uint64_t hash) const {
     uint64_t* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
     size_t mask = __atomic_load_n(&mask_, __ATOMIC_RELAXED);
-    return slots == nullptr ? nullptr : slots + (hash & mask);
+    unsigned shift = __atomic_load_n(&shift_, __ATOMIC_RELAXED);
+    return slots == nullptr || shift >= 64 ? nullptr : slots + ((hash >> shift) & mask);
   }
   // The entry in the key's home slot if its hash tag matches (likely the key).
   const void* PrefetchEntryAddress(uint64_t hash) const {
     uint64_t* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
     size_t mask = __atomic_load_n(&mask_, __ATOMIC_RELAXED);
-    if (slots == nullptr) {
+    unsigned shift = __atomic_load_n(&shift_, __ATOMIC_RELAXED);
+    if (slots == nullptr || shift >= 64) {
       return nullptr;
     }
-    uint64_t s = __atomic_load_n(slots + (hash & mask), __ATOMIC_RELAXED);
+    uint64_t s = __atomic_load_n(slots + ((hash >> shift) & mask), __ATOMIC_RELAXED);
     return (s & kTagMask) == Tag(hash) ? reinterpret_cast<const void*>(s & kPtrMask) : nullptr;
   }
 
@@ -99,14 +106,19 @@ class KeyTable {
   static uint64_t Tag(uint64_t hash) { return hash & kTagMask; }
   static uint64_t Bits(Entry* e) { return reinterpret_cast<uint64_t>(e); }
   static Entry* Pointer(uint64_t slot) { return reinterpret_cast<Entry*>(slot & kPtrMask); }
-  size_t Home(uint64_t hash) const { return hash & mask_; }
+  size_t Home(uint64_t hash) const { return shift_ >= 64 ? 0 : static_cast<size_t>(hash >> shift_); }
+  // The home bucket of an occupied slot: from its tag while the home bits fit in it.
+  size_t HomeOfSlot(uint64_t slot) const {
+    return shift_ >= 48 ? Home(slot) : Home(HashOf(Pointer(slot)));
+  }
   static uint64_t HashOf(const Entry* e);
   void Resize(size_t new_capacity);
-  // Returns a slot hash tag-recovered full hash for an occupied slot.
+  void SetCapacity(size_t capacity);
 
   uint64_t* slots_ = nullptr;
   size_t mask_ = 0;
   size_t size_ = 0;
+  unsigned shift_ = 64;  // 64 - log2(capacity)
 };
 
 template <typename F>
@@ -122,43 +134,32 @@ void KeyTable::Clear(F free_fn) {
   slots_ = nullptr;
   mask_ = 0;
   size_ = 0;
+  shift_ = 64;
 }
-
-namespace key_table_internal {
-inline uint64_t ReverseBits(uint64_t v) {
-  v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-  v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-  v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
-  return __builtin_bswap64(v);
-}
-}  // namespace key_table_internal
 
 template <typename F>
 uint64_t KeyTable::Scan(uint64_t cursor, F fn) const {
   if (size_ == 0) {
     return 0;
   }
-  size_t home = cursor & mask_;
+  const unsigned bits = 64 - shift_;  // log2(capacity), at most 32 in practice
+  const unsigned down = bits >= 32 ? 0 : 32 - bits;
+  const size_t home = static_cast<size_t>((cursor & 0xffffffffu) >> down) & mask_;
   // Every member of home bucket `home` lies in the probe run that starts at `home`.
   for (size_t i = home;; i = (i + 1) & mask_) {
     uint64_t s = slots_[i];
     if (s == 0) {
       break;
     }
-    Entry* e = Pointer(s);
-    if (Home(HashOf(e)) == home) {
-      fn(e);
+    if (HomeOfSlot(s) == home) {
+      fn(Pointer(s));
     }
     if (((i + 1) & mask_) == home) {
       break;
     }
   }
-  // Reverse-binary increment of the cursor's masked bits.
-  cursor |= ~static_cast<uint64_t>(mask_);
-  cursor = key_table_internal::ReverseBits(cursor);
-  cursor++;
-  cursor = key_table_internal::ReverseBits(cursor);
-  return cursor;
+  const uint64_t next = (static_cast<uint64_t>(home) + 1) << down;
+  return next >= (uint64_t{1} << 32) ? 0 : next;
 }
 
 }  // namespace hotkv

@@ -89,6 +89,39 @@ TEST(KeyTable, ScanReturnsEveryKeyEvenWhileResizing) {
   t.Clear([](Entry* e) { Entry::Free(e); });
 }
 
+// Past 65536 slots the home bits no longer fit in a slot's tag and homes are computed
+// from the keys: grow through that size, delete every other key (backward shifts), and
+// check lookups and a full scan (each key exactly once when the size does not change).
+TEST(KeyTable, LargeTablesComputeHomesFromKeys) {
+  KeyTable t;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 120000; i++) {
+    keys.push_back("big:" + std::to_string(i));
+    t.Insert(HashKey(keys.back()), Make(keys.back()));
+  }
+  ASSERT_GT(t.capacity(), 65536u);
+  for (size_t i = 0; i < keys.size(); i += 2) {
+    size_t pos = t.Find(keys[i], HashKey(keys[i]));
+    ASSERT_NE(pos, KeyTable::kNotFound);
+    Entry* e = t.At(pos);
+    t.EraseAt(pos);
+    Entry::Free(e);
+  }
+  for (size_t i = 0; i < keys.size(); i++) {
+    ASSERT_EQ(t.Find(keys[i], HashKey(keys[i])) != KeyTable::kNotFound, i % 2 == 1) << keys[i];
+  }
+  std::multiset<std::string> seen;
+  uint64_t cursor = 0;
+  do {
+    cursor = t.Scan(cursor, [&](Entry* e) { seen.insert(std::string(e->key())); });
+  } while (cursor != 0);
+  ASSERT_EQ(seen.size(), keys.size() / 2);
+  for (size_t i = 1; i < keys.size(); i += 2) {
+    ASSERT_EQ(seen.count(keys[i]), 1u) << keys[i];
+  }
+  t.Clear([](Entry* e) { Entry::Free(e); });
+}
+
 TEST(KeyTable, ShrinksAfterDeletes) {
   KeyTable t;
   std::vector<std::string> keys;
