@@ -188,6 +188,13 @@ BasicPackedArray<kBackLinks> BasicPackedArray<kBackLinks>::Clone() const {
 }
 
 template <bool kBackLinks>
+void BasicPackedArray<kBackLinks>::Reserve(size_t total_bytes) {
+  if (data_ != nullptr && total_bytes > malloc_usable_size(data_)) {
+    data_ = Reallocate(data_, total_bytes);
+  }
+}
+
+template <bool kBackLinks>
 size_t BasicPackedArray<kBackLinks>::MemoryUsage() const {
   return data_ == nullptr ? 0 : malloc_usable_size(data_);
 }

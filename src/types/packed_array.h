@@ -119,6 +119,11 @@ class BasicPackedArray {
   Pos Erase(Pos p, size_t n = 1);
   void Clear();
 
+  // Grows a non-empty array's allocation to hold `total_bytes` (header included) without
+  // another reallocation; does nothing when it already does or the array is empty.
+  // (Containers that know an array will keep growing use it to grow geometrically.)
+  void Reserve(size_t total_bytes);
+
   // Moves the entries from `p` to the end into a new array, which it returns.
   BasicPackedArray SplitAt(Pos p);
   // Appends copies of all entries of `other`.

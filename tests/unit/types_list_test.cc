@@ -264,6 +264,37 @@ TEST(ListEncodingTest, ConvertsWhenTheListpackOutgrowsEightKilobytes) {
   EXPECT_EQ(list.Validate(), "");
 }
 
+// Quicklist end nodes grow their allocation by half at a time: the memory a long list
+// holds stays within 1.5x of its encoded bytes plus the two end nodes' slack, whatever
+// mix of pushes and pops at both ends built it.
+TEST(ListEncodingTest, EndNodesGrowGeometricallyWithinBounds) {
+  const EncodingLimits limits;
+  const std::string v(256, 'v');
+  ListValue list;
+  std::mt19937 rng(5);
+  size_t bytes_pushed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const unsigned op = rng() % 10;
+    if (op < 4) {
+      list.PushFront(v, limits);
+    } else if (op < 8) {
+      list.PushBack(v, limits);
+    } else if (op == 8) {
+      list.PopFront();
+    } else {
+      list.PopBack();
+    }
+    bytes_pushed = list.size() * BidiPackedArray::BytesFor(v);
+    if (i % 1000 == 0) {
+      ASSERT_EQ(list.Validate(), "");
+    }
+  }
+  ASSERT_EQ(list.Validate(), "");
+  EXPECT_GT(list.NodeCount(), 100u);
+  // Inner nodes are exact; each end node may hold up to half its size again.
+  EXPECT_LE(list.MemoryUsage(), bytes_pushed + bytes_pushed / 16 + 2 * 8192 + 4096);
+}
+
 TEST(ListEncodingTest, CountLimitedNodes) {
   EncodingLimits limits;
   limits.list_max_listpack_size = 5;
