@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands/register.h"
+#include "common/memory_usage.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
   if (!config.LoadArgs(argc, argv, &err)) {
     fprintf(stderr, "%s", err.c_str());
     return 1;
+  }
+  // Before the workers allocate their buffers and the keyspace grows.
+  if (config.hugepages() && !hotkv::UseTransparentHugePages()) {
+    fprintf(stderr, "# Warning: 'hugepages yes' needs the mimalloc build; ignored\n");
   }
   if (!config.GetString("save").empty()) {
     fprintf(stderr, "# Warning: persistence is not implemented; 'save %s' has no effect\n",

@@ -100,6 +100,11 @@ int64_t ThreadAllocatedBytes() {
 
 bool CountingAllocatorActive() { return true; }
 
+bool UseTransparentHugePages() {
+  mi_option_enable(mi_option_large_os_pages);
+  return true;
+}
+
 }  // namespace hotkv
 
 // ---- the wrappers: the executable's definitions take precedence over libc's and
@@ -189,6 +194,8 @@ int64_t AllocatedBytes() {
 int64_t ThreadAllocatedBytes() { return AllocatedBytes(); }
 
 bool CountingAllocatorActive() { return false; }
+
+bool UseTransparentHugePages() { return false; }
 
 }  // namespace hotkv
 

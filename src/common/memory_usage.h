@@ -37,4 +37,9 @@ void CountMappedBytes(int64_t delta);
 // Whether the counting allocator is linked in (mimalloc builds).
 bool CountingAllocatorActive();
 
+// Asks the allocator to back the memory it maps from now on with transparent huge pages
+// (mimalloc's large_os_pages: madvise(MADV_HUGEPAGE), used when the kernel's THP mode
+// is "always" or "madvise"). False when the allocator cannot (no mimalloc).
+bool UseTransparentHugePages();
+
 }  // namespace hotkv

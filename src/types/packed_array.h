@@ -22,7 +22,8 @@
 // Entries are addressed by Pos, the byte offset of an entry inside the buffer. Begin()
 // is the first entry, End() is one past the last; a Pos is invalidated by any
 // modification at or before it. The buffer grows to the exact size needed once its
-// allocation (malloc_usable_size) is full and shrinks once less than half of it is used;
+// allocation (malloc_usable_size) is full, unless its owner Reserve()d more (lists grow
+// their quicklist end nodes by half), and shrinks once less than half of it is used;
 // an empty array owns no memory at all. Total size is limited to 4 GB.
 //
 //   hotkv::types::PackedArray a;

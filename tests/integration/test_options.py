@@ -172,3 +172,43 @@ def test_pipeline_prefetch_from_command_line(start_server):
     c = srv.client()
     assert cmd(c, "CONFIG", "GET", "pipeline-prefetch") == ["pipeline-prefetch", "yes"]
     c.close()
+
+
+def thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            text = f.read()
+    except OSError:
+        return "never"
+    return text[text.index("[") + 1:text.index("]")]
+
+
+def anon_huge_kb(pid):
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.hotkv_only
+def test_hugepages_option(start_server):
+    srv = start_server()
+    c = srv.client()
+    assert c.config_get("hugepages") == {"hugepages": "no"}
+    assert error_reply(c, "CONFIG", "SET", "hugepages", "yes") == (
+        "ERR CONFIG SET failed (possibly related to argument 'hugepages') - can't set "
+        "immutable config")
+    c.close()
+    srv = start_server(hotkv_args=["--hugepages", "yes"])
+    c = srv.client()
+    assert c.config_get("hugepages") == {"hugepages": "yes"}
+    p = c.pipeline(transaction=False)
+    for i in range(20000):
+        p.set(f"k{i}", "v" * 2000)
+    p.execute()
+    assert c.dbsize() == 20000
+    if thp_mode() in ("always", "madvise"):
+        # 40 MB of values: the allocator's huge-page regions are backed by 2 MB pages.
+        assert anon_huge_kb(srv.proc.pid) >= 2048
+    c.close()
