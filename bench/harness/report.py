@@ -107,7 +107,8 @@ def section_header(ctx, res):
         f"{f.get('compiler')}, HOTKV_USE_MIMALLOC={cache.get('HOTKV_USE_MIMALLOC')} "
         f"({cache.get('MIMALLOC_LIB', 'not found')}), HOTKV_SANITIZE={cache.get('HOTKV_SANITIZE')}.",
         f"- Servers: {f.get('hotkv_version')}; default threads = {f.get('hotkv_default_threads', '?')} "
-        f"(one per CPU it may run on), pipeline-prefetch default `{f.get('hotkv_pipeline_prefetch_default', '?')}`; "
+        f"(one per CPU it may run on), pipeline-prefetch default `{f.get('hotkv_pipeline_prefetch_default', '?')}`"
+        f"{'; every HotKV configuration started with `' + f['hotkv_extra_args'] + '`' if f.get('hotkv_extra_args') else ''}; "
         f"redis-server {f.get('redis_version')} `--save '' --appendonly no`; {f.get('redis_benchmark_version')}.",
         f"- Pinning: every server on core {s['server_core']}, every client tool (redis-benchmark, "
         f"hotkv-loadgen, the preloader) on core {s['client_core']}, with taskset. With 2 CPUs this "

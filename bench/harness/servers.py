@@ -1,9 +1,15 @@
 """The server configurations compared, and the probe for commands a server lacks."""
+import os
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
 from common import HOST, Server
+
+# Options added to every HotKV configuration (e.g. HOTKV_EXTRA_ARGS="--hugepages yes"
+# to measure a setting against the same Redis run); shown in RESULTS.md.
+HOTKV_EXTRA_ARGS = shlex.split(os.environ.get("HOTKV_EXTRA_ARGS", ""))
 
 # Order of the configurations in tables and charts; the run order alternates (see cpu.py).
 CONFIGS = ["hotkv-t1", "hotkv-default", "redis"]
@@ -47,6 +53,8 @@ def make_server(config, build_dir, core, logdir, extra=()):
                 "--appendonly", "no", "--dir", str(rdir)]
     else:
         raise ValueError(config)
+    if config.startswith("hotkv"):
+        argv += HOTKV_EXTRA_ARGS
     return Server(config, argv + list(extra), core, logdir)
 
 
