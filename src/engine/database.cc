@@ -51,6 +51,7 @@ void Database::ExpireNow(KeyRef& ref) {
 
 void Database::Insert(KeyRef& ref, Entry* e) {
   ks_->StampNew(e);
+  ks_->NoteDbUsed(index_);
   ref.pos = ref.table->keys.Insert(ref.hash, e);
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);

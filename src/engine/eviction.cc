@@ -76,9 +76,13 @@ bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, FastRandom& rng) {
     Shard& s = ks.shard(idx);
     s.lock.lock();
     const int first = static_cast<int>(rng.Uniform(static_cast<uint64_t>(dbs)));
+    const uint64_t used = ks.used_dbs();
     bool done = false;
     for (int k = 0; k < dbs && !done; k++) {
       const int d = (first + k) % dbs;
+      if (!(used & (uint64_t{1} << (d < 63 ? d : 63)))) {
+        continue;
+      }
       DbTable& t = s.dbs[d];
       Entry* e = nullptr;
       if (vol) {
@@ -109,8 +113,12 @@ size_t SampleShard(Keyspace& ks, uint32_t idx, const EvictionParams& p, Eviction
   const bool vol = IsVolatile(p.policy);
   Shard& s = ks.shard(idx);
   size_t sampled = 0;
+  const uint64_t used = ks.used_dbs();
   s.lock.lock();
   for (int d = 0; d < ks.num_dbs(); d++) {
+    if (!(used & (uint64_t{1} << (d < 63 ? d : 63)))) {
+      continue;  // never held a key: skip reading its table header (a cache miss)
+    }
     DbTable& t = s.dbs[d];
     const size_t n = vol ? t.volatile_keys.size() : t.keys.size();
     if (n == 0) {

@@ -115,6 +115,8 @@ void Keyspace::Flush(int db, bool async) {
 }
 
 void Keyspace::SwapDb(int a, int b) {
+  NoteDbUsed(a);  // keys move between the two (a no-op for a database never used)
+  NoteDbUsed(b);
   LockAll();
   for (uint32_t i = 0; i < kShardCount; i++) {
     std::swap(shards_[i].dbs[a], shards_[i].dbs[b]);

@@ -109,6 +109,17 @@ class Keyspace {
   uint64_t expired_keys() const;
   void ResetExpiredKeys();
 
+  // Databases that may hold keys, one bit each (bit 63: any database from 63 up), set
+  // when a key is created and never cleared: eviction samples only those, instead of
+  // reading every database's table header in each shard it visits.
+  void NoteDbUsed(int db) {
+    const uint64_t bit = uint64_t{1} << (db < 63 ? db : 63);
+    if (!(used_dbs_.load(std::memory_order_relaxed) & bit)) {
+      used_dbs_.fetch_or(bit, std::memory_order_relaxed);
+    }
+  }
+  uint64_t used_dbs() const { return used_dbs_.load(std::memory_order_relaxed); }
+
   // Access clock for new and touched entries (OBJECT IDLETIME / FREQ): seconds since
   // start in LRU mode, minutes since the epoch in LFU mode (set by the server's cron).
   void SetAccessClock(uint32_t clock, bool lfu) {
@@ -127,6 +138,7 @@ class Keyspace {
   std::unique_ptr<Shard[]> shards_;
   KeyEventListener* listener_ = nullptr;
   std::atomic<uint32_t> access_clock_{0};
+  std::atomic<uint64_t> used_dbs_{0};
   std::atomic<bool> lfu_mode_{false};
 };
 
