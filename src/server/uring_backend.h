@@ -79,6 +79,7 @@ class UringBackend final : public IoBackend {
   // buffer, hence one completion.
   static constexpr unsigned kBufferCount = 128;
   static constexpr unsigned kBufferSize = 32 * 1024;
+  static constexpr size_t kPoolBytes = size_t{kBufferCount} * kBufferSize;
   // Completions handled between two submissions of the queued sends (see Poll).
   static constexpr unsigned kCqeBatch = 32;
   io_uring_buf_ring* buf_ring_ = nullptr;
