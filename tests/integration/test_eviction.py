@@ -76,6 +76,18 @@ def read_keys(c, keys, times=1, batch=100):
         p.execute()
 
 
+def lost(c, prefix, first, last):
+    """How many of the keys prefix<first> .. prefix<last - 1> are gone."""
+    return (last - first) - c.exists(*[f"{prefix}{i}" for i in range(first, last)])
+
+
+def fill_measured(c, prefix, n, ex=None):
+    """fill(), returning the bytes of used memory one key added."""
+    base = used(c)
+    fill(c, prefix, n, ex=ex)
+    return (used(c) - base) / float(n)
+
+
 def limit_above_now(c, extra):
     limit = used(c) + extra
     c.config_set("maxmemory", limit)
@@ -231,9 +243,7 @@ def test_volatile_policies_spare_keys_without_ttl(r):
 
 
 def test_allkeys_lru_evicts_idle_keys_before_recently_read_ones(r):
-    base = used(r)
-    fill(r, "a", 2000)
-    per_key = (used(r) - base) / 2000.0
+    per_key = fill_measured(r, "a", 2000)
     r.config_set("maxmemory-policy", "allkeys-lru")
     limit_above_now(r, int(500 * per_key))
     # The LRU clock ticks once a second: let the keys age, then read half of them.
@@ -241,41 +251,33 @@ def test_allkeys_lru_evicts_idle_keys_before_recently_read_ones(r):
     read_keys(r, [f"a{i}" for i in range(1000)])
     fill(r, "b", 1000)  # about 500 keys' worth over the limit
     assert evicted(r) > 300
-    read_alive = r.exists(*[f"a{i}" for i in range(1000)])
-    idle_alive = r.exists(*[f"a{i}" for i in range(1000, 2000)])
-    read_lost, idle_lost = 1000 - read_alive, 1000 - idle_alive
+    read_lost, idle_lost = lost(r, "a", 0, 1000), lost(r, "a", 1000, 2000)
     assert idle_lost > 300
     assert read_lost * 10 < idle_lost, (read_lost, idle_lost)
 
 
 def test_allkeys_lfu_evicts_rarely_used_keys_first(r):
     r.config_set("maxmemory-policy", "allkeys-lfu")
-    base = used(r)
-    fill(r, "a", 2000)
-    per_key = (used(r) - base) / 2000.0
+    per_key = fill_measured(r, "a", 2000)
     # Read the first half many times: their LFU counters grow past the new keys' 5.
     read_keys(r, [f"a{i}" for i in range(1000)], times=30)
     limit_above_now(r, int(500 * per_key))
     fill(r, "b", 1000)
     assert evicted(r) > 300
-    hot_lost = 1000 - r.exists(*[f"a{i}" for i in range(1000)])
-    cold_lost = 1000 - r.exists(*[f"a{i}" for i in range(1000, 2000)]) + \
-        1000 - r.exists(*[f"b{i}" for i in range(1000)])
+    hot_lost = lost(r, "a", 0, 1000)
+    cold_lost = lost(r, "a", 1000, 2000) + lost(r, "b", 0, 1000)
     assert hot_lost * 10 < cold_lost, (hot_lost, cold_lost)
 
 
 def test_volatile_ttl_evicts_the_nearest_expiry_first(r):
     r.config_set("maxmemory-policy", "volatile-ttl")
     # TTLs 10000 s for the first half, 1000000 s for the second.
-    base = used(r)
-    fill(r, "t", 2000, ex=lambda i: 10000 if i < 1000 else 1000000)
-    per_key = (used(r) - base) / 2000.0
+    per_key = fill_measured(r, "t", 2000, ex=lambda i: 10000 if i < 1000 else 1000000)
     limit_above_now(r, int(500 * per_key))
     fill(r, "n", 1000, ex=1000000)
     assert evicted(r) > 300
-    soon_lost = 1000 - r.exists(*[f"t{i}" for i in range(1000)])
-    late_lost = 1000 - r.exists(*[f"t{i}" for i in range(1000, 2000)]) + \
-        1000 - r.exists(*[f"n{i}" for i in range(1000)])
+    soon_lost = lost(r, "t", 0, 1000)
+    late_lost = lost(r, "t", 1000, 2000) + lost(r, "n", 0, 1000)
     assert late_lost * 10 < soon_lost, (soon_lost, late_lost)
 
 
