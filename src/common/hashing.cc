@@ -1,6 +1,7 @@
 #include "common/hashing.h"
 
 #include <array>
+#include <cstring>
 
 namespace hotkv {
 
@@ -59,19 +60,37 @@ uint16_t Crc16(const char* data, size_t len) {
   return crc;
 }
 
-uint32_t KeySlot(std::string_view key) {
-  // Short keys: a plain loop beats memchr's call overhead.
-  size_t open = std::string_view::npos;
-  if (key.size() <= 32) {
-    for (size_t i = 0; i < key.size(); i++) {
-      if (key[i] == '{') {
-        open = i;
-        break;
-      }
+namespace {
+
+// Position of the first '{' in a short key, eight bytes at a time: a byte of x ^ '{'...
+// is zero exactly where x has '{', and (y - 0x01..) & ~y & 0x80.. marks the lowest zero
+// byte correctly (a borrow only disturbs the bytes above it). About a quarter of the
+// instructions of a byte loop on a 16-byte key; memchr's call costs more at this size.
+size_t FindOpenBrace(const char* p, size_t n) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    std::memcpy(&x, p + i, 8);
+    const uint64_t y = x ^ (kOnes * '{');
+    const uint64_t m = (y - kOnes) & ~y & (kOnes * 0x80);
+    if (m != 0) {
+      return i + static_cast<size_t>(__builtin_ctzll(m) >> 3);
     }
-  } else {
-    open = key.find('{');
   }
+  for (; i < n; i++) {
+    if (p[i] == '{') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+uint32_t KeySlot(std::string_view key) {
+  const size_t open =
+      key.size() <= 64 ? FindOpenBrace(key.data(), key.size()) : key.find('{');
   if (open != std::string_view::npos) {
     size_t close = key.find('}', open + 1);
     if (close != std::string_view::npos && close != open + 1) {

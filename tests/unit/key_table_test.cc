@@ -175,5 +175,35 @@ TEST(Hashing, KeySlotMatchesRedisCluster) {
   EXPECT_EQ(Crc16("123456789", 9), 0x31C3);
 }
 
+// The word-at-a-time search for '{' against the rule spelled out byte by byte, on keys
+// of every length up to 80 with braces, high bytes and '{'-adjacent values anywhere.
+TEST(Hashing, KeySlotHashTagsMatchAByteLoop) {
+  auto reference = [](std::string_view key) -> uint32_t {
+    size_t open = std::string_view::npos;
+    for (size_t i = 0; i < key.size(); i++) {
+      if (key[i] == '{') {
+        open = i;
+        break;
+      }
+    }
+    if (open != std::string_view::npos) {
+      size_t close = key.find('}', open + 1);
+      if (close != std::string_view::npos && close != open + 1) {
+        return Crc16(key.data() + open + 1, close - open - 1) & 16383;
+      }
+    }
+    return Crc16(key.data(), key.size()) & 16383;
+  };
+  std::mt19937_64 rng(11);
+  const char alphabet[] = {'{', '}', 'a', 'z', '\x7a', '\x7c', '\xfb', '\x80', '\0', '0'};
+  for (int n = 0; n < 20000; n++) {
+    std::string key(rng() % 81, 'x');
+    for (char& c : key) {
+      c = rng() % 4 == 0 ? alphabet[rng() % sizeof(alphabet)] : static_cast<char>(rng());
+    }
+    ASSERT_EQ(KeySlot(key), reference(key)) << n;
+  }
+}
+
 }  // namespace
 }  // namespace hotkv
