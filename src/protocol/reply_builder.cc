@@ -11,9 +11,28 @@ namespace hotkv {
 namespace {
 
 // Writes "<type><n>\r\n" to p; returns the length.
+// Digits of 0 <= n < 1000, inline: most lengths, counts and integers in replies are
+// small, and FormatInt64 is an out-of-line call.
+inline size_t FormatSmall(char* p, uint32_t n) {
+  if (n < 10) {
+    p[0] = static_cast<char>('0' + n);
+    return 1;
+  }
+  if (n < 100) {
+    p[0] = static_cast<char>('0' + n / 10);
+    p[1] = static_cast<char>('0' + n % 10);
+    return 2;
+  }
+  p[0] = static_cast<char>('0' + n / 100);
+  p[1] = static_cast<char>('0' + n / 10 % 10);
+  p[2] = static_cast<char>('0' + n % 10);
+  return 3;
+}
+
 inline size_t FormatHeader(char* p, char type, int64_t n) {
   p[0] = type;
-  size_t len = 1 + FormatInt64(n, p + 1);
+  size_t len = 1 + (static_cast<uint64_t>(n) < 1000 ? FormatSmall(p + 1, static_cast<uint32_t>(n))
+                                                     : FormatInt64(n, p + 1));
   p[len] = '\r';
   p[len + 1] = '\n';
   return len + 2;
