@@ -80,7 +80,7 @@ bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, FastRandom& rng) {
     bool done = false;
     for (int k = 0; k < dbs && !done; k++) {
       const int d = (first + k) % dbs;
-      if (!(used & (uint64_t{1} << (d < 63 ? d : 63)))) {
+      if (!(used & Keyspace::DbBit(d))) {
         continue;
       }
       DbTable& t = s.dbs[d];
@@ -116,7 +116,7 @@ size_t SampleShard(Keyspace& ks, uint32_t idx, const EvictionParams& p, Eviction
   const uint64_t used = ks.used_dbs();
   s.lock.lock();
   for (int d = 0; d < ks.num_dbs(); d++) {
-    if (!(used & (uint64_t{1} << (d < 63 ? d : 63)))) {
+    if (!(used & Keyspace::DbBit(d))) {
       continue;  // never held a key: skip reading its table header (a cache miss)
     }
     DbTable& t = s.dbs[d];

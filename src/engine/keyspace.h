@@ -112,10 +112,10 @@ class Keyspace {
   // Databases that may hold keys, one bit each (bit 63: any database from 63 up), set
   // when a key is created and never cleared: eviction samples only those, instead of
   // reading every database's table header in each shard it visits.
+  static uint64_t DbBit(int db) { return uint64_t{1} << (db < 63 ? db : 63); }
   void NoteDbUsed(int db) {
-    const uint64_t bit = uint64_t{1} << (db < 63 ? db : 63);
-    if (!(used_dbs_.load(std::memory_order_relaxed) & bit)) {
-      used_dbs_.fetch_or(bit, std::memory_order_relaxed);
+    if (!(used_dbs_.load(std::memory_order_relaxed) & DbBit(db))) {
+      used_dbs_.fetch_or(DbBit(db), std::memory_order_relaxed);
     }
   }
   uint64_t used_dbs() const { return used_dbs_.load(std::memory_order_relaxed); }

@@ -10,7 +10,6 @@ namespace hotkv {
 
 namespace {
 
-// Writes "<type><n>\r\n" to p; returns the length.
 // Digits of 0 <= n < 1000, inline: most lengths, counts and integers in replies are
 // small, and FormatInt64 is an out-of-line call.
 inline size_t FormatSmall(char* p, uint32_t n) {
@@ -29,6 +28,7 @@ inline size_t FormatSmall(char* p, uint32_t n) {
   return 3;
 }
 
+// Writes "<type><n>\r\n" to p; returns the length.
 inline size_t FormatHeader(char* p, char type, int64_t n) {
   p[0] = type;
   size_t len = 1 + (static_cast<uint64_t>(n) < 1000 ? FormatSmall(p + 1, static_cast<uint32_t>(n))

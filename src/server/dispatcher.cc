@@ -224,6 +224,9 @@ void Reject(Worker& w, Connection& c, const CommandSpec* cmd, std::string_view m
 // (denyoom), any command queued inside MULTI, and EXEC when its queue holds a denyoom
 // command (that EXEC aborts the transaction, as Redis's execCommandAbort).
 bool RejectedForMemory(Worker& w, Connection& c, const CommandSpec* cmd, int64_t now) {
+  if (PerformEvictions(w.server(), now) != MemoryState::kOverLimit) {
+    return false;
+  }
   bool deny = cmd->is(kCmdDenyOom);
   bool is_exec = false;
   if (c.in_multi()) {
@@ -237,7 +240,7 @@ bool RejectedForMemory(Worker& w, Connection& c, const CommandSpec* cmd, int64_t
       deny = true;
     }
   }
-  if (PerformEvictions(w.server(), now) != MemoryState::kOverLimit || !deny) {
+  if (!deny) {
     return false;
   }
   if (is_exec) {

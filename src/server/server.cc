@@ -36,16 +36,10 @@ class ServerKeyListener : public KeyEventListener {
  public:
   explicit ServerKeyListener(Server* s) : server_(s) {}
   void OnKeyExpired(int db, std::string_view key) override {
-    if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
-      TouchWatchedKey(server_->keyspace().shard(Keyspace::ShardOf(key)), db, key);
-    }
-    NotifyKeyspaceEvent(*server_, notify::kExpired, "expired", key, db);
+    KeyRemoved(db, key, notify::kExpired, "expired");
   }
   void OnKeyEvicted(int db, std::string_view key) override {
-    if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
-      TouchWatchedKey(server_->keyspace().shard(Keyspace::ShardOf(key)), db, key);
-    }
-    NotifyKeyspaceEvent(*server_, notify::kEvicted, "evicted", key, db);
+    KeyRemoved(db, key, notify::kEvicted, "evicted");
   }
   void OnKeyCreated(int db, std::string_view key, ValueType type) override {
     if (type == ValueType::kList || type == ValueType::kZSet || type == ValueType::kStream) {
@@ -57,6 +51,13 @@ class ServerKeyListener : public KeyEventListener {
   }
 
  private:
+  void KeyRemoved(int db, std::string_view key, int64_t notify_class, std::string_view event) {
+    if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
+      TouchWatchedKey(server_->keyspace().shard(Keyspace::ShardOf(key)), db, key);
+    }
+    NotifyKeyspaceEvent(*server_, notify_class, event, key, db);
+  }
+
   Server* server_;
 };
 

@@ -220,14 +220,11 @@ void ListValue::Push(std::string_view value, bool front, const EncodingLimits& l
   // to the node limit) instead of to the next size class on every push, which copied
   // the node every one or two pushes. 1.5x stays clear of the shrink-at-half rule of
   // removals, so alternating pushes and pops do not reallocate each time.
-  const size_t need = node.bytes() + bytes;
-  if (!node.empty() && need > node.MemoryUsage()) {
-    node.Reserve(std::max(need, std::min(limit.max_bytes, node.bytes() + node.bytes() / 2)));
-  }
+  const size_t grow_to = std::min(limit.max_bytes, node.bytes() + node.bytes() / 2);
   if (front) {
-    node.PushFront(value);
+    node.PushFront(value, grow_to);
   } else {
-    node.PushBack(value);
+    node.PushBack(value, grow_to);
   }
   ++ql.size;
 }

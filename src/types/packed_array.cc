@@ -188,13 +188,6 @@ BasicPackedArray<kBackLinks> BasicPackedArray<kBackLinks>::Clone() const {
 }
 
 template <bool kBackLinks>
-void BasicPackedArray<kBackLinks>::Reserve(size_t total_bytes) {
-  if (data_ != nullptr && total_bytes > malloc_usable_size(data_)) {
-    data_ = Reallocate(data_, total_bytes);
-  }
-}
-
-template <bool kBackLinks>
 size_t BasicPackedArray<kBackLinks>::MemoryUsage() const {
   return data_ == nullptr ? 0 : malloc_usable_size(data_);
 }
@@ -370,7 +363,7 @@ typename BasicPackedArray<kBackLinks>::Pos BasicPackedArray<kBackLinks>::Find(
 }
 
 template <bool kBackLinks>
-void BasicPackedArray<kBackLinks>::OpenGap(Pos p, size_t delta) {
+void BasicPackedArray<kBackLinks>::OpenGap(Pos p, size_t delta, size_t grow_to) {
   if (data_ == nullptr) {
     data_ = Reallocate(nullptr, kHeaderSize + delta);
     SetTotalBytes(static_cast<uint32_t>(kHeaderSize + delta));
@@ -380,7 +373,7 @@ void BasicPackedArray<kBackLinks>::OpenGap(Pos p, size_t delta) {
   const size_t old_total = TotalBytes();
   const size_t new_total = old_total + delta;
   if (new_total > malloc_usable_size(data_)) {
-    data_ = Reallocate(data_, new_total);
+    data_ = Reallocate(data_, new_total > grow_to ? new_total : grow_to);
   }
   std::memmove(data_ + p + delta, data_ + p, old_total - p);
   SetTotalBytes(static_cast<uint32_t>(new_total));
@@ -401,9 +394,9 @@ void BasicPackedArray<kBackLinks>::CloseGap(Pos p, size_t delta) {
 
 template <bool kBackLinks>
 typename BasicPackedArray<kBackLinks>::Pos BasicPackedArray<kBackLinks>::Insert(
-    Pos p, std::string_view value) {
+    Pos p, std::string_view value, size_t grow_to) {
   const Plan plan = MakePlan(value);
-  OpenGap(p, PlanSize<kBackLinks>(plan));
+  OpenGap(p, PlanSize<kBackLinks>(plan), grow_to);
   WriteEntry<kBackLinks>(data_ + p, plan, value);
   SetCount(Count() + 1);
   return p;

@@ -22,8 +22,8 @@
 // Entries are addressed by Pos, the byte offset of an entry inside the buffer. Begin()
 // is the first entry, End() is one past the last; a Pos is invalidated by any
 // modification at or before it. The buffer grows to the exact size needed once its
-// allocation (malloc_usable_size) is full, unless its owner Reserve()d more (lists grow
-// their quicklist end nodes by half), and shrinks once less than half of it is used;
+// allocation (malloc_usable_size) is full, or to more when the inserting owner asks
+// (lists grow their quicklist end nodes by half), and shrinks once less than half of it is used;
 // an empty array owns no memory at all. Total size is limited to 4 GB.
 //
 //   hotkv::types::PackedArray a;
@@ -110,20 +110,17 @@ class BasicPackedArray {
   Pos Find(const Probe& probe, Pos from = kHeaderSize, size_t skip = 0) const;
 
   // Inserts `value` before the entry at `p` (End() appends); returns the new entry's Pos.
-  Pos Insert(Pos p, std::string_view value);
-  void PushBack(std::string_view value) { Insert(End(), value); }
-  void PushFront(std::string_view value) { Insert(Begin(), value); }
+  // If the allocation must grow, it grows to at least `grow_to` bytes (header included):
+  // an owner that knows the array will keep growing passes more than it needs now.
+  Pos Insert(Pos p, std::string_view value, size_t grow_to = 0);
+  void PushBack(std::string_view value, size_t grow_to = 0) { Insert(End(), value, grow_to); }
+  void PushFront(std::string_view value, size_t grow_to = 0) { Insert(Begin(), value, grow_to); }
   // Replaces the entry at `p`; returns `p`.
   Pos Replace(Pos p, std::string_view value);
   // Erases `n` entries starting at `p` (all must exist); returns the Pos that now holds
   // the entry which followed them.
   Pos Erase(Pos p, size_t n = 1);
   void Clear();
-
-  // Grows a non-empty array's allocation to hold `total_bytes` (header included) without
-  // another reallocation; does nothing when it already does or the array is empty.
-  // (Containers that know an array will keep growing use it to grow geometrically.)
-  void Reserve(size_t total_bytes);
 
   // Moves the entries from `p` to the end into a new array, which it returns.
   BasicPackedArray SplitAt(Pos p);
@@ -144,8 +141,9 @@ class BasicPackedArray {
   void SetCount(uint32_t v);
   EntryInfo Decode(Pos p) const;
   // Makes room for `delta` (> 0) more bytes at `p`, moving the tail; returns nothing, the
-  // caller writes the gap. Allocates the buffer on first use.
-  void OpenGap(Pos p, size_t delta);
+  // caller writes the gap. Allocates the buffer on first use; a growing buffer gets at
+  // least `grow_to` bytes.
+  void OpenGap(Pos p, size_t delta, size_t grow_to = 0);
   // Removes `delta` bytes at `p`, moving the tail back.
   void CloseGap(Pos p, size_t delta);
 
