@@ -5,6 +5,7 @@
 
 #include "commands/register.h"
 #include "common/memory_usage.h"
+#include "common/page_prefault.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -40,6 +41,11 @@ int main(int argc, char** argv) {
   // Before the workers allocate their buffers and the keyspace grows.
   if (config.hugepages() && !hotkv::UseTransparentHugePages()) {
     fprintf(stderr, "# Warning: 'hugepages yes' needs the mimalloc build; ignored\n");
+  }
+  // Not with huge pages: a 1 MiB commit inside a huge-page region is paged in by the
+  // kernel's 2 MB fault anyway.
+  if (config.prefault_memory() && !config.hugepages()) {
+    hotkv::StartPagePrefaulter();
   }
   if (!config.GetString("save").empty()) {
     fprintf(stderr, "# Warning: persistence is not implemented; 'save %s' has no effect\n",

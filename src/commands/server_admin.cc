@@ -15,6 +15,7 @@
 
 #include "commands/helpers.h"
 #include "common/clock.h"
+#include "common/page_prefault.h"
 #include "commands/register.h"
 #include "engine/eviction.h"
 #include "server/connection.h"
@@ -126,6 +127,12 @@ std::string MemorySection(Server& s) {
   snprintf(ratio, sizeof(ratio), "%.2f", m.used ? static_cast<double>(m.rss) / m.used : 0.0);
   AddField(o, "mem_fragmentation_ratio", ratio);
   AddField(o, "mem_allocator", m.allocator);
+  // HotKV's own: the background paging-in of committed memory (prefault-memory).
+  PrefaultStats pf = GetPrefaultStats();
+  AddField(o, "mem_prefault_active", pf.active ? 1 : 0);
+  AddField(o, "mem_prefault_ranges", static_cast<int64_t>(pf.ranges_queued));
+  AddField(o, "mem_prefault_ranges_dropped", static_cast<int64_t>(pf.ranges_dropped));
+  AddField(o, "mem_prefault_bytes", static_cast<int64_t>(pf.bytes_populated));
   AddField(o, "lazyfree_pending_objects", 0);
   return o;
 }

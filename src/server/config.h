@@ -79,6 +79,7 @@ class Config {
   }
   bool pipeline_prefetch() const { return pipeline_prefetch_.load(std::memory_order_relaxed); }
   bool hugepages() const { return hugepages_.load(std::memory_order_relaxed) != 0; }
+  bool prefault_memory() const { return prefault_memory_.load(std::memory_order_relaxed) != 0; }
   int64_t hz() const { return hz_.load(std::memory_order_relaxed); }
   int64_t slowlog_log_slower_than() const { return slowlog_slower_.load(std::memory_order_relaxed); }
   int64_t slowlog_max_len() const { return slowlog_max_len_.load(std::memory_order_relaxed); }
@@ -136,7 +137,7 @@ class Config {
   std::atomic<int64_t> pipeline_prefetch_{0}, hz_{10}, slowlog_slower_{10000}, slowlog_max_len_{128};
   std::atomic<int64_t> maxmemory_{0}, maxmemory_policy_{0}, lfu_log_factor_{10}, lfu_decay_time_{1};
   std::atomic<int64_t> maxmemory_samples_{5}, maxmemory_eviction_tenacity_{10};
-  std::atomic<int64_t> hugepages_{0};
+  std::atomic<int64_t> hugepages_{0}, prefault_memory_{1};
   std::atomic<int64_t> tcp_backlog_{511}, tcp_keepalive_{300}, appendonly_{0}, protected_mode_{1};
   std::atomic<int64_t> daemonize_{0}, io_threads_{1}, enable_debug_{1}, latency_threshold_{0};
   std::atomic<int64_t> lazyfree_user_del_{0}, lazyfree_user_flush_{0}, active_expire_effort_{1};

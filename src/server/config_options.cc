@@ -60,6 +60,7 @@ Config::Config() {
   add_mem("client-query-buffer-limit", &client_query_buffer_limit_, 1024 * 1024, INT64_MAX, true);
   add_bool("pipeline-prefetch", &pipeline_prefetch_, true);
   add_bool("hugepages", &hugepages_, false);
+  add_bool("prefault-memory", &prefault_memory_, false);
   add_enum("io-backend", &io_backend_, {"auto", "io_uring", "epoll"}, false);
   add_int("hz", &hz_, 1, 500, true);
   add_int("slowlog-log-slower-than", &slowlog_slower_, -1, INT64_MAX, true);

@@ -3,6 +3,8 @@ options (--threads, pipeline-prefetch)."""
 import signal
 import threading
 
+import time
+
 import pytest
 
 from conftest import cmd, error_reply, free_port, run_server_binary
@@ -189,6 +191,44 @@ def anon_huge_kb(pid):
             if line.startswith("AnonHugePages:"):
                 return int(line.split()[1])
     return 0
+
+
+@pytest.mark.hotkv_only
+def test_prefault_memory_option(start_server):
+    srv = start_server()
+    c = srv.client()
+    assert c.config_get("prefault-memory") == {"prefault-memory": "yes"}
+    assert error_reply(c, "CONFIG", "SET", "prefault-memory", "no") == (
+        "ERR CONFIG SET failed (possibly related to argument 'prefault-memory') - can't set "
+        "immutable config")
+    mimalloc = c.info("memory")["mem_allocator"].startswith("mimalloc")  # not under ASan
+    assert c.info("memory")["mem_prefault_active"] == (1 if mimalloc else 0)
+    # 40 MB of values written while the prefault thread pages in what the allocator
+    # commits: every value reads back unchanged.
+    p = c.pipeline(transaction=False)
+    for i in range(20000):
+        p.set(f"k{i}", f"{i:08d}" * 250)
+    p.execute()
+    p = c.pipeline(transaction=False)
+    for i in range(20000):
+        p.get(f"k{i}")
+    values = p.execute()
+    assert all(v == f"{i:08d}" * 250 for i, v in enumerate(values))
+    if mimalloc:
+        assert c.info("memory")["mem_prefault_ranges"] > 0
+        deadline = time.monotonic() + 20  # populated by a background thread
+        while c.info("memory")["mem_prefault_bytes"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert c.info("memory")["mem_prefault_bytes"] > 0
+    c.close()
+    srv = start_server(hotkv_args=["--prefault-memory", "no"])
+    c = srv.client()
+    assert c.config_get("prefault-memory") == {"prefault-memory": "no"}
+    c.set("k", "v")
+    info = c.info("memory")
+    assert info["mem_prefault_active"] == 0
+    assert info["mem_prefault_ranges"] == 0
+    c.close()
 
 
 @pytest.mark.hotkv_only
