@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fixed-rate SETs of new keys (open loop, hotkv-loadgen): latency while the data set
+# grows, with the server's CPU and RSS afterwards. Used to judge memory settings that
+# change what a page fault costs a request (prefault-memory, hugepages).
+#
+#   bench/write_latency.sh hotkv|redis RATE SECONDS [server options...]
+#   bench/write_latency.sh hotkv 100000 10 --prefault-memory no
+#
+# The server runs on core 0 (HotKV with --threads 1), the generator on core 1, 50
+# connections, 256-byte values, keys drawn from 10^9 so nearly every SET creates a key.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:?hotkv or redis}; rate=${2:?rate}; secs=${3:?seconds}; shift 3
+BIN=${BIN:-build/release/hotkv-server}
+LOADGEN=${LOADGEN:-build/release/tools/loadgen/hotkv-loadgen}
+[ -x "$BIN" ] && [ -x "$LOADGEN" ] || make build >/dev/null
+PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+if [ "$which" = hotkv ]; then
+  taskset -c 0 "$BIN" --port "$PORT" --threads 1 "$@" >/dev/null 2>&1 & PID=$!
+else
+  taskset -c 0 redis-server --port "$PORT" --save '' --appendonly no "$@" >/dev/null 2>&1 & PID=$!
+fi
+trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null || true' EXIT
+for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
+taskset -c 1 "$LOADGEN" --port "$PORT" --rate "$rate" --duration "$secs" --warmup 1 \
+  --command set --keyspace 1000000000 --connections 50 | grep -E "achieved|latency us"
+read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$PID/stat")
+echo "$which $*: server cpu user $(( (u1 - u0) * 10 )) ms, kernel $(( (s1 - s0) * 10 )) ms;" \
+  "rss $(awk '/VmRSS/{print $2}' "/proc/$PID/status") kB; keys $(redis-cli -p "$PORT" dbsize)"
