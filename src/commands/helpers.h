@@ -19,8 +19,10 @@ namespace hotkv {
 class Config;
 
 // A read lookup: counts keyspace hits/misses, records the access, emits "keymiss".
-inline Entry* LookupRead(CommandContext& ctx, std::string_view key) {
-  Entry* e = ctx.db().Find(key);
+// The second form takes the key's shard and hash (LocateKey) when the caller has them.
+inline Entry* LookupRead(CommandContext& ctx, std::string_view key, uint32_t shard, uint64_t hash) {
+  KeyRef ref = ctx.db().Lookup(key, shard, hash);
+  Entry* e = ref ? ref.entry() : nullptr;
   ctx.CountLookup(e != nullptr);
   if (e != nullptr) {
     ctx.TouchEntry(e);
@@ -28,6 +30,12 @@ inline Entry* LookupRead(CommandContext& ctx, std::string_view key) {
     ctx.Notify(notify::kKeyMiss, "keymiss", key);
   }
   return e;
+}
+inline Entry* LookupRead(CommandContext& ctx, std::string_view key) {
+  uint32_t shard;
+  uint64_t hash;
+  LocateKey(key, &shard, &hash);
+  return LookupRead(ctx, key, shard, hash);
 }
 
 // Replies WRONGTYPE and returns false when `e` exists with another type.

@@ -193,12 +193,29 @@ void PSetExCommand(CommandContext& ctx) { SetExGeneric(ctx, false); }
 
 void MGetCommand(CommandContext& ctx) {
   ctx.rb().Array(ctx.argc() - 1);
-  for (size_t i = 1; i < ctx.argc(); i++) {
-    Entry* e = LookupRead(ctx, ctx.arg(i));
-    if (e == nullptr || !e->is_string()) {
-      ctx.rb().Null();
-    } else {
-      ctx.rb().Bulk(e->str());
+  // Keys go in windows of 16: locate each and prefetch its slot, then its entry, then
+  // look them up. Their cache misses (two per key, ~400 ns each on the bench VM)
+  // overlap instead of queueing one after another.
+  constexpr size_t kWindow = 16;
+  uint32_t shards[kWindow];
+  uint64_t hashes[kWindow];
+  Database& db = ctx.db();
+  for (size_t base = 1; base < ctx.argc(); base += kWindow) {
+    const size_t n = std::min(kWindow, ctx.argc() - base);
+    for (size_t i = 0; i < n; i++) {
+      LocateKey(ctx.arg(base + i), &shards[i], &hashes[i]);
+      db.PrefetchSlot(shards[i], hashes[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+      db.PrefetchEntry(shards[i], hashes[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+      Entry* e = LookupRead(ctx, ctx.arg(base + i), shards[i], hashes[i]);
+      if (e == nullptr || !e->is_string()) {
+        ctx.rb().Null();
+      } else {
+        ctx.rb().Bulk(e->str());
+      }
     }
   }
 }

@@ -234,6 +234,31 @@ def test_mget(r):
     assert r.mget("a", "b", "c", "l", "a") == ["1", None, "3", None, "1"]
 
 
+def test_mget_many_keys(r):
+    # More keys than one prefetch window (16), with every kind of miss among them, in
+    # many shards; a key listed twice answers twice.
+    keys = [f"mg:{i}" for i in range(40)]
+    for i, k in enumerate(keys):
+        if i % 5 == 1:
+            continue  # missing
+        if i % 5 == 2:
+            r.rpush(k, "x")  # another type
+        elif i % 5 == 3:
+            r.set(k, f"v{i}", px=1)  # expires before the MGET
+        else:
+            r.set(k, f"v{i}" * (i + 1))
+    time.sleep(0.02)
+    expected = [None if i % 5 in (1, 2, 3) else f"v{i}" * (i + 1) for i in range(40)]
+    hits0 = r.info("stats")["keyspace_hits"]
+    misses0 = r.info("stats")["keyspace_misses"]
+    assert r.mget(keys + keys[:3]) == expected + expected[:3]
+    stats = r.info("stats")
+    present = sum(1 for i in list(range(40)) + [0, 1, 2] if i % 5 in (0, 2, 4))
+    assert stats["keyspace_hits"] - hits0 == present
+    assert stats["keyspace_misses"] - misses0 == 43 - present
+    assert r.exists(*[k for i, k in enumerate(keys) if i % 5 == 3]) == 0  # expired, deleted
+
+
 def test_mset(r):
     assert cmd(r, "MSET", "a", "1", "b", "2") == "OK"
     assert r.mget("a", "b") == ["1", "2"]
