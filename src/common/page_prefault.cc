@@ -27,7 +27,11 @@ namespace {
 constexpr size_t kMaxRange = size_t{4} << 20;
 // Populated per madvise call: bounds how long one call holds the mm's locks.
 constexpr size_t kStep = size_t{64} << 10;
-constexpr unsigned kQueueSize = 256;
+// Ranges waiting for the thread. Also the bound on what a thread that fell behind can
+// page in for memory the allocator has meanwhile given back: 64 commits of 1 MiB. It
+// populates a MiB in well under a millisecond, so the queue fills only when it gets no
+// CPU at all, and then ranges are dropped (they fault in as usual).
+constexpr unsigned kQueueSize = 64;
 
 struct Range {
   uintptr_t start;
