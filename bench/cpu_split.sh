@@ -15,16 +15,15 @@ cd "$(dirname "$0")/.."
 which=${1:?hotkv or redis}; shift
 N=${N:-3000000}
 BIN=${BIN:-build/release/hotkv-server}
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# shellcheck source=bench/server_lib.sh
+. bench/server_lib.sh
 if [ "$which" = hotkv ]; then
   [ -x "$BIN" ] || make build >/dev/null
   # shellcheck disable=SC2086
-  taskset -c 0 "$BIN" --port "$PORT" --threads 1 ${EXTRA:-} >/dev/null 2>&1 & PID=$!
+  start_server hotkv ${EXTRA:-}
 else
-  taskset -c 0 redis-server --port "$PORT" --save '' --appendonly no >/dev/null 2>&1 & PID=$!
+  start_server redis
 fi
-trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null || true' EXIT
-for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
 taskset -c 1 redis-benchmark -p "$PORT" -c 50 -P 30 -d 256 -n "$N" -q "$@" | tr '\r' '\n' | tail -1
 read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$PID/stat")

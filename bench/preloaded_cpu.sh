@@ -12,10 +12,9 @@ cd "$(dirname "$0")/.."
 BIN=${1:?hotkv-server binary}
 TEST=${2:?redis-benchmark test, e.g. get}
 N=${N:-2000000}
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-taskset -c 0 "$BIN" --port "$PORT" --threads 1 >/dev/null 2>&1 & PID=$!
-trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null || true' EXIT
-for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+# shellcheck source=bench/server_lib.sh
+. bench/server_lib.sh
+start_server hotkv
 /usr/bin/python3 bench/harness/preload.py 1000000 256 | taskset -c 1 redis-cli -p "$PORT" --pipe >/dev/null
 sleep 1
 read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")

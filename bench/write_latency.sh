@@ -14,14 +14,9 @@ which=${1:?hotkv or redis}; rate=${2:?rate}; secs=${3:?seconds}; shift 3
 BIN=${BIN:-build/release/hotkv-server}
 LOADGEN=${LOADGEN:-build/release/tools/loadgen/hotkv-loadgen}
 [ -x "$BIN" ] && [ -x "$LOADGEN" ] || make build >/dev/null
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-if [ "$which" = hotkv ]; then
-  taskset -c 0 "$BIN" --port "$PORT" --threads 1 "$@" >/dev/null 2>&1 & PID=$!
-else
-  taskset -c 0 redis-server --port "$PORT" --save '' --appendonly no "$@" >/dev/null 2>&1 & PID=$!
-fi
-trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null || true' EXIT
-for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+# shellcheck source=bench/server_lib.sh
+. bench/server_lib.sh
+start_server "$which" "$@"
 read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
 taskset -c 1 "$LOADGEN" --port "$PORT" --rate "$rate" --duration "$secs" --warmup 1 \
   --command set --keyspace 1000000000 --connections 50 | grep -E "achieved|latency us"

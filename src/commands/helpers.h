@@ -19,7 +19,7 @@ namespace hotkv {
 class Config;
 
 // A read lookup: counts keyspace hits/misses, records the access, emits "keymiss".
-// The second form takes the key's shard and hash (LocateKey) when the caller has them.
+// The first form takes the key's shard and hash (LocateKey) when the caller has them.
 inline Entry* LookupRead(CommandContext& ctx, std::string_view key, uint32_t shard, uint64_t hash) {
   KeyRef ref = ctx.db().Lookup(key, shard, hash);
   Entry* e = ref ? ref.entry() : nullptr;

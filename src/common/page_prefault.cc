@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -42,11 +43,11 @@ struct Prefaulter {
   std::mutex mu;
   std::condition_variable cv;
   Range queue[kQueueSize];
-  unsigned head = 0;  // next to take
-  unsigned tail = 0;  // next free
-  std::atomic<uint64_t> queued{0};
-  std::atomic<uint64_t> dropped{0};
-  std::atomic<uint64_t> populated{0};
+  // Under mu. Both only grow: tail counts every range queued, head every range taken.
+  uint64_t head = 0;
+  uint64_t tail = 0;
+  uint64_t dropped = 0;
+  std::atomic<uint64_t> populated{0};  // written by the thread outside mu
 };
 
 std::atomic<Prefaulter*> g_prefaulter{nullptr};
@@ -55,13 +56,12 @@ void Enqueue(Prefaulter* p, uintptr_t start, size_t len) {
   {
     std::lock_guard<std::mutex> lock(p->mu);
     if (p->tail - p->head == kQueueSize) {
-      p->dropped.fetch_add(1, std::memory_order_relaxed);
+      p->dropped++;
       return;
     }
     p->queue[p->tail % kQueueSize] = Range{start, len};
     p->tail++;
   }
-  p->queued.fetch_add(1, std::memory_order_relaxed);
   p->cv.notify_one();
 }
 
@@ -81,7 +81,7 @@ void Run(Prefaulter* p) {
       p->head++;
     }
     for (size_t off = 0; off < r.len; off += kStep) {
-      size_t n = r.len - off < kStep ? r.len - off : kStep;
+      const size_t n = std::min(kStep, r.len - off);
       // Fails harmlessly (ENOMEM/EINVAL) if the range was unmapped meanwhile or the
       // kernel predates MADV_POPULATE_WRITE.
       if (madvise(reinterpret_cast<void*>(r.start + off), n, MADV_POPULATE_WRITE) != 0) {
@@ -114,8 +114,11 @@ PrefaultStats GetPrefaultStats() {
   PrefaultStats s;
   if (Prefaulter* p = g_prefaulter.load(std::memory_order_acquire)) {
     s.active = true;
-    s.ranges_queued = p->queued.load(std::memory_order_relaxed);
-    s.ranges_dropped = p->dropped.load(std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(p->mu);
+      s.ranges_queued = p->tail;
+      s.ranges_dropped = p->dropped;
+    }
     s.bytes_populated = p->populated.load(std::memory_order_relaxed);
   }
   return s;

@@ -102,9 +102,7 @@ class Database {
   }
   void PrefetchEntry(uint32_t shard, uint64_t hash) {
     if (const void* e = Table(shard).keys.PrefetchEntryAddress(hash)) {
-      for (int line = 0; line < 5; line++) {
-        __builtin_prefetch(static_cast<const char*>(e) + 64 * line);
-      }
+      KeyTable::PrefetchEntryLines(e);
     }
   }
 

@@ -78,10 +78,19 @@ class KeyTable {
   // Position of the entry at the given slot index, or kNotFound if empty (for sampling).
   bool Occupied(size_t pos) const { return slots_[pos] != 0; }
 
-  // ---- prefetch support (pipeline-prefetch) ----
-  // These may run WITHOUT the shard lock, racing with writers: they read with relaxed
-  // atomic loads, may see stale values, and their results are only ever handed to
-  // __builtin_prefetch, which never faults and never changes behaviour.
+  // ---- prefetch support (lookups, MGET, pipeline-prefetch) ----
+  // The lines a read of the entry at `e` touches: header and key, then a string value
+  // of up to ~250 bytes (a 256-byte value ends in the fifth line). Fetched together they
+  // cost one memory latency instead of two (~400 ns a miss on the bench VM); lines past
+  // a small entry are wasted bandwidth, nothing more.
+  static void PrefetchEntryLines(const void* e) {
+    for (int line = 0; line < 5; line++) {
+      __builtin_prefetch(static_cast<const char*>(e) + 64 * line);
+    }
+  }
+  // The two below may run WITHOUT the shard lock, racing with writers: they read with
+  // relaxed atomic loads, may see stale values, and their results are only ever handed
+  // to __builtin_prefetch, which never faults and never changes behaviour.
   const void* PrefetchSlotAddress(uint64_t hash) const {
     uint64_t* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
     size_t mask = __atomic_load_n(&mask_, __ATOMIC_RELAXED);

@@ -294,8 +294,7 @@ void Worker::PrefetchBatch(size_t n, int db) {
     ParsedCommand& pc = batch_[i];
     if (pc.key >= 0) {
       if (const void* e = ks.shard(pc.shard).dbs[db].keys.PrefetchEntryAddress(pc.hash)) {
-        __builtin_prefetch(e);
-        __builtin_prefetch(static_cast<const char*>(e) + 64);
+        KeyTable::PrefetchEntryLines(e);
       }
     }
   }
