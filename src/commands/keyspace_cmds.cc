@@ -25,7 +25,7 @@ void KeysCommand(CommandContext& ctx) {
   size_t pos = ctx.rb().BeginDeferred();
   size_t n = 0;
   ctx.ForEachShard([&](Shard& s, uint32_t) {
-    s.dbs[db].keys.ForEach([&](Entry* e) {
+    s.db(db).keys.ForEach([&](Entry* e) {
       if (e->has_ttl() && e->expire_ms() <= now) {
         return;
       }
@@ -86,7 +86,7 @@ void ScanCommand(CommandContext& ctx) {
     if (!ctx.all_shards_locked()) {
       s.lock.lock();
     }
-    const KeyTable& t = s.dbs[db].keys;
+    const KeyTable& t = s.db(db).keys;
     if (t.empty()) {
       tcursor = 0;
     } else {
@@ -136,7 +136,7 @@ void RandomKeyCommand(CommandContext& ctx) {
       if (!ctx.all_shards_locked()) {
         s.lock.lock();
       }
-      KeyTable& t = s.dbs[db].keys;
+      KeyTable& t = s.db(db).keys;
       std::string key;
       bool expired = false;
       if (!t.empty()) {
@@ -165,7 +165,7 @@ void RandomKeyCommand(CommandContext& ctx) {
 void DbSizeCommand(CommandContext& ctx) {
   const int db = ctx.client().db();
   size_t n = 0;
-  ctx.ForEachShard([&](Shard& s, uint32_t) { n += s.dbs[db].keys.size(); });
+  ctx.ForEachShard([&](Shard& s, uint32_t) { n += s.db(db).keys.size(); });
   ctx.rb().Integer(static_cast<int64_t>(n));
 }
 
@@ -201,7 +201,7 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
       if (only_db >= 0 && d != only_db) {
         continue;
       }
-      DbTable& t = s.dbs[d];
+      DbTable& t = s.db(d);
       if (t.keys.empty()) {
         continue;
       }
@@ -246,7 +246,7 @@ void SignalWaitersInSwappedDbs(CommandContext& ctx, Shard& s, int a, int b) {
       continue;
     }
     std::string_view key(dbkey.data() + 4, dbkey.size() - 4);
-    if (s.dbs[d].keys.Find(key, HashKey(key)) != KeyTable::kNotFound) {
+    if (s.db(d).keys.Find(key, HashKey(key)) != KeyTable::kNotFound) {
       SignalKeyReady(ctx.server(), static_cast<int>(d), key);
     }
   }
@@ -273,7 +273,7 @@ void SwapDbCommand(CommandContext& ctx) {
     Shard& s = ks.shard(i);
     InvalidateWatchesInDb(s, static_cast<int>(*a));
     InvalidateWatchesInDb(s, static_cast<int>(*b));
-    std::swap(s.dbs[*a], s.dbs[*b]);
+    std::swap(s.db(*a), s.db(*b));
     SignalWaitersInSwappedDbs(ctx, s, static_cast<int>(*a), static_cast<int>(*b));
   }
   if (!ctx.all_shards_locked()) {

@@ -107,7 +107,7 @@ class Database {
   }
 
  private:
-  DbTable& Table(uint32_t shard) { return ks_->shard(shard).dbs[index_]; }
+  DbTable& Table(uint32_t shard) { return ks_->shard(shard).db(index_); }
   void ExpireNow(KeyRef& ref);
 
   Keyspace* ks_;

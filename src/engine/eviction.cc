@@ -83,7 +83,7 @@ bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, FastRandom& rng) {
       if (!(used & Keyspace::DbBit(d))) {
         continue;
       }
-      DbTable& t = s.dbs[d];
+      DbTable& t = s.db(d);
       Entry* e = nullptr;
       if (vol) {
         if (!t.volatile_keys.empty()) {
@@ -119,7 +119,7 @@ size_t SampleShard(Keyspace& ks, uint32_t idx, const EvictionParams& p, Eviction
     if (!(used & Keyspace::DbBit(d))) {
       continue;  // never held a key: skip reading its table header (a cache miss)
     }
-    DbTable& t = s.dbs[d];
+    DbTable& t = s.db(d);
     const size_t n = vol ? t.volatile_keys.size() : t.keys.size();
     if (n == 0) {
       continue;

@@ -18,14 +18,16 @@ extern std::atomic<uint64_t> g_expired_keys;
 
 Keyspace::Keyspace(int num_dbs) : num_dbs_(num_dbs), shards_(new Shard[kShardCount]) {
   for (uint32_t i = 0; i < kShardCount; i++) {
-    shards_[i].dbs.reset(new DbTable[num_dbs]);
+    if (num_dbs > 1) {
+      shards_[i].other_dbs.reset(new DbTable[num_dbs - 1]);
+    }
   }
 }
 
 Keyspace::~Keyspace() {
   for (uint32_t i = 0; i < kShardCount; i++) {
     for (int d = 0; d < num_dbs_; d++) {
-      shards_[i].dbs[d].keys.Clear([](Entry* e) { Entry::Free(e); });
+      shards_[i].db(d).keys.Clear([](Entry* e) { Entry::Free(e); });
     }
   }
 }
@@ -41,7 +43,7 @@ size_t Keyspace::DbSize(int db) {
   for (uint32_t i = 0; i < kShardCount; i++) {
     Shard& s = shards_[i];
     s.lock.lock();
-    n += s.dbs[db].keys.size();
+    n += s.db(db).keys.size();
     s.lock.unlock();
   }
   return n;
@@ -54,7 +56,7 @@ Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms) {
   for (uint32_t i = 0; i < kShardCount; i++) {
     Shard& s = shards_[i];
     s.lock.lock();
-    DbTable& t = s.dbs[db];
+    DbTable& t = s.db(db);
     st.keys += t.keys.size();
     st.expires += t.volatile_keys.size();
     // Estimate the average TTL from a few keys per shard, as Redis estimates it.
@@ -93,7 +95,7 @@ void Keyspace::Flush(int db, bool async) {
       if (db >= 0 && d != db) {
         continue;
       }
-      DbTable& t = s.dbs[d];
+      DbTable& t = s.db(d);
       if (t.keys.empty()) {
         continue;
       }
@@ -119,7 +121,7 @@ void Keyspace::SwapDb(int a, int b) {
   NoteDbUsed(b);
   LockAll();
   for (uint32_t i = 0; i < kShardCount; i++) {
-    std::swap(shards_[i].dbs[a], shards_[i].dbs[b]);
+    std::swap(shards_[i].db(a), shards_[i].db(b));
   }
   UnlockAll();
 }
@@ -136,7 +138,7 @@ size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, in
     Shard& s = shards_[idx];
     s.lock.lock();
     for (int d = 0; d < num_dbs_; d++) {
-      DbTable& t = s.dbs[d];
+      DbTable& t = s.db(d);
       if (t.volatile_keys.empty()) {
         continue;
       }

@@ -282,18 +282,18 @@ void Worker::PrefetchBatch(size_t n, int db) {
     }
     pc.key = pc.cmd->first_key;
     LocateKey(pc.args[pc.key], &pc.shard, &pc.hash);
-    __builtin_prefetch(&ks.shard(pc.shard).dbs[db]);
+    __builtin_prefetch(&ks.shard(pc.shard).db(db));
   }
   for (size_t i = 0; i < n; i++) {
     ParsedCommand& pc = batch_[i];
     if (pc.key >= 0) {
-      __builtin_prefetch(ks.shard(pc.shard).dbs[db].keys.PrefetchSlotAddress(pc.hash));
+      __builtin_prefetch(ks.shard(pc.shard).db(db).keys.PrefetchSlotAddress(pc.hash));
     }
   }
   for (size_t i = 0; i < n; i++) {
     ParsedCommand& pc = batch_[i];
     if (pc.key >= 0) {
-      if (const void* e = ks.shard(pc.shard).dbs[db].keys.PrefetchEntryAddress(pc.hash)) {
+      if (const void* e = ks.shard(pc.shard).db(db).keys.PrefetchEntryAddress(pc.hash)) {
         KeyTable::PrefetchEntryLines(e);
       }
     }

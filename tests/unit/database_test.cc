@@ -25,7 +25,7 @@ TEST(Database, LazyExpiryAndListener) {
   db.SetString(r, "k", "v", false);
   db.SetTtl(r, 1500);
   EXPECT_TRUE(r.entry()->has_ttl());
-  EXPECT_EQ(ks.shard(r.shard).dbs[0].expires(), 1u);
+  EXPECT_EQ(ks.shard(r.shard).db(0).expires(), 1u);
   Database later(&ks, 0, 1500);
   EXPECT_EQ(later.Find("k"), nullptr);
   EXPECT_EQ(rec.expired, std::vector<std::string>{"k"});
@@ -43,7 +43,7 @@ TEST(Database, TtlSurvivesReplaceAndClear) {
   db.SetString(r, "k", std::string(1000, 'x'), true);
   ASSERT_TRUE(r.entry()->has_ttl());
   EXPECT_EQ(r.entry()->expire_ms(), 5000);
-  DbTable& t = ks.shard(r.shard).dbs[0];
+  DbTable& t = ks.shard(r.shard).db(0);
   ASSERT_EQ(t.expires(), 1u);
   EXPECT_EQ(t.volatile_keys[0], r.entry());
   EXPECT_TRUE(db.ClearTtl(r));
@@ -75,7 +75,7 @@ TEST(Database, GrownStringBlockKeepsTtlAndTableSlot) {
     EXPECT_EQ(e->str(), "abc");
     EXPECT_EQ(e->has_ttl(), with_ttl);
     if (with_ttl) {
-      DbTable& t = ks.shard(r.shard).dbs[0];
+      DbTable& t = ks.shard(r.shard).db(0);
       ASSERT_EQ(t.expires(), 1u);
       EXPECT_EQ(t.volatile_keys[e->volatile_index()], e);
       EXPECT_EQ(e->expire_ms(), 9000);
@@ -119,7 +119,39 @@ TEST(Database, RenameKeepsTtl) {
   ASSERT_NE(got, nullptr);
   EXPECT_EQ(got->expire_ms(), 777);
   EXPECT_EQ(db.Find("a"), nullptr);
-  EXPECT_EQ(ks.shard(to.shard).dbs[0].expires(), 1u);
+  EXPECT_EQ(ks.shard(to.shard).db(0).expires(), 1u);
+}
+
+TEST(Database, SwapDbMovesKeysBetweenInlineAndOtherDatabases) {
+  // Database 0 lives inside the shard, the others in a separate array: SWAPDB must move
+  // keys, TTLs and the volatile lists across that boundary in both directions.
+  Keyspace ks(4);
+  Database d0(&ks, 0, 0);
+  Database d3(&ks, 3, 0);
+  for (int i = 0; i < 200; i++) {
+    std::string k = "zero:" + std::to_string(i);
+    KeyRef r = d0.Lookup(k);
+    d0.SetString(r, k, "v0", false);
+    if (i % 2 == 0) {
+      d0.SetTtl(r, 100000);
+    }
+  }
+  KeyRef r3 = d3.Lookup("three");
+  d3.SetString(r3, "three", "v3", false);
+  ks.SwapDb(0, 3);
+  EXPECT_EQ(ks.DbSize(0), 1u);
+  EXPECT_EQ(ks.DbSize(3), 200u);
+  EXPECT_NE(d0.Find("three"), nullptr);
+  EXPECT_EQ(d0.Find("zero:7"), nullptr);
+  Entry* e = d3.Find("zero:8");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->has_ttl());
+  EXPECT_EQ(ks.Stats(3, 0).expires, 100u);
+  EXPECT_EQ(ks.Stats(0, 0).expires, 0u);
+  ks.SwapDb(3, 0);
+  EXPECT_EQ(ks.DbSize(0), 200u);
+  EXPECT_NE(d0.Find("zero:199"), nullptr);
+  EXPECT_EQ(ks.Stats(0, 0).expires, 100u);
 }
 
 }  // namespace
