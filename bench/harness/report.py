@@ -82,8 +82,11 @@ def section_header(ctx, res):
         heavy = max(la) / max(1, int(f.get("cpus", "1"))) > HEAVY_LOAD
     except (KeyError, ValueError):
         heavy = True
+    parts = f.get("parts", [])
+    scope = "full run" if set(parts) >= {"cpu", "sweep", "memory", "prefetch"} \
+        else "run of " + ", ".join(parts)
     kind = "QUICK SMOKE RUN (--quick: small data, 1 repetition — not for quoting)" if ctx.quick \
-        else f"full run, median of {s['reps']}"
+        else scope + (f", median of {s['reps']}" if {"cpu", "prefetch"} & set(parts) else "")
     t = res["timing_s"]
     lines = [
         f"## {f['date'][:16].replace('T', ' ')} — {kind}",
