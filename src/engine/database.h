@@ -94,9 +94,10 @@ class Database {
 
   bool IsExpired(const Entry* e) const { return e->has_ttl() && e->expire_ms() <= now_ms_; }
 
-  // Cache hints for a key about to be looked up (its shard's lock held), so that a
-  // command on many keys waits for their memory once, not once per key: first every
-  // key's table slot, then (a second pass, when the slots have arrived) every entry.
+  // Cache hints for a key about to be looked up, so that a command on many keys (MGET) or
+  // a pipelined batch (pipeline-prefetch) waits for their memory once, not once per key:
+  // first every key's table slot, then (a second pass, when the slots have arrived) every
+  // entry. Safe without the shard lock (see KeyTable's prefetch support).
   void PrefetchSlot(uint32_t shard, uint64_t hash) {
     __builtin_prefetch(Table(shard).keys.PrefetchSlotAddress(hash));
   }

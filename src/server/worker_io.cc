@@ -263,8 +263,6 @@ void Worker::Flush(Connection* c) {
   c->obl.store(pending, std::memory_order_relaxed);
 }
 
-
-
 // Staged prefetch over a parsed batch (Valkey's memory_prefetch idea): first the shard's
 // table header of every command's first key, then the home slot, then the entry the slot
 // points to, so the cache misses of all commands overlap instead of queueing one after
@@ -284,18 +282,15 @@ void Worker::PrefetchBatch(size_t n, int db) {
     LocateKey(pc.args[pc.key], &pc.shard, &pc.hash);
     __builtin_prefetch(&ks.shard(pc.shard).db(db));
   }
+  Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
   for (size_t i = 0; i < n; i++) {
-    ParsedCommand& pc = batch_[i];
-    if (pc.key >= 0) {
-      __builtin_prefetch(ks.shard(pc.shard).db(db).keys.PrefetchSlotAddress(pc.hash));
+    if (batch_[i].key >= 0) {
+      view.PrefetchSlot(batch_[i].shard, batch_[i].hash);
     }
   }
   for (size_t i = 0; i < n; i++) {
-    ParsedCommand& pc = batch_[i];
-    if (pc.key >= 0) {
-      if (const void* e = ks.shard(pc.shard).db(db).keys.PrefetchEntryAddress(pc.hash)) {
-        KeyTable::PrefetchEntryLines(e);
-      }
+    if (batch_[i].key >= 0) {
+      view.PrefetchEntry(batch_[i].shard, batch_[i].hash);
     }
   }
 }

@@ -2,7 +2,6 @@
 options (--threads, pipeline-prefetch)."""
 import signal
 import threading
-
 import time
 
 import pytest

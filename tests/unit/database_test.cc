@@ -15,6 +15,19 @@ class Recorder : public KeyEventListener {
   std::vector<std::string> expired;
 };
 
+// Sets keys prefix0 .. prefix<n-1> to `value`; the even-numbered ones expire at expire_ms.
+void SetKeysHalfWithTtl(Database& db, const std::string& prefix, int n, std::string_view value,
+                        int64_t expire_ms) {
+  for (int i = 0; i < n; i++) {
+    std::string k = prefix + std::to_string(i);
+    KeyRef r = db.Lookup(k);
+    db.SetString(r, k, value, false);
+    if (i % 2 == 0) {
+      db.SetTtl(r, expire_ms);
+    }
+  }
+}
+
 TEST(Database, LazyExpiryAndListener) {
   Keyspace ks(2);
   Recorder rec;
@@ -88,14 +101,7 @@ TEST(Database, ActiveExpiryRemovesUnreadKeys) {
   Recorder rec;
   ks.set_listener(&rec);
   Database db(&ks, 0, 0);
-  for (int i = 0; i < 5000; i++) {
-    std::string k = "key:" + std::to_string(i);
-    KeyRef r = db.Lookup(k);
-    db.SetString(r, k, "v", false);
-    if (i % 2 == 0) {
-      db.SetTtl(r, 10);
-    }
-  }
+  SetKeysHalfWithTtl(db, "key:", 5000, "v", 10);
   size_t cursor = 0;
   size_t total = 0;
   for (int round = 0; round < 100 && total < 2500; round++) {
@@ -128,14 +134,7 @@ TEST(Database, SwapDbMovesKeysBetweenInlineAndOtherDatabases) {
   Keyspace ks(4);
   Database d0(&ks, 0, 0);
   Database d3(&ks, 3, 0);
-  for (int i = 0; i < 200; i++) {
-    std::string k = "zero:" + std::to_string(i);
-    KeyRef r = d0.Lookup(k);
-    d0.SetString(r, k, "v0", false);
-    if (i % 2 == 0) {
-      d0.SetTtl(r, 100000);
-    }
-  }
+  SetKeysHalfWithTtl(d0, "zero:", 200, "v0", 100000);
   KeyRef r3 = d3.Lookup("three");
   d3.SetString(r3, "three", "v3", false);
   ks.SwapDb(0, 3);
