@@ -132,7 +132,8 @@ void TtlGeneric(CommandContext& ctx, bool ms, bool absolute) {
   }
   int64_t at = e->expire_ms();
   if (absolute) {
-    return ctx.rb().Integer(ms ? at : at / 1000);
+    // EXPIRETIME rounds to the nearest second, as Redis does (TTL too, below).
+    return ctx.rb().Integer(ms ? at : (at + 500) / 1000);
   }
   int64_t ttl = std::max<int64_t>(at - ctx.now_ms(), 0);
   ctx.rb().Integer(ms ? ttl : (ttl + 500) / 1000);

@@ -179,11 +179,9 @@ void LRangeCommand(CommandContext& ctx) {
   ctx.rb().EndDeferredArray(pos, n);
 }
 
+// LINDEX and LSET look the key up before parsing the index, as Redis does: a missing
+// key answers nil (LSET: "no such key") and another type WRONGTYPE whatever the index.
 void LIndexCommand(CommandContext& ctx) {
-  auto index = ctx.IntArg(2);
-  if (!index) {
-    return;
-  }
   bool bad;
   const ListValue* l = ReadList(ctx, ctx.arg(1), &bad);
   if (bad) {
@@ -191,6 +189,10 @@ void LIndexCommand(CommandContext& ctx) {
   }
   if (l == nullptr) {
     return ctx.rb().Null();
+  }
+  auto index = ctx.IntArg(2);
+  if (!index) {
+    return;
   }
   auto v = l->Index(*index);
   if (!v) {
@@ -200,16 +202,16 @@ void LIndexCommand(CommandContext& ctx) {
 }
 
 void LSetCommand(CommandContext& ctx) {
-  auto index = ctx.IntArg(2);
-  if (!index) {
-    return;
-  }
   KeyRef ref;
   if (!ListRef(ctx, ctx.arg(1), &ref)) {
     return;
   }
   if (!ref) {
     return ctx.rb().Error(errors::kNoSuchKey);
+  }
+  auto index = ctx.IntArg(2);
+  if (!index) {
+    return;
   }
   if (!ListOf(ref)->Set(*index, ctx.arg(3), EncodingLimitsFrom(ctx.server().config()))) {
     return ctx.rb().Error(errors::kOutOfRange);
@@ -291,14 +293,21 @@ void LPosCommand(CommandContext& ctx) {
   bool with_count = false;
   for (size_t i = 3; i < ctx.argc(); i++) {
     std::string_view opt = ctx.arg(i);
-    if (i + 1 >= ctx.argc()) {
+    const bool is_rank = EqualsIgnoreCase(opt, "RANK");
+    const bool is_count = EqualsIgnoreCase(opt, "COUNT");
+    const bool is_maxlen = EqualsIgnoreCase(opt, "MAXLEN");
+    if (!(is_rank || is_count || is_maxlen) || i + 1 >= ctx.argc()) {
       return ctx.rb().Error(errors::kSyntax);
     }
-    auto v = ctx.IntArg(++i);
+    // As Redis: COUNT and MAXLEN answer their own message for anything that is not a
+    // non-negative integer, RANK the generic one.
+    auto v = ctx.IntArg(++i, is_count    ? "ERR COUNT can't be negative"
+                             : is_maxlen ? "ERR MAXLEN can't be negative"
+                                         : errors::kNotInteger);
     if (!v) {
       return;
     }
-    if (EqualsIgnoreCase(opt, "RANK")) {
+    if (is_rank) {
       if (*v == 0) {
         return ctx.rb().Error(
             "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second "
@@ -310,19 +319,17 @@ void LPosCommand(CommandContext& ctx) {
             "9223372036854775807");
       }
       rank = *v;
-    } else if (EqualsIgnoreCase(opt, "COUNT")) {
+    } else if (is_count) {
       if (*v < 0) {
         return ctx.rb().Error("ERR COUNT can't be negative");
       }
       count = *v;
       with_count = true;
-    } else if (EqualsIgnoreCase(opt, "MAXLEN")) {
+    } else {
       if (*v < 0) {
         return ctx.rb().Error("ERR MAXLEN can't be negative");
       }
       maxlen = *v;
-    } else {
-      return ctx.rb().Error(errors::kSyntax);
     }
   }
   bool bad;

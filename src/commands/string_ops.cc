@@ -121,11 +121,9 @@ void DecrByCommand(CommandContext& ctx) {
   IncrByGeneric(ctx, -*d);
 }
 
+// As Redis, the key is checked first (WRONGTYPE, then a stored value that is not a
+// number), the increment after.
 void IncrByFloatCommand(CommandContext& ctx) {
-  auto incr = ParseLongDouble(ctx.arg(2));
-  if (!incr) {
-    return ctx.rb().Error(errors::kNotFloat);
-  }
   Database& db = ctx.db();
   std::string_view key = ctx.arg(1);
   KeyRef ref = db.Lookup(key);
@@ -139,6 +137,10 @@ void IncrByFloatCommand(CommandContext& ctx) {
       return ctx.rb().Error(errors::kNotFloat);
     }
     value = *v;
+  }
+  auto incr = ParseLongDouble(ctx.arg(2));
+  if (!incr) {
+    return ctx.rb().Error(errors::kNotFloat);
   }
   long double result = value + *incr;
   char buf[kLongDoubleChars];

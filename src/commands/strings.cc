@@ -306,14 +306,6 @@ void GetExCommand(CommandContext& ctx) {
     exp.kind = k;
     exp.value = ctx.arg(++i);
   }
-  int64_t at = 0;
-  if (exp.kind != ExpireOpt::kNone && exp.kind != ExpireOpt::kPersist) {
-    auto ms = ResolveExpire(ctx, exp);
-    if (!ms) {
-      return;
-    }
-    at = *ms;
-  }
   Database& db = ctx.db();
   KeyRef ref = db.Lookup(ctx.arg(1));
   ctx.CountLookup(static_cast<bool>(ref));
@@ -323,6 +315,16 @@ void GetExCommand(CommandContext& ctx) {
   Entry* e = ref.entry();
   if (!e->is_string()) {
     return ctx.rb().Error(errors::kWrongType);
+  }
+  // As Redis: the expiry's value is checked only for a string that exists (a missing
+  // key answers nil, another type WRONGTYPE, whatever the value).
+  int64_t at = 0;
+  if (exp.kind != ExpireOpt::kNone && exp.kind != ExpireOpt::kPersist) {
+    auto ms = ResolveExpire(ctx, exp);
+    if (!ms) {
+      return;
+    }
+    at = *ms;
   }
   ctx.TouchEntry(e);
   ctx.rb().Bulk(e->str());

@@ -105,6 +105,11 @@ def test_expireat_and_expiretime(r):
     assert cmd(r, "PEXPIRETIME", "k") == ts * 1000 + 123
     assert cmd(r, "EXPIRETIME", "k") == ts
     assert 998 <= cmd(r, "TTL", "k") <= 1000
+    # EXPIRETIME rounds to the nearest second, as Redis does.
+    assert cmd(r, "PEXPIREAT", "k", ts * 1000 + 499) == 1
+    assert cmd(r, "EXPIRETIME", "k") == ts
+    assert cmd(r, "PEXPIREAT", "k", ts * 1000 + 500) == 1
+    assert cmd(r, "EXPIRETIME", "k") == ts + 1
 
 
 def test_expire_works_on_any_type(r):

@@ -156,6 +156,11 @@ def test_lindex(rc):
     assert rc("LINDEX", "l", -4) is None
     assert rc("LINDEX", "nope", 0) is None
     assert rc.err("LINDEX", "l", "one") == NOT_INT
+    # The key is looked up before the index is parsed, as in Redis.
+    assert rc("LINDEX", "nope", "one") is None
+    assert rc("LINDEX", "nope", "99999999999999999999") is None
+    rc("SET", "s", "v")
+    assert rc.err("LINDEX", "s", "one") == WRONGTYPE
 
 
 def test_lset(rc):
@@ -169,6 +174,10 @@ def test_lset(rc):
     assert rc.err("LSET", "nope", 0, "z") == "ERR no such key"
     assert rc.err("LSET", "l", "x", "z") == NOT_INT
     assert rc("EXISTS", "nope") == 0
+    # The key comes first: no such key / WRONGTYPE whatever the index.
+    assert rc.err("LSET", "nope", "x", "z") == "ERR no such key"
+    rc("SET", "s", "v")
+    assert rc.err("LSET", "s", "x", "z") == WRONGTYPE
 
 
 # ---------------------------------------------------------------- rem / trim / insert
@@ -302,6 +311,11 @@ def test_lpos_errors(lpos_list):
     assert rc.err("LPOS", "l", "3", "RANK", "x") == NOT_INT
     assert rc.err("LPOS", "l", "3", "BOGUS", 1) == SYNTAX
     assert rc.err("LPOS", "l", "3", "RANK") == SYNTAX
+    # As Redis: COUNT and MAXLEN answer their own message for a value that is not an
+    # integer; an unknown option is a syntax error before its value is looked at.
+    assert rc.err("LPOS", "l", "3", "COUNT", "x") == "ERR COUNT can't be negative"
+    assert rc.err("LPOS", "l", "3", "MAXLEN", "1.5") == "ERR MAXLEN can't be negative"
+    assert rc.err("LPOS", "l", "3", "BOGUS", "x") == SYNTAX
 
 
 @pytest.mark.redis8

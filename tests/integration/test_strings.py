@@ -394,6 +394,16 @@ def test_getex_wrong_type(r):
     assert r.ttl("k") == -1
 
 
+@pytest.mark.parametrize("opts", [["EX", "0"], ["PX", "-1"], ["EX", "x"],
+                                  ["EX", "9223372036854775"], ["PXAT", "0"]])
+def test_getex_checks_the_key_before_the_expire(r, opts):
+    # Redis looks the key up first: a missing key is nil, another type WRONGTYPE,
+    # whatever the expire's value.
+    assert cmd(r, "GETEX", "missing", *opts) is None
+    make_list(r, "k")
+    assert error_reply(r, "GETEX", "k", *opts) == WRONGTYPE
+
+
 # --- APPEND / STRLEN -------------------------------------------------------------------
 
 def test_append(r):
@@ -561,6 +571,12 @@ def test_incrbyfloat_invalid_increment(r, incr):
 def test_incrbyfloat_invalid_value(r, value):
     r.set("k", value)
     assert error_reply(r, "INCRBYFLOAT", "k", "1") == NOT_FLOAT
+
+
+def test_incrbyfloat_checks_the_key_before_the_increment(r):
+    make_list(r, "k")
+    assert error_reply(r, "INCRBYFLOAT", "k", "x") == WRONGTYPE
+    assert error_reply(r, "INCRBYFLOAT", "k", "nan") == WRONGTYPE
 
 
 @pytest.mark.parametrize("start,incr", [(None, "inf"), (None, "-inf"), ("inf", "1"),
