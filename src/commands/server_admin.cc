@@ -208,7 +208,8 @@ std::string CpuSection() {
 std::string KeyspaceSection(Server& s) {
   std::string o = "# Keyspace\r\n";
   for (int d = 0; d < s.keyspace().num_dbs(); d++) {
-    Keyspace::DbStats st = s.keyspace().Stats(d, WallClockMs());
+    // Inside EXEC this thread already holds some shard locks (ThisThreadHoldsShard).
+    Keyspace::DbStats st = s.keyspace().Stats(d, WallClockMs(), ThisThreadHoldsShard);
     if (st.keys == 0) {
       continue;
     }

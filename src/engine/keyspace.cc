@@ -49,13 +49,16 @@ size_t Keyspace::DbSize(int db) {
   return n;
 }
 
-Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms) {
+Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms, bool (*held)(uint32_t)) {
   DbStats st;
   long double ttl_sum = 0;
   size_t ttl_samples = 0;
   for (uint32_t i = 0; i < kShardCount; i++) {
     Shard& s = shards_[i];
-    s.lock.lock();
+    const bool lock = held == nullptr || !held(i);
+    if (lock) {
+      s.lock.lock();
+    }
     DbTable& t = s.db(db);
     st.keys += t.keys.size();
     st.expires += t.volatile_keys.size();
@@ -68,7 +71,9 @@ Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms) {
         ttl_samples++;
       }
     }
-    s.lock.unlock();
+    if (lock) {
+      s.lock.unlock();
+    }
   }
   st.avg_ttl_ms = ttl_samples ? static_cast<int64_t>(ttl_sum / ttl_samples) : 0;
   return st;

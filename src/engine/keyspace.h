@@ -96,7 +96,9 @@ class Keyspace {
     size_t expires = 0;
     int64_t avg_ttl_ms = 0;
   };
-  DbStats Stats(int db, int64_t now_ms);
+  // Under each shard's lock in turn; shards for which `held(i)` is true are read without
+  // taking it (the calling thread holds them already: INFO inside EXEC).
+  DbStats Stats(int db, int64_t now_ms, bool (*held)(uint32_t) = nullptr);
 
   // Removes every key of one database (or all when db < 0). With `async`, the tables are
   // detached under the locks and freed by a background thread.

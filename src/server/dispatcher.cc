@@ -410,6 +410,11 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
     exec_ctx.rb().NullArray();
     return false;
   }
+  // The watches have done their job: drop them now, under the locks already held, as
+  // Redis's EXEC does before running the commands. A queued UNWATCH then finds nothing
+  // to do (it would otherwise wait for a shard lock this thread holds), and the
+  // transaction's own writes do not touch its client's watches.
+  UnwatchAllLocked(ks, client);
   exec_ctx.rb().Array(queue.size());
   t_lock_set = &set;
   for (size_t i = 0; i < queue.size(); i++) {

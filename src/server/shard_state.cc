@@ -61,30 +61,52 @@ void InvalidateWatchesInDb(Shard& s, int db) {
   }
 }
 
-void UnwatchAll(Keyspace& ks, Client& c) {
-  auto& keys = c.watched_keys();
-  for (const WatchedKey& wk : keys) {
-    Shard& s = ks.shard(Keyspace::ShardOf(wk.key));
-    s.lock.lock();
-    if (ShardState* st = StateIfAny(s)) {
-      auto it = st->watchers.find(DbKey(wk.db, wk.key));
-      if (it != st->watchers.end()) {
-        auto& v = it->second;
-        auto pos = std::find(v.begin(), v.end(), &c);
-        if (pos != v.end()) {
-          v.erase(pos);
-          g_watch_registrations.fetch_sub(1, std::memory_order_relaxed);
-        }
-        if (v.empty()) {
-          st->watchers.erase(it);
-        }
-      }
-    }
-    s.lock.unlock();
+namespace {
+
+// Removes c's registration for one watched key; the key's shard lock is held.
+void RemoveWatcher(Shard& s, const WatchedKey& wk, Client& c) {
+  ShardState* st = StateIfAny(s);
+  if (st == nullptr) {
+    return;
   }
-  keys.clear();
+  auto it = st->watchers.find(DbKey(wk.db, wk.key));
+  if (it == st->watchers.end()) {
+    return;
+  }
+  auto& v = it->second;
+  auto pos = std::find(v.begin(), v.end(), &c);
+  if (pos != v.end()) {
+    v.erase(pos);
+    g_watch_registrations.fetch_sub(1, std::memory_order_relaxed);
+  }
+  if (v.empty()) {
+    st->watchers.erase(it);
+  }
+}
+
+void ClearWatchList(Client& c) {
+  c.watched_keys().clear();
   c.watch_dirty().store(false, std::memory_order_relaxed);
   c.watch_len.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void UnwatchAll(Keyspace& ks, Client& c) {
+  for (const WatchedKey& wk : c.watched_keys()) {
+    Shard& s = ks.shard(Keyspace::ShardOf(wk.key));
+    s.lock.lock();
+    RemoveWatcher(s, wk, c);
+    s.lock.unlock();
+  }
+  ClearWatchList(c);
+}
+
+void UnwatchAllLocked(Keyspace& ks, Client& c) {
+  for (const WatchedKey& wk : c.watched_keys()) {
+    RemoveWatcher(ks.shard(Keyspace::ShardOf(wk.key)), wk, c);
+  }
+  ClearWatchList(c);
 }
 
 }  // namespace hotkv

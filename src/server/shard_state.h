@@ -4,7 +4,7 @@
 // Keys are stored as "<db as 4 bytes><key>" so one map serves every database.
 //
 // Thread safety: every function requires the shard's lock, except UnwatchAll, which
-// takes the locks itself.
+// takes the locks itself (so it must not run with any of them held).
 #pragma once
 
 #include <atomic>
@@ -45,5 +45,8 @@ void TouchWatchedKey(Shard& s, int db, std::string_view key);
 void InvalidateWatchesInDb(Shard& s, int db);
 // Removes all of a client's watches (UNWATCH, EXEC, DISCARD, disconnect).
 void UnwatchAll(Keyspace& ks, Client& c);
+// The same with the shard locks of all of the client's watched keys already held by
+// the caller (EXEC, which locks them to check the watches).
+void UnwatchAllLocked(Keyspace& ks, Client& c);
 
 }  // namespace hotkv

@@ -296,6 +296,35 @@ def test_failed_exec_ends_the_watch(conn, other):
     assert conn.command("EXEC") == ["OK"]
 
 
+def test_unwatch_queued_inside_multi(conn, other):
+    # EXEC holds the watched keys' shard locks while it runs the queue; a queued UNWATCH
+    # once waited for them forever (the connection hung). As in Redis, EXEC drops the
+    # watches before running the queue, so UNWATCH finds nothing left to do.
+    other.set("k", "before")
+    assert conn.command("WATCH", "k", "other-key") == "OK"
+    assert conn.command("MULTI") == "OK"
+    queue(conn, ("UNWATCH",), ("SET", "k", "mine"), ("GET", "k"))
+    assert conn.command("EXEC") == ["OK", "OK", b"mine"]
+    other.set("k", "later")  # not watched any more: the next transaction runs
+    assert conn.command("MULTI") == "OK"
+    queue(conn, ("GET", "k"))
+    assert conn.command("EXEC") == [b"later"]
+
+
+def test_keyspace_wide_reads_inside_exec_with_watched_keys(conn, other):
+    # INFO, DBSIZE, SCAN, RANDOMKEY visit every shard, some of which EXEC already holds.
+    other.set("k", "v")
+    assert conn.command("WATCH", "k") == "OK"
+    assert conn.command("MULTI") == "OK"
+    queue(conn, ("INFO", "keyspace"), ("DBSIZE",), ("SCAN", "0", "COUNT", "1000"),
+          ("RANDOMKEY",))
+    info, dbsize, scan, randomkey = conn.command("EXEC")
+    assert b"db0:keys=1," in info
+    assert dbsize == 1
+    assert scan == [b"0", [b"k"]]
+    assert randomkey == b"k"
+
+
 def test_watch_inside_multi(conn, other):
     assert conn.command("MULTI") == "OK"
     queue(conn, ("SET", "a", "1"))
