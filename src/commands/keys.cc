@@ -132,8 +132,9 @@ void TtlGeneric(CommandContext& ctx, bool ms, bool absolute) {
   }
   int64_t at = e->expire_ms();
   if (absolute) {
-    // EXPIRETIME rounds to the nearest second, as Redis does (TTL too, below).
-    return ctx.rb().Integer(ms ? at : (at + 500) / 1000);
+    // EXPIRETIME rounds to the nearest second, as Redis does (TTL too, below); written
+    // so that an expiry near INT64_MAX ms cannot overflow.
+    return ctx.rb().Integer(ms ? at : at / 1000 + (at % 1000 >= 500 ? 1 : 0));
   }
   int64_t ttl = std::max<int64_t>(at - ctx.now_ms(), 0);
   ctx.rb().Integer(ms ? ttl : (ttl + 500) / 1000);

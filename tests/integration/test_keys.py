@@ -110,6 +110,8 @@ def test_expireat_and_expiretime(r):
     assert cmd(r, "EXPIRETIME", "k") == ts
     assert cmd(r, "PEXPIREAT", "k", ts * 1000 + 500) == 1
     assert cmd(r, "EXPIRETIME", "k") == ts + 1
+    assert cmd(r, "PEXPIREAT", "k", 2**63 - 1) == 1
+    assert cmd(r, "EXPIRETIME", "k") == 9223372036854776
 
 
 def test_expire_works_on_any_type(r):
