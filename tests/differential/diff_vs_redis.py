@@ -181,6 +181,13 @@ GEN = {
   lambda: ["WATCH", key()], lambda: ["UNWATCH"], lambda: ["GET"], lambda: ["SET", key()],
   lambda: ["NOSUCHCMD", key()], lambda: ["SET", key(), val(), "BADOPT"],
  ],
+ "db": [
+  lambda: ["SELECT", random.choice(["0", "0", "1", "2", "16", "-1", "x"])],
+  lambda: ["MOVE", key(), random.choice(["0", "1", "2", "16", "x"])],
+  lambda: ["COPY", key(), key(), "DB", random.choice(["0", "1", "16", "x"])] + random.choice([[], ["REPLACE"]]),
+  lambda: ["SWAPDB", random.choice(["0", "1", "2"]), random.choice(["0", "1", "x", "16"])],
+  lambda: ["DBSIZE"], lambda: ["FLUSHDB"] if random.random() < 0.05 else ["EXISTS", key()],
+ ],
  "hashes": [
   lambda: ["HSET", key()] + sum([[member(), val()] for _ in range(random.randint(0, 3))], []),
   lambda: ["HSETNX", key(), member(), val()], lambda: ["HGET", key(), member()], lambda: ["HMGET", key(), member(), member()],
