@@ -88,6 +88,17 @@ class Conn:
         if kind == b"*":
             n = int(rest)
             return None if n < 0 else [self.read() for _ in range(n)]
+        # RESP3 (--resp3): each type keeps its tag, so a map is not equal to an array.
+        if kind == b"_":
+            return ("null",)
+        if kind in (b",", b"#", b"("):
+            return (kind.decode(), rest)
+        if kind in (b"=", b"!"):
+            return (kind.decode(), self.exact(int(rest)))
+        if kind in (b"%", b"|"):
+            return (kind.decode(), [(self.read(), self.read()) for _ in range(int(rest))])
+        if kind in (b"~", b">"):
+            return (kind.decode(), [self.read() for _ in range(int(rest))])
         raise ValueError(f"bad reply line {line!r}")
 
 
@@ -243,6 +254,8 @@ def norm(cmd, reply):
         if cmd == "HGETALL":
             return sorted(zip(reply[0::2], reply[1::2]))
         return sorted(reply, key=repr)
+    if cmd in UNORDERED and isinstance(reply, tuple) and reply[0] in ("%", "~"):
+        return (reply[0], sorted(reply[1], key=repr))
     return reply
 
 
@@ -253,7 +266,7 @@ def ttl_sign(reply):
 
 def state(conn, key):
     st = (conn.send(["TYPE", key]), ttl_sign(conn.send(["PTTL", key])))
-    q = CONTENT.get(st[0][1])
+    q = CONTENT.get(st[0][1]) if isinstance(st[0], tuple) else None
     if q:
         st += (norm(q[0], conn.send(q + [key] + CONTENT_TAIL.get(q[0], []))),)
     return st
@@ -282,6 +295,7 @@ def main():
     ap.add_argument("--hotkv", default=os.path.join(ROOT, "build/release/hotkv-server"))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--hold", action="store_true", help="on a hang, keep HotKV running")
+    ap.add_argument("--resp3", action="store_true", help="both connections after HELLO 3")
     args = ap.parse_args()
     random.seed(args.seed)
     gens = [g for f in args.families.split(",") for g in GEN[f]]
@@ -292,6 +306,9 @@ def main():
         wait_ready(hport)
         wait_ready(rport)
         hc, rc = Conn(hport), Conn(rport)
+        if args.resp3:
+            hc.send(["HELLO", "3"])
+            rc.send(["HELLO", "3"])
         diffs = {}
         in_multi = False
         for _ in range(args.count):
