@@ -133,14 +133,12 @@ void SetCommand(CommandContext& ctx) {
   db.SetString(ref, key, value, exp.kind == ExpireOpt::kKeepTtl);
   ctx.KeyModified(key, notify::kString, "set");
   if (has_expire) {
-    if (expire_at <= ctx.now_ms()) {
-      // EXAT/PXAT in the past: the key is gone as soon as it is written.
-      db.Erase(ref);
-      ctx.KeyModified(key, notify::kGeneric, "del");
-    } else {
-      db.SetTtl(ref, expire_at);
-      ctx.Notify(notify::kGeneric, "expire", key);
-    }
+    // As in Redis, even an EXAT/PXAT already in the past is set as the TTL ("set" then
+    // "expire" events): the key is expired from then on, and the next access or the
+    // expiry cycle removes it with an "expired" event. (GETEX, by contrast, deletes at
+    // once with "del", as Redis's does.)
+    db.SetTtl(ref, expire_at);
+    ctx.Notify(notify::kGeneric, "expire", key);
   }
   if (!get) {
     ctx.rb().Ok();

@@ -220,6 +220,7 @@ EVENT_CASES = [
     # strings
     ("set", [], ("SET", "k", "v"), [("k", "set")]),
     ("set-ex", [], ("SET", "k", "v", "EX", "100"), [("k", "set"), ("k", "expire")]),
+    ("set-exat-past", [], ("SET", "k", "v", "EXAT", "1"), [("k", "set"), ("k", "expire")]),
     ("set-px-existing", [("SET", "k", "a")], ("SET", "k", "v", "PX", "100000"),
      [("k", "set"), ("k", "expire")]),
     ("setex", [], ("SETEX", "k", "100", "v"), [("k", "set"), ("k", "expire")]),
@@ -507,6 +508,18 @@ def test_expired_event_on_lazy_expiry(nc, conns):
     assert nc.execute_command("GET", "k") is None
     # exactly one expired event, whichever of lazy or active expiry removed the key
     assert w.events(nc, wait_for=("__keyevent@0__:expired", "k")) == [(0, "k", "expired")]
+
+
+def test_set_with_a_past_exat_expires_the_key(nc, conns):
+    # As Redis: "set" and "expire" from SET itself, then "expired" when the key is next
+    # looked at (or the expiry cycle finds it first).
+    set_events(nc, "KEA")
+    w = KeyspaceWatcher(conns)
+    assert nc.execute_command("SET", "k", "v", "EXAT", "1") in ("OK", b"OK", True)
+    assert nc.execute_command("GET", "k") is None
+    assert w.events(nc, wait_for=("__keyevent@0__:expired", "k")) == [
+        (0, "k", "set"), (0, "k", "expire"), (0, "k", "expired")]
+    assert nc.execute_command("EXISTS", "k") == 0
 
 
 def test_keymiss_on_read_miss(nc, conns):
