@@ -78,6 +78,9 @@ void CheckPubsubOutputLimits(Worker& w, Connection& c, int64_t now_ms) {
     // Drop what it has not read: the point is to bound memory.
     c.DropUnsentOutput();
     WorkerStats::Inc(w.stats().output_limit_disconnections);
+    // Gone for everyone at once, as CLIENT LIST already shows it: a PUBLISH from another
+    // worker must not count it as a receiver while its own worker has yet to close it.
+    UnsubscribeAll(w.server(), c);
     w.CloseSoon(&c);
   }
 }

@@ -251,6 +251,9 @@ def overflow_slow_subscriber(srv):
         slow = slow_subscriber(srv, ch, "slowsub")
         conns.opened.append(slow)
         pub = conns.raw()
+        # A reply means pub's worker has accepted and registered it: only then is the
+        # client count below stable (a fresh connection is accepted asynchronously).
+        assert pub.command("PING") == "PONG"
         assert {"fastsub", "slowsub"} <= names_connected(admin)
         clients_before = admin.info("clients")["connected_clients"]
         baseline = admin.info("memory")["used_memory"]
