@@ -15,6 +15,11 @@ std::optional<int> ParseDbIndex(CommandContext& ctx, std::string_view arg) {
     ctx.rb().Error(errors::kNotInteger);
     return std::nullopt;
   }
+  if (*v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) {
+    // Redis parses a DB index as a C int first (getIntFromObjectOrReply).
+    ctx.rb().Error("ERR value is out of range, value must between -2147483648 and 2147483647");
+    return std::nullopt;
+  }
   if (*v < 0 || *v >= ctx.keyspace().num_dbs()) {
     ctx.rb().Error(errors::kDbIndex);
     return std::nullopt;

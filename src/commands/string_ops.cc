@@ -210,7 +210,9 @@ void SetRangeCommand(CommandContext& ctx) {
   if (value.empty()) {
     return ctx.rb().Integer(static_cast<int64_t>(cur));
   }
-  if (*offset + static_cast<int64_t>(value.size()) > ctx.server().config().proto_max_bulk_len()) {
+  // Written so that an offset near INT64_MAX cannot overflow past the check (it used to,
+  // and the allocation that followed took the server down).
+  if (*offset > ctx.server().config().proto_max_bulk_len() - static_cast<int64_t>(value.size())) {
     return ctx.rb().Error(kStringTooBig);
   }
   size_t off = static_cast<size_t>(*offset);

@@ -578,8 +578,13 @@ def test_select_isolates_databases(server, r):
     assert r.get("k") == "db0"
 
 
+INT_RANGE = "ERR value is out of range, value must between -2147483648 and 2147483647"
+
+
 @pytest.mark.parametrize("index,message", [("16", DB_RANGE), ("-1", DB_RANGE),
-                                           ("abc", NOT_INT), ("1.5", NOT_INT)])
+                                           ("abc", NOT_INT), ("1.5", NOT_INT),
+                                           ("2147483647", DB_RANGE), ("2147483648", INT_RANGE),
+                                           ("-2147483649", INT_RANGE)])
 def test_select_invalid(server, index, message):
     c = server.raw()
     assert c.command("SELECT", index) == message

@@ -697,7 +697,12 @@ def test_setrange_errors(r):
     # offset + length beyond proto-max-bulk-len (512MB by default)
     assert error_reply(r, "SETRANGE", "k", str(512 * 1024 * 1024), "a") == \
         "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+    # offsets where offset + length overflows 64 bits (this once crashed the server)
+    for offset in (LLONG_MAX, LLONG_MAX - 1, 2**62):
+        assert error_reply(r, "SETRANGE", "k", str(offset), "abc") == \
+            "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
     assert r.exists("k") == 0
+    assert r.ping()
     make_list(r, "l")
     assert error_reply(r, "SETRANGE", "l", "0", "a") == WRONGTYPE
 
