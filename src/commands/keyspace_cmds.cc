@@ -5,6 +5,7 @@
 // the whole iteration is returned at least once, even across table resizes.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 #include "commands/helpers.h"
 #include "commands/register.h"
@@ -79,7 +80,11 @@ void ScanCommand(CommandContext& ctx) {
   uint64_t shard = *cursor & kShardMask;
   uint64_t tcursor = *cursor >> Keyspace::kShardBits;
   std::vector<std::string> keys;
-  int64_t budget = count * 10;
+  // Scan steps allowed for this call: ten per key asked for, without overflowing for a
+  // huge COUNT (it did, the budget went negative and SCAN returned nothing).
+  int64_t budget = count > std::numeric_limits<int64_t>::max() / 10
+                       ? std::numeric_limits<int64_t>::max()
+                       : count * 10;
   Keyspace& ks = ctx.keyspace();
   while (shard < Keyspace::kShardCount && static_cast<int64_t>(keys.size()) < count && budget > 0) {
     Shard& s = ks.shard(static_cast<uint32_t>(shard));

@@ -2,6 +2,8 @@
 """Differential check against Debian's redis-server: one random command stream, sent to
 HotKV and to Redis in lockstep, every reply compared, and after each command the type,
 TTL sign and contents of the keys it named; with --notify, the keyspace notifications too.
+With --extremes, instead, ~40 commands each get numeric arguments at and past the 32-
+and 64-bit limits.
 
     tests/differential/diff_vs_redis.py                      # all families, 20000 commands
     tests/differential/diff_vs_redis.py --families tx,lists --count 50000 --seed 7
@@ -274,6 +276,60 @@ def state(conn, key):
     return st
 
 
+# --extremes: commands with one or two numeric arguments set to values at and past the
+# 32- and 64-bit limits, on a small fixed data set, each reply compared.
+EXTREME_VALUES = ["9223372036854775807", "-9223372036854775808", "4611686018427387904",
+                  "-4611686018427387904", "2147483648", "-2147483649", "536870912",
+                  "536870911", "4294967296", "99999999999999999999"]
+EXTREME_SETUP = [["SET", "s", "hello"], ["RPUSH", "l", "a", "b", "c"], ["SADD", "st", "a", "b"],
+                 ["SADD", "si", "1", "2", "3"], ["HSET", "h", "a", "1", "b", "2"],
+                 ["ZADD", "z", "1", "a", "2", "b", "3", "c"]]
+EXTREME_COMMANDS = [
+    ["SETRANGE", "s2", "{}", "x"], ["GETRANGE", "s", "{}", "{}"], ["SUBSTR", "s", "{}", "{}"],
+    ["LRANGE", "l", "{}", "{}"], ["LINDEX", "l", "{}"], ["LTRIM", "l2", "{}", "{}"],
+    ["LSET", "l", "{}", "x"], ["LREM", "l", "{}", "zz"], ["LPOP", "l3", "{}"], ["RPOP", "l", "{}"],
+    ["LPOS", "l", "a", "MAXLEN", "{}"], ["LPOS", "l", "a", "COUNT", "{}"],
+    ["LMPOP", "1", "l4", "LEFT", "COUNT", "{}"], ["SRANDMEMBER", "st", "{}"], ["SPOP", "st2", "{}"],
+    ["HRANDFIELD", "h", "{}"], ["HRANDFIELD", "h", "{}", "WITHVALUES"], ["ZRANDMEMBER", "z", "{}"],
+    ["ZRANGE", "z", "{}", "{}"], ["ZRANGE", "z", "-inf", "+inf", "BYSCORE", "LIMIT", "{}", "{}"],
+    ["ZRANGESTORE", "d", "z", "0", "-1", "BYSCORE", "LIMIT", "{}", "{}"],
+    ["SINTERCARD", "1", "st", "LIMIT", "{}"], ["ZINTERCARD", "1", "z", "LIMIT", "{}"],
+    ["ZPOPMIN", "z3", "{}"], ["ZPOPMAX", "z", "{}"], ["ZMPOP", "1", "z4", "MIN", "COUNT", "{}"],
+    ["ZREMRANGEBYRANK", "z5", "{}", "{}"], ["INCRBY", "n", "{}"], ["DECRBY", "n", "{}"],
+    ["HINCRBY", "h", "a", "{}"], ["EXPIRE", "s", "{}"], ["PEXPIRE", "s", "{}"],
+    ["EXPIREAT", "s", "{}"], ["SETEX", "s3", "{}", "v"], ["SET", "s4", "v", "EX", "{}"],
+    ["SET", "s4", "v", "PX", "{}"], ["GETEX", "s", "EX", "{}"], ["SCAN", "0", "COUNT", "{}"],
+    ["SELECT", "{}"], ["MOVE", "s", "{}"], ["COPY", "s", "s5", "DB", "{}"],
+    ["LCS", "s", "s", "IDX", "MINMATCHLEN", "{}"],
+]
+# Replies that are random: compared by length.
+EXTREME_RANDOM = {"SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER", "SPOP"}
+
+
+def run_extremes(hc, rc):
+    """Returns the differences as (command, hotkv reply, redis reply)."""
+    out = []
+    for tmpl in EXTREME_COMMANDS:
+        for v in EXTREME_VALUES:
+            args = [a.replace("{}", v) for a in tmpl]
+            # A huge negative count asks both servers for a reply of that many elements.
+            if args[0] in EXTREME_RANDOM and v.startswith("-") and len(v) > 8:
+                continue
+            for c in (hc, rc):
+                c.send(["FLUSHALL"])
+                c.send(["SELECT", "0"])
+                for a in EXTREME_SETUP:
+                    c.send(a)
+            a, b = hc.send(args), rc.send(args)
+            if args[0] in EXTREME_RANDOM and isinstance(a, list) and isinstance(b, list):
+                a, b = len(a), len(b)
+            if args[0] == "SCAN" and isinstance(a, list) and isinstance(b, list):
+                a, b = [a[0], sorted(a[1])], [b[0], sorted(b[1])]  # order is the table's
+            if a != b:
+                out.append((args, a, b))
+    return out
+
+
 def notifications(sub):
     """The keyspace/keyevent messages waiting on a subscriber, without "expired" ones: when
     a key whose TTL has passed is removed depends on each server's expiry cycle."""
@@ -315,6 +371,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--hold", action="store_true", help="on a hang, keep HotKV running")
     ap.add_argument("--resp3", action="store_true", help="both connections after HELLO 3")
+    ap.add_argument("--extremes", action="store_true",
+                    help="instead: numeric arguments at and past the 32/64-bit limits")
     ap.add_argument("--notify", action="store_true",
                     help="also compare keyspace notifications (KEA), every 20 commands")
     args = ap.parse_args()
@@ -327,6 +385,15 @@ def main():
         wait_ready(hport)
         wait_ready(rport)
         hc, rc = Conn(hport), Conn(rport)
+        if args.extremes:
+            found = run_extremes(hc, rc)
+            for cmd_args, a, b in found:
+                print("command", cmd_args)
+                print("  hotkv", repr(a)[:200])
+                print("  redis", repr(b)[:200])
+            alive = Conn(hport).send(["PING"]) == ("s", b"PONG")
+            print(f"{len(found)} differences; HotKV {'alive' if alive else 'NOT ANSWERING'}")
+            return 1 if found or not alive else 0
         if args.resp3:
             hc.send(["HELLO", "3"])
             rc.send(["HELLO", "3"])

@@ -313,6 +313,15 @@ def test_scan_type(r):
         {"l1"} | {f"l1{i}" for i in range(10)}
 
 
+@pytest.mark.parametrize("count", [2**62, 2**63 - 1, 2**31])
+def test_scan_with_a_huge_count_returns_everything(r, count):
+    # COUNT times the per-call step budget once overflowed: SCAN returned nothing.
+    r.mset({f"k{i}": 1 for i in range(50)})
+    cursor, keys = cmd(r, "SCAN", 0, "COUNT", count)
+    assert cursor == "0"
+    assert sorted(keys) == sorted(f"k{i}" for i in range(50))
+
+
 @pytest.mark.parametrize("args,message", [
     (["abc"], "ERR invalid cursor"),
     (["1.5"], "ERR invalid cursor"),
