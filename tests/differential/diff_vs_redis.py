@@ -426,8 +426,9 @@ def main():
             if subs and (len(batch) == 20 or n == args.count - 1):
                 ea, eb = notifications(subs[0]), notifications(subs[1])
                 # LMOVE/RPOPLPUSH: HotKV sends the pop before the push, as the docs
-                # promise; Redis sends the push first. Compare such batches unordered.
-                if any(c[0] in ("LMOVE", "RPOPLPUSH") for c in batch):
+                # promise; Redis sends the push first. Compare such batches unordered
+                # (and those with an EXEC, which may run a move queued earlier).
+                if any(c[0] in ("LMOVE", "RPOPLPUSH", "EXEC") for c in batch):
                     ea, eb = sorted(ea), sorted(eb)
                 if ea != eb:
                     diffs.setdefault(("notify", str(ea[:2])), (batch, ea, eb))
