@@ -289,6 +289,10 @@ void LInsertCommand(CommandContext& ctx) {
 
 // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
 void LPosCommand(CommandContext& ctx) {
+  // As Redis: COUNT and MAXLEN answer these for anything that is not a non-negative
+  // integer, RANK the generic "not an integer".
+  constexpr std::string_view kCountNegative = "ERR COUNT can't be negative";
+  constexpr std::string_view kMaxlenNegative = "ERR MAXLEN can't be negative";
   int64_t rank = 1, count = 1, maxlen = 0;
   bool with_count = false;
   for (size_t i = 3; i < ctx.argc(); i++) {
@@ -299,11 +303,8 @@ void LPosCommand(CommandContext& ctx) {
     if (!(is_rank || is_count || is_maxlen) || i + 1 >= ctx.argc()) {
       return ctx.rb().Error(errors::kSyntax);
     }
-    // As Redis: COUNT and MAXLEN answer their own message for anything that is not a
-    // non-negative integer, RANK the generic one.
-    auto v = ctx.IntArg(++i, is_count    ? "ERR COUNT can't be negative"
-                             : is_maxlen ? "ERR MAXLEN can't be negative"
-                                         : errors::kNotInteger);
+    auto v = ctx.IntArg(++i, is_count ? kCountNegative : is_maxlen ? kMaxlenNegative
+                                                                 : errors::kNotInteger);
     if (!v) {
       return;
     }
@@ -321,13 +322,13 @@ void LPosCommand(CommandContext& ctx) {
       rank = *v;
     } else if (is_count) {
       if (*v < 0) {
-        return ctx.rb().Error("ERR COUNT can't be negative");
+        return ctx.rb().Error(kCountNegative);
       }
       count = *v;
       with_count = true;
     } else {
       if (*v < 0) {
-        return ctx.rb().Error("ERR MAXLEN can't be negative");
+        return ctx.rb().Error(kMaxlenNegative);
       }
       maxlen = *v;
     }

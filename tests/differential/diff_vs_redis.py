@@ -347,6 +347,13 @@ def notifications(sub):
     return out
 
 
+def print_differences(found):
+    for cmd_args, a, b in found:
+        print("command", cmd_args)
+        print("  hotkv", repr(a)[:300])
+        print("  redis", repr(b)[:300])
+
+
 def start(argv):
     return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -387,10 +394,7 @@ def main():
         hc, rc = Conn(hport), Conn(rport)
         if args.extremes:
             found = run_extremes(hc, rc)
-            for cmd_args, a, b in found:
-                print("command", cmd_args)
-                print("  hotkv", repr(a)[:200])
-                print("  redis", repr(b)[:200])
+            print_differences(found)
             alive = Conn(hport).send(["PING"]) == ("s", b"PONG")
             print(f"{len(found)} differences; HotKV {'alive' if alive else 'NOT ANSWERING'}")
             return 1 if found or not alive else 0
@@ -422,7 +426,8 @@ def main():
                     time.sleep(10**6)
                 return 1
             b = rc.send(cmd_args)
-            batch.append(cmd_args)
+            if subs:
+                batch.append(cmd_args)
             if subs and (len(batch) == 20 or n == args.count - 1):
                 ea, eb = notifications(subs[0]), notifications(subs[1])
                 # LMOVE/RPOPLPUSH: HotKV sends the pop before the push, as the docs
@@ -455,10 +460,7 @@ def main():
             for k in KEYS + [LEX]:  # start again from equal data
                 hc.send(["DEL", k])
                 rc.send(["DEL", k])
-        for cmd_args, a, b in diffs.values():
-            print("command", cmd_args)
-            print("  hotkv", repr(a)[:300])
-            print("  redis", repr(b)[:300])
+        print_differences(diffs.values())
         print(f"{len(diffs)} distinct differences in {args.count} commands "
               f"({args.families}, seed {args.seed})")
         return 1 if diffs else 0
