@@ -2,7 +2,7 @@
 """HotKV vs redis-server benchmark harness (called by bench/run.sh; see bench/README.md).
 
     python3 bench/harness/main.py --build-dir build/release [--quick] [--only cpu,sweep,memory,prefetch]
-                                  [--reps N] [--record | --no-record]
+                                  [--reps N] [--sweep-reps N] [--record | --no-record]
 """
 import argparse
 import datetime
@@ -47,6 +47,8 @@ class Context:
                              1_000_000, 1_500_000])
         self.sweep_duration = 1 if q else 5
         self.sweep_warmup = 0.5 if q else 1
+        # Runs of every sweep step on every server (medians reported; see sweep.py).
+        self.sweep_reps = args.sweep_reps or (1 if q else 3)
         # Part 4.
         self.prefetch_keys = 200_000 if q else 5_000_000
         self.prefetch_n = 100_000 if q else 2_000_000
@@ -68,7 +70,7 @@ class Context:
     def settings(self):
         keys = ["quick", "reps", "server_core", "client_core", "clients", "pipeline", "value_size",
                 "keys", "n", "n_multi", "mem_keys", "sweep_conns", "sweep_rates", "sweep_duration",
-                "sweep_warmup", "prefetch_keys", "prefetch_n", "prefetch_pipelines"]
+                "sweep_warmup", "sweep_reps", "prefetch_keys", "prefetch_n", "prefetch_pipelines"]
         return {k: getattr(self, k) for k in keys}
 
 
@@ -140,6 +142,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="short smoke run: small data, 1 repetition")
     ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts: " + ",".join(PARTS))
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default 3, --quick 1)")
+    ap.add_argument("--sweep-reps", type=int, default=0,
+                    help="runs of each latency-sweep step per server (default 3, --quick 1)")
     ap.add_argument("--server-core", type=int, default=0)
     ap.add_argument("--client-core", type=int, default=1)
     rec = ap.add_mutually_exclusive_group()
@@ -180,7 +184,8 @@ def main():
                     results["cpu_runs"], results["cpu_summary"] = run_cpu(ctx)
                 elif part in ("sweep", "memory"):
                     from sweep import run_sweep_memory
-                    results["sweep"], results["memory"] = run_sweep_memory(ctx, part == "sweep")
+                    results["sweep"], results["sweep_runs"], results["memory"] = \
+                        run_sweep_memory(ctx, part == "sweep")
                 elif part == "prefetch":
                     from prefetch import run_prefetch
                     results["prefetch_runs"], results["prefetch_summary"] = run_prefetch(ctx)

@@ -198,15 +198,25 @@ def section_cpu(ctx, res, img):
 def section_sweep(ctx, res, img):
     s = res["settings"]
     steps = res.get("sweep", [])
+    reps = s.get("sweep_reps", 1)
+    if reps > 1:
+        how = (f"Every step ran {reps} times on each server: the loaded servers stay up side by "
+               "side, alternate within a repetition and reverse their order in the next. The "
+               "figures are the medians of a step's runs (p99 also shows the lowest and highest "
+               "run). A step is sustained when most of its runs were: ≥ 97 % of the asked rate, "
+               "every request answered. A server's sweep stops after its first step that is not "
+               "sustained, which reports no latency.")
+    else:
+        how = ("A step is sustained when ≥ 97 % of the asked rate was achieved and every request "
+               "answered; the sweep stops after the first unsustained step, which reports no "
+               "latency. One run per step and server (not repeated).")
     lines = [
         "### 2. GET latency at fixed rates (hotkv-loadgen, open loop)",
         "",
         f"`hotkv-loadgen --command get --keyspace {s['mem_keys']} --duration {s['sweep_duration']} "
         f"--warmup {s['sweep_warmup']} --rate R --connections C` after `--load {s['mem_keys']}`; "
-        "latency from the intended send time (coordinated omission corrected). A step is "
-        "sustained when ≥ 97 % of the asked rate was achieved and every request answered; the "
-        "sweep stops after the first unsustained step, which reports no latency. One pass per "
-        "server (not repeated). “send lag” is how late the generator itself sent (it did not "
+        "latency from the intended send time (coordinated omission corrected). " + how + " "
+        "“send lag” is how late the generator itself sent (it did not "
         "get its CPU in time); that delay is inside the latency figures, so where it is of the "
         "order of the latency, the figure measures the machine, not the server. “late” = send "
         "lag p99 > 1 ms. “other %” = other processes on the server's core.",
@@ -238,14 +248,19 @@ def section_sweep(ctx, res, img):
         if x["errors"] or x["conn_errors"]:
             flags.append(f"errors {x['errors']}/{x['conn_errors']}")
         sus = x["sustained"]
+        p99 = us(x["p99_us"]) if sus else "–"
+        if sus and x.get("runs", 1) > 1 and x.get("p99_min_us") is not None:
+            p99 += f" ({us(x['p99_min_us'])}–{us(x['p99_max_us'])})"
+        runs = f"{x['runs_sustained']}/{x['runs']}" if "runs" in x else ("1/1" if sus else "0/1")
         rows.append([label(x["config"], ctx.facts), x["connections"], k(x["rate"]), k(x["achieved"]),
-                     "yes" if sus else "**no**", us(x["p50_us"]) if sus else "–",
-                     us(x["p99_us"]) if sus else "–", us(x["p99_9_us"]) if sus else "–",
+                     ("yes" if sus else "**no**") + f" ({runs})", us(x["p50_us"]) if sus else "–",
+                     p99, us(x["p99_9_us"]) if sus else "–",
                      us(x["send_lag_p99_us"]), f"{x['loadgen_cpu_pct'] or 0:.0f}",
                      f"{x['server_cpu_pct']:.0f} / {x['foreign_pct']:.0f}", ", ".join(flags)])
-    lines += ["**Every step**", "",
-              table(["server", "conns", "asked", "achieved", "sustained", "p50", "p99", "p99.9",
-                     "send lag p99", "loadgen CPU %", "server CPU % / other %", "notes"], rows), "",
+    lines += ["**Every step**" + (" (medians of the runs)" if reps > 1 else ""), "",
+              table(["server", "conns", "asked", "achieved", "sustained (runs)", "p50", "p99",
+                     "p99.9", "send lag p99", "loadgen CPU %", "server CPU % / other %", "notes"],
+                    rows), "",
               f"![Latency vs rate]({img}latency_vs_rate.png)", ""]
     return lines
 
@@ -432,6 +447,7 @@ def write_all(ctx, res, record):
     write_csv(out / "cpu_runs.csv", res.get("cpu_runs"))
     write_csv(out / "cpu_summary.csv", res.get("cpu_summary"))
     write_csv(out / "sweep.csv", res.get("sweep"))
+    write_csv(out / "sweep_runs.csv", res.get("sweep_runs"))
     write_csv(out / "memory.csv", res.get("memory"))
     write_csv(out / "prefetch_runs.csv", res.get("prefetch_runs"))
     write_csv(out / "prefetch_summary.csv", res.get("prefetch_summary"))
