@@ -148,7 +148,18 @@ class Server:
     def cli(self, *args, check=True):
         return cli(self.port, *args, check=check)
 
+    def pause(self):
+        """SIGSTOP: a server kept loaded beside the one measured takes no CPU meanwhile."""
+        if self.alive():
+            self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self):
+        if self.alive():
+            self.proc.send_signal(signal.SIGCONT)
+
     def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # in case it was paused
         if self.proc is None or self.proc.poll() is not None:
             if self in _STARTED:
                 _STARTED.remove(self)

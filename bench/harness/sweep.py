@@ -4,8 +4,9 @@ Memory: one server at a time (pinned to the server core): RSS of the empty serve
 `key:0..N-1` with `hotkv-loadgen --load` (256-byte values), RSS again after a second of
 rest.
 
-Sweep (if asked): the loaded servers stay up, side by side on the server core (an idle
-one costs ~1 % of it), and every step — a connection count and a rate — runs
+Sweep (if asked): the loaded servers stay up, side by side on the server core, the ones
+not being measured stopped (SIGSTOP: an idle neighbour's 10 Hz timers, woken on the same
+core, roughly doubled the p99 of a 20k GET/s step), and every step — a connection count and a rate — runs
 `ctx.sweep_reps` times on each server, the servers alternating within a repetition and
 their order reversing from one repetition to the next, so that a burst of noise on this
 shared machine lands on one run, not on one server. A step's figures are the medians of
@@ -133,7 +134,14 @@ def sweep(ctx, servers):
                     server = servers[config]
                     if not server.alive():
                         continue
-                    run = sweep_run(ctx, server, conns, rate, rep)
+                    others = [o for c, o in servers.items() if c != config]
+                    for o in others:
+                        o.pause()
+                    try:
+                        run = sweep_run(ctx, server, conns, rate, rep)
+                    finally:
+                        for o in others:
+                            o.resume()
                     runs.append(run)
                     by_config[config].append(run)
                     if run["errors"] or run["conn_errors"] or not server.alive():
