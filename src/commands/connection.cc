@@ -480,7 +480,7 @@ void RegisterConnectionCommands(CommandTable& t) {
          .handler = PingCommand,
          .doc = {"connection", "1.0.0", "O(1)", "Replies PONG, or echoes its argument.", "[message]"},
          .tips = {"request_policy:all_shards", "response_policy:all_succeeded"}});
-  t.Add({.name = "echo", .arity = 2, .flags = "fast", .acl = "@fast @connection",
+  t.Add({.name = "echo", .arity = 2, .flags = "loading stale fast", .acl = "@fast @connection",
          .handler = EchoCommand,
          .doc = {"connection", "1.0.0", "O(1)", "Replies with its argument.", "message"}});
   t.Add({.name = "quit", .arity = -1, .flags = "allow_busy noscript loading stale fast no_auth subscribed_ok",

@@ -26,6 +26,7 @@ constexpr FlagName kCommandFlags[] = {
     {"may_replicate", kCmdMayReplicate}, {"no_mandatory_keys", kCmdNoMandatoryKeys},
     {"no_async_loading", kCmdNoAsyncLoading}, {"no_multi", kCmdNoMulti},
     {"allow_busy", kCmdAllowBusy}, {"protected", kCmdProtected},
+    {"touches_arbitrary_keys", kCmdTouchesArbitraryKeys},
     {"self_locking", kCmdSelfLocking}, {"all_shards", kCmdAllShards},
     {"subscribed_ok", kCmdSubscribedOk},
 };

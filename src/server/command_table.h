@@ -46,6 +46,7 @@ enum CommandFlag : uint32_t {
   kCmdNoMulti = 1u << 17,
   kCmdAllowBusy = 1u << 18,
   kCmdProtected = 1u << 19,
+  kCmdTouchesArbitraryKeys = 1u << 20,  // SCAN, RANDOMKEY (Redis 7.4+)
   // HotKV-internal flags (not reported by COMMAND INFO):
   // The dispatcher takes no shard lock for the command's keys: the handler locks the
   // key's shard itself, only around its keyspace accesses, so a long engine call (an

@@ -186,6 +186,20 @@ def test_command_info(r):
     assert cmd(r, "COMMAND", "INFO", "nosuchcommand") == [None]
 
 
+@pytest.mark.parametrize("name, flags", [
+    ("scan", ["readonly", "touches_arbitrary_keys"]),
+    ("randomkey", ["readonly", "touches_arbitrary_keys"]),
+    ("echo", ["loading", "stale", "fast"]),
+    ("multi", ["noscript", "loading", "stale", "fast", "no_multi", "allow_busy"]),
+    ("watch", ["noscript", "loading", "stale", "fast", "no_multi", "allow_busy"]),
+])
+def test_command_info_flags_as_redis_8(r, name, flags):
+    # COMMAND INFO's flags as Redis 8 declares them (TOUCHES_ARBITRARY_KEYS is 7.4+,
+    # NO_MULTI on MULTI/WATCH 7.2+); MULTI and WATCH inside MULTI keep their own errors.
+    info, = cmd(r, "COMMAND", "INFO", name)
+    assert info[2] == flags
+
+
 def test_command_docs(r):
     docs = cmd(r, "COMMAND", "DOCS", "get")
     assert docs[0] == "get"
