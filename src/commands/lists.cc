@@ -522,7 +522,7 @@ void RegisterListCommands(CommandTable& t) {
          .doc = {"list", "2.2.0", "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).",
                  "Inserts an element before or after another element of a list.", "key <BEFORE | AFTER> pivot element"}});
   t.Add({.name = "lpos", .arity = -3, .flags = "readonly", .acl = "@read @list @slow",
-         .keys = {KeyAt(1, "RO")}, .handler = LPosCommand,
+         .keys = {KeyAt(1, "RO ACCESS")}, .handler = LPosCommand,
          .doc = {"list", "6.0.6", "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.",
                  "Returns the indexes of matching elements of a list.", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"}});
   t.Add({.name = "lmove", .arity = 5, .flags = "write denyoom", .acl = "@write @list @slow",

@@ -200,6 +200,14 @@ def test_command_info_flags_as_redis_8(r, name, flags):
     assert info[2] == flags
 
 
+def test_command_info_lpos_key_spec_reads_the_value(r):
+    # LPOS returns data derived from the list: key spec flags RO ACCESS, as in Redis 8.
+    info, = cmd(r, "COMMAND", "INFO", "lpos")
+    spec = info[8][0]
+    flags = spec[spec.index("flags") + 1]
+    assert flags == ["RO", "access"]
+
+
 def test_command_docs(r):
     docs = cmd(r, "COMMAND", "DOCS", "get")
     assert docs[0] == "get"
