@@ -3,8 +3,9 @@
 command descriptions in ../shared/reference/commands (a maintainers' folder; users and
 CI do not have it, so this is a developer tool, not a test).
 
-usage: scripts/check_command_table.py [--port 6379] [--reference DIR]
-Prints one line per difference in arity, flags or key specs; exits 1 if any.
+usage: scripts/check_command_table.py [--port 6379] [--reference DIR] [--no-docs]
+Prints one line per difference in arity, flags, key specs or COMMAND DOCS arguments
+(name, type, token, optional / multiple / multiple_token, recursively); exits 1 if any.
 """
 import argparse
 import glob
@@ -65,6 +66,24 @@ def server_keyspecs(raw):
     return out
 
 
+def server_args(args):
+    out = []
+    for a in args:
+        d = dict(zip(a[0::2], a[1::2]))
+        out.append((d["name"], d["type"], d.get("token"), tuple(sorted(d.get("flags", []))),
+                    server_args(d["arguments"]) if "arguments" in d else None))
+    return out
+
+
+def reference_args(args):
+    out = []
+    for a in args:
+        flags = tuple(sorted(k for k in ("optional", "multiple", "multiple_token") if a.get(k)))
+        out.append((a["name"], a["type"], a.get("token"), flags,
+                    reference_args(a["arguments"]) if "arguments" in a else None))
+    return out
+
+
 def default_reference():
     """../shared/reference/commands next to the main checkout (also from a worktree)."""
     import subprocess
@@ -82,6 +101,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=6379)
     ap.add_argument("--reference", default=default_reference())
+    ap.add_argument("--no-docs", action="store_true", help="skip the COMMAND DOCS arguments")
     args = ap.parse_args()
     if not os.path.isdir(args.reference):
         print(f"reference folder {args.reference} not found; nothing to check")
@@ -110,6 +130,27 @@ def main():
             check(sub)
     for info in infos:
         check(info)
+
+    def check_docs(name, doc):
+        nonlocal problems
+        spec = ref.get(name)
+        if spec is not None:
+            mine = server_args(doc.get("arguments", []))
+            theirs = reference_args(spec.get("arguments", []))
+            if mine != theirs:
+                print(f"{name}: COMMAND DOCS arguments differ\n   ours: {mine}\n   ref:  {theirs}")
+                problems += 1
+        subs = doc.get("subcommands", [])
+        for sub_name, sub_doc in zip(subs[0::2], subs[1::2]):
+            check_docs(sub_name.lower(), dict(zip(sub_doc[0::2], sub_doc[1::2])))
+
+    if not args.no_docs:
+        conn = r.connection_pool.get_connection("COMMAND")
+        conn.send_command("COMMAND", "DOCS")
+        docs = to_py(conn.read_response())
+        r.connection_pool.release(conn)
+        for name, doc in zip(docs[0::2], docs[1::2]):
+            check_docs(name.lower(), dict(zip(doc[0::2], doc[1::2])))
     print(f"{len(infos)} commands checked, {problems} differences")
     return 1 if problems else 0
 
