@@ -199,6 +199,18 @@ void ClientGetNameCommand(CommandContext& ctx) {
   ctx.rb().Bulk(n);
 }
 
+// Client types of CLIENT LIST / CLIENT KILL TYPE, lower-cased. Redis 8 names the
+// replication source "primary" and keeps "master" for old clients.
+bool IsClientTypeName(std::string_view type) {
+  return type == "normal" || type == "master" || type == "primary" || type == "replica" ||
+         type == "slave" || type == "pubsub";
+}
+
+// HotKV has no replication links, so no connected client is of these types.
+bool IsReplicationClientType(std::string_view type) {
+  return type == "master" || type == "primary" || type == "replica" || type == "slave";
+}
+
 void ClientInfoCommand(CommandContext& ctx) {
   ctx.rb().Verbatim(FormatClientInfo(ctx.client(), ctx.now_ms()) + "\n");
 }
@@ -209,8 +221,7 @@ void ClientListCommand(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argc(); i++) {
     if (EqualsIgnoreCase(ctx.arg(i), "TYPE") && i + 1 < ctx.argc()) {
       type = ToLower(ctx.arg(++i));
-      if (type != "normal" && type != "master" && type != "replica" && type != "slave" &&
-          type != "pubsub") {
+      if (!IsClientTypeName(type)) {
         return ctx.rb().Error("ERR Unknown client type '" + std::string(ctx.arg(i)) + "'");
       }
     } else if (EqualsIgnoreCase(ctx.arg(i), "ID") && i + 1 < ctx.argc()) {
@@ -237,7 +248,7 @@ void ClientListCommand(CommandContext& ctx) {
     }
     bool pubsub = c->subscription_count() > 0;
     if (!type.empty()) {
-      if (type == "master" || type == "replica" || type == "slave") {
+      if (IsReplicationClientType(type)) {
         return;
       }
       if ((type == "pubsub") != pubsub) {
@@ -305,8 +316,7 @@ void ClientKillCommand(CommandContext& ctx) {
       id = static_cast<uint64_t>(*v);
     } else if (EqualsIgnoreCase(opt, "TYPE")) {
       type = ToLower(val);
-      if (type != "normal" && type != "master" && type != "replica" && type != "slave" &&
-          type != "pubsub") {
+      if (!IsClientTypeName(type)) {
         return ctx.rb().Error("ERR Unknown client type '" + std::string(val) + "'");
       }
     } else if (EqualsIgnoreCase(opt, "ADDR")) {
@@ -346,7 +356,7 @@ void ClientKillCommand(CommandContext& ctx) {
     }
     if (!type.empty()) {
       bool pubsub = c->subscription_count() > 0;
-      if (type == "master" || type == "replica" || type == "slave" || (type == "pubsub") != pubsub) {
+      if (IsReplicationClientType(type) || (type == "pubsub") != pubsub) {
         return;
       }
     }
@@ -495,7 +505,7 @@ void RegisterConnectionCommands(CommandTable& t) {
          .acl = "@fast @connection", .handler = HelloCommand,
          .doc = {"connection", "6.0.0", "O(1)",
                  "Chooses the protocol version (2 or 3), optionally authenticates and names the connection.",
-                 "[protover [AUTH username password] [SETNAME clientname]]"}});
+                 "[arguments: protover:integer [auth: AUTH username password] [SETNAME clientname]]"}});
   t.Add({.name = "auth", .arity = -2, .flags = "noscript loading stale fast no_auth allow_busy",
          .acl = "@fast @connection", .handler = AuthCommand,
          .doc = {"connection", "1.0.0", "O(N) where N is the number of passwords defined for the user",
@@ -515,26 +525,29 @@ void RegisterConnectionCommands(CommandTable& t) {
   sub({.name = "list", .arity = -2, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous @connection",
        .handler = ClientListCommand,
        .doc = {"connection", "2.4.0", "O(N) where N is the number of client connections",
-               "Describes every client connection.", "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]"},
+               "Describes every client connection.", "[client-type: TYPE <'normal' | 'master' | 'replica' | 'pubsub'>] [ID client-id:integer ...]"},
        .tips = {"nondeterministic_output"}});
   sub({.name = "kill", .arity = -3, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous @connection",
        .handler = ClientKillCommand,
        .doc = {"connection", "2.4.0", "O(N) where N is the number of client connections",
                "Closes client connections chosen by address or filters.",
-               "<ip:port | [ID client-id] [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] [USER username] [ADDR ip:port] [LADDR ip:port] [SKIPME <YES | NO>] [MAXAGE maxage]>"}});
+               "<filter: <old-format: ip:port> | <new-format: [ID client-id:integer] | "
+               "[client-type: TYPE <'normal' | 'master' | 'primary' | 'slave' | 'replica' | 'pubsub'>] | "
+               "[USER username] | [ADDR addr] | [LADDR laddr] | [skipme: SKIPME <YES | NO>] | "
+               "[MAXAGE maxage:integer]> ...>"}});
   sub({.name = "setinfo", .arity = 4, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientSetInfoCommand,
-       .doc = {"connection", "7.2.0", "O(1)", "Records the client library name or version.", "<LIB-NAME libname | LIB-VER libver>"},
+       .doc = {"connection", "7.2.0", "O(1)", "Records the client library name or version.", "<attr: 'lib-name' libname | 'lib-ver' libver>"},
        .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
   sub({.name = "no-evict", .arity = 3, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous @connection",
        .handler = ClientNoEvictCommand,
-       .doc = {"connection", "7.0.0", "O(1)", "Exempts the connection from client eviction.", "<ON | OFF>"}});
+       .doc = {"connection", "7.0.0", "O(1)", "Exempts the connection from client eviction.", "<enabled: ON | OFF>"}});
   sub({.name = "no-touch", .arity = 3, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientNoTouchCommand,
-       .doc = {"connection", "7.2.0", "O(1)", "Stops this connection's reads from updating key access times.", "<ON | OFF>"}});
+       .doc = {"connection", "7.2.0", "O(1)", "Stops this connection's reads from updating key access times.", "<enabled: ON | OFF>"}});
   sub({.name = "reply", .arity = 3, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientReplyCommand,
-       .doc = {"connection", "3.2.0", "O(1)", "Turns replies to this connection on, off, or off for the next command.", "<ON | OFF | SKIP>"}});
+       .doc = {"connection", "3.2.0", "O(1)", "Turns replies to this connection on, off, or off for the next command.", "<action: ON | OFF | SKIP>"}});
   sub({.name = "getredir", .arity = 2, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientGetRedirCommand,
        .doc = {"connection", "6.0.0", "O(1)", "Returns the client-side caching redirection id (-1: none).", ""}});
@@ -542,7 +555,7 @@ void RegisterConnectionCommands(CommandTable& t) {
        .handler = ClientUnblockCommand,
        .doc = {"connection", "5.0.0", "O(log N) where N is the number of client connections",
                "Unblocks a client blocked by a blocking command, as a timeout or with an error.",
-               "client-id [TIMEOUT | ERROR]"}});
+               "client-id:integer [unblock-type: TIMEOUT | ERROR]"}});
   sub({.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow @connection",
        .handler = ClientHelpCommand, .doc = {"connection", "5.0.0", "O(1)", "Returns helpful text about CLIENT.", ""}});
 }

@@ -446,7 +446,7 @@ void RegisterHashCommands(CommandTable& t) {
                  "the command is called with multiple field/value pairs.",
                  "Sets fields of a hash, creating the key if needed; returns how many fields are "
                  "new.",
-                 "key field value [field value ...]"}});
+                 "key <data: field value> ..."}});
   t.Add({.name = "hsetnx", .arity = 4, .flags = "write denyoom fast", .acl = "@write @hash @fast",
          .keys = {KeyAt(1, "RW INSERT")}, .handler = HSetNxCommand,
          .doc = {"hash", "2.0.0", "O(1)",
@@ -455,7 +455,7 @@ void RegisterHashCommands(CommandTable& t) {
   t.Add({.name = "hmset", .arity = -4, .flags = "write denyoom fast", .acl = "@write @hash @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = HMSetCommand,
          .doc = {"hash", "2.0.0", "O(N) where N is the number of fields being set.",
-                 "Sets fields of a hash and replies OK.", "key field value [field value ...]",
+                 "Sets fields of a hash and replies OK.", "key <data: field value> ...",
                  "deprecated", "4.0.0", "`HSET` with multiple field-value pairs"}});
   t.Add({.name = "hget", .arity = 3, .flags = "readonly fast", .acl = "@read @hash @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = HGetCommand,
@@ -513,14 +513,14 @@ void RegisterHashCommands(CommandTable& t) {
          .handler = HIncrByFloatCommand,
          .doc = {"hash", "2.6.0", "O(1)",
                  "Adds a floating point number to the numeric value of a hash field.",
-                 "key field increment"}});
+                 "key field increment:double"}});
   t.Add({.name = "hrandfield", .arity = -2, .flags = "readonly", .acl = "@read @hash @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = HRandFieldCommand,
          .doc = {"hash", "6.2.0",
                  "O(N) where N is the number of fields returned",
                  "Returns random fields of a hash: distinct ones for a positive count, possibly "
                  "repeated ones for a negative count, optionally with their values.",
-                 "key [count [WITHVALUES]]"},
+                 "key [options: count [WITHVALUES]]"},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "hscan", .arity = -3, .flags = "readonly", .acl = "@read @hash @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = HScanCommand,

@@ -96,11 +96,13 @@ void ReplyCommandInfo(ReplyBuilder& rb, const CommandSpec& c) {
   }
 }
 
-void ReplyDocArg(ReplyBuilder& rb, const DocArg& a, int* key_index) {
+// Key arguments get consecutive key spec indexes, capped at the last spec (LCS's key1 and
+// key2 share one range spec).
+void ReplyDocArg(ReplyBuilder& rb, const DocArg& a, int* key_index, int last_spec) {
   size_t fields = 2;
   int ksi = -1;
   if (a.type == "key") {
-    ksi = (*key_index)++;
+    ksi = std::min((*key_index)++, last_spec);
     fields++;
   }
   if (!a.token.empty()) {
@@ -143,7 +145,7 @@ void ReplyDocArg(ReplyBuilder& rb, const DocArg& a, int* key_index) {
     rb.Bulk("arguments");
     rb.Array(a.children.size());
     for (const auto& ch : a.children) {
-      ReplyDocArg(rb, ch, key_index);
+      ReplyDocArg(rb, ch, key_index, last_spec);
     }
   }
 }
@@ -189,7 +191,7 @@ void ReplyCommandDocs(ReplyBuilder& rb, const CommandSpec& c) {
     rb.Array(args.size());
     int key_index = 0;
     for (const auto& a : args) {
-      ReplyDocArg(rb, a, &key_index);
+      ReplyDocArg(rb, a, &key_index, std::max(0, static_cast<int>(c.key_specs.size()) - 1));
     }
   }
   if (!c.subcommands.empty()) {
@@ -436,7 +438,7 @@ void RegisterIntrospectionCommands(CommandTable& t) {
        .handler = CommandListCommand,
        .doc = {"server", "7.0.0", "O(N) where N is the total number of Redis commands",
                "Returns command names, optionally filtered.",
-               "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]"},
+               "[filterby: FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]"},
        .tips = {"nondeterministic_output_order"}});
   sub({.name = "getkeys", .arity = -3, .flags = "loading stale", .acl = "@slow @connection",
        .handler = CommandGetKeysCommand,

@@ -359,7 +359,7 @@ void RegisterKeyCommands(CommandTable& t) {
   t.Add({.name = "type", .arity = 2, .flags = "readonly fast", .acl = "@keyspace @read @fast",
          .keys = {KeyAt(1, "RO")}, .handler = TypeCommand,
          .doc = {"generic", "1.0.0", "O(1)", "Returns the type of the value of a key, or none.", "key"}});
-  const char* kExpireSyntax = " [NX | XX | GT | LT]";
+  const char* kExpireSyntax = " [condition: NX | XX | GT | LT]";
   t.Add({.name = "expire", .arity = -3, .flags = "write fast", .acl = "@keyspace @write @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = ExpireCommand,
          .doc = {"generic", "1.0.0", "O(1)", "Sets a time to live in seconds on a key.",
@@ -401,7 +401,7 @@ void RegisterKeyCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RO ACCESS"), KeyAt(2, "OW UPDATE")}, .handler = CopyCommand,
          .doc = {"generic", "6.2.0", "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
                  "Copies the value of a key to a new key, optionally in another database.",
-                 "source destination [DB destination-db] [REPLACE]"}});
+                 "source destination [DB destination-db:integer] [REPLACE]"}});
   t.Add({.name = "move", .arity = 3, .flags = "write fast", .acl = "@keyspace @write @fast",
          .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = MoveCommand,
          .doc = {"generic", "1.0.0", "O(1)", "Moves a key to another database.", "key db"}});

@@ -313,12 +313,12 @@ void RegisterKeyspaceCommands(CommandTable& t) {
   t.Add({.name = "flushdb", .arity = -1, .flags = "write all_shards", .acl = "@keyspace @write @slow @dangerous",
          .handler = FlushDbCommand,
          .doc = {"server", "1.0.0", "O(N) where N is the number of keys in the selected database",
-                 "Removes every key of the selected database.", "[ASYNC | SYNC]"},
+                 "Removes every key of the selected database.", "[flush-type: ASYNC | SYNC]"},
          .tips = {"request_policy:all_shards", "response_policy:all_succeeded"}});
   t.Add({.name = "flushall", .arity = -1, .flags = "write all_shards", .acl = "@keyspace @write @slow @dangerous",
          .handler = FlushAllCommand,
          .doc = {"server", "1.0.0", "O(N) where N is the total number of keys in all databases",
-                 "Removes every key of every database.", "[ASYNC | SYNC]"},
+                 "Removes every key of every database.", "[flush-type: ASYNC | SYNC]"},
          .tips = {"request_policy:all_shards", "response_policy:all_succeeded"}});
   t.Add({.name = "select", .arity = 2, .flags = "loading stale fast", .acl = "@keyspace @fast",
          .handler = SelectCommand,

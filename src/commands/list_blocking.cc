@@ -183,7 +183,7 @@ void RegisterListBlockingCommands(CommandTable& t) {
   t.Add({.name = "blmove", .arity = 6, .flags = "write denyoom blocking", .acl = "@write @list @slow @blocking",
          .keys = {KeyAt(1, "RW ACCESS DELETE"), KeyAt(2, "RW INSERT")}, .handler = BLMoveCommand,
          .doc = {"list", "6.2.0", "O(1)", "Moves an element between lists, waiting for one if the source is empty.",
-                 "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout"}});
+                 "source destination <wherefrom: LEFT | RIGHT> <whereto: LEFT | RIGHT> timeout"}});
   t.Add({.name = "brpoplpush", .arity = 4, .flags = "write denyoom blocking", .acl = "@write @list @slow @blocking",
          .keys = {KeyAt(1, "RW ACCESS DELETE"), KeyAt(2, "RW INSERT")}, .handler = BRPopLPushCommand,
          .doc = {"list", "2.2.0", "O(1)", "Moves the last element of a list to another, waiting if the source is empty.",
@@ -192,7 +192,7 @@ void RegisterListBlockingCommands(CommandTable& t) {
          .keys = {KeyNum(2, 0, 1, 1, "RW ACCESS DELETE")}, .handler = BLMPopCommand,
          .doc = {"list", "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
                  "Pops elements from the first non-empty list of several, waiting for one if needed.",
-                 "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}});
+                 "timeout numkeys key [key ...] <where: LEFT | RIGHT> [COUNT count]"}});
 }
 
 }  // namespace hotkv

@@ -520,15 +520,15 @@ void RegisterListCommands(CommandTable& t) {
   t.Add({.name = "linsert", .arity = 5, .flags = "write denyoom", .acl = "@write @list @slow",
          .keys = {KeyAt(1, "RW INSERT")}, .handler = LInsertCommand,
          .doc = {"list", "2.2.0", "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).",
-                 "Inserts an element before or after another element of a list.", "key <BEFORE | AFTER> pivot element"}});
+                 "Inserts an element before or after another element of a list.", "key <where: BEFORE | AFTER> pivot element"}});
   t.Add({.name = "lpos", .arity = -3, .flags = "readonly", .acl = "@read @list @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = LPosCommand,
          .doc = {"list", "6.0.6", "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.",
-                 "Returns the indexes of matching elements of a list.", "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"}});
+                 "Returns the indexes of matching elements of a list.", "key element [RANK rank] [COUNT num-matches:integer] [MAXLEN len]"}});
   t.Add({.name = "lmove", .arity = 5, .flags = "write denyoom", .acl = "@write @list @slow",
          .keys = {KeyAt(1, "RW ACCESS DELETE"), KeyAt(2, "RW INSERT")}, .handler = LMoveCommand,
          .doc = {"list", "6.2.0", "O(1)", "Moves an element from one end of a list to an end of another.",
-                 "source destination <LEFT | RIGHT> <LEFT | RIGHT>"}});
+                 "source destination <wherefrom: LEFT | RIGHT> <whereto: LEFT | RIGHT>"}});
   t.Add({.name = "rpoplpush", .arity = 3, .flags = "write denyoom", .acl = "@write @list @slow",
          .keys = {KeyAt(1, "RW ACCESS DELETE"), KeyAt(2, "RW INSERT")}, .handler = RPopLPushCommand,
          .doc = {"list", "1.2.0", "O(1)", "Moves the last element of a list to the head of another.",
@@ -536,7 +536,7 @@ void RegisterListCommands(CommandTable& t) {
   t.Add({.name = "lmpop", .arity = -4, .flags = "write", .acl = "@write @list @slow",
          .keys = {KeyNum(1, 0, 1, 1, "RW ACCESS DELETE")}, .handler = LMPopCommand,
          .doc = {"list", "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
-                 "Pops elements from the first non-empty list of several.", "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}});
+                 "Pops elements from the first non-empty list of several.", "numkeys key [key ...] <where: LEFT | RIGHT> [COUNT count]"}});
 }
 
 }  // namespace hotkv

@@ -528,7 +528,7 @@ void RegisterServerCommands(CommandTable& t) {
   t.AddSub("config", {.name = "set", .arity = -4, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous",
                       .handler = ConfigSetCommand,
                       .doc = {"server", "2.0.0", "O(N) when N is the number of configuration parameters provided",
-                              "Changes settings at run time; all of them or none.", "parameter value [parameter value ...]"},
+                              "Changes settings at run time; all of them or none.", "<data: parameter value> ..."},
                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
   t.AddSub("config", {.name = "resetstat", .arity = 2, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous",
                       .handler = ConfigResetStatCommand,
@@ -552,7 +552,7 @@ void RegisterServerCommands(CommandTable& t) {
   t.Add({.name = "shutdown", .arity = -1, .flags = "admin noscript loading stale no_multi allow_busy",
          .acl = "@admin @slow @dangerous", .handler = ShutdownCommand,
          .doc = {"server", "1.0.0", "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
-                 "Stops the server after finishing replies in flight.", "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]"}});
+                 "Stops the server after finishing replies in flight.", "[abort-selector: <save-selector-block: [save-selector: NOSAVE | SAVE] [NOW] [FORCE]> | ABORT]"}});
   t.Add({.name = "debug", .arity = -2, .flags = "admin noscript loading stale protected", .acl = "@admin @slow @dangerous",
          .handler = DebugCommand,
          .doc = {"server", "1.0.0", "Depends on subcommand.", "Debugging helpers (SLEEP).", ""}});

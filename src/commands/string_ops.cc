@@ -384,7 +384,7 @@ void RegisterStringOpCommands(CommandTable& t) {
   t.Add({.name = "incrbyfloat", .arity = 3, .flags = "write denyoom fast", .acl = "@write @string @fast",
          .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = IncrByFloatCommand,
          .doc = {"string", "2.6.0", "O(1)", "Adds a floating point number to the numeric value of a key.",
-                 "key increment"}});
+                 "key increment:double"}});
   t.Add({.name = "getrange", .arity = 4, .flags = "readonly", .acl = "@read @string @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = GetRangeCommand,
          .doc = {"string", "2.4.0", "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.",
@@ -404,7 +404,7 @@ void RegisterStringOpCommands(CommandTable& t) {
          .keys = {KeyRange(1, 1, 1, "RO ACCESS")}, .handler = LcsCommand,
          .doc = {"string", "7.0.0", "O(N*M) where N and M are the lengths of s1 and s2, respectively",
                  "Finds the longest common subsequence of two string values.",
-                 "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]"}});
+                 "key1:key key2:key [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]"}});
 }
 
 }  // namespace hotkv

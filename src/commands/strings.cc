@@ -352,8 +352,8 @@ void RegisterStringCommands(CommandTable& t) {
          .doc = {"string", "1.0.0", "O(1)",
                  "Stores a string value under a key, replacing any value of any type; "
                  "optionally only if the key exists or not, with an expiry, returning the old value.",
-                 "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds "
-                 "| PXAT unix-time-milliseconds | KEEPTTL]"}});
+                 "key value [condition: NX | XX] [GET] [expiration: EX seconds | PX milliseconds | "
+                 "EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"}});
   t.Add({.name = "setnx", .arity = 3, .flags = "write denyoom fast", .acl = "@write @string @fast",
          .keys = {KeyAt(1, "OW INSERT")}, .handler = SetNxCommand,
          .doc = {"string", "1.0.0", "O(1)", "Stores a value only when the key does not exist yet.",
@@ -373,11 +373,11 @@ void RegisterStringCommands(CommandTable& t) {
   t.Add({.name = "mset", .arity = -3, .flags = "write denyoom", .acl = "@write @string @slow",
          .keys = {KeyRange(1, -1, 2, "OW UPDATE")}, .handler = MSetCommand,
          .doc = {"string", "1.0.1", "O(N) where N is the number of keys to set.",
-                 "Sets several keys at once, atomically.", "key value [key value ...]"}});
+                 "Sets several keys at once, atomically.", "<data: key value> ..."}});
   t.Add({.name = "msetnx", .arity = -3, .flags = "write denyoom", .acl = "@write @string @slow",
          .keys = {KeyRange(1, -1, 2, "OW INSERT")}, .handler = MSetNxCommand,
          .doc = {"string", "1.0.1", "O(N) where N is the number of keys to set.",
-                 "Sets several keys only if none of them exists.", "key value [key value ...]"}});
+                 "Sets several keys only if none of them exists.", "<data: key value> ..."}});
   t.Add({.name = "getset", .arity = 3, .flags = "write denyoom fast", .acl = "@write @string @fast",
          .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = GetSetCommand,
          .doc = {"string", "1.0.0", "O(1)", "Sets a value and returns the previous one.",
@@ -388,7 +388,7 @@ void RegisterStringCommands(CommandTable& t) {
   t.Add({.name = "getex", .arity = -2, .flags = "write fast", .acl = "@write @string @fast",
          .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = GetExCommand,
          .doc = {"string", "6.2.0", "O(1)", "Returns a string value and changes or removes its expiry.",
-                 "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT "
+                 "key [expiration: EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT "
                  "unix-time-milliseconds | PERSIST]"}});
 }
 

@@ -43,7 +43,8 @@ void RegisterZSetCommands(CommandTable& t) {
          .handler = ZAddCommand,
          .doc = {kGroup, "1.2.0", "O(log(N)) for each member added or updated, N being the size of the sorted set.",
                  "Adds members with scores to a sorted set, or updates their scores; creates the key if needed.",
-                 "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]"}});
+                 "key [condition: NX | XX] [comparison: GT | LT] [change: CH] [increment: INCR] "
+                 "<data: score member> ..."}});
   t.Add({.name = "zincrby", .arity = 4, .flags = "write denyoom fast",
          .acl = "@write @sortedset @fast", .keys = {KeyAt(1, "RW ACCESS UPDATE")},
          .handler = ZIncrByCommand,
@@ -61,7 +62,7 @@ void RegisterZSetCommands(CommandTable& t) {
   t.Add({.name = "zcount", .arity = 4, .flags = "readonly fast", .acl = "@read @sortedset @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZCountCommand,
          .doc = {kGroup, "2.0.0", kLogN, "Counts the members whose score lies in a range.",
-                 "key min max"}});
+                 "key min:double max:double"}});
   t.Add({.name = "zlexcount", .arity = 4, .flags = "readonly fast", .acl = "@read @sortedset @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZLexCountCommand,
          .doc = {kGroup, "2.8.9", kLogN,
@@ -89,7 +90,7 @@ void RegisterZSetCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZRandMemberCommand,
          .doc = {kGroup, "6.2.0", "O(N) where N is the number of members returned.",
                  "Returns random members: distinct ones for a positive count, possibly repeated ones for a negative count.",
-                 "key [count [WITHSCORES]]"},
+                 "key [options: count [WITHSCORES]]"},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "zscan", .arity = -3, .flags = "readonly", .acl = "@read @sortedset @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZScanCommand,
@@ -103,13 +104,13 @@ void RegisterZSetCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZRangeCommand,
          .doc = {kGroup, "1.2.0", kLogNPlusM,
                  "Returns members in a range of positions, scores (BYSCORE) or members (BYLEX), optionally reversed and paged.",
-                 "key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"}});
+                 "key start:string stop:string [sortby: BYSCORE | BYLEX] [REV] [limit: LIMIT offset count] [WITHSCORES]"}});
   t.Add({.name = "zrangestore", .arity = -5, .flags = "write denyoom",
          .acl = "@write @sortedset @slow",
          .keys = {KeyAt(1, "OW UPDATE"), KeyAt(2, "RO ACCESS")}, .handler = ZRangeStoreCommand,
          .doc = {kGroup, "6.2.0", kLogNPlusM,
                  "Stores a range of a sorted set (as ZRANGE selects it) under another key.",
-                 "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]"}});
+                 "dst:key src:key min max [sortby: BYSCORE | BYLEX] [REV] [limit: LIMIT offset count]"}});
   t.Add({.name = "zrevrange", .arity = -4, .flags = "readonly", .acl = "@read @sortedset @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZRevRangeCommand,
          .doc = {kGroup, "1.2.0", kLogNPlusM,
@@ -119,27 +120,27 @@ void RegisterZSetCommands(CommandTable& t) {
   t.Add({.name = "zrangebyscore", .arity = -4, .flags = "readonly", .acl = "@read @sortedset @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZRangeByScoreCommand,
          .doc = {kGroup, "1.0.5", kLogNPlusM, "Returns the members whose score lies in a range.",
-                 "key min max [WITHSCORES] [LIMIT offset count]", "deprecated", "6.2.0",
+                 "key min:double max:double [WITHSCORES] [limit: LIMIT offset count]", "deprecated", "6.2.0",
                  "`ZRANGE` with the `BYSCORE` argument"}});
   t.Add({.name = "zrevrangebyscore", .arity = -4, .flags = "readonly",
          .acl = "@read @sortedset @slow", .keys = {KeyAt(1, "RO ACCESS")},
          .handler = ZRevRangeByScoreCommand,
          .doc = {kGroup, "2.2.0", kLogNPlusM,
                  "Returns the members whose score lies in a range, highest score first.",
-                 "key max min [WITHSCORES] [LIMIT offset count]", "deprecated", "6.2.0",
+                 "key max:double min:double [WITHSCORES] [limit: LIMIT offset count]", "deprecated", "6.2.0",
                  "`ZRANGE` with the `REV` and `BYSCORE` arguments"}});
   t.Add({.name = "zrangebylex", .arity = -4, .flags = "readonly", .acl = "@read @sortedset @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZRangeByLexCommand,
          .doc = {kGroup, "2.8.9", kLogNPlusM,
                  "Returns the members in a lexicographical range (members of equal score).",
-                 "key min max [LIMIT offset count]", "deprecated", "6.2.0",
+                 "key min max [limit: LIMIT offset count]", "deprecated", "6.2.0",
                  "`ZRANGE` with the `BYLEX` argument"}});
   t.Add({.name = "zrevrangebylex", .arity = -4, .flags = "readonly",
          .acl = "@read @sortedset @slow", .keys = {KeyAt(1, "RO ACCESS")},
          .handler = ZRevRangeByLexCommand,
          .doc = {kGroup, "2.8.9", kLogNPlusM,
                  "Returns the members in a lexicographical range, in reverse order.",
-                 "key max min [LIMIT offset count]", "deprecated", "6.2.0",
+                 "key max min [limit: LIMIT offset count]", "deprecated", "6.2.0",
                  "`ZRANGE` with the `REV` and `BYLEX` arguments"}});
   t.Add({.name = "zremrangebyrank", .arity = 4, .flags = "write", .acl = "@write @sortedset @slow",
          .keys = {KeyAt(1, "RW DELETE")}, .handler = ZRemRangeByRankCommand,
@@ -150,7 +151,7 @@ void RegisterZSetCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW DELETE")}, .handler = ZRemRangeByScoreCommand,
          .doc = {kGroup, "1.2.0", kLogNPlusMRemoved,
                  "Removes the members whose score lies in a range; deletes the key when it becomes empty.",
-                 "key min max"}});
+                 "key min:double max:double"}});
   t.Add({.name = "zremrangebylex", .arity = 4, .flags = "write", .acl = "@write @sortedset @slow",
          .keys = {KeyAt(1, "RW DELETE")}, .handler = ZRemRangeByLexCommand,
          .doc = {kGroup, "2.8.9", kLogNPlusMRemoved,
@@ -170,7 +171,7 @@ void RegisterZSetCommands(CommandTable& t) {
          .keys = {KeyNum(1, 0, 1, 1, "RW ACCESS DELETE")}, .handler = ZMPopCommand,
          .doc = {kGroup, "7.0.0", kMPopComplexity,
                  "Pops the lowest or highest scored members of the first non-empty sorted set among the keys.",
-                 "numkeys key [key ...] <MIN | MAX> [COUNT count]"}});
+                 "numkeys key [key ...] <where: MIN | MAX> [COUNT count]"}});
   t.Add({.name = "bzpopmin", .arity = -3, .flags = "write fast blocking",
          .acl = "@write @sortedset @fast @blocking", .keys = {KeyRange(1, -2, 1, "RW ACCESS DELETE")},
          .handler = BZPopMinCommand,
@@ -188,10 +189,10 @@ void RegisterZSetCommands(CommandTable& t) {
          .handler = BZMPopCommand,
          .doc = {kGroup, "7.0.0", kMPopComplexity,
                  "Like ZMPOP, but blocks until one of the sorted sets has data or the timeout passes.",
-                 "timeout numkeys key [key ...] <MIN | MAX> [COUNT count]"}});
+                 "timeout numkeys key [key ...] <where: MIN | MAX> [COUNT count]"}});
 
   // ---- algebra ----
-  const char* kWeightsAggregate = " [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>]";
+  const char* kWeightsAggregate = " [WEIGHTS weight:integer ...] [aggregate: AGGREGATE <SUM | MIN | MAX>]";
   t.Add({.name = "zunion", .arity = -3, .flags = "readonly", .acl = "@read @sortedset @slow",
          .keys = {KeyNum(1, 0, 1, 1, "RO ACCESS")}, .handler = ZUnionCommand,
          .doc = {kGroup, "6.2.0", kUnionComplexity,

@@ -190,7 +190,8 @@ std::vector<std::string_view> CommandFlagNames(uint32_t flags, bool movable_keys
 std::vector<std::string_view> KeySpecFlagNames(uint32_t flags);
 
 // Parses an argument grammar string ("key value [NX | XX] [EX seconds]") into the
-// COMMAND DOCS argument tree. Used by the DOCS reply writer.
+// COMMAND DOCS argument tree. Used by the DOCS reply writer. The notation (group names,
+// explicit types, quoted tokens, ...) is described above SyntaxParser in command_table.cc.
 struct DocArg {
   std::string name;
   std::string type;    // key string integer double pattern unix-time pure-token oneof block

@@ -479,6 +479,24 @@ def test_client_kill_skipme_yes_on_self(start_server):
     c.close()
 
 
+def test_client_kill_and_list_by_type(start_server):
+    srv = start_server()
+    killer, victim = srv.raw(), srv.raw()
+    wait_for_clients(killer, 2)
+    # Redis 8 names the replication source "primary"; "master" stays for old clients.
+    # There are no replication links, so neither type matches anyone.
+    for t in ("primary", "master", "replica", "slave", "PRIMARY"):
+        assert killer.command("CLIENT", "KILL", "TYPE", t) == 0
+        assert killer.command("CLIENT", "LIST", "TYPE", t) == b""
+    assert killer.command("CLIENT", "KILL", "TYPE", "pubsub") == 0
+    assert killer.command("CLIENT", "KILL", "TYPE", "boss") == "ERR Unknown client type 'boss'"
+    assert killer.command("CLIENT", "KILL", "TYPE", "normal") == 1   # SKIPME spares the caller
+    assert victim.closed_by_server()
+    assert killer.command("PING") == "PONG"
+    killer.close()
+    victim.close()
+
+
 @pytest.mark.parametrize("args", [["FOO", "bar"], ["SKIPME", "maybe"], ["ID", "1", "FOO", "x"],
                                   ["ADDR", "1.2.3.4:5", "SKIPME", "maybe"]])
 def test_client_kill_syntax_errors(r, args):

@@ -227,6 +227,69 @@ def test_command_docs_summary(r):
     assert fields["summary"] == "Returns the string value of a key."
 
 
+def doc_args(r, name):
+    """COMMAND DOCS arguments of `name` as {name: fields}, fields a dict whose "arguments"
+    (if any) is converted the same way and whose "flags" is a set."""
+    def convert(args):
+        out = {}
+        for a in args:
+            d = dict(zip(a[0::2], a[1::2]))
+            d["flags"] = set(d.get("flags", []))
+            if "arguments" in d:
+                d["arguments"] = convert(d["arguments"])
+            out[d["name"]] = d
+        return out
+    docs = cmd(r, "COMMAND", "DOCS", name)
+    fields = dict(zip(docs[1][0::2], docs[1][1::2]))
+    return convert(fields["arguments"])
+
+
+def test_command_docs_named_oneofs(r):
+    args = doc_args(r, "set")
+    assert args["condition"]["type"] == "oneof"
+    assert args["condition"]["flags"] == {"optional"}
+    assert set(args["condition"]["arguments"]) == {"nx", "xx"}
+    assert args["expiration"]["type"] == "oneof"
+    assert args["expiration"]["arguments"]["seconds"]["token"] == "EX"
+    assert args["expiration"]["arguments"]["seconds"]["type"] == "integer"
+    assert "choice" not in args
+    assert list(doc_args(r, "lmove")) == ["source", "destination", "wherefrom", "whereto"]
+
+
+def test_command_docs_explicit_types(r):
+    assert doc_args(r, "incrbyfloat")["increment"]["type"] == "double"
+    assert doc_args(r, "hincrbyfloat")["increment"]["type"] == "double"
+    assert doc_args(r, "incrby")["increment"]["type"] == "integer"
+    count = doc_args(r, "lpos")["num-matches"]
+    assert (count["type"], count["token"], count["flags"]) == ("integer", "COUNT", {"optional"})
+
+
+def test_command_docs_token_groups(r):
+    args = doc_args(r, "zunion")
+    weight = args["weight"]
+    assert (weight["type"], weight["token"], weight["flags"]) == ("integer", "WEIGHTS", {"optional", "multiple"})
+    aggregate = args["aggregate"]
+    assert (aggregate["type"], aggregate["token"], aggregate["flags"]) == ("oneof", "AGGREGATE", {"optional"})
+    assert list(aggregate["arguments"]) == ["sum", "min", "max"]
+    assert doc_args(r, "zadd")["change"]["token"] == "CH"
+
+
+@pytest.mark.redis8
+def test_command_docs_named_blocks(r):
+    # Redis 7.0 names these blocks "offset_count" and "field_value"; 7.2 renamed them.
+    limit = doc_args(r, "zrange")["limit"]
+    assert (limit["type"], limit["token"]) == ("block", "LIMIT")
+    assert list(limit["arguments"]) == ["offset", "count"]
+    assert "token" not in limit["arguments"]["offset"]
+    args = doc_args(r, "hset")
+    assert list(args) == ["key", "data"]
+    assert (args["data"]["type"], args["data"]["flags"]) == ("block", {"multiple"})
+    assert list(args["data"]["arguments"]) == ["field", "value"]
+    data = doc_args(r, "mset")["data"]
+    assert (data["type"], data["flags"]) == ("block", {"multiple"})
+    assert list(data["arguments"]) == ["key", "value"]
+
+
 def test_command_list(r):
     names = cmd(r, "COMMAND", "LIST")
     for name in ("get", "set", "del", "expire", "ping", "client", "config", "command"):
