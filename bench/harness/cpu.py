@@ -1,9 +1,10 @@
 """Part 1: throughput and server CPU per operation for the 12 reference commands.
 
-For each repetition, each configuration in turn (the order reverses every repetition):
-start the server pinned to the server core, probe which commands it has, preload the
-1M `key:<12 digits>` keys, then one redis-benchmark run per command, pinned to the
-client core, bracketed by samples of the server's /proc/<pid>/stat.
+For each repetition and command, each configuration in turn (the order reverses every
+repetition): start the server pinned to the server core, probe which commands it has,
+preload the 1M `key:<12 digits>` keys, then one redis-benchmark run of the command,
+pinned to the client core, bracketed by samples of the server's /proc/<pid>/stat.
+`--cpu-server shared` runs all commands on one server per repetition instead (see run_cpu).
 """
 import csv
 
@@ -85,47 +86,69 @@ def run_benchmark(ctx, server, cmd, n, keys, pipeline, rawname):
 
 
 def run_cpu(ctx):
+    """ctx.cpu_server "per-command": every command of every repetition on a server started
+    and preloaded for it alone, the servers taking turns command by command (order
+    reversed every repetition). "shared": one server per repetition runs all 12 commands
+    in RUN_ORDER, each command on what the earlier ones left in memory.
+
+    Why per-command is the default: on this VM the price of a fresh page depends on how
+    much memory the process already took. The guest kernel keeps up to 1 GiB of freed
+    pages unreported to the host (/sys/module/page_reporting/parameters/max_waiting_mib);
+    past that, every new page costs a host fault, ~3x the kernel time per push (RESULTS,
+    "RPUSH after LPUSH"). In a shared server the commands that run after ~1 GB of growth
+    (RPUSH for HotKV, LPUSH and RPUSH for Redis) pay it and the others do not: their
+    figures depend on the run order, not only on the command."""
     rows = []
+    commands = [[c] for c in RUN_ORDER] if ctx.cpu_server == "per-command" else [RUN_ORDER]
     for rep in range(ctx.reps):
         order = CONFIGS if rep % 2 == 0 else list(reversed(CONFIGS))
-        for pos, config in enumerate(order):
-            log(f"cpu: repetition {rep + 1}/{ctx.reps}, {config}")
-            server = start(ctx, config)
-            try:
-                support = probe(server, COMMANDS)
-                preload_padded(server, ctx.keys, ctx.value_size, ctx.client_core, ctx.cmdlog)
-                idle, waited = settle(server)
-                if idle > 3:
-                    ctx.problem(f"cpu: {config} still used {idle:.0f} % of a core while idle, "
-                                f"{waited:.0f} s after the preload")
-                dead = False
-                for cmd in RUN_ORDER:
-                    base = {"config": config, "rep": rep, "order": pos, "idle_cpu_pct": round(idle, 2)}
-                    if support[cmd] != "ok" or dead:
-                        status = "error" if dead else support[cmd].split(":")[0]
-                        error = "server not running" if dead else support[cmd]
-                        rows.append({**base, "command": cmd, "status": status, "error": error})
-                        continue
-                    n = ctx.n_multi if cmd in MULTI_KEY else ctx.n
-                    row = run_benchmark(ctx, server, cmd, n, ctx.keys, ctx.pipeline,
-                                        f"cpu-{config}-r{rep}-{cmd}")
-                    rows.append({**base, **row})
-                    if row["misses"]:
-                        ctx.problem(f"cpu: {config} {cmd}: {row['misses']} keyspace misses (reads should all hit)")
-                    if row["status"] != "ok":
-                        ctx.problem(f"cpu: {config} {cmd} (repetition {rep + 1}): {row['error']}")
-                        dead = not server.alive()
-                    else:
-                        log(f"  {config:14} {cmd:6} {row['rps']:>10.0f} ops/s "
-                            f"{row['ns_per_op']:7.0f} ns/op  gen {row['gen_cpu_pct']:.0f}%  "
-                            f"server {row['server_cpu_pct']:.0f}%  other {row['foreign_pct']:.0f}%")
-                ctx.facts.setdefault("cpu_rss_end_kb", {})[f"{config}-r{rep}"] = \
-                    server.rss_kb() if server.alive() else None
-            finally:
-                rc = server.stop()
-                if rc not in (0, None, -15):
-                    ctx.problem(f"cpu: {config} exited with status {rc} on SIGTERM (log {server.logpath})")
+        for group in commands:
+            for pos, config in enumerate(order):
+                what = group[0] if len(group) == 1 else "all commands"
+                log(f"cpu: repetition {rep + 1}/{ctx.reps}, {config}, {what}")
+                rows += run_server_commands(ctx, config, rep, pos, group)
     return rows, summarize(rows)
+
+
+def run_server_commands(ctx, config, rep, pos, group):
+    """Starts `config`, preloads it, runs the commands of `group` in order, stops it."""
+    rows = []
+    server = start(ctx, config)
+    try:
+        support = probe(server, COMMANDS)
+        preload_padded(server, ctx.keys, ctx.value_size, ctx.client_core, ctx.cmdlog)
+        idle, waited = settle(server)
+        if idle > 3:
+            ctx.problem(f"cpu: {config} still used {idle:.0f} % of a core while idle, "
+                        f"{waited:.0f} s after the preload")
+        dead = False
+        for cmd in group:
+            base = {"config": config, "rep": rep, "order": pos, "idle_cpu_pct": round(idle, 2)}
+            if support[cmd] != "ok" or dead:
+                status = "error" if dead else support[cmd].split(":")[0]
+                error = "server not running" if dead else support[cmd]
+                rows.append({**base, "command": cmd, "status": status, "error": error})
+                continue
+            n = ctx.n_multi if cmd in MULTI_KEY else ctx.n
+            row = run_benchmark(ctx, server, cmd, n, ctx.keys, ctx.pipeline,
+                                f"cpu-{config}-r{rep}-{cmd}")
+            row["rss_after_kb"] = server.rss_kb() if server.alive() else None
+            rows.append({**base, **row})
+            if row["misses"]:
+                ctx.problem(f"cpu: {config} {cmd}: {row['misses']} keyspace misses (reads should all hit)")
+            if row["status"] != "ok":
+                ctx.problem(f"cpu: {config} {cmd} (repetition {rep + 1}): {row['error']}")
+                dead = not server.alive()
+            else:
+                log(f"  {config:14} {cmd:6} {row['rps']:>10.0f} ops/s "
+                    f"{row['ns_per_op']:7.0f} ns/op  gen {row['gen_cpu_pct']:.0f}%  "
+                    f"server {row['server_cpu_pct']:.0f}%  other {row['foreign_pct']:.0f}%  "
+                    f"RSS {(row['rss_after_kb'] or 0) / 1024:.0f} MiB")
+    finally:
+        rc = server.stop()
+        if rc not in (0, None, -15):
+            ctx.problem(f"cpu: {config} exited with status {rc} on SIGTERM (log {server.logpath})")
+    return rows
 
 
 def summarize(rows, keys=("command", "config")):

@@ -35,6 +35,8 @@ class Context:
         self.server_core, self.client_core = args.server_core, args.client_core
         self.clients, self.pipeline, self.value_size = 50, 30, 256
         self.reps = args.reps or (1 if q else 3)
+        # Part 1: "per-command" (a fresh, preloaded server for each command) or "shared".
+        self.cpu_server = args.cpu_server
         # Part 1: keyspace (preloaded, and -r), requests per run (MGET/MSET: 10 keys each).
         self.keys = 100_000 if q else 1_000_000
         self.n = 100_000 if q else 1_000_000
@@ -68,7 +70,7 @@ class Context:
         self.problems.append(text)
 
     def settings(self):
-        keys = ["quick", "reps", "server_core", "client_core", "clients", "pipeline", "value_size",
+        keys = ["quick", "reps", "cpu_server", "server_core", "client_core", "clients", "pipeline", "value_size",
                 "keys", "n", "n_multi", "mem_keys", "sweep_conns", "sweep_rates", "sweep_duration",
                 "sweep_warmup", "sweep_reps", "prefetch_keys", "prefetch_n", "prefetch_pipelines"]
         return {k: getattr(self, k) for k in keys}
@@ -144,6 +146,9 @@ def main():
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default 3, --quick 1)")
     ap.add_argument("--sweep-reps", type=int, default=0,
                     help="runs of each latency-sweep step per server (default 3, --quick 1)")
+    ap.add_argument("--cpu-server", choices=["per-command", "shared"], default="per-command",
+                    help="cpu part: a fresh, preloaded server for each command (default), or "
+                         "one server per repetition for all 12 commands in turn")
     ap.add_argument("--server-core", type=int, default=0)
     ap.add_argument("--client-core", type=int, default=1)
     rec = ap.add_mutually_exclusive_group()

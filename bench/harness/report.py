@@ -134,8 +134,13 @@ def section_cpu(ctx, res, img):
         f"`redis-benchmark -c {s['clients']} -P {s['pipeline']} -d {s['value_size']} -r {s['keys']} "
         f"-n {s['n']}` per command (MGET/MSET: `-n {s['n_multi']}`, 10 keys per request), after "
         f"preloading {s['keys']:,} keys `key:<12 digits>` × {s['value_size']} B so that GET/MGET hit. "
-        f"Median of {s['reps']} runs (min–max); server order alternates between repetitions; each "
-        "server is started fresh for each repetition. CPU/op = server utime+stime (all threads, "
+        f"Median of {s['reps']} runs (min–max); server order alternates between repetitions; "
+        + ("each server is started and preloaded afresh for each command and repetition. "
+           if s.get("cpu_server", "shared") == "per-command" else
+           "each server is started fresh for each repetition and runs all 12 commands in turn "
+           "(`--cpu-server shared`: a command's figure then depends on the memory the earlier "
+           "ones took). ")
+        + "CPU/op = server utime+stime (all threads, "
         "/proc/<pid>/stat, 10 ms ticks) over the run ÷ requests. A request of MGET/MSET is one "
         "command on 10 keys. ⚠ = some repetitions failed.",
         "",
