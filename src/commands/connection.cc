@@ -199,16 +199,15 @@ void ClientGetNameCommand(CommandContext& ctx) {
   ctx.rb().Bulk(n);
 }
 
-// Client types of CLIENT LIST / CLIENT KILL TYPE, lower-cased. Redis 8 names the
-// replication source "primary" and keeps "master" for old clients.
-bool IsClientTypeName(std::string_view type) {
-  return type == "normal" || type == "master" || type == "primary" || type == "replica" ||
-         type == "slave" || type == "pubsub";
-}
-
-// HotKV has no replication links, so no connected client is of these types.
+// Replication client types of CLIENT LIST / CLIENT KILL TYPE, lower-cased. Redis 8 names
+// the replication source "primary" and keeps "master" for old clients. HotKV has no
+// replication links, so no connected client is of these types.
 bool IsReplicationClientType(std::string_view type) {
   return type == "master" || type == "primary" || type == "replica" || type == "slave";
+}
+
+bool IsClientTypeName(std::string_view type) {
+  return type == "normal" || type == "pubsub" || IsReplicationClientType(type);
 }
 
 void ClientInfoCommand(CommandContext& ctx) {

@@ -417,17 +417,14 @@ std::string InferType(std::string_view name) {
   return "string";
 }
 
+bool IsQuoted(std::string_view w) { return w.size() >= 3 && w.front() == '\'' && w.back() == '\''; }
+
 // True for a word that is a literal token: an upper-case word ("EX", "LIB-NAME") or a word
 // in single quotes, spelled exactly as the client sends it ('lib-name').
-bool IsTokenWord(std::string_view w) {
-  return IsUpperWord(w) || (w.size() >= 3 && w.front() == '\'' && w.back() == '\'');
-}
+bool IsTokenWord(std::string_view w) { return IsUpperWord(w) || IsQuoted(w); }
 
 std::string TokenText(std::string_view w) {
-  if (w.size() >= 3 && w.front() == '\'' && w.back() == '\'') {
-    w = w.substr(1, w.size() - 2);
-  }
-  return std::string(w);
+  return std::string(IsQuoted(w) ? w.substr(1, w.size() - 2) : w);
 }
 
 // "condition:" right after '[' or '<' names the group.
