@@ -33,9 +33,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   hotkv::Config config;
-  std::string err;
-  if (!config.LoadArgs(argc, argv, &err)) {
-    fprintf(stderr, "%s", err.c_str());
+  if (hotkv::Status st = config.LoadArgs(argc, argv); !st.ok()) {
+    fprintf(stderr, "%s", st.message().c_str());
     return 1;
   }
   // Before the workers allocate their buffers and the keyspace grows.

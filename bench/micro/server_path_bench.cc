@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common/hashing.h"
+#include "common/key_hash.h"
 #include "engine/entry.h"
 #include "engine/key_table.h"
 #include "protocol/byte_buffer.h"

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "common/notify_flags.h"
-#include "common/strings.h"
+#include "common/string_util.h"
 #include "engine/database.h"
 #include "server/command_context.h"
 #include "server/config.h"

@@ -1,4 +1,4 @@
-// Helpers shared by the list command files (lists.cc, list_blocking.cc).
+// Helpers shared by the list command files (list_family.cc, list_family_blocking.cc).
 #pragma once
 
 #include <optional>

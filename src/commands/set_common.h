@@ -1,4 +1,4 @@
-// Shared pieces of the set command family (sets.cc, set_algebra.cc): typed lookups,
+// Shared pieces of the set command family (set_family.cc, set_family_algebra.cc): typed lookups,
 // creating and deleting set keys, and the registration of the algebra commands.
 //
 //   bool wrong_type;
@@ -30,7 +30,7 @@ types::SetValue* InsertSet(CommandContext& ctx, std::string_view key, types::Set
 // Deletes `key`, whose set the command has just emptied, and emits the generic "del".
 void DeleteEmptiedSet(CommandContext& ctx, std::string_view key);
 
-// SINTER SINTERCARD SINTERSTORE SUNION SUNIONSTORE SDIFF SDIFFSTORE (set_algebra.cc).
+// SINTER SINTERCARD SINTERSTORE SUNION SUNIONSTORE SDIFF SDIFFSTORE (set_family_algebra.cc).
 void RegisterSetAlgebraCommands(CommandTable& t);
 
 }  // namespace hotkv

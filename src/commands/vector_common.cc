@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "commands/helpers.h"
-#include "common/strings.h"
+#include "common/string_util.h"
 #include "engine/database.h"
 #include "engine/entry.h"
 #include "server/dispatcher.h"
@@ -160,7 +160,7 @@ std::unique_ptr<VectorFilter> CompileFilter(CommandContext& ctx, std::string_vie
   return nullptr;
 }
 
-vector::Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const float> v,
+Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const float> v,
                                 std::optional<std::string_view> attributes, uint32_t ef) {
   if (!attributes.has_value()) {
     // Keeps the attributes of an existing element, adds none: the count is unchanged.
@@ -168,7 +168,7 @@ vector::Result<bool> AddElement(VectorSet& set, std::string_view label, std::spa
   }
   std::lock_guard guard(set.AttributeLock(label));
   const bool had = set.index().GetAttributes(label).has_value();
-  vector::Result<bool> result = set.index().Add(label, v, attributes, ef);
+  Result<bool> result = set.index().Add(label, v, attributes, ef);
   if (result.ok()) {
     set.AddAttributeCount(static_cast<int64_t>(!attributes->empty()) - static_cast<int64_t>(had));
   }

@@ -1,5 +1,5 @@
-// Shared by the two vector command dialects (vector_sets.cc: Redis 8's VADD/VSIM/...,
-// vsim.cc: HotKV's VSIM.*): key locking for self_locking commands, vector argument
+// Shared by the two vector command dialects (vector_set_family.cc: Redis 8's VADD/VSIM/...,
+// vsim_family.cc: HotKV's VSIM.*): key locking for self_locking commands, vector argument
 // parsing, FILTER compilation, element writes that keep the attribute count, and the
 // search reply.
 //
@@ -103,7 +103,7 @@ std::unique_ptr<VectorFilter> CompileFilter(CommandContext& ctx, std::string_vie
 
 // Element writes that keep VectorSet's attribute count (see vector_set_value.h).
 // `attributes`: nullopt keeps the element's attributes, "" removes them.
-vector::Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const float> v,
+Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const float> v,
                                 std::optional<std::string_view> attributes, uint32_t ef = 0);
 bool RemoveElement(VectorSet& set, std::string_view label);
 bool SetElementAttributes(VectorSet& set, std::string_view label, std::string_view attributes);
@@ -120,7 +120,7 @@ void ReplySearchHits(CommandContext& ctx, const std::vector<vector::SearchHit>& 
 void ReplyDimensionMismatch(CommandContext& ctx, size_t got, size_t has);
 
 // Registers VCARD VDIM VEMB VLINKS VINFO VGETATTR VRANDMEMBER VISMEMBER
-// (vector_sets_read.cc); called by RegisterVectorSetCommands.
+// (vector_set_family_read.cc); called by RegisterVectorSetCommands.
 void RegisterVectorSetReadCommands(CommandTable& t);
 
 // Lower-case names used in replies and docs.

@@ -22,14 +22,6 @@ types::ZSetLimits ZLimits(CommandContext& ctx) {
   return limits;
 }
 
-std::mt19937_64& ZRandom() {
-  thread_local std::mt19937_64 rng([] {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }());
-  return rng;
-}
-
 namespace {
 
 ZFound Typed(CommandContext& ctx, Entry* e) {

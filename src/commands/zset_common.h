@@ -1,6 +1,6 @@
 // Shared pieces of the sorted-set command family (zset_*.cc): typed lookups, reply
 // shapes, storing a computed zset under a key, and the handler declarations that
-// zset_register.cc puts into the command table.
+// zset_family_table.cc puts into the command table.
 //
 //   ZFound z = FindZSetForRead(ctx, ctx.arg(1));
 //   if (z.wrong_type) return;                     // WRONGTYPE already replied
@@ -35,8 +35,6 @@ inline constexpr std::string_view kNaN = "ERR resulting score is not a number (N
 // The zset encoding thresholds from the live configuration.
 types::ZSetLimits ZLimits(CommandContext& ctx);
 
-// This thread's random generator for ZRANDMEMBER (seeded from std::random_device).
-std::mt19937_64& ZRandom();
 
 struct ZFound {
   types::ZSetValue* zset = nullptr;  // null: no such key (or wrong type)

@@ -1,12 +1,10 @@
 #include "common/random.h"
 
-#include <pthread.h>
-
-#include "common/clock.h"
+#include <random>
 
 namespace hotkv {
 
-FastRandom::FastRandom(uint64_t seed) {
+Rng::Rng(uint64_t seed) {
   // splitmix64 to spread the seed over the state.
   for (auto& s : s_) {
     seed += 0x9e3779b97f4a7c15ull;
@@ -17,10 +15,14 @@ FastRandom::FastRandom(uint64_t seed) {
   }
 }
 
-FastRandom& ThreadRandom() {
-  thread_local FastRandom rng(static_cast<uint64_t>(MonotonicNs()) ^
-                              reinterpret_cast<uint64_t>(pthread_self()));
+Rng& ThreadRng() {
+  thread_local Rng rng(RandomSeed());
   return rng;
+}
+
+uint64_t RandomSeed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
 }
 
 }  // namespace hotkv

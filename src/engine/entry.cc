@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "common/strings.h"
+#include "common/string_util.h"
 
 namespace hotkv {
 

@@ -53,14 +53,14 @@ void EvictAt(Keyspace& ks, Database& view, KeyRef& ref) {
 // Calls visit(shard_index) on up to every shard, random ones first, until it returns
 // true. Returns whether one did.
 template <typename F>
-bool VisitShards(FastRandom& rng, F visit) {
+bool VisitShards(Rng& rng, F visit) {
   constexpr int kRandomProbes = 16;
   for (int i = 0; i < kRandomProbes; i++) {
-    if (visit(static_cast<uint32_t>(rng.Uniform(Keyspace::kShardCount)))) {
+    if (visit(static_cast<uint32_t>(rng.Below(Keyspace::kShardCount)))) {
       return true;
     }
   }
-  const uint32_t start = static_cast<uint32_t>(rng.Uniform(Keyspace::kShardCount));
+  const uint32_t start = static_cast<uint32_t>(rng.Below(Keyspace::kShardCount));
   for (uint32_t k = 0; k < Keyspace::kShardCount; k++) {
     if (visit((start + k) & (Keyspace::kShardCount - 1))) {
       return true;
@@ -69,13 +69,13 @@ bool VisitShards(FastRandom& rng, F visit) {
   return false;
 }
 
-bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, FastRandom& rng) {
+bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, Rng& rng) {
   const bool vol = IsVolatile(p.policy);
   const int dbs = ks.num_dbs();
   return VisitShards(rng, [&](uint32_t idx) {
     Shard& s = ks.shard(idx);
     s.lock.lock();
-    const int first = static_cast<int>(rng.Uniform(static_cast<uint64_t>(dbs)));
+    const int first = static_cast<int>(rng.Below(static_cast<uint64_t>(dbs)));
     const uint64_t used = ks.used_dbs();
     bool done = false;
     for (int k = 0; k < dbs && !done; k++) {
@@ -87,7 +87,7 @@ bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, FastRandom& rng) {
       Entry* e = nullptr;
       if (vol) {
         if (!t.volatile_keys.empty()) {
-          e = t.volatile_keys[rng.Uniform(t.volatile_keys.size())];
+          e = t.volatile_keys[rng.Below(t.volatile_keys.size())];
         }
       } else if (!t.keys.empty()) {
         e = t.keys.At(t.keys.RandomPosition(rng.Next()));
@@ -109,7 +109,7 @@ bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, FastRandom& rng) {
 
 // Samples the shard's keys into the pool; returns how many were sampled.
 size_t SampleShard(Keyspace& ks, uint32_t idx, const EvictionParams& p, EvictionPool& pool,
-                   FastRandom& rng) {
+                   Rng& rng) {
   const bool vol = IsVolatile(p.policy);
   Shard& s = ks.shard(idx);
   size_t sampled = 0;
@@ -130,7 +130,7 @@ size_t SampleShard(Keyspace& ks, uint32_t idx, const EvictionParams& p, Eviction
     const size_t take = std::min(static_cast<size_t>(p.samples), n);
     if (vol) {
       for (size_t i = 0; i < take; i++) {
-        const Entry* e = take == n ? t.volatile_keys[i] : t.volatile_keys[rng.Uniform(n)];
+        const Entry* e = take == n ? t.volatile_keys[i] : t.volatile_keys[rng.Below(n)];
         pool.Offer(Score(e, p), d, e->key());
       }
     } else {
@@ -221,7 +221,7 @@ bool EvictionPool::PopBest(Candidate* out) {
   return true;
 }
 
-bool EvictOneKey(Keyspace& ks, const EvictionParams& params, EvictionPool& pool, FastRandom& rng) {
+bool EvictOneKey(Keyspace& ks, const EvictionParams& params, EvictionPool& pool, Rng& rng) {
   if (params.policy == EvictionPolicy::kNoEviction) {
     return false;
   }

@@ -73,7 +73,7 @@ class EvictionPool {
 
 // Evicts one key by the policy. False when no key can be evicted (nothing, or nothing
 // with a TTL for volatile-*). Counts the eviction in evicted_keys().
-bool EvictOneKey(Keyspace& ks, const EvictionParams& params, EvictionPool& pool, FastRandom& rng);
+bool EvictOneKey(Keyspace& ks, const EvictionParams& params, EvictionPool& pool, Rng& rng);
 
 // Keys evicted since start (or the last reset).
 uint64_t EvictedKeys();

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <utility>
 
-#include "common/hashing.h"
+#include "common/key_hash.h"
 
 namespace hotkv {
 

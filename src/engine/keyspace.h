@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/hashing.h"
+#include "common/key_hash.h"
 #include "common/spin_lock.h"
 #include "engine/key_table.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "common/strings.h"
+#include "common/string_util.h"
 
 namespace hotkv {
 

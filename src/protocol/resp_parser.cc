@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/strings.h"
+#include "common/string_util.h"
 
 namespace hotkv {
 

@@ -4,9 +4,8 @@
 #include <cmath>
 
 #include "common/clock.h"
-#include "common/strings.h"
+#include "common/string_util.h"
 #include "server/command_context.h"
-#include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -42,7 +41,7 @@ void RemoveFromQueues(Keyspace& ks, const std::shared_ptr<Waiter>& w) {
 
 // Clears the client's blocked state (its waiter must already be claimed) and lets its
 // pipeline continue.
-void FinishUnblock(Worker& w, Connection& c, bool count_call) {
+void FinishUnblock(Worker& w, Client& c, bool count_call) {
   std::shared_ptr<Waiter> waiter = c.block_state()->waiter;
   RemoveFromQueues(w.server().keyspace(), waiter);
   if (count_call && waiter->cmd != nullptr) {
@@ -53,16 +52,30 @@ void FinishUnblock(Worker& w, Connection& c, bool count_call) {
   c.SetUnblockHandle(nullptr);
   c.blocked_flag.store(false, std::memory_order_relaxed);
   g_blocked_clients.fetch_sub(1, std::memory_order_relaxed);
-  w.ResumeConnection(&c);
+  w.ResumeClient(&c);
   w.MarkForFlush(&c);
 }
 
-void WriteTimeoutReply(Connection& c) {
-  if (c.block_state()->null_array_on_timeout) {
-    c.reply.NullArray();
-  } else {
-    c.reply.Null();
+void WriteTimeoutReply(Client& c) {
+  ReplyBuilder* rb = c.output();
+  if (rb == nullptr) {
+    return;
   }
+  if (c.block_state()->null_array_on_timeout) {
+    rb->NullArray();
+  } else {
+    rb->Null();
+  }
+}
+
+// The blocked client `id` on `w` if it is still blocked by `waiter` (it may have been
+// closed, unblocked or re-blocked meanwhile).
+Client* StillBlocked(Worker& w, uint64_t id, const std::shared_ptr<Waiter>& waiter) {
+  Client* c = w.FindClient(id);
+  if (c == nullptr || !c->blocked() || c->block_state()->waiter != waiter) {
+    return nullptr;
+  }
+  return c;
 }
 
 // The waiter's own worker re-runs its command (used when serving it in place would have
@@ -70,14 +83,13 @@ void WriteTimeoutReply(Connection& c) {
 void RetryOnOwnWorker(const std::shared_ptr<Waiter>& waiter) {
   Worker* w = waiter->worker;
   w->Post([w, waiter] {
-    Connection* c = w->FindConnection(waiter->client_id);
-    if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != waiter ||
-        !waiter->Claim()) {
+    Client* c = StillBlocked(*w, waiter->client_id, waiter);
+    if (c == nullptr || c->output() == nullptr || !waiter->Claim()) {
       return;
     }
     FinishUnblock(*w, *c, false);
     std::vector<std::string_view> args(waiter->args.begin(), waiter->args.end());
-    Dispatch(*w, *c, args);
+    Dispatch(*w, *c, *c->output(), args);
   });
 }
 
@@ -221,11 +233,13 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
           auto bytes = std::make_shared<std::string>(out.view());
           Worker* target = w->worker;
           target->Post([target, w, bytes] {
-            Connection* c = target->FindConnection(w->client_id);
-            if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != w) {
+            Client* c = StillBlocked(*target, w->client_id, w);
+            if (c == nullptr) {
               return;
             }
-            c->reply.Raw(*bytes);
+            if (c->output() != nullptr) {
+              c->output()->Raw(*bytes);
+            }
             FinishUnblock(*target, *c, true);
           });
         }
@@ -246,8 +260,8 @@ void ExpireBlockedClients(Worker& w, int64_t now_ms) {
   uint64_t id;
   int64_t deadline;
   while (w.PopDueBlockTimer(now_ms, &deadline, &id)) {
-    Connection* c = w.FindConnection(id);
-    if (c == nullptr || c->closed || !c->blocked() || c->block_state()->deadline_ms != deadline) {
+    Client* c = w.FindClient(id);
+    if (c == nullptr || !c->blocked() || c->block_state()->deadline_ms != deadline) {
       continue;
     }
     if (!c->block_state()->waiter->Claim()) {
@@ -258,7 +272,7 @@ void ExpireBlockedClients(Worker& w, int64_t now_ms) {
   }
 }
 
-void UnblockOnClose(Worker& w, Connection& c) {
+void UnblockOnClose(Worker& w, Client& c) {
   if (!c.blocked()) {
     return;
   }
@@ -282,12 +296,14 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
   }
   Worker* target = waiter->worker;
   target->Post([target, waiter, with_error] {
-    Connection* c = target->FindConnection(waiter->client_id);
-    if (c == nullptr || c->closed || !c->blocked() || c->block_state()->waiter != waiter) {
+    Client* c = StillBlocked(*target, waiter->client_id, waiter);
+    if (c == nullptr) {
       return;
     }
     if (with_error) {
-      c->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+      if (c->output() != nullptr) {
+        c->output()->Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+      }
     } else {
       WriteTimeoutReply(*c);
     }

@@ -30,7 +30,6 @@ namespace hotkv {
 class CommandContext;
 class Server;
 class Worker;
-class Connection;
 struct Shard;
 
 // Serves one waiter from `key` (whose shard lock is held): returns true when it wrote a
@@ -92,7 +91,7 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held = true);
 
 // Worker-side completion: timeouts due by `now_ms`, disconnection, CLIENT UNBLOCK.
 void ExpireBlockedClients(Worker& w, int64_t now_ms);
-void UnblockOnClose(Worker& w, Connection& c);
+void UnblockOnClose(Worker& w, Client& c);
 // CLIENT UNBLOCK: returns whether the client was blocked (and is now being unblocked).
 bool UnblockClientById(Server& s, uint64_t id, bool with_error);
 

@@ -2,6 +2,11 @@
 // protocol version, name, transaction queue, flags), separate from the socket plumbing
 // in Connection.
 //
+// A Client need not have a socket: a LocalClient (server/local_client.h) runs commands
+// in-process (tests, and later AOF loading, replica apply and scripts) through the same
+// dispatcher. What differs is behind two virtuals: output(), where replies produced
+// after the command returned (a woken blocked command's) go, and AsConnection().
+//
 // Thread safety: owned by the connection's worker. Fields that CLIENT LIST / INFO read
 // from other threads are atomics or sit behind info_mu_.
 #pragma once
@@ -17,6 +22,8 @@
 namespace hotkv {
 
 class CommandSpec;
+class Connection;
+class ReplyBuilder;
 class Worker;
 struct BlockState;
 struct Waiter;
@@ -40,6 +47,13 @@ class Client {
 
   Client(uint64_t id, Worker* worker);
   virtual ~Client();
+
+  // Where replies delivered later go (a blocked command served by another client's
+  // write, CLIENT UNBLOCK, a timeout). Null for a stand-in client that only runs one
+  // command (the proxy a blocked command is served with).
+  virtual ReplyBuilder* output() { return nullptr; }
+  // The connection behind this client, or null for an in-process client.
+  virtual Connection* AsConnection() { return nullptr; }
 
   uint64_t id() const { return id_; }
   Worker* worker() const { return worker_; }

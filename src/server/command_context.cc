@@ -1,6 +1,7 @@
 #include "server/command_context.h"
 
-#include "common/strings.h"
+#include "common/random.h"
+#include "common/string_util.h"
 #include "engine/eviction.h"
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
@@ -60,7 +61,7 @@ void CommandContext::TouchEntry(Entry* e) {
   uint32_t minutes = static_cast<uint32_t>(now_ms_ / 60000);
   uint8_t counter = LfuDecayedCounter(e, minutes, cfg.lfu_decay_time());
   if (counter < 255) {
-    double r = static_cast<double>(random()) / RAND_MAX;
+    double r = ThreadRng().NextDouble();  // no lock: glibc random() takes one
     double base = counter > 5 ? counter - 5 : 0;
     double p = 1.0 / (base * static_cast<double>(cfg.lfu_log_factor()) + 1);
     if (r < p) {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "common/strings.h"
+#include "common/string_util.h"
 
 namespace hotkv {
 

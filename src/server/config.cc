@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "common/notify_flags.h"
-#include "common/strings.h"
+#include "common/string_util.h"
 #include "protocol/resp_parser.h"
 
 namespace hotkv {
@@ -64,11 +64,10 @@ Config::Option& Config::Add(std::string name, Kind kind, bool mut) {
   return ref;
 }
 
-bool Config::Rewrite(std::string* err) {
+Status Config::Rewrite() {
   std::lock_guard<std::mutex> g(mu_);
   if (config_file_.empty()) {
-    *err = "The server is running without a config file";
-    return false;
+    return Status::FailedPrecondition("The server is running without a config file");
   }
   std::vector<std::string> lines;
   {
@@ -136,22 +135,19 @@ bool Config::Rewrite(std::string* err) {
   {
     std::ofstream f(tmp, std::ios::trunc);
     if (!f) {
-      *err = "Rewriting config file: " + std::string(strerror(errno));
-      return false;
+      return Status::IoError("Rewriting config file: " + std::string(strerror(errno)));
     }
     for (const auto& l : out) {
       f << l << "\n";
     }
     if (!f.flush()) {
-      *err = "Rewriting config file: " + std::string(strerror(errno));
-      return false;
+      return Status::IoError("Rewriting config file: " + std::string(strerror(errno)));
     }
   }
   if (rename(tmp.c_str(), config_file_.c_str()) != 0) {
-    *err = "Rewriting config file: " + std::string(strerror(errno));
-    return false;
+    return Status::IoError("Rewriting config file: " + std::string(strerror(errno)));
   }
-  return true;
+  return Status::Ok();
 }
 
 Config::Option* Config::Find(std::string_view name) {
@@ -194,30 +190,35 @@ std::string Config::GetString(std::string_view name) {
   return Format(*o);
 }
 
-bool Config::ParseValue(Option& opt, const std::vector<std::string>& values, int64_t* iv,
-                        std::string* sv, std::string* err) {
+Result<Config::ParsedValue> Config::ParseValue(Option& opt, const std::vector<std::string>& values) {
+  ParsedValue out;
   if (opt.parse && opt.kind == Kind::kSpecial) {
-    return opt.parse(values, sv, err);
+    Result<std::string> text = opt.parse(values);
+    if (!text.ok()) {
+      return text.status();
+    }
+    out.sv = std::move(text).value();
+    return out;
   }
-  if (opt.parse && !opt.parse(values, sv, err)) {
-    return false;
+  if (opt.parse) {
+    if (Result<std::string> checked = opt.parse(values); !checked.ok()) {
+      return checked.status();
+    }
   }
   if (values.size() != 1) {
-    *err = "wrong number of arguments";
-    return false;
+    return Status::InvalidArgument("wrong number of arguments");
   }
   const std::string& v = values[0];
   switch (opt.kind) {
     case Kind::kBool:
       if (EqualsIgnoreCase(v, "yes")) {
-        *iv = 1;
+        out.iv = 1;
       } else if (EqualsIgnoreCase(v, "no")) {
-        *iv = 0;
+        out.iv = 0;
       } else {
-        *err = "argument must be 'yes' or 'no'";
-        return false;
+        return Status::InvalidArgument("argument must be 'yes' or 'no'");
       }
-      return true;
+      return out;
     case Kind::kInt:
     case Kind::kMemory: {
       int64_t n = 0;
@@ -234,37 +235,37 @@ bool Config::ParseValue(Option& opt, const std::vector<std::string>& values, int
         n = p.value_or(0);
       }
       if (!ok) {
-        *err = opt.kind == Kind::kMemory ? "argument must be a memory value"
-                                         : "argument couldn't be parsed into an integer";
-        return false;
+        return Status::InvalidArgument(opt.kind == Kind::kMemory
+                                           ? "argument must be a memory value"
+                                           : "argument couldn't be parsed into an integer");
       }
       if (n < opt.min || n > opt.max) {
-        *err = "argument must be between " + std::to_string(opt.min) + " and " +
-               std::to_string(opt.max) + " inclusive";
-        return false;
+        return Status::InvalidArgument("argument must be between " + std::to_string(opt.min) +
+                                       " and " + std::to_string(opt.max) + " inclusive");
       }
-      *iv = n;
-      return true;
+      out.iv = n;
+      return out;
     }
-    case Kind::kEnum:
+    case Kind::kEnum: {
       for (size_t i = 0; i < opt.enum_values.size(); i++) {
         if (EqualsIgnoreCase(v, opt.enum_values[i])) {
-          *iv = static_cast<int64_t>(i);
-          return true;
+          out.iv = static_cast<int64_t>(i);
+          return out;
         }
       }
-      *err = "argument(s) must be one of the following: ";
+      std::string why = "argument(s) must be one of the following: ";
       for (size_t i = 0; i < opt.enum_values.size(); i++) {
-        *err += (i ? ", " : "") + opt.enum_values[i];
+        why += (i ? ", " : "") + opt.enum_values[i];
       }
-      return false;
+      return Status::InvalidArgument(why);
+    }
     case Kind::kString:
-      *sv = v;
-      return true;
+      out.sv = v;
+      return out;
     case Kind::kSpecial:
-      return false;
+      break;
   }
-  return false;
+  return Status::InvalidArgument("no parser for this option");
 }
 
 void Config::Store(Option& opt, int64_t iv, const std::string& sv) {
@@ -292,35 +293,31 @@ std::string Config::Format(const Option& opt) {
   return "";
 }
 
-bool Config::ApplyDirective(const std::vector<std::string>& words, std::string* err) {
+Status Config::ApplyDirective(const std::vector<std::string>& words) {
   if (words.empty()) {
-    return true;
+    return Status::Ok();
   }
   Option* opt = Find(words[0]);
   if (opt == nullptr) {
-    *err = "Bad directive or wrong number of arguments";
-    return false;
+    return Status::InvalidArgument("Bad directive or wrong number of arguments");
   }
   std::vector<std::string> values(words.begin() + 1, words.end());
   if (opt->kind != Kind::kSpecial && values.size() != 1) {
-    *err = "wrong number of arguments";
-    return false;
+    return Status::InvalidArgument("wrong number of arguments");
   }
-  int64_t iv = 0;
-  std::string sv;
   std::lock_guard<std::mutex> g(mu_);
-  if (!ParseValue(*opt, values, &iv, &sv, err)) {
-    return false;
+  Result<ParsedValue> parsed = ParseValue(*opt, values);
+  if (!parsed.ok()) {
+    return parsed.status();
   }
-  Store(*opt, iv, sv);
-  return true;
+  Store(*opt, parsed->iv, parsed->sv);
+  return Status::Ok();
 }
 
-bool Config::LoadFile(const std::string& path, std::string* err) {
+Status Config::LoadFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    *err = "Fatal error, can't open config file '" + path + "': " + strerror(errno);
-    return false;
+    return Status::IoError("Fatal error, can't open config file '" + path + "': " + strerror(errno));
   }
   std::string line;
   int lineno = 0;
@@ -341,20 +338,20 @@ bool Config::LoadFile(const std::string& path, std::string* err) {
     std::vector<std::string> words(views.begin(), views.end());
     if (!ok) {
       why = "Unbalanced quotes in configuration line";
-    } else if (!ApplyDirective(words, &why)) {
-      // why set
+    } else if (Status st = ApplyDirective(words); !st.ok()) {
+      why = st.message();
     } else {
       continue;
     }
-    *err = "\n*** FATAL CONFIG FILE ERROR (HotKV) ***\nReading the configuration file, at line " +
-           std::to_string(lineno) + "\n>>> '" + trimmed + "'\n" + why + "\n";
-    return false;
+    return Status::InvalidArgument(
+        "\n*** FATAL CONFIG FILE ERROR (HotKV) ***\nReading the configuration file, at line " +
+        std::to_string(lineno) + "\n>>> '" + trimmed + "'\n" + why + "\n");
   }
   config_file_ = path;
-  return true;
+  return Status::Ok();
 }
 
-bool Config::LoadArgs(int argc, char** argv, std::string* err) {
+Status Config::LoadArgs(int argc, char** argv) {
   int i = 1;
   if (i < argc && argv[i][0] != '-') {
     std::string path = argv[i];
@@ -364,47 +361,46 @@ bool Config::LoadArgs(int argc, char** argv, std::string* err) {
         path = std::string(cwd) + "/" + path;
       }
     }
-    if (!LoadFile(path, err)) {
-      return false;
+    if (Status st = LoadFile(path); !st.ok()) {
+      return st;
     }
     i++;
   }
   // "--name v1 v2 --other v": each --name starts a directive with the words after it.
   std::vector<std::string> words;
-  auto flush = [&]() -> bool {
+  auto flush = [&]() -> Status {
     if (words.empty()) {
-      return true;
+      return Status::Ok();
     }
-    std::string why;
-    if (!ApplyDirective(words, &why)) {
+    if (Status st = ApplyDirective(words); !st.ok()) {
       std::string line;
       for (const auto& w : words) {
         line += (line.empty() ? "" : " ") + w;
       }
-      *err = "\n*** FATAL CONFIG FILE ERROR (HotKV) ***\nReading the configuration file, at line 2\n>>> '" +
-             line + "'\n" + why + "\n";
-      return false;
+      return Status::InvalidArgument(
+          "\n*** FATAL CONFIG FILE ERROR (HotKV) ***\nReading the configuration file, at line 2\n>>> '" +
+          line + "'\n" + st.message() + "\n");
     }
     words.clear();
-    return true;
+    return Status::Ok();
   };
   for (; i < argc; i++) {
     std::string a = argv[i];
     if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
-      if (!flush()) {
-        return false;
+      if (Status st = flush(); !st.ok()) {
+        return st;
       }
       words.push_back(a.substr(2));
     } else {
       if (words.empty()) {
-        *err = "Invalid argument '" + a + "': options are given as --name value\n";
-        return false;
+        return Status::InvalidArgument("Invalid argument '" + a +
+                                       "': options are given as --name value\n");
       }
       words.push_back(a);
     }
   }
-  if (!flush()) {
-    return false;
+  if (Status st = flush(); !st.ok()) {
+    return st;
   }
   if (threads_.load() == 0) {
     // One worker per core this process may run on (taskset/cgroups), not per core of
@@ -416,7 +412,7 @@ bool Config::LoadArgs(int argc, char** argv, std::string* err) {
     }
     threads_ = n <= 0 ? 1 : n;
   }
-  return true;
+  return Status::Ok();
 }
 
 std::vector<std::pair<std::string, std::string>> Config::Get(
@@ -440,8 +436,7 @@ std::vector<std::pair<std::string, std::string>> Config::Get(
   return out;
 }
 
-bool Config::Set(const std::vector<std::pair<std::string, std::string>>& pairs,
-                 std::string* err) {
+Status Config::Set(const std::vector<std::pair<std::string, std::string>>& pairs) {
   std::vector<std::function<void()>> callbacks;
   {
     std::lock_guard<std::mutex> g(mu_);
@@ -473,32 +468,30 @@ bool Config::Set(const std::vector<std::pair<std::string, std::string>>& pairs,
       }
       if (opt == nullptr) {
         restore();
-        *err = "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'";
-        return false;
+        return Status::InvalidArgument("ERR Unknown option or number of arguments for CONFIG SET - '" +
+                                       name + "'");
       }
       for (const auto& p : pending) {
         if (p.opt == opt) {
           restore();
-          *err = "ERR CONFIG SET failed (possibly related to argument '" + name +
-                 "') - duplicate parameter";
-          return false;
+          return Status::InvalidArgument("ERR CONFIG SET failed (possibly related to argument '" +
+                                         name + "') - duplicate parameter");
         }
       }
       if (!opt->mutable_at_runtime) {
         restore();
-        *err = "ERR CONFIG SET failed (possibly related to argument '" + name +
-               "') - can't set immutable config";
-        return false;
+        return Status::InvalidArgument("ERR CONFIG SET failed (possibly related to argument '" +
+                                       name + "') - can't set immutable config");
       }
-      Pending p{opt, 0, {}, opt->int_value ? opt->int_value->load() : 0,
-                opt->str_value ? *opt->str_value : std::string()};
-      std::string why;
-      if (!ParseValue(*opt, {value}, &p.iv, &p.sv, &why)) {
+      Result<ParsedValue> parsed = ParseValue(*opt, {value});
+      if (!parsed.ok()) {
         restore();
-        *err = "ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why;
-        return false;
+        return Status::InvalidArgument("ERR CONFIG SET failed (possibly related to argument '" +
+                                       name + "') - " + parsed.status().message());
       }
-      pending.push_back(std::move(p));
+      pending.push_back(Pending{opt, parsed->iv, std::move(parsed->sv),
+                                opt->int_value ? opt->int_value->load() : 0,
+                                opt->str_value ? *opt->str_value : std::string()});
     }
     for (auto& p : pending) {
       Store(*p.opt, p.iv, p.sv);
@@ -513,7 +506,7 @@ bool Config::Set(const std::vector<std::pair<std::string, std::string>>& pairs,
   for (auto& fn : callbacks) {
     fn();
   }
-  return true;
+  return Status::Ok();
 }
 
 void Config::OnChange(std::string name, std::function<void()> fn) {

@@ -2,10 +2,10 @@
 // and read or changed at run time with CONFIG GET / CONFIG SET.
 //
 //   Config cfg;
-//   std::string err;
-//   if (!cfg.LoadArgs(argc, argv, &err)) { fprintf(stderr, "%s", err.c_str()); exit(1); }
+//   Status st = cfg.LoadArgs(argc, argv);
+//   if (!st.ok()) { fprintf(stderr, "%s", st.message().c_str()); exit(1); }
 //   int64_t port = cfg.port();           // hot settings have typed, lock-free accessors
-//   cfg.Set({{"maxclients", "100"}}, &err);
+//   st = cfg.Set({{"maxclients", "100"}});
 //
 // Every option has a name, a kind (bool/int/memory/enum/string/special), a default and a
 // flag telling whether CONFIG SET may change it while running. Integer-like values live
@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/status.h"
+
 namespace hotkv {
 
 class Config {
@@ -40,8 +42,10 @@ class Config {
     std::vector<std::string> enum_values;  // kEnum
     std::atomic<int64_t>* int_value = nullptr;  // kBool/kInt/kMemory/kEnum (enum index)
     std::string* str_value = nullptr;           // kString/kSpecial
-    // kSpecial: validates and normalises a value; returns false with *err on bad input.
-    std::function<bool(const std::vector<std::string>&, std::string*, std::string*)> parse;
+    // kSpecial: validates and normalises a value (the normalised text, or an error whose
+    // message is Redis's reason). Other kinds: an extra check before the usual parsing
+    // (its returned text is ignored).
+    std::function<Result<std::string>(const std::vector<std::string>&)> parse;
     std::vector<std::string> aliases;
     std::string default_value;  // formatted, recorded after construction
   };
@@ -50,21 +54,23 @@ class Config {
   Config(const Config&) = delete;
   Config& operator=(const Config&) = delete;
 
-  // argv: [program, config-file?, --name value..., ...]. Returns false with a message.
-  bool LoadArgs(int argc, char** argv, std::string* err);
-  bool LoadFile(const std::string& path, std::string* err);
+  // argv: [program, config-file?, --name value..., ...]. An error's message is what
+  // redis-server prints for the same mistake.
+  Status LoadArgs(int argc, char** argv);
+  Status LoadFile(const std::string& path);
   // Applies one directive (name + values), as from a config file line.
-  bool ApplyDirective(const std::vector<std::string>& words, std::string* err);
+  Status ApplyDirective(const std::vector<std::string>& words);
 
   // CONFIG GET: all (name, value) pairs whose name matches any of the glob patterns.
   std::vector<std::pair<std::string, std::string>> Get(
       const std::vector<std::string_view>& patterns);
-  // CONFIG SET: all pairs or none. Error texts follow Redis's.
-  bool Set(const std::vector<std::pair<std::string, std::string>>& pairs, std::string* err);
+  // CONFIG SET: all pairs or none. The error's message is Redis's full reply text
+  // ("ERR CONFIG SET failed (possibly related to argument 'x') - ...").
+  Status Set(const std::vector<std::pair<std::string, std::string>>& pairs);
   std::string GetString(std::string_view name);
   // CONFIG REWRITE: updates the config file in place (keeps comments and order, replaces
   // the values of known directives, appends changed settings it did not contain).
-  bool Rewrite(std::string* err);
+  Status Rewrite();
   const std::string& config_file() const { return config_file_; }
 
   // Hot settings.
@@ -121,8 +127,12 @@ class Config {
  private:
   Option& Add(std::string name, Kind kind, bool mut);
   Option* Find(std::string_view name);
-  bool ParseValue(Option& opt, const std::vector<std::string>& values, int64_t* iv,
-                  std::string* sv, std::string* err);
+  // A value as parsed for an option: the integer (bool/int/memory/enum index) or text.
+  struct ParsedValue {
+    int64_t iv = 0;
+    std::string sv;
+  };
+  Result<ParsedValue> ParseValue(Option& opt, const std::vector<std::string>& values);
   std::string Format(const Option& opt);
   void Store(Option& opt, int64_t iv, const std::string& sv);
 

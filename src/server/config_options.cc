@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "common/notify_flags.h"
-#include "common/strings.h"
+#include "common/string_util.h"
 #include "server/config.h"
 
 namespace hotkv {
@@ -108,25 +108,21 @@ Config::Config() {
   add_str("appendfilename", &appendfilename_, false);
   Option& fsync = Add("appendfsync", Kind::kSpecial, true);
   fsync.str_value = &appendfsync_;
-  fsync.parse = [](const std::vector<std::string>& v, std::string* out, std::string* err) {
+  fsync.parse = [](const std::vector<std::string>& v) -> Result<std::string> {
     if (v.size() != 1 || (v[0] != "always" && v[0] != "everysec" && v[0] != "no")) {
-      *err = "argument(s) must be one of the following: always, everysec, no";
-      return false;
+      return Status::InvalidArgument("argument(s) must be one of the following: always, everysec, no");
     }
-    *out = v[0];
-    return true;
+    return v[0];
   };
 
   Option& pass = Add("requirepass", Kind::kSpecial, true);
   pass.str_value = &requirepass_;
-  pass.parse = [this](const std::vector<std::string>& v, std::string* out, std::string* err) {
+  pass.parse = [this](const std::vector<std::string>& v) -> Result<std::string> {
     if (v.size() != 1) {
-      *err = "wrong number of arguments";
-      return false;
+      return Status::InvalidArgument("wrong number of arguments");
     }
-    *out = v[0];
     has_requirepass_.store(!v[0].empty() ? 1 : 0, std::memory_order_release);
-    return true;
+    return v[0];
   };
 
   // Persistence is not implemented yet: `save` is accepted (a stock redis.conf has save
@@ -134,7 +130,7 @@ Config::Config() {
   // accepting it would promise durability HotKV does not provide.
   Option& save = Add("save", Kind::kSpecial, true);
   save.str_value = &save_;
-  save.parse = [](const std::vector<std::string>& v, std::string* out, std::string* err) {
+  save.parse = [](const std::vector<std::string>& v) -> Result<std::string> {
     std::vector<std::string> words;
     for (const auto& s : v) {
       std::istringstream in(s);
@@ -147,13 +143,11 @@ Config::Config() {
       words.clear();
     }
     if (words.size() % 2 != 0) {
-      *err = "Invalid save parameters";
-      return false;
+      return Status::InvalidArgument("Invalid save parameters");
     }
     for (const auto& w : words) {
       if (!ParseInt64(w) || *ParseInt64(w) < 0) {
-        *err = "Invalid save parameters";
-        return false;
+        return Status::InvalidArgument("Invalid save parameters");
       }
     }
     std::string joined;
@@ -163,37 +157,33 @@ Config::Config() {
       }
       joined += w;
     }
-    *out = joined;
-    return true;
+    return joined;
   };
   Option& aof = Add("appendonly", Kind::kBool, true);
   aof.int_value = &appendonly_;
-  aof.parse = [](const std::vector<std::string>& v, std::string*, std::string* err) {
+  aof.parse = [](const std::vector<std::string>& v) -> Result<std::string> {
     if (v.size() == 1 && EqualsIgnoreCase(v[0], "yes")) {
-      *err = "appendonly yes is not supported: HotKV has no persistence yet";
-      return false;
+      return Status::InvalidArgument("appendonly yes is not supported: HotKV has no persistence yet");
     }
-    return true;
+    return std::string();
   };
 
   Option& notify_opt = Add("notify-keyspace-events", Kind::kSpecial, true);
   notify_opt.str_value = &notify_keyspace_events_;
-  notify_opt.parse = [this](const std::vector<std::string>& v, std::string* out, std::string* err) {
+  notify_opt.parse = [this](const std::vector<std::string>& v) -> Result<std::string> {
     int64_t flags = v.size() == 1 ? ParseNotifyFlags(v[0]) : -1;
     if (flags < 0) {
-      *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdnoc'.";
-      return false;
+      return Status::InvalidArgument("Invalid event class character. Use 'Ag$lshzxeKEtmdnoc'.");
     }
     // Classes are kept even without K or E (nothing is delivered then), as Redis does.
     notify_flags_.store(flags, std::memory_order_relaxed);
-    *out = FormatNotifyFlags(flags);
-    return true;
+    return FormatNotifyFlags(flags);
   };
 
   Option& cobl = Add("client-output-buffer-limit", Kind::kSpecial, true);
   cobl.str_value = &client_output_buffer_limit_;
   client_output_buffer_limit_ = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60";
-  cobl.parse = [this](const std::vector<std::string>& v, std::string* out, std::string* err) {
+  cobl.parse = [this](const std::vector<std::string>& v) -> Result<std::string> {
     std::vector<std::string> words;
     for (const auto& s : v) {
       std::istringstream in(s);
@@ -203,8 +193,7 @@ Config::Config() {
       }
     }
     if (words.empty() || words.size() % 4 != 0) {
-      *err = "Wrong number of arguments in buffer limit configuration.";
-      return false;
+      return Status::InvalidArgument("Wrong number of arguments in buffer limit configuration.");
     }
     // Start from the current settings; each group of four replaces one class.
     std::istringstream cur(client_output_buffer_limit_);
@@ -219,14 +208,12 @@ Config::Config() {
         cls = "slave";
       }
       if (cls != "normal" && cls != "slave" && cls != "pubsub") {
-        *err = "Invalid client class specified in buffer limit configuration.";
-        return false;
+        return Status::InvalidArgument("Invalid client class specified in buffer limit configuration.");
       }
       int64_t hard, soft, secs;
       if (!ParseMemory(words[i + 1], &hard) || !ParseMemory(words[i + 2], &soft) ||
           !ParseInt64(words[i + 3]) || (secs = *ParseInt64(words[i + 3])) < 0) {
-        *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
-        return false;
+        return Status::InvalidArgument("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
       }
       for (size_t j = 0; j + 3 < current.size(); j += 4) {
         if (current[j] == cls) {
@@ -248,8 +235,7 @@ Config::Config() {
       }
       joined += s;
     }
-    *out = joined;
-    return true;
+    return joined;
   };
 
   for (auto& o : options_) {

@@ -3,7 +3,7 @@
 namespace hotkv {
 
 Connection::Connection(uint64_t id, Worker* worker, int fd)
-    : Client(id, worker) {
+    : NetConnection(fd), Client(id, worker) {
   this->fd = fd;
 }
 

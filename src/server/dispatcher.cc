@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "common/strings.h"
+#include "common/string_util.h"
 #include "engine/keyspace.h"
 #include "server/blocking.h"
 #include "server/command_context.h"
@@ -191,7 +191,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   }
 }
 
-void Account(Worker& w, Connection& c, const CommandSpec* cmd,
+void Account(Worker& w, Client& c, const CommandSpec* cmd,
              const std::vector<std::string_view>& args, uint64_t cycles, bool failed) {
   CommandStats& st = w.command_stats()[cmd->id];
   WorkerStats::Inc(st.calls);
@@ -209,8 +209,8 @@ void Account(Worker& w, Connection& c, const CommandSpec* cmd,
   }
 }
 
-void Reject(Worker& w, Connection& c, const CommandSpec* cmd, std::string_view msg) {
-  c.reply.Error(msg);
+void Reject(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd, std::string_view msg) {
+  rb.Error(msg);
   if (cmd != nullptr) {
     WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
   }
@@ -223,7 +223,7 @@ void Reject(Worker& w, Connection& c, const CommandSpec* cmd, std::string_view m
 // command; when used memory stays over the limit, reject the commands that may grow it
 // (denyoom), any command queued inside MULTI, and EXEC when its queue holds a denyoom
 // command (that EXEC aborts the transaction, as Redis's execCommandAbort).
-bool RejectedForMemory(Worker& w, Connection& c, const CommandSpec* cmd, int64_t now) {
+bool RejectedForMemory(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd, int64_t now) {
   if (PerformEvictions(w.server(), now) != MemoryState::kOverLimit) {
     return false;
   }
@@ -246,38 +246,39 @@ bool RejectedForMemory(Worker& w, Connection& c, const CommandSpec* cmd, int64_t
   if (is_exec) {
     c.EndMulti();
     UnwatchAll(w.server().keyspace(), c);
-    c.reply.Error(std::string("EXECABORT Transaction discarded because of: ") + kOomError);
+    rb.Error(std::string("EXECABORT Transaction discarded because of: ") + kOomError);
     WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
     return true;
   }
-  Reject(w, c, cmd, kOomError);
+  Reject(w, c, rb, cmd, kOomError);
   return true;
 }
 
 }  // namespace
 
 namespace {
-void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args,
-                   const CommandSpec* cmd);
+void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
+                   const std::vector<std::string_view>& args, const CommandSpec* cmd);
 }  // namespace
 
-void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& args,
+void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::string_view>& args,
               const CommandSpec* cmd) {
   // CLIENT REPLY OFF/SKIP silences everything a command produces, errors included.
   if (c.reply_mode() == Client::ReplyMode::kSkipNext) {
     c.set_reply_mode(Client::ReplyMode::kSkipThis);
   }
-  const size_t out_before = c.out.size();
-  DispatchInner(w, c, args, cmd);
+  ByteBuffer& out = *rb.buffer();
+  const size_t out_before = out.size();
+  DispatchInner(w, c, rb, args, cmd);
   // A key hint set for this command (pipeline-prefetch) must not outlive it: the bytes
   // of a later key may land at the same address after the input buffer is compacted.
   t_key_hint = KeyHint{};
   switch (c.reply_mode()) {
     case Client::ReplyMode::kOff:
-      c.out.Truncate(out_before);
+      out.Truncate(out_before);
       break;
     case Client::ReplyMode::kSkipThis:
-      c.out.Truncate(out_before);
+      out.Truncate(out_before);
       c.set_reply_mode(Client::ReplyMode::kOn);
       break;
     default:
@@ -287,8 +288,8 @@ void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& arg
 
 namespace {
 
-void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>& args,
-                   const CommandSpec* cmd) {
+void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
+                   const std::vector<std::string_view>& args, const CommandSpec* cmd) {
   Server& server = w.server();
   const int64_t now = CachedNowMs();
   c.set_last_interaction_ms(now);
@@ -297,7 +298,7 @@ void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>
     cmd = server.commands().Find(args[0]);
   }
   if (cmd == nullptr) {
-    RejectUnknown(c.reply, args);
+    RejectUnknown(rb, args);
     if (c.in_multi()) {
       c.FlagMultiError();
     }
@@ -305,7 +306,7 @@ void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>
   }
   if (!cmd->subcommands.empty() && cmd->handler == nullptr) {
     if (args.size() < 2) {
-      Reject(w, c, cmd, "ERR wrong number of arguments for '" + cmd->name + "' command");
+      Reject(w, c, rb, cmd, "ERR wrong number of arguments for '" + cmd->name + "' command");
       return;
     }
     const CommandSpec* sub = cmd->FindSub(args[1]);
@@ -313,36 +314,36 @@ void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>
       std::string msg = "ERR unknown subcommand '";
       msg.append(args[1].substr(0, 128));
       msg += "'. Try " + ToUpper(cmd->name) + " HELP.";
-      Reject(w, c, cmd, msg);
+      Reject(w, c, rb, cmd, msg);
       return;
     }
     cmd = sub;
   }
   const int argc = static_cast<int>(args.size());
   if ((cmd->arity > 0 && argc != cmd->arity) || (argc < -cmd->arity)) {
-    Reject(w, c, cmd, "ERR wrong number of arguments for '" + cmd->full_name + "' command");
+    Reject(w, c, rb, cmd, "ERR wrong number of arguments for '" + cmd->full_name + "' command");
     return;
   }
   if (!c.authenticated() && !cmd->is(kCmdNoAuth)) {
     if (server.config().requirepass_set()) {
-      Reject(w, c, cmd, errors::kNoAuth);
+      Reject(w, c, rb, cmd, errors::kNoAuth);
       return;
     }
     c.set_authenticated(true);
   }
   if (c.in_subscribed_mode() && !cmd->is(kCmdSubscribedOk)) {
-    Reject(w, c, cmd,
+    Reject(w, c, rb, cmd,
            "ERR Can't execute '" + cmd->full_name +
                "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed "
                "in this context");
     return;
   }
-  if (server.config().maxmemory() > 0 && RejectedForMemory(w, c, cmd, now)) {
+  if (server.config().maxmemory() > 0 && RejectedForMemory(w, c, rb, cmd, now)) {
     return;
   }
   if (c.in_multi() && !AllowedInMulti(cmd)) {
     if (cmd->is(kCmdNoMulti)) {
-      Reject(w, c, cmd, "ERR Command not allowed inside a transaction");
+      Reject(w, c, rb, cmd, "ERR Command not allowed inside a transaction");
       return;
     }
     QueuedCommand q{cmd, {}};
@@ -352,24 +353,29 @@ void DispatchInner(Worker& w, Connection& c, const std::vector<std::string_view>
     }
     c.multi_queue().push_back(std::move(q));
     c.multi_len.store(c.multi_queue().size(), std::memory_order_relaxed);
-    c.reply.SimpleString("QUEUED");
+    rb.SimpleString("QUEUED");
     return;
   }
 
-  const uint64_t errors_before = c.reply.errors_written();
+  const uint64_t errors_before = rb.errors_written();
   c.set_last_command(cmd);
 
-  CommandContext ctx(server, w, c, c.reply, args, cmd, now);
+  CommandContext ctx(server, w, c, rb, args, cmd, now);
   const uint64_t t0 = CyclesNow();
   RunCommand(ctx, cmd, false);
   const uint64_t t1 = CyclesNow();
-  const bool failed = ctx.failed() || c.reply.errors_written() != errors_before;
+  const bool failed = ctx.failed() || rb.errors_written() != errors_before;
   if (!cmd->is(kCmdBlocking) || !c.blocked()) {
     Account(w, c, cmd, args, t1 - t0, failed);
   }
 }
 
 }  // namespace
+
+void Dispatch(Worker& w, Connection& c, const std::vector<std::string_view>& args,
+              const CommandSpec* cmd) {
+  Dispatch(w, c, c.reply, args, cmd);
+}
 
 bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) {
   Keyspace& ks = exec_ctx.keyspace();

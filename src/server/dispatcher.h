@@ -18,12 +18,20 @@
 namespace hotkv {
 
 class Worker;
+class Client;
 class Connection;
 class CommandContext;
+class ReplyBuilder;
 struct QueuedCommand;
 
-// Executes one request. The connection may end up blocked or marked to close.
-// `cmd`, when given, is args[0]'s command already looked up.
+// Executes one request for `client`, replying into `rb` (the client's own builder: its
+// connection's, or a LocalClient's for in-process callers). The client may end up
+// blocked or marked to close. `cmd`, when given, is args[0]'s command already looked
+// up. Runs on `worker`'s thread (or, for a worker whose loop is not running, on the
+// thread driving it).
+void Dispatch(Worker& worker, Client& client, ReplyBuilder& rb,
+              const std::vector<std::string_view>& args, const class CommandSpec* cmd = nullptr);
+// A connection's request: replies into the connection's reply builder.
 void Dispatch(Worker& worker, Connection& conn, const std::vector<std::string_view>& args,
               const class CommandSpec* cmd = nullptr);
 

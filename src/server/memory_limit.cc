@@ -78,7 +78,7 @@ MemoryState PerformEvictions(Server& server, int64_t now_ms) {
   const int64_t limit_us = EvictionTimeLimitUs(cfg.maxmemory_eviction_tenacity());
   const int64_t start_us = MonotonicUs();
   const int64_t own_before = ThreadAllocatedBytes();
-  FastRandom& rng = ThreadRandom();
+  Rng& rng = ThreadRng();
   MemoryState state = MemoryState::kUnderLimit;
   for (uint64_t keys = 1;; keys++) {
     if (!EvictOneKey(server.keyspace(), params, t_pool, rng)) {

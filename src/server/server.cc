@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <random>
 
 #include "common/clock.h"
-#include "common/hashing.h"
+#include "common/key_hash.h"
 #include "common/memory_usage.h"
 #include "common/notify_flags.h"
+#include "common/random.h"
 #include "engine/eviction.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -87,12 +87,11 @@ Server::Server(Config* config, CommandTable* table)
       table_(table),
       keyspace_(new Keyspace(static_cast<int>(config->databases()))),
       start_time_ms_(WallClockMs()) {
-  std::random_device rd;
-  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(MonotonicNs()));
-  SetHashSeed(rng());
+  Rng rng(RandomSeed() ^ static_cast<uint64_t>(MonotonicNs()));
+  SetHashSeed(rng.Next());
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 40; i++) {
-    run_id_ += kHex[rng() & 15];
+    run_id_ += kHex[rng.Next() & 15];
   }
   stat_reset_ms_ = start_time_ms_;
   listener_ = std::make_unique<ServerKeyListener>(this);
@@ -211,9 +210,8 @@ int Server::Run() {
   int n = static_cast<int>(config_->threads());
   for (int i = 0; i < n; i++) {
     workers_.push_back(std::make_unique<Worker>(this, i));
-    std::string err;
-    if (!workers_.back()->Init(&err)) {
-      fprintf(stderr, "# %s\n", err.c_str());
+    if (Status st = workers_.back()->Init(); !st.ok()) {
+      fprintf(stderr, "# %s\n", st.message().c_str());
       return 1;
     }
   }

@@ -1,17 +1,13 @@
 #include "server/worker.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "common/clock.h"
+#include "net/socket.h"
 #include "server/blocking.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
@@ -74,74 +70,29 @@ Worker::~Worker() {
   }
 }
 
-static int OpenListener(const std::string& addr, int port, int backlog, std::string* err) {
-  bool v6 = addr.find(':') != std::string::npos;
-  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    *err = std::string("socket: ") + strerror(errno);
-    return -1;
-  }
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-  int rc;
-  if (v6) {
-    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-    sockaddr_in6 sa{};
-    sa.sin6_family = AF_INET6;
-    sa.sin6_port = htons(static_cast<uint16_t>(port));
-    if (inet_pton(AF_INET6, addr.c_str(), &sa.sin6_addr) != 1) {
-      *err = "Invalid bind address '" + addr + "'";
-      close(fd);
-      return -1;
-    }
-    rc = bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-  } else {
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(static_cast<uint16_t>(port));
-    std::string a = addr == "*" ? "0.0.0.0" : addr;
-    if (inet_pton(AF_INET, a.c_str(), &sa.sin_addr) != 1) {
-      *err = "Invalid bind address '" + addr + "'";
-      close(fd);
-      return -1;
-    }
-    rc = bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-  }
-  if (rc != 0 || listen(fd, backlog) != 0) {
-    *err = "Could not create server TCP listening socket " + addr + ":" + std::to_string(port) +
-           ": " + strerror(errno);
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool Worker::Init(std::string* err) {
+Status Worker::Init() {
   event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (event_fd_ < 0) {
-    *err = std::string("eventfd: ") + strerror(errno);
-    return false;
+    return Status::IoError(std::string("eventfd: ") + strerror(errno));
   }
   Config& cfg = server_->config();
   for (const std::string& raw : cfg.bind_addresses()) {
     // "-addr" means optional in Redis: skip it if it cannot be bound.
     bool optional = !raw.empty() && raw[0] == '-';
     std::string addr = optional ? raw.substr(1) : raw;
-    int fd = OpenListener(addr, static_cast<int>(cfg.port()), static_cast<int>(cfg.tcp_backlog()), err);
-    if (fd < 0) {
+    Result<int> fd = OpenListener(addr, static_cast<int>(cfg.port()), static_cast<int>(cfg.tcp_backlog()));
+    if (!fd.ok()) {
       if (optional) {
         continue;
       }
-      return false;
+      return fd.status();
     }
-    listen_fds_.push_back(fd);
+    listen_fds_.push_back(*fd);
   }
   if (listen_fds_.empty()) {
-    *err = "No address to listen on";
-    return false;
+    return Status::InvalidArgument("No address to listen on");
   }
-  return true;
+  return Status::Ok();
 }
 
 void Worker::Start() {
@@ -195,6 +146,36 @@ Connection* Worker::FindConnection(uint64_t id) {
   return it == conns_.end() ? nullptr : it->second;
 }
 
+Client* Worker::FindClient(uint64_t id) {
+  if (Connection* c = FindConnection(id)) {
+    return c;
+  }
+  auto it = local_clients_.find(id);
+  return it == local_clients_.end() ? nullptr : it->second;
+}
+
+void Worker::AddLocalClient(Client* c) { local_clients_[c->id()] = c; }
+
+void Worker::RemoveLocalClient(Client* c) {
+  UnblockOnClose(*this, *c);
+  UnsubscribeAll(*server_, *c);
+  UnwatchAll(server_->keyspace(), *c);
+  local_clients_.erase(c->id());
+}
+
+void Worker::RunPendingWork(int64_t now_ms) {
+  mailbox_signaled_.store(false, std::memory_order_release);
+  std::vector<std::function<void()>> jobs;
+  {
+    std::lock_guard<std::mutex> g(mailbox_mu_);
+    jobs.swap(mailbox_);
+  }
+  for (auto& job : jobs) {
+    job();
+  }
+  ExpireBlockedClients(*this, now_ms);
+}
+
 void Worker::AddBlockTimer(int64_t deadline_ms, uint64_t client_id) {
   block_timers_.emplace_back(deadline_ms, client_id);
   std::push_heap(block_timers_.begin(), block_timers_.end(), std::greater<>());
@@ -226,20 +207,25 @@ int Worker::NextTimeoutMs(int64_t now_ms) {
 void Worker::Run() {
   SetCurrentWorker(this);
   // The backend is created here: an io_uring ring belongs to the thread that made it.
-  std::string note;
-  backend_ = IoBackend::Create(server_->config().io_backend(), &stats_, &note);
-  if (!backend_) {
-    fprintf(stderr, "# worker %d: no I/O backend: %s\n", index_, note.c_str());
+  Result<std::unique_ptr<IoBackend>> backend = IoBackend::Create(server_->config().io_backend(), &stats_);
+  if (!backend.ok()) {
+    fprintf(stderr, "# worker %d: no I/O backend: %s\n", index_, backend.status().message().c_str());
     abort();
   }
-  if (!note.empty() && index_ == 0) {
-    fprintf(stderr, "# %s\n", note.c_str());
+  backend_ = std::move(backend).value();
+  if (!backend_->note().empty() && index_ == 0) {
+    fprintf(stderr, "# %s\n", backend_->note().c_str());
   }
-  std::string err;
   for (int fd : listen_fds_) {
-    backend_->AddListener(fd, &err);
+    if (Status st = backend_->AddListener(fd); !st.ok()) {
+      fprintf(stderr, "# worker %d: %s\n", index_, st.message().c_str());
+      abort();
+    }
   }
-  backend_->SetWakeFd(event_fd_, &err);
+  if (Status st = backend_->SetWakeFd(event_fd_); !st.ok()) {
+    fprintf(stderr, "# worker %d: %s\n", index_, st.message().c_str());
+    abort();
+  }
   backend_name_.store(backend_->name(), std::memory_order_release);
   next_cron_ms_ = WallClockMs();
   while (!stop_.load(std::memory_order_acquire)) {
@@ -274,6 +260,18 @@ void Worker::Run() {
 }
 
 void Worker::ResumeConnection(Connection* c) { resume_.push_back(c); }
+
+void Worker::ResumeClient(Client* c) {
+  if (Connection* conn = c->AsConnection()) {
+    ResumeConnection(conn);
+  }
+}
+
+void Worker::MarkForFlush(Client* c) {
+  if (Connection* conn = c->AsConnection()) {
+    MarkForFlush(conn);
+  }
+}
 
 void Worker::MarkForFlush(Connection* c) {
   if (!c->flush_queued) {
@@ -325,9 +323,10 @@ void Worker::FreeClosed() {
   if (zombies_.empty()) {
     return;
   }
-  std::vector<Connection*> released;
+  std::vector<NetConnection*> released;
   backend_->ReleasedConnections(&released);
-  for (Connection* c : released) {
+  for (NetConnection* nc : released) {
+    Connection* c = Connection::From(nc);
     // A connection may have been queued to resume (its input budget ran out, or its
     // output drained) before it was closed in the same iteration.
     std::erase(resume_, c);

@@ -1,4 +1,5 @@
-// Worker: one thread with its own epoll loop, its connections and a mailbox.
+// Worker: one thread with its own event loop (an I/O backend from net/: io_uring or
+// epoll), its connections and a mailbox.
 //
 // Each worker listens on the same port (SO_REUSEPORT), so the kernel spreads new
 // connections across workers. A connection's commands run on its worker, locking only
@@ -24,35 +25,28 @@
 #include <vector>
 
 #include "protocol/reply_builder.h"
-#include "server/io_backend.h"
+#include "net/io_backend.h"
 #include "server/command_table.h"
 
 namespace hotkv {
 
 class Server;
+class Client;
 class Connection;
 
 
-struct WorkerStats {
+// Counters of one worker; the I/O ones (bytes, read and write calls) are its backend's.
+struct WorkerStats : IoStats {
   std::atomic<uint64_t> commands{0};
   std::atomic<uint64_t> connections{0};
   std::atomic<uint64_t> rejected_connections{0};
-  std::atomic<uint64_t> net_input{0};
-  std::atomic<uint64_t> net_output{0};
   std::atomic<uint64_t> error_replies{0};
   std::atomic<uint64_t> keyspace_hits{0};
   std::atomic<uint64_t> keyspace_misses{0};
   std::atomic<uint64_t> dirty{0};
-  std::atomic<uint64_t> read_calls{0};
-  std::atomic<uint64_t> write_calls{0};
   std::atomic<uint64_t> active_expired{0};
   std::atomic<uint64_t> pubsub_messages{0};
   std::atomic<uint64_t> output_limit_disconnections{0};
-
-  // Single-writer counters: a plain load+store is enough (no RMW across threads).
-  static void Inc(std::atomic<uint64_t>& c, uint64_t n = 1) {
-    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
 };
 
 // Error replies by code (INFO errorstats). Errors are rare, so a mutex is fine.
@@ -77,7 +71,7 @@ class Worker : private IoSink {
 
   // Creates the wake-up eventfd and this worker's listening sockets (the I/O backend is
   // created on the worker's own thread when it starts).
-  bool Init(std::string* err);
+  Status Init();
   // "io_uring" or "epoll" once the worker runs.
   const char* io_backend_name() const { return backend_name_.load(std::memory_order_acquire); }
   void Start();
@@ -91,15 +85,31 @@ class Worker : private IoSink {
 
   // ---- on the worker's own thread ----
   Connection* FindConnection(uint64_t id);
+  // The connection or in-process client with this id on this worker, or null.
+  Client* FindClient(uint64_t id);
+  // In-process clients (server/local_client.h): registered so that deliveries (a served
+  // blocked command, CLIENT UNBLOCK, a timeout) find them by id as they find
+  // connections. Remove one before destroying it: that unblocks it and drops its
+  // watches and subscriptions, as closing a connection does.
+  void AddLocalClient(Client* c);
+  void RemoveLocalClient(Client* c);
+  // For a worker whose event loop is not running (in-process callers and tests): runs
+  // the jobs other clients posted to it and the blocked-command timeouts due by now_ms,
+  // as one loop iteration would.
+  void RunPendingWork(int64_t now_ms);
   // Closes now: unregisters everything, frees at the end of the loop iteration.
   void CloseConnection(Connection* c);
   // Writes pending output (one write); arranges EPOLLOUT if the socket is full.
   void Flush(Connection* c);
-  // Resumes command processing for a connection that was blocked or paused.
+  // Resumes command processing for a connection that was blocked or paused (nothing to
+  // do for an in-process client: it has no pipeline waiting).
   void ResumeConnection(Connection* c);
+  void ResumeClient(Client* c);
   // Queues a connection to be written at the end of this loop iteration (pub/sub
-  // deliveries, woken blocked clients): one write per connection per iteration.
+  // deliveries, woken blocked clients): one write per connection per iteration. An
+  // in-process client's output simply stays in its buffer.
   void MarkForFlush(Connection* c);
+  void MarkForFlush(Client* c);
   // Closes a connection at the end of this loop iteration (safe while shard locks are
   // held, unlike CloseConnection).
   void CloseSoon(Connection* c);
@@ -128,10 +138,10 @@ class Worker : private IoSink {
   void UpdateReading(Connection* c);
   // IoSink: what the backend reports.
   void OnAccepted(int fd) override;
-  void OnInput(Connection* c) override;
-  void OnHangup(Connection* c) override;
+  void OnInput(NetConnection* nc) override;
+  void OnHangup(NetConnection* nc) override;
   void OnWake() override;
-  void OnOutputDrained(Connection* c) override;
+  void OnOutputDrained(NetConnection* nc) override;
   void DrainMailbox();
   void Cron(int64_t now_ms);
   int NextTimeoutMs(int64_t now_ms);
@@ -166,6 +176,7 @@ class Worker : private IoSink {
   std::atomic<bool> mailbox_signaled_{false};
 
   std::unordered_map<uint64_t, Connection*> conns_;
+  std::unordered_map<uint64_t, Client*> local_clients_;
   std::unordered_set<Connection*> zombies_;  // closed, freed when the backend releases them
   std::vector<Connection*> resume_;
   std::vector<Connection*> pending_flush_;

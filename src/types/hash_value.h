@@ -43,7 +43,7 @@
 #include "types/encoding_limits.h"
 #include "types/function_ref.h"
 #include "types/packed_array.h"
-#include "types/rng.h"
+#include "common/random.h"
 #include "types/string_table.h"
 
 namespace hotkv::types {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "types/function_ref.h"
-#include "types/rng.h"
+#include "common/random.h"
 
 namespace hotkv::types {
 

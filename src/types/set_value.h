@@ -44,7 +44,7 @@
 #include "types/function_ref.h"
 #include "types/intset.h"
 #include "types/packed_array.h"
-#include "types/rng.h"
+#include "common/random.h"
 #include "types/string_table.h"
 
 namespace hotkv::types {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <utility>
 
-#include "types/hashing.h"
+#include "types/member_hash.h"
 #include "types/sampling.h"
 
 namespace hotkv::types {

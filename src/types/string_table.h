@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "types/function_ref.h"
-#include "types/rng.h"
+#include "common/random.h"
 
 namespace hotkv::types {
 

@@ -33,9 +33,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string_view>
 
+#include "common/random.h"
 #include "types/zset_defs.h"
 #include "types/zset_listpack.h"
 
@@ -133,11 +133,11 @@ class ZSetValue {
   uint64_t Scan(uint64_t cursor, size_t count, ZVisitor visit) const;
 
   // ZRANDMEMBER without count: a uniformly random element; nullopt if empty.
-  std::optional<ZMemberScore> RandomMember(std::mt19937_64& rng) const;
+  std::optional<ZMemberScore> RandomMember(Rng& rng) const;
   // ZRANDMEMBER count: count > 0 visits min(count, Size()) distinct elements, count < 0
   // visits |count| elements that may repeat. Returns the number visited, which
   // RandomMembersLength(count) gives in advance for the reply header.
-  size_t RandomMembers(int64_t count, std::mt19937_64& rng, ZVisitor visit) const;
+  size_t RandomMembers(int64_t count, Rng& rng, ZVisitor visit) const;
   size_t RandomMembersLength(int64_t count) const;
 
   // Checks the internal invariants of the current encoding; for tests.

@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
-#include <random>
+
+#include "common/random.h"
 
 namespace hotkv::types {
 
@@ -67,10 +68,7 @@ uint64_t HashBytes(const char* p, size_t n, uint64_t seed) {
   return Fold(h ^ kP3, len ^ kP0);
 }
 
-uint64_t MakeSeed() {
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
+uint64_t MakeSeed() { return RandomSeed(); }
 
 [[noreturn]] void OutOfMemory(size_t size) {
   std::fprintf(stderr, "hotkv: zset: out of memory allocating %zu bytes\n", size);

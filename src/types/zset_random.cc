@@ -11,8 +11,8 @@ namespace hotkv::types {
 
 namespace {
 
-size_t Uniform(std::mt19937_64& rng, size_t n) {  // in [0, n)
-  return std::uniform_int_distribution<size_t>(0, n - 1)(rng);
+size_t Uniform(Rng& rng, size_t n) {  // in [0, n)
+  return static_cast<size_t>(rng.Below(n));
 }
 
 uint64_t Magnitude(int64_t count) {
@@ -29,7 +29,7 @@ uint64_t ZSetValue::Scan(uint64_t cursor, size_t count, ZVisitor visit) const {
   return 0;
 }
 
-std::optional<ZMemberScore> ZSetValue::RandomMember(std::mt19937_64& rng) const {
+std::optional<ZMemberScore> ZSetValue::RandomMember(Rng& rng) const {
   const size_t size = Size();
   if (size == 0) {
     return std::nullopt;
@@ -45,7 +45,7 @@ size_t ZSetValue::RandomMembersLength(int64_t count) const {
   return static_cast<uint64_t>(count) < size ? static_cast<size_t>(count) : size;
 }
 
-size_t ZSetValue::RandomMembers(int64_t count, std::mt19937_64& rng, ZVisitor visit) const {
+size_t ZSetValue::RandomMembers(int64_t count, Rng& rng, ZVisitor visit) const {
   const size_t size = Size();
   if (count == 0 || size == 0) {
     return 0;

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "vector/json.h"
-#include "vector/status.h"
+#include "common/status.h"
 #include "vector/types.h"
 
 namespace hotkv::vector {

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <random>
 #include <unordered_set>
 
+#include "common/random.h"
 #include "vector/epoch.h"
 #include "vector/hnsw_index.h"
 
@@ -18,11 +18,6 @@ using internal::Meta;
 
 namespace {
 
-std::mt19937_64& ThreadRng() {
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  return rng;
-}
-
 }  // namespace
 
 std::optional<std::string> HnswIndex::RandomLabel() const {
@@ -31,17 +26,17 @@ std::optional<std::string> HnswIndex::RandomLabel() const {
   if (hw == 0 || size() == 0) {
     return std::nullopt;
   }
-  std::mt19937_64& rng = ThreadRng();
+  Rng& rng = ThreadRng();
   // Rejection sampling over slots is uniform; fall back to a scan from a random
   // point when the slots are mostly free.
   for (int attempt = 0; attempt < 64; ++attempt) {
-    const uint32_t id = static_cast<uint32_t>(rng() % hw);
+    const uint32_t id = static_cast<uint32_t>(rng.Below(hw));
     const uint8_t* node = Node(id);
     if (internal::LoadState(node, layout_) == kLive) {
       return std::string(internal::NodeLabel(node, layout_));
     }
   }
-  const uint32_t start = static_cast<uint32_t>(rng() % hw);
+  const uint32_t start = static_cast<uint32_t>(rng.Below(hw));
   for (uint32_t i = 0; i < hw; ++i) {
     const uint8_t* node = Node((start + i) % hw);
     if (internal::LoadState(node, layout_) == kLive) {
@@ -69,7 +64,7 @@ std::vector<std::string> HnswIndex::RandomLabels(size_t count, bool allow_duplic
   }
   EpochGuard guard;
   const uint32_t hw = high_water_.load(std::memory_order_acquire);
-  std::mt19937_64& rng = ThreadRng();
+  Rng& rng = ThreadRng();
   const size_t n = size();
   if (count * 4 < n) {
     // Few of many: sample slots without replacement.
@@ -77,7 +72,7 @@ std::vector<std::string> HnswIndex::RandomLabels(size_t count, bool allow_duplic
     size_t attempts = 0;
     while (out.size() < count && attempts < count * 64 + 1024) {
       ++attempts;
-      const uint32_t id = static_cast<uint32_t>(rng() % hw);
+      const uint32_t id = static_cast<uint32_t>(rng.Below(hw));
       const uint8_t* node = Node(id);
       if (internal::LoadState(node, layout_) == kLive && seen.insert(id).second) {
         out.emplace_back(internal::NodeLabel(node, layout_));
@@ -98,8 +93,7 @@ std::vector<std::string> HnswIndex::RandomLabels(size_t count, bool allow_duplic
   }
   const size_t take = std::min(count, ids.size());
   for (size_t i = 0; i < take; ++i) {
-    std::uniform_int_distribution<size_t> pick(i, ids.size() - 1);
-    std::swap(ids[i], ids[pick(rng)]);
+    std::swap(ids[i], ids[i + rng.Below(ids.size() - i)]);
     out.emplace_back(internal::NodeLabel(Node(ids[i]), layout_));
   }
   return out;

@@ -60,7 +60,7 @@
 
 #include "vector/label_map.h"
 #include "vector/node_store.h"
-#include "vector/status.h"
+#include "common/status.h"
 #include "vector/types.h"
 #include "vector/vector_space.h"
 

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "vector/status.h"
+#include "common/status.h"
 
 namespace hotkv::vector {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "vector/distance.h"
-#include "vector/status.h"
+#include "common/status.h"
 #include "vector/types.h"
 
 namespace hotkv::vector {

@@ -1,0 +1,587 @@
+// Server commands: INFO CONFIG (GET SET RESETSTAT REWRITE HELP) TIME LASTSAVE SHUTDOWN
+// DEBUG (SLEEP) SLOWLOG (GET LEN RESET HELP) MEMORY (USAGE HELP).
+//
+// INFO uses Redis's section and field names so that tools parsing it keep working;
+// HotKV-specific facts are added as extra fields (hotkv_version, worker_threads).
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <thread>
+
+#include "commands/helpers.h"
+#include "common/clock.h"
+#include "common/page_prefault.h"
+#include "commands/register.h"
+#include "engine/eviction.h"
+#include "server/connection.h"
+#include "server/dispatcher.h"
+#include "server/server.h"
+#include "server/shard_state.h"
+
+namespace hotkv {
+
+namespace {
+
+void AddField(std::string& out, std::string_view name, std::string_view value) {
+  out.append(name);
+  out += ':';
+  out.append(value);
+  out += "\r\n";
+}
+void AddField(std::string& out, std::string_view name, int64_t value) {
+  AddField(out, name, std::to_string(value));
+}
+
+std::string ServerSection(Server& s) {
+  std::string o = "# Server\r\n";
+  utsname u{};
+  uname(&u);
+  int64_t now = WallClockMs();
+  int64_t uptime = (now - s.start_time_ms()) / 1000;
+  AddField(o, "redis_version", kRedisCompatVersion);
+  AddField(o, "hotkv_version", kHotkvVersion);
+  AddField(o, "redis_git_sha1", "00000000");
+  AddField(o, "redis_git_dirty", 0);
+  AddField(o, "redis_build_id", "0");
+  AddField(o, "redis_mode", "standalone");
+  AddField(o, "os", std::string(u.sysname) + " " + u.release + " " + u.machine);
+  AddField(o, "arch_bits", 64);
+  AddField(o, "monotonic_clock", "POSIX clock_gettime");
+  AddField(o, "multiplexing_api", s.num_workers() > 0 ? s.worker(0).io_backend_name() : "none");
+  AddField(o, "gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+                                 std::to_string(__GNUC_PATCHLEVEL__));
+  AddField(o, "process_id", getpid());
+  AddField(o, "run_id", s.run_id());
+  AddField(o, "tcp_port", s.config().port());
+  AddField(o, "server_time_usec", WallClockUs());
+  AddField(o, "uptime_in_seconds", uptime);
+  AddField(o, "uptime_in_days", uptime / 86400);
+  AddField(o, "hz", s.config().hz());
+  AddField(o, "configured_hz", s.config().hz());
+  AddField(o, "lru_clock", s.lru_clock());
+  char exe[4096] = {0};
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  AddField(o, "executable", n > 0 ? std::string(exe, static_cast<size_t>(n)) : "");
+  AddField(o, "config_file", s.config().config_file());
+  AddField(o, "io_threads_active", 0);
+  AddField(o, "worker_threads", s.num_workers());
+  return o;
+}
+
+std::string ClientsSection(Server& s) {
+  std::string o = "# Clients\r\n";
+  int64_t blocked = 0, pubsub = 0, watching = 0;
+  uint64_t max_in = 0, max_out = 0;
+  s.clients().ForEach([&](Client* c) {
+    if (c->blocked_flag.load(std::memory_order_relaxed)) {
+      blocked++;
+    }
+    if (c->subscription_count() > 0) {
+      pubsub++;
+    }
+    if (c->watch_len.load(std::memory_order_relaxed) > 0) {
+      watching++;
+    }
+    max_in = std::max<uint64_t>(max_in, c->qbuf.load(std::memory_order_relaxed));
+    max_out = std::max<uint64_t>(max_out, c->omem.load(std::memory_order_relaxed));
+  });
+  AddField(o, "connected_clients", static_cast<int64_t>(s.clients().size()));
+  AddField(o, "cluster_connections", 0);
+  AddField(o, "maxclients", s.config().maxclients());
+  AddField(o, "client_recent_max_input_buffer", static_cast<int64_t>(max_in));
+  AddField(o, "client_recent_max_output_buffer", static_cast<int64_t>(max_out));
+  AddField(o, "blocked_clients", blocked);
+  AddField(o, "tracking_clients", 0);
+  AddField(o, "pubsub_clients", pubsub);
+  AddField(o, "watching_clients", watching);
+  AddField(o, "clients_in_timeout_table", blocked);
+  AddField(o, "total_watched_keys", g_watch_registrations.load(std::memory_order_relaxed));
+  AddField(o, "total_blocking_keys", 0);
+  return o;
+}
+
+std::string MemorySection(Server& s) {
+  std::string o = "# Memory\r\n";
+  MemoryInfo m = ReadMemoryInfo();
+  uint64_t peak = std::max<uint64_t>(s.peak_memory().load(), m.used);
+  s.peak_memory().store(peak);
+  AddField(o, "used_memory", static_cast<int64_t>(m.used));
+  AddField(o, "used_memory_human", HumanBytes(m.used));
+  AddField(o, "used_memory_rss", static_cast<int64_t>(m.rss));
+  AddField(o, "used_memory_rss_human", HumanBytes(m.rss));
+  AddField(o, "used_memory_peak", static_cast<int64_t>(peak));
+  AddField(o, "used_memory_peak_human", HumanBytes(peak));
+  long pages = sysconf(_SC_PHYS_PAGES);
+  uint64_t total = static_cast<uint64_t>(pages) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  AddField(o, "total_system_memory", static_cast<int64_t>(total));
+  AddField(o, "total_system_memory_human", HumanBytes(total));
+  AddField(o, "maxmemory", s.config().maxmemory());
+  AddField(o, "maxmemory_human", HumanBytes(static_cast<uint64_t>(s.config().maxmemory())));
+  AddField(o, "maxmemory_policy", s.config().GetString("maxmemory-policy"));
+  char ratio[32];
+  snprintf(ratio, sizeof(ratio), "%.2f", m.used ? static_cast<double>(m.rss) / m.used : 0.0);
+  AddField(o, "mem_fragmentation_ratio", ratio);
+  AddField(o, "mem_allocator", m.allocator);
+  // HotKV's own: the background paging-in of committed memory (prefault-memory).
+  PrefaultStats pf = GetPrefaultStats();
+  AddField(o, "mem_prefault_active", pf.active ? 1 : 0);
+  AddField(o, "mem_prefault_ranges", static_cast<int64_t>(pf.ranges_queued));
+  AddField(o, "mem_prefault_ranges_dropped", static_cast<int64_t>(pf.ranges_dropped));
+  AddField(o, "mem_prefault_bytes", static_cast<int64_t>(pf.bytes_populated));
+  AddField(o, "lazyfree_pending_objects", 0);
+  return o;
+}
+
+std::string PersistenceSection(Server& s) {
+  std::string o = "# Persistence\r\n";
+  AddField(o, "loading", 0);
+  AddField(o, "async_loading", 0);
+  AddField(o, "rdb_changes_since_last_save", static_cast<int64_t>(s.SumStat(&WorkerStats::dirty)));
+  AddField(o, "rdb_bgsave_in_progress", 0);
+  AddField(o, "rdb_last_save_time", s.start_time_ms() / 1000);
+  AddField(o, "rdb_last_bgsave_status", "ok");
+  AddField(o, "aof_enabled", 0);
+  AddField(o, "aof_rewrite_in_progress", 0);
+  AddField(o, "aof_last_bgrewrite_status", "ok");
+  AddField(o, "aof_last_write_status", "ok");
+  return o;
+}
+
+std::string StatsSection(Server& s) {
+  std::string o = "# Stats\r\n";
+  AddField(o, "total_connections_received", static_cast<int64_t>(s.SumStat(&WorkerStats::connections)));
+  AddField(o, "total_commands_processed", static_cast<int64_t>(s.total_commands()));
+  AddField(o, "instantaneous_ops_per_sec", static_cast<int64_t>(s.InstantaneousOps()));
+  AddField(o, "total_net_input_bytes", static_cast<int64_t>(s.SumStat(&WorkerStats::net_input)));
+  AddField(o, "total_net_output_bytes", static_cast<int64_t>(s.SumStat(&WorkerStats::net_output)));
+  AddField(o, "rejected_connections", static_cast<int64_t>(s.SumStat(&WorkerStats::rejected_connections)));
+  AddField(o, "expired_keys", static_cast<int64_t>(s.keyspace().expired_keys()));
+  AddField(o, "evicted_keys", static_cast<int64_t>(EvictedKeys()));
+  AddField(o, "keyspace_hits", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_hits)));
+  AddField(o, "keyspace_misses", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_misses)));
+  AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
+  AddField(o, "pubsub_patterns", s.pubsub().NumPat());
+  AddField(o, "pubsubshard_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kShard)));
+  AddField(o, "client_output_buffer_limit_disconnections",
+           static_cast<int64_t>(s.SumStat(&WorkerStats::output_limit_disconnections)));
+  AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
+  AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
+  AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));
+  return o;
+}
+
+std::string ReplicationSection(Server& s) {
+  std::string o = "# Replication\r\n";
+  AddField(o, "role", "master");
+  AddField(o, "connected_slaves", 0);
+  AddField(o, "master_failover_state", "no-failover");
+  AddField(o, "master_replid", s.run_id());
+  AddField(o, "master_replid2", "0000000000000000000000000000000000000000");
+  AddField(o, "master_repl_offset", 0);
+  AddField(o, "second_repl_offset", -1);
+  AddField(o, "repl_backlog_active", 0);
+  return o;
+}
+
+std::string CpuSection() {
+  std::string o = "# CPU\r\n";
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto secs = [](const timeval& tv) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%ld.%06ld", static_cast<long>(tv.tv_sec), static_cast<long>(tv.tv_usec));
+    return std::string(buf);
+  };
+  AddField(o, "used_cpu_sys", secs(self.ru_stime));
+  AddField(o, "used_cpu_user", secs(self.ru_utime));
+  AddField(o, "used_cpu_sys_children", secs(children.ru_stime));
+  AddField(o, "used_cpu_user_children", secs(children.ru_utime));
+  return o;
+}
+
+std::string KeyspaceSection(Server& s) {
+  std::string o = "# Keyspace\r\n";
+  for (int d = 0; d < s.keyspace().num_dbs(); d++) {
+    // Inside EXEC this thread already holds some shard locks (ThisThreadHoldsShard).
+    Keyspace::DbStats st = s.keyspace().Stats(d, WallClockMs(), ThisThreadHoldsShard);
+    if (st.keys == 0) {
+      continue;
+    }
+    AddField(o, "db" + std::to_string(d),
+             "keys=" + std::to_string(st.keys) + ",expires=" + std::to_string(st.expires) +
+                 ",avg_ttl=" + std::to_string(st.avg_ttl_ms) + ",subexpiry=0");
+  }
+  return o;
+}
+
+std::string CommandStatsSection(Server& s) {
+  std::string o = "# Commandstats\r\n";
+  const auto& specs = s.commands().by_id();
+  for (size_t i = 0; i < specs.size(); i++) {
+    uint64_t calls = 0, usec = 0, rejected = 0, failed = 0;
+    for (int w = 0; w < s.num_workers(); w++) {
+      CommandStats& c = s.worker(w).command_stats()[i];
+      calls += c.calls.load(std::memory_order_relaxed);
+      usec += static_cast<uint64_t>(static_cast<double>(c.cycles.load(std::memory_order_relaxed)) /
+                                    CyclesPerMicrosecond());
+      rejected += c.rejected.load(std::memory_order_relaxed);
+      failed += c.failed.load(std::memory_order_relaxed);
+    }
+    if (calls == 0 && rejected == 0 && failed == 0) {
+      continue;
+    }
+    char buf[256];
+    snprintf(buf, sizeof(buf), "calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu",
+             static_cast<unsigned long long>(calls), static_cast<unsigned long long>(usec),
+             calls ? static_cast<double>(usec) / calls : 0.0, static_cast<unsigned long long>(rejected),
+             static_cast<unsigned long long>(failed));
+    AddField(o, "cmdstat_" + specs[i]->full_name, buf);
+  }
+  return o;
+}
+
+std::string ErrorStatsSection(Server& s) {
+  std::string o = "# Errorstats\r\n";
+  for (const auto& [prefix, count] : s.ErrorCountsByPrefix()) {
+    AddField(o, "errorstat_" + prefix, "count=" + std::to_string(count));
+  }
+  return o;
+}
+
+void InfoCommand(CommandContext& ctx) {
+  Server& s = ctx.server();
+  static const char* kDefault[] = {"server", "clients", "memory", "persistence", "stats",
+                                   "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"};
+  std::vector<std::string> sections;
+  bool everything = false;
+  if (ctx.argc() == 1) {
+    sections.assign(std::begin(kDefault), std::end(kDefault));
+  }
+  for (size_t i = 1; i < ctx.argc(); i++) {
+    std::string name = ToLower(ctx.arg(i));
+    if (name == "all" || name == "default") {
+      sections.insert(sections.end(), std::begin(kDefault), std::end(kDefault));
+    } else if (name == "everything") {
+      everything = true;
+      sections.insert(sections.end(), std::begin(kDefault), std::end(kDefault));
+      sections.push_back("commandstats");
+    } else {
+      sections.push_back(name);
+    }
+  }
+  if (everything || std::find(sections.begin(), sections.end(), "all") != sections.end()) {
+    sections.push_back("commandstats");
+  }
+  for (size_t i = 1; i < ctx.argc(); i++) {
+    if (EqualsIgnoreCase(ctx.arg(i), "all")) {
+      sections.push_back("commandstats");
+    }
+  }
+  std::string out;
+  std::vector<std::string> done;
+  for (const std::string& sec : sections) {
+    if (std::find(done.begin(), done.end(), sec) != done.end()) {
+      continue;
+    }
+    done.push_back(sec);
+    std::string text;
+    if (sec == "server") {
+      text = ServerSection(s);
+    } else if (sec == "clients") {
+      text = ClientsSection(s);
+    } else if (sec == "memory") {
+      text = MemorySection(s);
+    } else if (sec == "persistence") {
+      text = PersistenceSection(s);
+    } else if (sec == "stats") {
+      text = StatsSection(s);
+    } else if (sec == "replication") {
+      text = ReplicationSection(s);
+    } else if (sec == "cpu") {
+      text = CpuSection();
+    } else if (sec == "modules") {
+      text = "# Modules\r\n";
+    } else if (sec == "errorstats") {
+      text = ErrorStatsSection(s);
+    } else if (sec == "cluster") {
+      text = "# Cluster\r\ncluster_enabled:0\r\n";
+    } else if (sec == "keyspace") {
+      text = KeyspaceSection(s);
+    } else if (sec == "commandstats") {
+      text = CommandStatsSection(s);
+    } else {
+      continue;
+    }
+    if (!out.empty()) {
+      out += "\r\n";
+    }
+    out += text;
+  }
+  ctx.rb().Verbatim(out);
+}
+
+void ConfigGetCommand(CommandContext& ctx) {
+  std::vector<std::string_view> patterns(ctx.args().begin() + 2, ctx.args().end());
+  auto pairs = ctx.server().config().Get(patterns);
+  ctx.rb().Map(pairs.size());
+  for (const auto& [k, v] : pairs) {
+    ctx.rb().Bulk(k);
+    ctx.rb().Bulk(v);
+  }
+}
+
+void ConfigSetCommand(CommandContext& ctx) {
+  if (ctx.argc() % 2 != 0) {
+    return ctx.rb().Error("ERR wrong number of arguments for 'config|set' command");
+  }
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
+    pairs.emplace_back(std::string(ctx.arg(i)), std::string(ctx.arg(i + 1)));
+  }
+  if (Status st = ctx.server().config().Set(pairs); !st.ok()) {
+    return ctx.rb().Error(st.message());
+  }
+  ctx.rb().Ok();
+}
+
+void ConfigResetStatCommand(CommandContext& ctx) {
+  ctx.server().ResetStats();
+  ctx.rb().Ok();
+}
+
+void ConfigRewriteCommand(CommandContext& ctx) {
+  if (Status st = ctx.server().config().Rewrite(); !st.ok()) {
+    return ctx.rb().Error("ERR " + st.message());
+  }
+  ctx.rb().Ok();
+}
+
+void ConfigHelpCommand(CommandContext& ctx) {
+  static const char* kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+      "RESETSTAT", "    Reset statistics reported by the INFO command.",
+      "REWRITE", "    Rewrite the configuration file.",
+      "HELP", "    Print this help."};
+  ctx.rb().Array(std::size(kLines));
+  for (const char* l : kLines) {
+    ctx.rb().SimpleString(l);
+  }
+}
+
+void TimeCommand(CommandContext& ctx) {
+  int64_t us = WallClockUs();
+  ctx.rb().Array(2);
+  ctx.rb().Bulk(std::to_string(us / 1000000));
+  ctx.rb().Bulk(std::to_string(us % 1000000));
+}
+
+void LastSaveCommand(CommandContext& ctx) { ctx.rb().Integer(ctx.server().start_time_ms() / 1000); }
+
+void ShutdownCommand(CommandContext& ctx) {
+  bool save = false, abort_req = false;
+  for (size_t i = 1; i < ctx.argc(); i++) {
+    std::string_view a = ctx.arg(i);
+    if (EqualsIgnoreCase(a, "NOSAVE")) {
+      save = false;
+    } else if (EqualsIgnoreCase(a, "SAVE")) {
+      save = true;
+    } else if (EqualsIgnoreCase(a, "NOW") || EqualsIgnoreCase(a, "FORCE")) {
+      // Nothing to wait for or to force: no replicas, no persistence.
+    } else if (EqualsIgnoreCase(a, "ABORT")) {
+      abort_req = true;
+    } else {
+      return ctx.rb().Error(errors::kSyntax);
+    }
+  }
+  if (abort_req) {
+    return ctx.rb().Error("ERR No shutdown in progress.");
+  }
+  if (save) {
+    // SAVE asks for a snapshot, which HotKV cannot write yet: refuse rather than lose data.
+    return ctx.rb().Error("ERR Errors trying to SHUTDOWN. Check logs.");
+  }
+  ctx.client().set_close_after_reply();
+  ctx.server().RequestShutdown();
+}
+
+void DebugCommand(CommandContext& ctx) {
+  std::string_view sub = ctx.arg(1);
+  if (EqualsIgnoreCase(sub, "SLEEP") && ctx.argc() == 3) {
+    auto secs = ParseDouble(ctx.arg(2));
+    if (!secs || *secs < 0) {
+      return ctx.rb().Error(errors::kNotFloat);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(*secs * 1e6)));
+    return ctx.rb().Ok();
+  }
+  if (EqualsIgnoreCase(sub, "HELP")) {
+    static const char* kLines[] = {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                                   "SLEEP <seconds>", "    Stop the server's worker for <seconds> (may be fractional).",
+                                   "HELP", "    Print this help."};
+    ctx.rb().Array(std::size(kLines));
+    for (const char* l : kLines) {
+      ctx.rb().SimpleString(l);
+    }
+    return;
+  }
+  ctx.rb().Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) + "'. Try DEBUG HELP.");
+}
+
+void SlowLogGetCommand(CommandContext& ctx) {
+  size_t count = 10;
+  if (ctx.argc() == 3) {
+    auto v = ParseInt64(ctx.arg(2));
+    if (!v || *v < -1) {
+      return ctx.rb().Error("ERR count should be greater than or equal to -1");
+    }
+    count = *v == -1 ? SIZE_MAX : static_cast<size_t>(*v);
+  }
+  auto entries = ctx.server().slowlog().Get(count);
+  ctx.rb().Array(entries.size());
+  for (const auto& e : entries) {
+    ctx.rb().Array(6);
+    ctx.rb().Integer(static_cast<int64_t>(e.id));
+    ctx.rb().Integer(e.time_sec);
+    ctx.rb().Integer(e.duration_us);
+    ctx.rb().Array(e.args.size());
+    for (const auto& a : e.args) {
+      ctx.rb().Bulk(a);
+    }
+    ctx.rb().Bulk(e.client_addr);
+    ctx.rb().Bulk(e.client_name);
+  }
+}
+
+void SlowLogLenCommand(CommandContext& ctx) { ctx.rb().Integer(static_cast<int64_t>(ctx.server().slowlog().Len())); }
+
+void SlowLogResetCommand(CommandContext& ctx) {
+  ctx.server().slowlog().Reset();
+  ctx.rb().Ok();
+}
+
+void SlowLogHelpCommand(CommandContext& ctx) {
+  static const char* kLines[] = {
+      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+      "    Entries are made of:", "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+      "    client name", "LEN", "    Return the length of the slowlog.", "RESET", "    Reset the slowlog.",
+      "HELP", "    Print this help."};
+  ctx.rb().Array(std::size(kLines));
+  for (const char* l : kLines) {
+    ctx.rb().SimpleString(l);
+  }
+}
+
+void MemoryUsageCommand(CommandContext& ctx) {
+  for (size_t i = 3; i < ctx.argc(); i++) {
+    if (EqualsIgnoreCase(ctx.arg(i), "SAMPLES") && i + 1 < ctx.argc()) {
+      auto v = ctx.IntArg(++i);
+      if (!v) {
+        return;
+      }
+    } else {
+      return ctx.rb().Error(errors::kSyntax);
+    }
+  }
+  Entry* e = ctx.db().Find(ctx.arg(2));
+  if (e == nullptr) {
+    return ctx.rb().Null();
+  }
+  // The slot in the key table (8 bytes at the table's load) is part of the key's cost.
+  ctx.rb().Integer(static_cast<int64_t>(e->MemoryUsage() + 12));
+}
+
+void MemoryHelpCommand(CommandContext& ctx) {
+  static const char* kLines[] = {"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                                 "USAGE <key> [SAMPLES <count>]",
+                                 "    Return memory in bytes used by <key> and its value.",
+                                 "HELP", "    Print this help."};
+  ctx.rb().Array(std::size(kLines));
+  for (const char* l : kLines) {
+    ctx.rb().SimpleString(l);
+  }
+}
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable& t) {
+  t.Add({.name = "info", .arity = -1, .flags = "loading stale", .acl = "@slow @dangerous",
+         .handler = InfoCommand,
+         .doc = {"server", "1.0.0", "O(1)", "Returns information and statistics about the server.", "[section [section ...]]"},
+         .tips = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}});
+  t.Add({.name = "config", .arity = -2, .acl = "@slow",
+         .doc = {"server", "2.0.0", "Depends on subcommand.", "A container for server configuration commands.", ""}});
+  t.AddSub("config", {.name = "get", .arity = -3, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous",
+                      .handler = ConfigGetCommand,
+                      .doc = {"server", "2.0.0", "O(N) when N is the number of configuration parameters provided",
+                              "Returns the settings whose names match the glob patterns.", "parameter [parameter ...]"}});
+  t.AddSub("config", {.name = "set", .arity = -4, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous",
+                      .handler = ConfigSetCommand,
+                      .doc = {"server", "2.0.0", "O(N) when N is the number of configuration parameters provided",
+                              "Changes settings at run time; all of them or none.", "<data: parameter value> ..."},
+                      .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
+  t.AddSub("config", {.name = "resetstat", .arity = 2, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous",
+                      .handler = ConfigResetStatCommand,
+                      .doc = {"server", "2.0.0", "O(1)", "Resets the statistics INFO reports.", ""},
+                      .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
+  t.AddSub("config", {.name = "rewrite", .arity = 2, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous",
+                      .handler = ConfigRewriteCommand,
+                      .doc = {"server", "2.8.0", "O(1)", "Writes the running settings back to the configuration file.", ""},
+                      .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
+  t.AddSub("config", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow",
+                      .handler = ConfigHelpCommand,
+                      .doc = {"server", "5.0.0", "O(1)", "Returns helpful text about CONFIG.", ""}});
+  t.Add({.name = "time", .arity = 1, .flags = "loading stale fast", .acl = "@fast",
+         .handler = TimeCommand,
+         .doc = {"server", "2.6.0", "O(1)", "Returns the server time as seconds and microseconds.", ""},
+         .tips = {"nondeterministic_output"}});
+  t.Add({.name = "lastsave", .arity = 1, .flags = "loading stale fast", .acl = "@admin @fast @dangerous",
+         .handler = LastSaveCommand,
+         .doc = {"server", "1.0.0", "O(1)", "Returns the Unix time of the last successful save (start-up time: HotKV has no persistence yet).", ""},
+         .tips = {"nondeterministic_output"}});
+  t.Add({.name = "shutdown", .arity = -1, .flags = "admin noscript loading stale no_multi allow_busy",
+         .acl = "@admin @slow @dangerous", .handler = ShutdownCommand,
+         .doc = {"server", "1.0.0", "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
+                 "Stops the server after finishing replies in flight.", "[abort-selector: <save-selector-block: [save-selector: NOSAVE | SAVE] [NOW] [FORCE]> | ABORT]"}});
+  t.Add({.name = "debug", .arity = -2, .flags = "admin noscript loading stale protected", .acl = "@admin @slow @dangerous",
+         .handler = DebugCommand,
+         .doc = {"server", "1.0.0", "Depends on subcommand.", "Debugging helpers (SLEEP).", ""}});
+  t.Add({.name = "slowlog", .arity = -2, .acl = "@slow",
+         .doc = {"server", "2.2.12", "Depends on subcommand.", "A container for slow log commands.", ""}});
+  t.AddSub("slowlog", {.name = "get", .arity = -2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
+                       .handler = SlowLogGetCommand,
+                       .doc = {"server", "2.2.12", "O(N) where N is the number of entries returned",
+                               "Returns the newest slow log entries.", "[count]"},
+                       .tips = {"request_policy:all_nodes", "nondeterministic_output"}});
+  t.AddSub("slowlog", {.name = "len", .arity = 2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
+                       .handler = SlowLogLenCommand,
+                       .doc = {"server", "2.2.12", "O(1)", "Returns the number of slow log entries.", ""},
+                       .tips = {"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}});
+  t.AddSub("slowlog", {.name = "reset", .arity = 2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
+                       .handler = SlowLogResetCommand,
+                       .doc = {"server", "2.2.12", "O(N) where N is the number of entries in the slowlog",
+                               "Clears the slow log.", ""},
+                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
+  t.AddSub("slowlog", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow",
+                       .handler = SlowLogHelpCommand,
+                       .doc = {"server", "6.2.0", "O(1)", "Returns helpful text about SLOWLOG.", ""}});
+  t.Add({.name = "memory", .arity = -2, .acl = "@slow",
+         .doc = {"server", "4.0.0", "Depends on subcommand.", "A container for memory diagnostics commands.", ""}});
+  t.AddSub("memory", {.name = "usage", .arity = -3, .flags = "readonly", .acl = "@read @slow",
+                      .keys = {KeyAt(2, "RO")}, .handler = MemoryUsageCommand,
+                      .doc = {"server", "4.0.0", "O(N) where N is the number of samples.",
+                              "Estimates the bytes a key and its value use.", "key [SAMPLES count]"}});
+  t.AddSub("memory", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow",
+                      .handler = MemoryHelpCommand,
+                      .doc = {"server", "4.0.0", "O(1)", "Returns helpful text about MEMORY.", ""}});
+}
+
+}  // namespace hotkv

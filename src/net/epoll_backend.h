@@ -1,0 +1,48 @@
+// EpollBackend: epoll_wait, then read()/write() per connection (see io_backend.h).
+//
+// Thread safety: one worker thread.
+#pragma once
+
+#include <sys/epoll.h>
+
+#include <memory>
+#include <vector>
+
+#include "net/io_backend.h"
+
+namespace hotkv {
+
+class EpollBackend final : public IoBackend {
+ public:
+  explicit EpollBackend(IoStats* stats);
+  ~EpollBackend() override;
+
+  bool ok() const { return epfd_ >= 0; }
+  const char* name() const override { return "epoll"; }
+  bool ConsumesWakeFd() const override { return false; }
+  Status AddListener(int fd) override;
+  Status SetWakeFd(int fd) override;
+  void AddConnection(NetConnection* c) override;
+  bool Send(NetConnection* c) override;
+  void SetReading(NetConnection* c, bool on) override;
+  void RemoveConnection(NetConnection* c) override;
+  void Poll(int timeout_ms, IoSink& sink) override;
+  void ReleasedConnections(std::vector<NetConnection*>* out) override;
+
+ private:
+  struct Tag {
+    enum Kind { kListener, kWake } kind;
+    int fd;
+  };
+  // Writes as much of c's output as the socket takes. False: the socket broke.
+  bool WriteSome(NetConnection* c);
+  void UpdateInterest(NetConnection* c);
+  void Read(NetConnection* c, IoSink& sink);
+
+  int epfd_ = -1;
+  IoStats* stats_;
+  std::vector<std::unique_ptr<Tag>> tags_;
+  std::vector<NetConnection*> released_;
+};
+
+}  // namespace hotkv

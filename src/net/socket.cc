@@ -1,0 +1,100 @@
+#include "net/socket.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace hotkv {
+
+namespace {
+
+std::string FormatAddress(const sockaddr_storage& a) {
+  char ip[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (a.ss_family == AF_INET) {
+    const auto* s = reinterpret_cast<const sockaddr_in*>(&a);
+    inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+    port = ntohs(s->sin_port);
+  } else if (a.ss_family == AF_INET6) {
+    const auto* s = reinterpret_cast<const sockaddr_in6*>(&a);
+    inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+    port = ntohs(s->sin6_port);
+  }
+  return std::string(ip) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+Result<int> OpenListener(const std::string& addr, int port, int backlog) {
+  bool v6 = addr.find(':') != std::string::npos;
+  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return Status::IoError(std::string("socket: ") + strerror(errno));
+  }
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+  int rc;
+  if (v6) {
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    sockaddr_in6 sa{};
+    sa.sin6_family = AF_INET6;
+    sa.sin6_port = htons(static_cast<uint16_t>(port));
+    if (inet_pton(AF_INET6, addr.c_str(), &sa.sin6_addr) != 1) {
+      close(fd);
+      return Status::InvalidArgument("Invalid bind address '" + addr + "'");
+    }
+    rc = bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  } else {
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(port));
+    std::string a = addr == "*" ? "0.0.0.0" : addr;
+    if (inet_pton(AF_INET, a.c_str(), &sa.sin_addr) != 1) {
+      close(fd);
+      return Status::InvalidArgument("Invalid bind address '" + addr + "'");
+    }
+    rc = bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  }
+  if (rc != 0 || listen(fd, backlog) != 0) {
+    Status st = Status::IoError("Could not create server TCP listening socket " + addr + ":" +
+                                std::to_string(port) + ": " + strerror(errno));
+    close(fd);
+    return st;
+  }
+  return fd;
+}
+
+void ConfigureAccepted(int fd, int keepalive_s) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (keepalive_s > 0) {
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    int idle = keepalive_s, intvl = std::max(keepalive_s / 3, 1), cnt = 3;
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+  }
+}
+
+std::string PeerAddress(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof(a);
+  getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  return FormatAddress(a);
+}
+
+std::string LocalAddress(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  return FormatAddress(a);
+}
+
+}  // namespace hotkv

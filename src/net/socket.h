@@ -1,0 +1,26 @@
+// Socket helpers shared by everything that listens or accepts: listening sockets with
+// SO_REUSEPORT (one per worker and address, so the kernel spreads connections), the
+// options an accepted connection gets, and "ip:port" names of its two ends.
+//
+// Thread safety: plain functions over file descriptors.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+
+namespace hotkv {
+
+// A non-blocking listening socket bound to addr:port ("*" = every IPv4 address; an
+// address with ':' is IPv6, V6ONLY). Errors use Redis's texts ("Could not create server
+// TCP listening socket ...", "Invalid bind address ...").
+Result<int> OpenListener(const std::string& addr, int port, int backlog);
+
+// TCP_NODELAY, and TCP keepalive probes after `keepalive_s` idle seconds (0: off).
+void ConfigureAccepted(int fd, int keepalive_s);
+
+// "ip:port" of the peer (getpeername) or of our end (getsockname); "?:0" if unknown.
+std::string PeerAddress(int fd);
+std::string LocalAddress(int fd);
+
+}  // namespace hotkv

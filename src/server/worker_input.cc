@@ -1,0 +1,272 @@
+// The input half of a worker: what its I/O backend reports (accepted sockets, input,
+// hang-ups, drained output), running the commands of a batch (with pipeline-prefetch),
+// and handing the replies back to the backend.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/clock.h"
+#include "engine/database.h"
+#include "net/socket.h"
+#include "server/blocking.h"
+#include "server/connection.h"
+#include "server/dispatcher.h"
+#include "server/pubsub_delivery.h"
+#include "server/server.h"
+#include "server/worker.h"
+
+namespace hotkv {
+
+namespace {
+// Stop reading from a client whose unsent replies pass this (it is not reading them);
+// resume when they drain. Normal clients are never disconnected for it.
+constexpr size_t kOutputPauseBytes = 64 * 1024 * 1024;
+// Input one ProcessInput call runs for a connection before it lets the others (and the
+// sends of everyone's replies) go first; the rest waits in the resume list. One read can
+// bring a megabyte of pipelined commands; without a budget a flooding client delays
+// everyone, and one that went away has its whole backlog executed before the failed
+// send of its first reply is noticed (Redis reads 16 KB per client per turn).
+constexpr size_t kInputBudgetBytes = 64 * 1024;
+// Stop reading from a client while more than this of complete, unrun commands waits in
+// its buffer: the rest stays in the kernel, and TCP slows the client down.
+constexpr size_t kInputPauseBytes = 1024 * 1024;
+// A connection's buffers keep up to this much capacity when they empty; a larger one
+// (a big pipeline or reply) is freed. It is used memory under maxmemory, per connection.
+constexpr size_t kKeepBufferBytes = 64 * 1024;
+}  // namespace
+
+void Worker::OnAccepted(int fd) {
+  if (stop_.load(std::memory_order_acquire)) {
+    close(fd);
+    return;
+  }
+  WorkerStats::Inc(stats_.connections);
+  if (!server_->clients().TryReserve(server_->config().maxclients())) {
+    static const char kMsg[] = "-ERR max number of clients reached\r\n";
+    ssize_t rc = write(fd, kMsg, sizeof(kMsg) - 1);
+    (void)rc;
+    close(fd);
+    WorkerStats::Inc(stats_.rejected_connections);
+    return;
+  }
+  ConfigureAccepted(fd, static_cast<int>(server_->config().tcp_keepalive()));
+  auto* c = new Connection(server_->clients().NextId(), this, fd);
+  c->reply.set_error_sink(&error_counts_);
+  c->set_authenticated(!server_->config().requirepass_set());
+  c->addr = PeerAddress(fd);
+  c->laddr = LocalAddress(fd);
+  conns_[c->id()] = c;
+  server_->clients().Add(c);
+  backend_->AddConnection(c);
+}
+
+void Worker::OnInput(NetConnection* nc) {
+  Connection* c = Connection::From(nc);
+  if (c->closed || stop_.load(std::memory_order_acquire)) {
+    return;
+  }
+  // Backends report input from inside their wait, so "now" is taken per batch here.
+  RefreshCachedClock();
+  // The limit holds whatever the client is doing (a blocked client that keeps sending
+  // does not parse its input until it is unblocked).
+  if (static_cast<int64_t>(c->in.size() - c->in_start) > server_->config().client_query_buffer_limit()) {
+    c->reply.Error("ERR Protocol error: query buffer limit exceeded");
+    c->set_close_after_reply();
+    Flush(c);
+    return;
+  }
+  ProcessInput(c);
+  if (!c->closed) {
+    Flush(c);
+  }
+}
+
+void Worker::OnHangup(NetConnection* nc) { CloseConnection(Connection::From(nc)); }
+
+void Worker::OnWake() {
+  RefreshCachedClock();  // mailbox jobs may run commands (retried blocked clients)
+  DrainMailbox();
+}
+
+void Worker::OnOutputDrained(NetConnection* nc) {
+  Connection* c = Connection::From(nc);
+  if (c->closed) {
+    return;
+  }
+  if (c->close_after_reply()) {
+    CloseConnection(c);
+    return;
+  }
+  c->out.ShrinkIfIdle(kKeepBufferBytes);
+  c->sending.ShrinkIfIdle(kKeepBufferBytes);
+  const bool was_paused = c->reading_paused;
+  UpdateReading(c);
+  if (was_paused && !c->reading_paused) {
+    resume_.push_back(c);  // input may be waiting in the buffer
+  }
+  c->obl.store(0, std::memory_order_relaxed);
+}
+
+void Worker::UpdateReading(Connection* c) {
+  const bool pause = c->pending_output() > kOutputPauseBytes ||
+                     (c->input_backlog && c->in.size() - c->in_start > kInputPauseBytes);
+  if (pause != c->reading_paused) {
+    backend_->SetReading(c, !pause);
+  }
+}
+
+void Worker::ProcessInput(Connection* c) {
+  Config& cfg = server_->config();
+  ParseLimits limits;
+  limits.max_bulk_len = cfg.proto_max_bulk_len();
+  limits.authenticated = c->authenticated();
+  const size_t budget_end = c->in_start + kInputBudgetBytes;
+  bool budget_spent = false;
+  while (c->in_start < c->in.size() && !c->close_after_reply() && !c->blocked()) {
+    if (c->in_start >= budget_end) {
+      budget_spent = true;  // run the rest later (the resume list), after others
+      break;
+    }
+    // Parse a batch: one command, or with pipeline-prefetch up to kBatch of them, so that
+    // their keys' table memory can be fetched before they run. Unauthenticated clients
+    // parse one at a time (AUTH changes the limits the next command is parsed with).
+    const bool prefetch = cfg.pipeline_prefetch() && c->authenticated();
+    const size_t max = prefetch ? kBatch : 1;
+    size_t n = 0;
+    size_t pos = c->in_start;
+    const char* parse_error = nullptr;
+    while (n < max && pos < c->in.size()) {
+      size_t consumed = 0;
+      std::string_view data(c->in.data() + pos, c->in.size() - pos);
+      RequestParser::Status st = c->parser.Parse(data, limits, &consumed);
+      if (st == RequestParser::kIncomplete) {
+        size_t unparsed = data.size() + c->parser.PendingBytes();
+        if (static_cast<int64_t>(unparsed) > cfg.client_query_buffer_limit()) {
+          parse_error = "Protocol error: query buffer limit exceeded";
+        }
+        break;
+      }
+      if (st == RequestParser::kError) {
+        parse_error = c->parser.error();
+        break;
+      }
+      pos += consumed;
+      if (c->parser.args().empty()) {
+        if (n == 0) {
+          c->in_start = pos;  // an empty command is consumed right away
+        }
+        continue;
+      }
+      ParsedCommand& pc = batch_[n++];
+      pc.args.assign(c->parser.args().begin(), c->parser.args().end());
+      pc.end = pos;
+      pc.cmd = nullptr;
+      pc.key = -1;
+    }
+    if (n > 1) {
+      PrefetchBatch(n, c->db());
+    }
+    bool stopped = false;
+    for (size_t i = 0; i < n; i++) {
+      ParsedCommand& pc = batch_[i];
+      c->in_start = pc.end;
+      if (pc.key >= 0) {
+        SetKeyHint(pc.args[pc.key], pc.shard, pc.hash);
+      }
+      Dispatch(*this, *c, pc.args, pc.cmd);
+      if (c->closed) {
+        return;
+      }
+      if (c->close_after_reply() || c->blocked()) {
+        stopped = i + 1 < n || parse_error != nullptr;
+        break;
+      }
+    }
+    limits.authenticated = c->authenticated();
+    if (stopped || c->blocked() || c->close_after_reply()) {
+      c->parser.Reset();  // commands parsed ahead are parsed again when the client resumes
+      break;
+    }
+    if (parse_error != nullptr) {
+      c->reply.Error(std::string("ERR ") + parse_error);
+      c->set_close_after_reply();
+      break;
+    }
+    if (n == 0) {
+      break;  // incomplete
+    }
+  }
+  // Compact: keep only the unparsed tail at the front of the buffer.
+  size_t rest = c->in.size() - c->in_start;
+  if (rest == 0) {
+    c->in.Clear();
+    c->in_start = 0;
+    c->in.ShrinkIfIdle(kKeepBufferBytes);
+  } else if (c->in_start > 0 && (rest <= 4096 || c->in_start >= rest)) {
+    memmove(c->in.data(), c->in.data() + c->in_start, rest);
+    c->in.Truncate(rest);
+    c->in_start = 0;
+  }
+  c->expected_input = c->parser.PendingBytes();  // the next read asks for a large bulk at once
+  c->qbuf.store(c->in.size(), std::memory_order_relaxed);
+  c->qbuf_free.store(c->in.capacity() - c->in.size(), std::memory_order_relaxed);
+  c->input_backlog = budget_spent;
+  if (budget_spent) {
+    resume_.push_back(c);
+  }
+}
+
+void Worker::Flush(Connection* c) {
+  if (c->closed) {
+    return;
+  }
+  if (!backend_->Send(c)) {
+    CloseConnection(c);
+    return;
+  }
+  const size_t pending = c->pending_output();
+  if (pending == 0) {
+    OnOutputDrained(c);
+    return;
+  }
+  // A client that does not read its replies stops being read, instead of growing the
+  // server's memory without bound; so does one whose commands pile up unrun.
+  UpdateReading(c);
+  c->omem.store(c->out.capacity() + c->sending.capacity(), std::memory_order_relaxed);
+  c->obl.store(pending, std::memory_order_relaxed);
+}
+
+// Staged prefetch over a parsed batch (Valkey's memory_prefetch idea): first the shard's
+// table header of every command's first key, then the home slot, then the entry the slot
+// points to, so the cache misses of all commands overlap instead of queueing one after
+// the other. Reads here race with other workers and are only prefetch hints; the
+// commands still run with their locks, so replies cannot change.
+void Worker::PrefetchBatch(size_t n, int db) {
+  Keyspace& ks = server_->keyspace();
+  const CommandTable& table = server_->commands();
+  for (size_t i = 0; i < n; i++) {
+    ParsedCommand& pc = batch_[i];
+    pc.cmd = table.Find(pc.args[0]);
+    if (pc.cmd == nullptr || pc.cmd->first_key <= 0 || pc.cmd->movable_keys ||
+        static_cast<size_t>(pc.cmd->first_key) >= pc.args.size()) {
+      continue;
+    }
+    pc.key = pc.cmd->first_key;
+    LocateKey(pc.args[pc.key], &pc.shard, &pc.hash);
+    __builtin_prefetch(&ks.shard(pc.shard).db(db));
+  }
+  Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
+  for (size_t i = 0; i < n; i++) {
+    if (batch_[i].key >= 0) {
+      view.PrefetchSlot(batch_[i].shard, batch_[i].hash);
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (batch_[i].key >= 0) {
+      view.PrefetchEntry(batch_[i].shard, batch_[i].hash);
+    }
+  }
+}
+
+}  // namespace hotkv

@@ -1,0 +1,91 @@
+// Number parsing/formatting and glob matching with Redis's rules.
+#include "common/string_util.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace hotkv {
+namespace {
+
+TEST(ParseInt64, StrictLikeRedis) {
+  EXPECT_EQ(ParseInt64("0"), 0);
+  EXPECT_EQ(ParseInt64("-1"), -1);
+  EXPECT_EQ(ParseInt64("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(ParseInt64("-9223372036854775808"), INT64_MIN);
+  EXPECT_FALSE(ParseInt64("9223372036854775808"));
+  EXPECT_FALSE(ParseInt64("-9223372036854775809"));
+  EXPECT_FALSE(ParseInt64("01"));
+  EXPECT_FALSE(ParseInt64("-0"));
+  EXPECT_FALSE(ParseInt64("+1"));
+  EXPECT_FALSE(ParseInt64(" 1"));
+  EXPECT_FALSE(ParseInt64("1 "));
+  EXPECT_FALSE(ParseInt64(""));
+  EXPECT_FALSE(ParseInt64("-"));
+  EXPECT_FALSE(ParseInt64("1.0"));
+}
+
+TEST(ParseDouble, AcceptsInfRejectsNan) {
+  EXPECT_EQ(ParseDouble("1.5"), 1.5);
+  EXPECT_EQ(ParseDouble("-inf"), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(ParseDouble("+inf"), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(ParseDouble("5.0e3"), 5000.0);
+  EXPECT_FALSE(ParseDouble("nan"));
+  EXPECT_FALSE(ParseDouble(" 1"));
+  EXPECT_FALSE(ParseDouble("1x"));
+  EXPECT_FALSE(ParseDouble(""));
+  EXPECT_FALSE(ParseDouble("1e400"));
+}
+
+TEST(FormatDouble, ShortestRoundTrip) {
+  EXPECT_EQ(DoubleToString(1.5), "1.5");
+  EXPECT_EQ(DoubleToString(0.1), "0.1");
+  EXPECT_EQ(DoubleToString(3.0), "3");
+  EXPECT_EQ(DoubleToString(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(DoubleToString(-std::numeric_limits<double>::infinity()), "-inf");
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 10000; i++) {
+    double d;
+    uint64_t bits = rng();
+    memcpy(&d, &bits, 8);
+    if (!std::isfinite(d)) {
+      continue;
+    }
+    EXPECT_EQ(*ParseDouble(DoubleToString(d)), d);
+  }
+}
+
+TEST(FormatLongDoubleHuman, LikeIncrByFloat) {
+  char buf[128];
+  auto f = [&](long double v) { return std::string(buf, FormatLongDoubleHuman(v, buf, sizeof(buf))); };
+  EXPECT_EQ(f(10.5L), "10.5");
+  EXPECT_EQ(f(5000.0L), "5000");
+  EXPECT_EQ(f(0.1L + 0.2L), "0.3");
+  EXPECT_EQ(f(-0.0L), "0");
+  EXPECT_EQ(FormatLongDoubleHuman(std::numeric_limits<long double>::infinity(), buf, sizeof(buf)), 0u);
+}
+
+TEST(GlobMatch, RedisPatterns) {
+  EXPECT_TRUE(GlobMatch("*", "anything"));
+  EXPECT_TRUE(GlobMatch("h?llo", "hello"));
+  EXPECT_TRUE(GlobMatch("h*llo", "heeeello"));
+  EXPECT_TRUE(GlobMatch("h[ae]llo", "hallo"));
+  EXPECT_FALSE(GlobMatch("h[ae]llo", "hillo"));
+  EXPECT_TRUE(GlobMatch("h[^e]llo", "hallo"));
+  EXPECT_FALSE(GlobMatch("h[^e]llo", "hello"));
+  EXPECT_TRUE(GlobMatch("h[a-b]llo", "hbllo"));
+  EXPECT_TRUE(GlobMatch("h\\*llo", "h*llo"));
+  EXPECT_FALSE(GlobMatch("h\\*llo", "hello"));
+  EXPECT_TRUE(GlobMatch("a*b*c", "aXXbYYc"));
+  EXPECT_FALSE(GlobMatch("a*b*c", "aXXbYY"));
+  EXPECT_TRUE(GlobMatch("HELLO", "hello", true));
+  EXPECT_TRUE(GlobMatch("", ""));
+  EXPECT_FALSE(GlobMatch("", "a"));
+  // A hostile pattern finishes quickly (no exponential backtracking).
+  std::string pat(100, '*');
+  pat += "b";
+  EXPECT_FALSE(GlobMatch(pat + std::string(50, '*') + "c", std::string(5000, 'a')));
+}
+
+}  // namespace
+}  // namespace hotkv
