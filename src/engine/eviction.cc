@@ -175,6 +175,16 @@ bool EvictFromPool(Keyspace& ks, const EvictionParams& p, EvictionPool& pool) {
 
 }  // namespace
 
+uint8_t LfuLogIncrement(uint8_t counter, int64_t log_factor, Rng& rng) {
+  if (counter == 255) {
+    return counter;
+  }
+  const double r = rng.NextDouble();
+  const double base = counter > 5 ? counter - 5 : 0;
+  const double p = 1.0 / (base * static_cast<double>(log_factor) + 1);
+  return r < p ? static_cast<uint8_t>(counter + 1) : counter;
+}
+
 uint8_t LfuDecayedCounter(const Entry* e, uint32_t now_minutes, int64_t decay_time) {
   uint8_t counter = e->lfu_counter();
   const uint32_t last = e->access_clock();

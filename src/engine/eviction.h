@@ -49,6 +49,11 @@ struct EvictionParams {
 // LFUDecrAndReturn.
 uint8_t LfuDecayedCounter(const Entry* e, uint32_t now_minutes, int64_t decay_time);
 
+// The LFU counter after one access: +1 with probability 1 / ((counter - 5) * log_factor
+// + 1), saturating at 255 (Redis's LFULogIncr with lfu-log-factor). Draws from `rng`
+// (the caller's thread's generator on the server: no lock).
+uint8_t LfuLogIncrement(uint8_t counter, int64_t log_factor, Rng& rng);
+
 class EvictionPool {
  public:
   static constexpr size_t kSize = 16;

@@ -60,15 +60,9 @@ void CommandContext::TouchEntry(Entry* e) {
   // (Redis's LFULogIncr with lfu-log-factor).
   uint32_t minutes = static_cast<uint32_t>(now_ms_ / 60000);
   uint8_t counter = LfuDecayedCounter(e, minutes, cfg.lfu_decay_time());
-  if (counter < 255) {
-    double r = ThreadRng().NextDouble();  // no lock: glibc random() takes one
-    double base = counter > 5 ? counter - 5 : 0;
-    double p = 1.0 / (base * static_cast<double>(cfg.lfu_log_factor()) + 1);
-    if (r < p) {
-      counter++;
-    }
-  }
-  e->set_lfu_counter(counter);
+  // This thread's generator: no lock (glibc's random(), used before, takes a process-wide
+  // one on every LFU read of every worker; bench/micro/lfu_bench.cc).
+  e->set_lfu_counter(LfuLogIncrement(counter, cfg.lfu_log_factor(), ThreadRng()));
   e->set_access_clock(minutes);
 }
 
