@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import REPO, CommandLog, loadavg, log, stop_all  # noqa: E402
 import report  # noqa: E402
-from servers import HOTKV_EXTRA_ARGS, redis_version  # noqa: E402
+from servers import HOTKV_BASELINE, HOTKV_EXTRA_ARGS, redis_version  # noqa: E402
 
 PARTS = ["cpu", "sweep", "memory", "prefetch"]
 
@@ -171,6 +171,7 @@ def main():
     ctx = Context(args)
     ctx.facts.update(machine_facts(ctx))
     ctx.facts["hotkv_extra_args"] = " ".join(HOTKV_EXTRA_ARGS)
+    ctx.facts["hotkv_baseline"] = HOTKV_BASELINE
     ctx.facts["parts"] = parts
     ctx.facts["loadavg_before"] = loadavg()
     ctx.facts["uptime_before"] = sh("uptime")

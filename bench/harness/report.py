@@ -105,13 +105,14 @@ def section_header(ctx, res):
         f"- Load average (1/5/15 min): before `{f.get('loadavg_before')}`, after `{f.get('loadavg_after')}`; "
         + "; ".join(f"{p}: `{v}`" for p, v in f.get("loadavg_parts", {}).items()) + ".",
         f"- Build: {cache.get('CMAKE_BUILD_TYPE', '?')}, effective flags `{f.get('effective_flags')}` "
-        f"(from compile_commands.json; the cache's CMAKE_CXX_FLAGS_RELEASE=`{cache.get('CMAKE_CXX_FLAGS_RELEASE')}` "
-        f"is shadowed by CMakeLists.txt), CMAKE_CXX_FLAGS=`{cache.get('CMAKE_CXX_FLAGS', '')}`, "
+        f"(from compile_commands.json; CMAKE_CXX_FLAGS_RELEASE=`{cache.get('CMAKE_CXX_FLAGS_RELEASE')}`), "
+        f"CMAKE_CXX_FLAGS=`{cache.get('CMAKE_CXX_FLAGS', '')}`, "
         f"{f.get('compiler')}, HOTKV_USE_MIMALLOC={cache.get('HOTKV_USE_MIMALLOC')} "
         f"({cache.get('MIMALLOC_LIB', 'not found')}), HOTKV_SANITIZE={cache.get('HOTKV_SANITIZE')}.",
         f"- Servers: {f.get('hotkv_version')}; default threads = {f.get('hotkv_default_threads', '?')} "
         f"(one per CPU it may run on), pipeline-prefetch default `{f.get('hotkv_pipeline_prefetch_default', '?')}`"
         f"{'; every HotKV configuration started with `' + f['hotkv_extra_args'] + '`' if f.get('hotkv_extra_args') else ''}; "
+        f"{'; baseline binary (base-* columns) `' + f['hotkv_baseline'] + '`' if f.get('hotkv_baseline') else ''}; "
         f"redis-server {f.get('redis_version')} `--save '' --appendonly no`; {f.get('redis_benchmark_version')}.",
         f"- Pinning: every server on core {s['server_core']}, every client tool (redis-benchmark, "
         f"hotkv-loadgen, the preloader) on core {s['client_core']}, with taskset. With 2 CPUs this "

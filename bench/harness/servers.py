@@ -11,8 +11,15 @@ from common import HOST, Server
 # to measure a setting against the same Redis run); shown in RESULTS.md.
 HOTKV_EXTRA_ARGS = shlex.split(os.environ.get("HOTKV_EXTRA_ARGS", ""))
 
+# Another hotkv-server binary to measure beside this build in the same run (before/after
+# a change: HOTKV_BASELINE=/path/to/old/hotkv-server); its columns are base-t1 and
+# base-default, started exactly like hotkv-t1 and hotkv-default.
+HOTKV_BASELINE = os.environ.get("HOTKV_BASELINE", "")
+
 # Order of the configurations in tables and charts; the run order alternates (see cpu.py).
 CONFIGS = ["hotkv-t1", "hotkv-default", "redis"]
+if HOTKV_BASELINE:
+    CONFIGS += ["base-t1", "base-default"]
 
 
 def redis_version():
@@ -32,15 +39,24 @@ def label(config, facts):
         return f"Redis {facts.get('redis_version', '?')}"
     if config.startswith("hotkv-prefetch-"):
         return f"HotKV --threads 1 --pipeline-prefetch {config.rsplit('-', 1)[1]}"
+    if config == "base-t1":
+        return "baseline HotKV --threads 1"
+    if config == "base-default":
+        return f"baseline HotKV default threads ({facts.get('base_default_threads', '?')})"
     return config
 
 
 def make_server(config, build_dir, core, logdir, extra=()):
     """A Server (not started) for one configuration. `{port}` is filled in by Server."""
     hotkv = str(Path(build_dir) / "hotkv-server")
-    if config == "hotkv-t1":
+    if config.startswith("base-"):
+        hotkv = HOTKV_BASELINE
+        config_shape = "hotkv-" + config[len("base-"):]
+    else:
+        config_shape = config
+    if config_shape == "hotkv-t1":
         argv = [hotkv, "--port", "{port}", "--bind", HOST, "--threads", "1"]
-    elif config == "hotkv-default":
+    elif config_shape == "hotkv-default":
         argv = [hotkv, "--port", "{port}", "--bind", HOST]
     elif config.startswith("hotkv-prefetch-"):
         mode = config.rsplit("-", 1)[1]
@@ -53,7 +69,7 @@ def make_server(config, build_dir, core, logdir, extra=()):
                 "--appendonly", "no", "--dir", str(rdir)]
     else:
         raise ValueError(config)
-    if config.startswith("hotkv"):
+    if config.startswith(("hotkv", "base-")):
         argv += HOTKV_EXTRA_ARGS
     return Server(config, argv + list(extra), core, logdir)
 
@@ -61,10 +77,12 @@ def make_server(config, build_dir, core, logdir, extra=()):
 def start(ctx, config, extra=()):
     """Start one configuration pinned to the server core; note what it tells about itself."""
     server = make_server(config, ctx.build_dir, ctx.server_core, ctx.rawdir, extra).start()
-    if config.startswith("hotkv"):
+    if config.startswith(("hotkv", "base-")):
         m = re.search(r"(\d+) worker threads", server.logpath.read_text())
         if config == "hotkv-default" and m:
             ctx.facts["hotkv_default_threads"] = int(m.group(1))
+        if config == "base-default" and m:
+            ctx.facts["base_default_threads"] = int(m.group(1))
         if config in ("hotkv-t1", "hotkv-default"):
             got = server.cli("CONFIG", "GET", "pipeline-prefetch").split()
             ctx.facts["hotkv_pipeline_prefetch_default"] = got[-1] if got else "?"
