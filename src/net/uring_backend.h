@@ -3,7 +3,7 @@
 // - Listeners: one multishot accept each.
 // - Connections: one single-shot recv each, re-armed after its completion is handled,
 //   selecting a buffer from a ring of provided buffers; the data is copied into
-//   Connection::in and the buffer handed back at once. Not multishot: a multishot recv
+//   NetConnection::in and the buffer handed back at once. Not multishot: a multishot recv
 //   takes up to 32 buffers (1 MB) from one socket per wake-up, so under overload a few
 //   connections took the whole ring while the others went unread for seconds (measured:
 //   gaps of 3.6 s between reads of one connection at 800k GET/s asked; with one recv per
@@ -11,7 +11,7 @@
 //   within 100-400 ms and throughput doubled; CPU per command when not overloaded
 //   stayed within the noise of bench/cpu_split.sh). The recv waits for readiness first
 //   (POLL_FIRST): a client waiting for replies has sent nothing yet.
-// - Output: at most one send in flight per connection (of Connection::sending); the
+// - Output: at most one send in flight per connection (of NetConnection::sending); the
 //   sends queued while handling completions go to the kernel every kCqeBatch completions
 //   and with the next wait.
 // - The worker's eventfd: a read that is re-armed after each completion.
