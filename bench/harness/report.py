@@ -374,7 +374,7 @@ def charts(ctx, res):
             ("cpu_ns_per_op", "ns_med", "ns_min", "ns_max", "server CPU ns per request",
              "Server CPU per request (lower is better)"),
             ("throughput", "rps_med", "rps_min", "rps_max", "requests/s",
-             "Throughput, redis-benchmark -P 30 -c 50 (generator-bound where noted in RESULTS)")]:
+             "Throughput, redis-benchmark -P 30 -c 50 (generator-bound where noted in results.md)")]:
         if not summ:
             break
         with open(out / f"{fname}.dat", "w") as f:
@@ -405,7 +405,7 @@ set logscale y
 set grid ytics mytics
 set key inside top left horizontal
 set xtics font ',10'
-set xlabel '* = not measured on every server (see RESULTS.md)   whiskers: min-max   MGET/MSET: 10 keys per request'
+set xlabel '* = not measured on every server (see results.md)   whiskers: min-max   MGET/MSET: 10 keys per request'
 plot {plot}
 """))
     steps = [x for x in res.get("sweep", []) if x["sustained"]]
