@@ -3,7 +3,7 @@
 # of 1,000,000 string keys x 256-byte values. Loads the same data into each server (one
 # at a time) with `redis-cli --pipe`, then reads VmRSS and INFO used_memory.
 #
-#   bench/hash_memory.sh [--keys N]        appends a section to bench/RESULTS.md
+#   bench/hash_memory.sh [--keys N]        writes bench/results/hash-memory_<stamp>/summary.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=1000000
@@ -66,13 +66,17 @@ read -r rb rr ru rk re < <(measure redis "$TMP/hashes.resp" user:1)
 read -r sb sr su sk se < <(measure hotkv "$TMP/strings.resp" key:000000000001)
 read -r tb tr tu tk te < <(measure redis "$TMP/strings.resp" key:000000000001)
 
-/usr/bin/python3 - <<PY >> bench/RESULTS.md
+# The section goes to the run's own folder; bench/RESULTS.md holds the current figures,
+# updated by hand.
+RUN_DIR=bench/results/hash-memory_$(date +%Y-%m-%d_%H%M%S)
+mkdir -p "$RUN_DIR"
+/usr/bin/python3 - <<PY > "$RUN_DIR/summary.md"
 import datetime, os, platform, subprocess
 cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
 n = $N
 rows = [("$N hashes x 5 fields", "hotkv", $hb, $hr, $hu, $hk, "$he"), ("", "redis 7.0", $rb, $rr, $ru, $rk, "$re"),
         ("$N strings x 256 B", "hotkv", $sb, $sr, $su, $sk, "$se"), ("", "redis 7.0", $tb, $tr, $tu, $tk, "$te")]
-print(f"\n## Memory: small hashes and 256-byte strings — {datetime.date.today()}\n")
+print(f"## Memory: small hashes and 256-byte strings — {datetime.date.today()}\n")
 print(f"Machine: {cpu}, {os.cpu_count()} cores, kernel {platform.release()}. Command: \`bench/hash_memory.sh --keys {n}\` "
       "(same data piped with \`redis-cli --pipe\` into each server; RSS from /proc/<pid>/status after loading, "
       "minus the empty server's RSS for the per-key figure). Hash fields: name (8 B), age (2 digits), city (6 B), "
@@ -83,4 +87,7 @@ for d, s, base, rss, used, keys, enc in rows:
     print(f"| {d} | {s} | {keys} | {enc} | {rss/2**20:.1f} | {(rss-base)/max(keys,1):.1f} | {used/2**20:.1f} |")
 print(f"\nRatio HotKV/Redis RSS: hashes {$hr/$rr:.2f}, strings {$sr/$tr:.2f}.")
 PY
-echo "appended to bench/RESULTS.md"
+cat "$RUN_DIR/summary.md"
+echo "wrote $RUN_DIR/summary.md"
+echo "bench/RESULTS.md is not touched: if this run is to become the current memory figure," \
+  "update that table there by hand (and name $RUN_DIR)"

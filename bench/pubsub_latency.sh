@@ -8,17 +8,19 @@
 # time - intended publish time (one clock, one process), p50/p99/p99.9, achieved rate,
 # sustained (>= 97 % of the asked delivery rate), lost and reordered messages. Servers
 # run one at a time on core 0 (HotKV with its default threads, i.e. both cores are
-# available to it, and with --threads 1), the generator on core 1. Appends a section
-# to bench/RESULTS.md.
+# available to it, and with --threads 1), the generator on core 1. Writes its section
+# to bench/results/pubsub-latency_<stamp>/summary.md (-quick appended for --quick runs,
+# which git ignores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RATES="20000 100000 200000"
 CHANNELS=1
 DURATION=5
 WARMUP=1
+QUICK=
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) DURATION=2; WARMUP=1 ;;
+    --quick) DURATION=2; WARMUP=1; QUICK=-quick ;;
     --rates) RATES="$2"; shift ;;
     --channels) CHANNELS="$2"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -56,13 +58,18 @@ for rate in $RATES; do
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
-/usr/bin/python3 - "$OUT" "$RATES" "$CHANNELS" "$DURATION" "$LOAD_BEFORE" "$LOAD_AFTER" <<'PY' >> bench/RESULTS.md
+# The section goes to the run's own folder; bench/RESULTS.md holds the current figures,
+# updated by hand.
+RUN_DIR=bench/results/pubsub-latency_$(date +%Y-%m-%d_%H%M%S)$QUICK
+mkdir -p "$RUN_DIR"
+/usr/bin/python3 - "$OUT" "$RATES" "$CHANNELS" "$DURATION" "$LOAD_BEFORE" "$LOAD_AFTER" <<'PY' > "$RUN_DIR/summary.md"
 import json, os, sys, datetime, platform, subprocess
 out, rates, channels, duration, lb, la = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
-print(f"\n## Pub/sub delivery latency — {datetime.date.today()}\n")
+print(f"## Pub/sub delivery latency — {datetime.date.today()}\n")
 print(f"Machine: {cpu}, {os.cpu_count()} cores, kernel {platform.release()}; load average before {lb}, after {la}.")
-print(f"Command: `bench/pubsub_latency.sh` — `hotkv-loadgen --mode pubsub --rate R --publishers 64 "
+print(f"Command: `bench/pubsub_latency.sh --rates \"{' '.join(rates)}\" --channels {channels}` — "
+      f"`hotkv-loadgen --mode pubsub --rate R --publishers 64 "
       f"--subscribers 100 --channels {channels} --payload 128 --duration {duration}` on core 1; "
       "servers on core 0 (redis-server 7.0, `hotkv --threads 1`) or cores 0-1 (`hotkv`, default threads).\n")
 print("| deliveries/s asked | server | achieved | sustained | p50 µs | p99 µs | p99.9 µs | lost | reordered | generator behind |")
@@ -84,4 +91,7 @@ print("\nAn unsustained step reports no latency (the generator could not deliver
       "through that server); figures from a busy machine are noisy, compare within one table.")
 PY
 rm -rf "$OUT"
-echo "appended to bench/RESULTS.md"
+cat "$RUN_DIR/summary.md"
+echo "wrote $RUN_DIR/summary.md"
+echo "bench/RESULTS.md is not touched: if this run is to become the current pub/sub figure," \
+  "update that table there by hand (and name $RUN_DIR)"

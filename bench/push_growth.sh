@@ -9,7 +9,8 @@
 #
 # Server (--threads 1) on core 0, redis-benchmark (-c 50 -P 30) on core 1; CPU from
 # /proc/<pid>/stat (10 ms ticks). Shows how the price of fresh memory changes as the
-# process grows, for either server (bench/RESULTS.md, "RPUSH after LPUSH").
+# process grows, for either server (bench/notes/2026-11-30-seventh-stop-sweep-repeated-
+# rpush-memory.md, "RPUSH after LPUSH").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WHICH=${1:?hotkv or redis}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HotKV vs redis-server benchmark (make bench). See bench/README.md.
 #
-#   bench/run.sh                      # full run (~30-35 min on 2 CPUs; cpu alone ~13), appends to bench/RESULTS.md
+#   bench/run.sh                      # full run (~30-35 min on 2 CPUs; cpu alone ~13), report in bench/results/<stamp>/summary.md
 #   bench/run.sh --quick              # smoke run (~1-2 min), results in bench/results/<stamp>-quick/
 #   bench/run.sh --only cpu,memory    # some parts: cpu, sweep, memory, prefetch
 #   bench/run.sh --reps 5 | --record | --no-record | --server-core 0 --client-core 1

@@ -94,10 +94,11 @@ def run_cpu(ctx):
     Why per-command is the default: on this VM the price of a fresh page depends on how
     much memory the process already took. The guest kernel keeps up to 1 GiB of freed
     pages unreported to the host (/sys/module/page_reporting/parameters/max_waiting_mib);
-    past that, every new page costs a host fault, ~3x the kernel time per push (RESULTS,
-    "RPUSH after LPUSH"). In a shared server the commands that run after ~1 GB of growth
-    (RPUSH for HotKV, LPUSH and RPUSH for Redis) pay it and the others do not: their
-    figures depend on the run order, not only on the command."""
+    past that, every new page costs a host fault, ~3x the kernel time per push
+    (bench/notes/2026-11-30-seventh-stop-sweep-repeated-rpush-memory.md, "RPUSH after
+    LPUSH"). In a shared server the commands that run after ~1 GB of growth (RPUSH for
+    HotKV, LPUSH and RPUSH for Redis) pay it and the others do not: their figures depend
+    on the run order, not only on the command."""
     rows = []
     commands = [[c] for c in RUN_ORDER] if ctx.cpu_server == "per-command" else [RUN_ORDER]
     for rep in range(ctx.reps):

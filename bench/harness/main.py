@@ -153,11 +153,11 @@ def main():
     ap.add_argument("--client-core", type=int, default=1)
     rec = ap.add_mutually_exclusive_group()
     rec.add_argument("--record", dest="record", action="store_true", default=None,
-                     help="append the section to bench/RESULTS.md (default unless --quick)")
+                     help="write the section to <run folder>/summary.md (default unless --quick)")
     rec.add_argument("--no-record", dest="record", action="store_false")
     ap.add_argument("--render", metavar="DIR",
                     help="only redraw the charts and results.md of an earlier run from its "
-                         "results.json (appends to RESULTS.md only with --record)")
+                         "results.json (writes summary.md only with --record)")
     args = ap.parse_args()
     if args.render:
         return render_again(Path(args.render).resolve(), bool(args.record))

@@ -1,11 +1,11 @@
-"""Writes a harness run's summary CSVs, its Markdown section (results.md, and appended to
-bench/RESULTS.md when recording) and its gnuplot charts."""
+"""Writes a harness run's summary CSVs, its Markdown section (results.md, and summary.md
+when recording) and its gnuplot charts into the run folder bench/results/<stamp>/."""
 import csv
 import shutil
 import subprocess
 from pathlib import Path
 
-from common import REPO, log
+from common import log
 from servers import CONFIGS, label
 
 COMMANDS = ["SET", "GET", "MGET", "SETNX", "APPEND", "INCR", "LPUSH", "RPUSH", "SADD",
@@ -375,7 +375,7 @@ def charts(ctx, res):
             ("cpu_ns_per_op", "ns_med", "ns_min", "ns_max", "server CPU ns per request",
              "Server CPU per request (lower is better)"),
             ("throughput", "rps_med", "rps_min", "rps_max", "requests/s",
-             "Throughput, redis-benchmark -P 30 -c 50 (generator-bound where noted in RESULTS)")]:
+             "Throughput, redis-benchmark -P 30 -c 50 (generator-bound where noted in results.md)")]:
         if not summ:
             break
         with open(out / f"{fname}.dat", "w") as f:
@@ -406,7 +406,7 @@ set logscale y
 set grid ytics mytics
 set key inside top left horizontal
 set xtics font ',10'
-set xlabel '* = not measured on every server (see RESULTS.md)   whiskers: min-max   MGET/MSET: 10 keys per request'
+set xlabel '* = not measured on every server (see results.md)   whiskers: min-max   MGET/MSET: 10 keys per request'
 plot {plot}
 """))
     steps = [x for x in res.get("sweep", []) if x["sustained"]]
@@ -459,14 +459,14 @@ def write_all(ctx, res, record):
     write_csv(out / "prefetch_summary.csv", res.get("prefetch_summary"))
     log(charts(ctx, res))
     (out / "results.md").write_text(render(ctx, res, ""))
+    # results.md is redrawn by --render; summary.md is the run's recorded report (notes
+    # may be added to it by hand). bench/RESULTS.md is never written here: it holds the
+    # current figure of each area, chosen by hand.
     if record:
-        results_md = REPO / "bench" / "RESULTS.md"
-        if not results_md.exists():
-            results_md.write_text("# HotKV vs Redis — benchmark results\n\nWritten by `make bench` "
-                                  "(bench/run.sh); newest section last. See bench/README.md.\n\n")
-        with open(results_md, "a") as f:
-            f.write("\n" + render(ctx, res, f"results/{ctx.stamp}/"))
-        log(f"appended to {results_md}")
+        (out / "summary.md").write_text(render(ctx, res, ""))
+        log(f"recorded in {out / 'summary.md'}")
+        log("bench/RESULTS.md is not touched: if this run is to become the current figure "
+            "of its area, update that area's table there by hand (and name this run folder)")
     else:
-        log(f"not recorded in bench/RESULTS.md (quick run; --record to append); see {out / 'results.md'}")
+        log(f"not recorded (quick run; --record writes summary.md); see {out / 'results.md'}")
     print(render(ctx, res, ""))

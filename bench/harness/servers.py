@@ -8,7 +8,7 @@ from pathlib import Path
 from common import HOST, Server
 
 # Options added to every HotKV configuration (e.g. HOTKV_EXTRA_ARGS="--hugepages yes"
-# to measure a setting against the same Redis run); shown in RESULTS.md.
+# to measure a setting against the same Redis run); shown in the run's report.
 HOTKV_EXTRA_ARGS = shlex.split(os.environ.get("HOTKV_EXTRA_ARGS", ""))
 
 # Another hotkv-server binary to measure beside this build in the same run (before/after

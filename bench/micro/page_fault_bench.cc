@@ -1,5 +1,5 @@
 // What a fresh page of memory costs on this machine, three ways (why prefault-memory
-// exists and why hugepages is off by default; bench/RESULTS.md, "Page faults"):
+// exists and why hugepages is off by default; bench/notes/2026-11-30-page-faults-hugepages.md):
 //   BM_TouchFreshPages      one write per 4 KB page of a fresh mapping: a fault per page
 //   BM_PopulateThenTouch    MADV_POPULATE_WRITE on the range first (what the prefault
 //                           thread does), then the same writes

@@ -2,7 +2,7 @@
 # Vector search through hotkv-server (issue 6). See bench/vector/README.md.
 #
 #   bench/vector/run_server_bench.sh                 # full run (~25-40 min on 2 busy CPUs),
-#                                                    # appends to bench/RESULTS.md
+#                                                    # report in bench/results/vector-server_<stamp>/summary.md
 #   bench/vector/run_server_bench.sh --quick         # smoke run (~1-2 min), results in
 #                                                    # bench/results/vector-server_<stamp>-quick/
 #   bench/vector/run_server_bench.sh --sets fashion --configs default --reps 1 --no-engine

@@ -573,8 +573,8 @@ def main():
     ap.add_argument("--min-seconds", type=float, default=0,
                     help="shortest measurement point (default 1.0 s, --quick 0.3 s)")
     ap.add_argument("--no-engine", action="store_true", help="skip the in-process engine recall check")
-    ap.add_argument("--record", action="store_true", help="append a --quick run to bench/RESULTS.md too")
-    ap.add_argument("--no-record", action="store_true", help="do not append a full run to bench/RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="write summary.md for a --quick run too")
+    ap.add_argument("--no-record", action="store_true", help="do not write summary.md for a full run")
     ap.add_argument("--resume", help="continue an interrupted run in this results directory")
     ap.add_argument("--render", help="re-render results.md of a finished run directory and exit")
     args = ap.parse_args()
@@ -626,10 +626,13 @@ def main():
     md = render(results)
     (run.outdir / "results.md").write_text(md)
     print(md)
+    # The run's recorded report stays in its folder; bench/RESULTS.md holds the current
+    # figure of each area and is updated by hand.
     if (not run.quick and not args.no_record) or (run.quick and args.record):
-        with open(REPO / "bench" / "RESULTS.md", "a") as f:
-            f.write("\n" + md)
-        log("appended to bench/RESULTS.md")
+        (run.outdir / "summary.md").write_text(md)
+        log(f"recorded in {run.outdir / 'summary.md'}")
+        log("bench/RESULTS.md is not touched: if this run is to become the current vector "
+            "figure, update that table there by hand (and name this run folder)")
     log(f"done in {facts['wall_minutes']} min; load average {facts['loadavg_after']}")
     return 0
 

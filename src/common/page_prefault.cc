@@ -70,7 +70,7 @@ void Run(Prefaulter* p) {
   // same core and nothing was gained (RPUSH kernel time unchanged). At nice 0 it takes
   // its share, and since populating a page costs a fraction of the fault it replaces, the
   // worker comes out ahead; a worker that wakes up preempts it (it has used less CPU),
-  // and fixed-rate SET latency was no worse (bench/RESULTS.md, "Page faults").
+  // and fixed-rate SET latency was no worse (bench/notes/2026-11-30-page-faults-hugepages.md).
   pthread_setname_np(pthread_self(), "hotkv-prefault");
   for (;;) {
     Range r;

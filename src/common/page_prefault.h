@@ -6,10 +6,10 @@
 // fresh memory, and each first touch of a 4 KB page is a page fault: a trap into the
 // kernel, a zeroed page, a page-table update. On the virtual machines HotKV is measured
 // on, that trap is the expensive part (13 µs per page touched by hand against 7 µs for a
-// page populated in bulk and then touched; bench/RESULTS.md, "Page faults"). Populating
-// in bulk pays the kernel's work without a trap per page, and doing it on another thread
-// keeps it off the request path: unlike transparent huge pages (`hugepages yes`) it adds
-// no millisecond stalls to the command that crosses into new memory, and memory freed
+// page populated in bulk and then touched; bench/notes/2026-11-30-page-faults-hugepages.md).
+// Populating in bulk pays the kernel's work without a trap per page, and doing it on another
+// thread keeps it off the request path: unlike transparent huge pages (`hugepages yes`) it
+// adds no millisecond stalls to the command that crosses into new memory, and memory freed
 // later is still given back to the system page by page.
 //
 // How: with mimalloc's eager commit off, mimalloc commits segment memory in 1 MiB steps

@@ -45,7 +45,7 @@ size_t KeyTable::Find(std::string_view key, uint64_t hash) const {
     if ((s & kTagMask) == tag) {
       // Most likely our key: fetch the value's lines along with the one the comparison
       // needs, so that a read's copy of it does not wait for a second miss (GET on 1M
-      // keys used 7-18 % less CPU with it, bench/RESULTS.md).
+      // keys used 7-18 % less CPU with it, bench/notes/2026-11-30-page-faults-hugepages.md).
       PrefetchEntryLines(Pointer(s));
       std::string_view k = Pointer(s)->key();
       if (k.size() == key.size() && memcmp(k.data(), key.data(), key.size()) == 0) {

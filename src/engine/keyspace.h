@@ -47,7 +47,8 @@ struct alignas(64) Shard {
   SpinLock lock;
   // Database 0 is held inline so that its table header shares the lock's cache line:
   // a lookup then waits for two misses (slot, entry) rather than three (the header of a
-  // separately allocated array first). Measured in bench/RESULTS.md ("Shard layout").
+  // separately allocated array first). Measured in
+  // bench/notes/2026-11-30-fourth-stop-shard-layout-and-attempts.md.
   DbTable db0;
   std::unique_ptr<DbTable[]> other_dbs;  // databases 1 .. databases-1
   // Extra state owned by the server layer (watched keys, blocked clients), created lazily.

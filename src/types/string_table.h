@@ -14,7 +14,7 @@
 // an 8-byte value is a 16-byte entry) plus 8/load bytes of slots: measured 41 bytes per
 // field of a 1,000,000-field hash under glibc (47 under mimalloc's 32-byte class for
 // 17-byte entries), where Redis 7.0 spends a dictEntry, two sds strings and a bucket
-// pointer (64-71 bytes). See bench/RESULTS.md.
+// pointer (64-71 bytes). See bench/notes/2026-11-30-collection-types-memory-and-ops.md.
 // Deletion shifts the following cluster back (no tombstones). Resizing rehashes in one go
 // (no incremental rehash yet).
 //
