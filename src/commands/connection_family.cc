@@ -515,7 +515,8 @@ void RegisterConnectionCommands(CommandTable& t) {
   sub({.name = "id", .arity = 2, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientIdCommand, .doc = {"connection", "5.0.0", "O(1)", "Returns the unique id of the connection.", ""}});
   sub({.name = "setname", .arity = 3, .flags = "noscript loading stale", .acl = "@slow @connection",
-       .handler = ClientSetNameCommand, .doc = {"connection", "2.6.9", "O(1)", "Names the connection.", "connection-name"}});
+       .handler = ClientSetNameCommand, .doc = {"connection", "2.6.9", "O(1)", "Names the connection.", "connection-name"},
+       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
   sub({.name = "getname", .arity = 2, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientGetNameCommand, .doc = {"connection", "2.6.9", "O(1)", "Returns the name of the connection.", ""}});
   sub({.name = "info", .arity = 2, .flags = "noscript loading stale", .acl = "@slow @connection",
