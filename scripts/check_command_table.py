@@ -42,6 +42,22 @@ REDIS8_FLAGS = {
 }
 
 
+# COMMAND DOCS arguments the reference has and Redis 8.8 does not: (command, argument).
+# Redis 8.8 answers "Unknown client type 'primary'".
+REDIS8_ABSENT_DOC_ARGS = {("client|kill", "primary")}
+
+
+def drop_doc_args(name, args):
+    out = []
+    for a in args:
+        if (name, a["name"]) in REDIS8_ABSENT_DOC_ARGS:
+            continue
+        if "arguments" in a:
+            a = dict(a, arguments=drop_doc_args(name, a["arguments"]))
+        out.append(a)
+    return out
+
+
 def load_reference(folder):
     ref = {}
     for path in glob.glob(os.path.join(folder, "*.json")):
@@ -201,7 +217,7 @@ def main():
         spec = ref.get(name)
         if spec is not None:
             mine = server_args(doc.get("arguments", []))
-            theirs = reference_args(spec.get("arguments", []))
+            theirs = reference_args(drop_doc_args(name, spec.get("arguments", [])))
             if mine != theirs:
                 print(f"{name}: COMMAND DOCS arguments differ\n   ours: {mine}\n   ref:  {theirs}")
                 problems += 1

@@ -199,68 +199,115 @@ void ClientGetNameCommand(CommandContext& ctx) {
   ctx.rb().Bulk(n);
 }
 
-// Replication client types of CLIENT LIST / CLIENT KILL TYPE, lower-cased. Redis 8 names
-// the replication source "primary" and keeps "master" for old clients. HotKV has no
-// replication links, so no connected client is of these types.
+// Client types of CLIENT LIST / CLIENT KILL TYPE, lower-cased (Redis's
+// getClientTypeByName: no "primary"). HotKV has no replication links, so no connected
+// client is of the replication types.
 bool IsReplicationClientType(std::string_view type) {
-  return type == "master" || type == "primary" || type == "replica" || type == "slave";
+  return type == "master" || type == "replica" || type == "slave";
 }
 
 bool IsClientTypeName(std::string_view type) {
   return type == "normal" || type == "pubsub" || IsReplicationClientType(type);
 }
 
+// Whether `c` is of `type` (a valid, lower-cased type name).
+bool ClientIsOfType(const Client& c, std::string_view type) {
+  if (IsReplicationClientType(type)) {
+    return false;
+  }
+  return (type == "pubsub") == (c.subscription_count() > 0);
+}
+
+// A killed client is gone for everyone else at once, though its worker closes it a
+// moment later (Redis closes it before serving any other client).
+bool BeingKilled(CommandContext& ctx, const Client& c) {
+  return c.kill_requested.load(std::memory_order_relaxed) && &c != &ctx.client();
+}
+
+// The caller's own line shows the moment of the command, as Redis's does: the command
+// running counts in argv-mem, and the buffers are published as they are now.
+class OwnInfo {
+ public:
+  explicit OwnInfo(CommandContext& ctx) : client_(ctx.client()) {
+    size_t bytes = 0;
+    for (std::string_view a : ctx.args()) {
+      bytes += a.size();
+    }
+    client_.argv_mem.store(bytes, std::memory_order_relaxed);
+    if (Connection* conn = client_.AsConnection()) {
+      conn->PublishInfo();
+    }
+  }
+  ~OwnInfo() { client_.argv_mem.store(0, std::memory_order_relaxed); }
+  OwnInfo(const OwnInfo&) = delete;
+  OwnInfo& operator=(const OwnInfo&) = delete;
+
+ private:
+  Client& client_;
+};
+
 void ClientInfoCommand(CommandContext& ctx) {
+  OwnInfo own(ctx);
   ctx.rb().Verbatim(FormatClientInfo(ctx.client(), ctx.now_ms()) + "\n");
 }
 
+// CLIENT LIST [TYPE type] | [ID id [id ...]], as Redis 8.8 parses it: TYPE only as the
+// sole option; ID takes every argument after it, any integer (ids that match no client,
+// 0 or negative included, list nothing), and lists in the order given, repeats too.
 void ClientListCommand(CommandContext& ctx) {
   std::string type;
-  std::vector<uint64_t> ids;
-  for (size_t i = 2; i < ctx.argc(); i++) {
-    if (EqualsIgnoreCase(ctx.arg(i), "TYPE") && i + 1 < ctx.argc()) {
-      type = ToLower(ctx.arg(++i));
-      if (!IsClientTypeName(type)) {
-        return ctx.rb().Error("ERR Unknown client type '" + std::string(ctx.arg(i)) + "'");
-      }
-    } else if (EqualsIgnoreCase(ctx.arg(i), "ID") && i + 1 < ctx.argc()) {
-      for (i++; i < ctx.argc(); i++) {
-        auto id = ParseInt64(ctx.arg(i));
-        if (!id || *id <= 0) {
-          return ctx.rb().Error("ERR Invalid client ID");
-        }
-        ids.push_back(static_cast<uint64_t>(*id));
-      }
-    } else {
-      return ctx.rb().Error(errors::kSyntax);
+  std::vector<int64_t> ids;
+  bool by_id = false;
+  if (ctx.argc() == 4 && EqualsIgnoreCase(ctx.arg(2), "TYPE")) {
+    type = ToLower(ctx.arg(3));
+    if (!IsClientTypeName(type)) {
+      return ctx.rb().Error("ERR Unknown client type '" + std::string(ctx.arg(3)) + "'");
     }
+  } else if (ctx.argc() > 3 && EqualsIgnoreCase(ctx.arg(2), "ID")) {
+    by_id = true;
+    for (size_t i = 3; i < ctx.argc(); i++) {
+      auto id = ParseInt64(ctx.arg(i));
+      if (!id) {
+        return ctx.rb().Error("ERR Invalid client ID");
+      }
+      ids.push_back(*id);
+    }
+  } else if (ctx.argc() != 2) {
+    return ctx.rb().Error(errors::kSyntax);
   }
+  std::vector<int64_t> sorted_ids = ids;
+  std::sort(sorted_ids.begin(), sorted_ids.end());
+  OwnInfo own(ctx);
   std::vector<std::pair<uint64_t, std::string>> lines;
   ctx.server().clients().ForEach([&](Client* c) {
-    if (!ids.empty() && std::find(ids.begin(), ids.end(), c->id()) == ids.end()) {
+    if (BeingKilled(ctx, *c)) {
       return;
     }
-    // A killed client is gone for everyone else at once, though its worker closes it a
-    // moment later (Redis closes it before serving any other client).
-    if (c->kill_requested.load(std::memory_order_relaxed) && c != &ctx.client()) {
+    if (by_id && !std::binary_search(sorted_ids.begin(), sorted_ids.end(),
+                                     static_cast<int64_t>(c->id()))) {
       return;
     }
-    bool pubsub = c->subscription_count() > 0;
-    if (!type.empty()) {
-      if (IsReplicationClientType(type)) {
-        return;
-      }
-      if ((type == "pubsub") != pubsub) {
-        return;
-      }
+    if (!type.empty() && !ClientIsOfType(*c, type)) {
+      return;
     }
     lines.emplace_back(c->id(), FormatClientInfo(*c, ctx.now_ms()));
   });
   std::sort(lines.begin(), lines.end());
   std::string out;
-  for (auto& [id, l] : lines) {
-    out += l;
-    out += '\n';
+  if (by_id) {
+    for (int64_t id : ids) {
+      auto it = std::lower_bound(lines.begin(), lines.end(), static_cast<uint64_t>(id),
+                                 [](const auto& l, uint64_t v) { return l.first < v; });
+      if (id > 0 && it != lines.end() && it->first == static_cast<uint64_t>(id)) {
+        out += it->second;
+        out += '\n';
+      }
+    }
+  } else {
+    for (auto& [id, l] : lines) {
+      out += l;
+      out += '\n';
+    }
   }
   ctx.rb().Verbatim(out);
 }
@@ -281,103 +328,126 @@ void KillClient(CommandContext& ctx, Client* c) {
   });
 }
 
-void ClientKillCommand(CommandContext& ctx) {
-  if (ctx.argc() == 3) {
-    // Old form: CLIENT KILL addr:port.
-    std::string_view addr = ctx.arg(2);
-    Client* victim = nullptr;
-    ctx.server().clients().ForEach([&](Client* c) {
-      if (victim == nullptr && c->addr == addr && !c->kill_requested.load(std::memory_order_relaxed)) {
-        victim = c;
-        KillClient(ctx, c);
-      }
-    });
-    if (victim == nullptr) {
-      return ctx.rb().Error("ERR No such client");
-    }
-    return ctx.rb().Ok();
-  }
+// CLIENT KILL's filters (Redis's clientFilter); empty strings / 0 mean "any".
+struct KillFilter {
   std::optional<uint64_t> id;
   std::string type, addr, laddr, user;
   bool skipme = true;
-  int64_t maxage = 0;
+  int64_t max_age = 0;
+};
+
+// Parses CLIENT KILL's <option> <value> pairs from argument 2 on, with Redis's errors in
+// Redis's order (left to right; an option without a value is a syntax error).
+bool ParseKillFilter(CommandContext& ctx, KillFilter* f) {
   for (size_t i = 2; i < ctx.argc(); i += 2) {
-    if (i + 1 >= ctx.argc()) {
-      return ctx.rb().Error(errors::kSyntax);
-    }
     std::string_view opt = ctx.arg(i);
+    if (i + 1 >= ctx.argc()) {
+      ctx.rb().Error(errors::kSyntax);
+      return false;
+    }
     std::string_view val = ctx.arg(i + 1);
     if (EqualsIgnoreCase(opt, "ID")) {
       auto v = ParseInt64(val);
       if (!v || *v <= 0) {
-        return ctx.rb().Error("ERR client-id should be greater than 0");
+        ctx.rb().Error("ERR client-id should be greater than 0");
+        return false;
       }
-      id = static_cast<uint64_t>(*v);
+      f->id = static_cast<uint64_t>(*v);
     } else if (EqualsIgnoreCase(opt, "TYPE")) {
-      type = ToLower(val);
-      if (!IsClientTypeName(type)) {
-        return ctx.rb().Error("ERR Unknown client type '" + std::string(val) + "'");
+      f->type = ToLower(val);
+      if (!IsClientTypeName(f->type)) {
+        ctx.rb().Error("ERR Unknown client type '" + std::string(val) + "'");
+        return false;
       }
     } else if (EqualsIgnoreCase(opt, "ADDR")) {
-      addr = std::string(val);
+      f->addr = std::string(val);
     } else if (EqualsIgnoreCase(opt, "LADDR")) {
-      laddr = std::string(val);
+      f->laddr = std::string(val);
     } else if (EqualsIgnoreCase(opt, "USER")) {
-      user = std::string(val);
-      if (user != "default") {
-        return ctx.rb().Error("ERR No such user '" + user + "'");
+      // The default user is the only ACL user here.
+      if (val != "default") {
+        ctx.rb().Error("ERR No such user '" + std::string(val) + "'");
+        return false;
       }
+      f->user = std::string(val);
     } else if (EqualsIgnoreCase(opt, "SKIPME")) {
       if (EqualsIgnoreCase(val, "yes")) {
-        skipme = true;
+        f->skipme = true;
       } else if (EqualsIgnoreCase(val, "no")) {
-        skipme = false;
+        f->skipme = false;
       } else {
-        return ctx.rb().Error(errors::kSyntax);
+        ctx.rb().Error(errors::kSyntax);
+        return false;
       }
     } else if (EqualsIgnoreCase(opt, "MAXAGE")) {
       auto v = ParseInt64(val);
       if (!v) {
-        return ctx.rb().Error(errors::kNotInteger);
+        ctx.rb().Error("ERR maxage is not an integer or out of range");
+        return false;
       }
-      maxage = *v;
+      if (*v <= 0) {
+        ctx.rb().Error("ERR maxage should be greater than 0");
+        return false;
+      }
+      f->max_age = *v;
     } else {
-      return ctx.rb().Error(errors::kSyntax);
+      ctx.rb().Error(errors::kSyntax);
+      return false;
     }
+  }
+  return true;
+}
+
+bool KillFilterMatches(CommandContext& ctx, const KillFilter& f, const Client& c) {
+  if (f.id && c.id() != *f.id) {
+    return false;
+  }
+  if (!f.type.empty() && !ClientIsOfType(c, f.type)) {
+    return false;
+  }
+  if (!f.addr.empty() && c.addr != f.addr) {
+    return false;
+  }
+  if (!f.laddr.empty() && c.laddr != f.laddr) {
+    return false;
+  }
+  // MAXAGE kills the clients at least that old, in CLIENT LIST's whole seconds.
+  if (f.max_age > 0 && ctx.now_ms() / 1000 - c.created_ms() / 1000 < f.max_age) {
+    return false;
+  }
+  if (f.skipme && &c == &ctx.client()) {
+    return false;
+  }
+  return true;  // USER: every client is the default user's
+}
+
+void ClientKillCommand(CommandContext& ctx) {
+  KillFilter f;
+  const bool old_form = ctx.argc() == 3;
+  if (old_form) {
+    // CLIENT KILL addr:port: may be the caller itself; OK or "No such client".
+    f.addr = std::string(ctx.arg(2));
+    f.skipme = false;
+  } else if (!ParseKillFilter(ctx, &f)) {
+    return;
   }
   int64_t killed = 0;
   ctx.server().clients().ForEach([&](Client* c) {
-    if (id && c->id() != *id) {
-      return;
-    }
     if (c->kill_requested.load(std::memory_order_relaxed)) {
       return;  // already being closed
     }
-    if (!type.empty()) {
-      bool pubsub = c->subscription_count() > 0;
-      if (IsReplicationClientType(type) || (type == "pubsub") != pubsub) {
-        return;
-      }
+    if (KillFilterMatches(ctx, f, *c)) {
+      KillClient(ctx, c);
+      killed++;
     }
-    if (!addr.empty() && c->addr != addr) {
-      return;
-    }
-    if (!laddr.empty() && c->laddr != laddr) {
-      return;
-    }
-    if (!user.empty() && user != "default") {
-      return;
-    }
-    if (maxage > 0 && (ctx.now_ms() - c->created_ms()) / 1000 < maxage) {
-      return;
-    }
-    if (skipme && c == &ctx.client()) {
-      return;
-    }
-    KillClient(ctx, c);
-    killed++;
   });
-  ctx.rb().Integer(killed);
+  if (!old_form) {
+    return ctx.rb().Integer(killed);
+  }
+  if (killed == 0) {
+    return ctx.rb().Error("ERR No such client");
+  }
+  ctx.rb().Ok();
 }
 
 void ClientSetInfoCommand(CommandContext& ctx) {
@@ -459,23 +529,56 @@ void ClientUnblockCommand(CommandContext& ctx) {
 }
 
 void ClientHelpCommand(CommandContext& ctx) {
+  // Redis 8.8's text, less the subcommands HotKV does not have (CACHING, PAUSE,
+  // UNPAUSE, TRACKING, TRACKINGINFO).
   static const char* kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GETNAME", "    Return the name of the current connection.",
-      "ID", "    Return the ID of the current connection.",
-      "INFO", "    Return information about the current client connection.",
-      "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
       "KILL <option> <value> [<option> <value> [...]]",
-      "    Kill connections. Options are: ID, TYPE, USER, ADDR, LADDR, SKIPME (yes|no), MAXAGE.",
-      "LIST [TYPE <normal|master|replica|pubsub>] [ID <id> [<id> ...]]",
-      "    Return information about client connections.",
-      "NO-EVICT (ON|OFF)", "    Protect the current client connection from eviction.",
-      "NO-TOUCH (ON|OFF)", "    Do not touch the last access time of keys read by this client.",
-      "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
-      "SETNAME <name>", "    Assign the name <name> to the current connection.",
-      "SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
-      "UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
-      "HELP", "    Print this help."};
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
+      "    * ID <client-id>",
+      "      Kill connections by client id.",
+      "    * MAXAGE <maxage>",
+      "      Kill connections older than the specified age.",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>",
+      "    Set client meta attr. Options are:",
+      "    * LIB-NAME: the client lib name.",
+      "    * LIB-VER: the client lib version.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)",
+      "    Will not touch LRU/LFU stats when this mode is on.",
+      "HELP",
+      "    Print this help."};
   ctx.rb().Array(std::size(kLines));
   for (const char* l : kLines) {
     ctx.rb().SimpleString(l);
@@ -532,7 +635,7 @@ void RegisterConnectionCommands(CommandTable& t) {
        .doc = {"connection", "2.4.0", "O(N) where N is the number of client connections",
                "Closes client connections chosen by address or filters.",
                "<filter: <old-format: ip:port> | <new-format: [ID client-id:integer] | "
-               "[client-type: TYPE <'normal' | 'master' | 'primary' | 'slave' | 'replica' | 'pubsub'>] | "
+               "[client-type: TYPE <'normal' | 'master' | 'slave' | 'replica' | 'pubsub'>] | "
                "[USER username] | [ADDR addr] | [LADDR laddr] | [skipme: SKIPME <YES | NO>] | "
                "[MAXAGE maxage:integer]> ...>"}});
   sub({.name = "setinfo", .arity = 4, .flags = "noscript loading stale", .acl = "@slow @connection",
