@@ -68,6 +68,7 @@ def test_client_info_and_list_print_redis8_fields_in_order(server):
     c.close()
 
 
+@pytest.mark.redis8
 def test_long_client_name_is_printed_whole(server):
     c = server.raw()
     name = "n" * 3000
@@ -173,6 +174,7 @@ def test_argv_mem_of_the_running_and_the_blocked_command(server):
     observer.close()
 
 
+@pytest.mark.redis8
 def test_multi_mem_counts_queued_arguments(server):
     c, observer = server.raw(), server.raw()
     cid = c.command("CLIENT", "ID")
@@ -188,6 +190,7 @@ def test_multi_mem_counts_queued_arguments(server):
     observer.close()
 
 
+@pytest.mark.redis8
 def test_output_figures_of_a_client_that_does_not_read(server, r):
     r.set("big", "x" * 1000000)
     c, observer = server.raw(), server.raw()
@@ -239,6 +242,7 @@ def test_io_thread_is_the_worker(start_server):
 
 # --- flags and cmd -------------------------------------------------------------------------
 
+@pytest.mark.redis8
 def test_flags_in_redis_order(server):
     c, other, observer = server.raw(), server.raw(), server.raw()
     cid = c.command("CLIENT", "ID")
@@ -347,11 +351,11 @@ def test_client_list_type_is_case_insensitive(server, type_name):
     (["ID", "99999999999999999999"], "ERR client-id should be greater than 0"),
     (["ID", "1", "TYPE"], "ERR syntax error"),
     (["ID", "abc", "TYPE"], "ERR client-id should be greater than 0"),  # left to right
-    (["MAXAGE", "0"], "ERR maxage should be greater than 0"),
-    (["MAXAGE", "-1"], "ERR maxage should be greater than 0"),
-    (["MAXAGE", "abc"], "ERR maxage is not an integer or out of range"),
-    (["MAXAGE", "1.5"], "ERR maxage is not an integer or out of range"),
-    (["MAXAGE", "99999999999999999999"], "ERR maxage is not an integer or out of range"),
+    pytest.param(["MAXAGE", "0"], "ERR maxage should be greater than 0", marks=pytest.mark.redis8),
+    pytest.param(["MAXAGE", "-1"], "ERR maxage should be greater than 0", marks=pytest.mark.redis8),
+    pytest.param(["MAXAGE", "abc"], "ERR maxage is not an integer or out of range", marks=pytest.mark.redis8),
+    pytest.param(["MAXAGE", "1.5"], "ERR maxage is not an integer or out of range", marks=pytest.mark.redis8),
+    pytest.param(["MAXAGE", "99999999999999999999"], "ERR maxage is not an integer or out of range", marks=pytest.mark.redis8),
     (["SKIPME", "maybe"], "ERR syntax error"),
     (["USER", "nobody"], "ERR No such user 'nobody'"),
     (["USER", "DEFAULT"], "ERR No such user 'DEFAULT'"),
@@ -373,8 +377,8 @@ def test_client_kill_errors(r, args, error):
     ["SKIPME", "YES"], ["USER", "default"], ["ADDR", "x"], ["LADDR", "x"],
     ["TYPE", "master"], ["TYPE", "replica"], ["TYPE", "slave"], ["TYPE", "pubsub"],
     ["ID", "5", "ID", "6"],
-    ["ADDR", "1:1", "LADDR", "2:2", "USER", "default", "SKIPME", "no", "MAXAGE", "1000000",
-     "TYPE", "normal", "ID", "3"],
+    pytest.param(["ADDR", "1:1", "LADDR", "2:2", "USER", "default", "SKIPME", "no", "MAXAGE",
+                  "1000000", "TYPE", "normal", "ID", "3"], marks=pytest.mark.redis8),
 ])
 def test_client_kill_filters_that_match_nobody(start_server, args):
     srv = start_server()
@@ -387,6 +391,7 @@ def test_client_kill_filters_that_match_nobody(start_server, args):
     c.close()
 
 
+@pytest.mark.redis8
 def test_client_kill_maxage_kills_clients_at_least_that_old(start_server):
     srv = start_server()
     old = srv.raw()
@@ -463,6 +468,7 @@ def test_no_touch_keeps_the_lfu_counter_except_for_touch(server, r, restore_conf
     c.close()
 
 
+@pytest.mark.redis8
 def test_no_touch_and_no_evict_arguments(r):
     for sub in ("NO-TOUCH", "NO-EVICT"):
         assert error_reply(r, "CLIENT", sub, "MAYBE") == "ERR syntax error"
@@ -474,6 +480,7 @@ def test_no_touch_and_no_evict_arguments(r):
 
 # --- CLIENT HELP ---------------------------------------------------------------------------
 
+@pytest.mark.redis8
 def test_client_help_describes_kill_and_list_as_redis(r):
     lines = cmd(r, "CLIENT", "HELP")
     assert lines[0] == "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
