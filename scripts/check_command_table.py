@@ -4,8 +4,16 @@ command descriptions in ../shared/reference/commands (a maintainers' folder; use
 CI do not have it, so this is a developer tool, not a test).
 
 usage: scripts/check_command_table.py [--port 6379] [--reference DIR] [--no-docs]
+       scripts/check_command_table.py [--port 6379] --peer-port PORT
 Prints one line per difference in arity, flags, key specs or COMMAND DOCS arguments
 (name, type, token, optional / multiple / multiple_token, recursively); exits 1 if any.
+
+The reference descriptions are Valkey 8's; Redis 8 differs from them in a few command
+flags (REDIS8_FLAGS below), which are checked as Redis 8 has them. With --peer-port the
+reference is instead a running Redis (start /work/shared/peers/redis-8.8/redis-server on
+that port): every COMMAND INFO field of every command both servers have is compared
+(arity, flags including movablekeys, legacy first/last/step, ACL categories, tips, key
+specs, subcommands).
 """
 import argparse
 import glob
@@ -22,6 +30,32 @@ FLAG_MAP = {"WRITE": "write", "READONLY": "readonly", "DENYOOM": "denyoom", "ADM
             "NO_MANDATORY_KEYS": "no_mandatory_keys", "NO_ASYNC_LOADING": "no_async_loading",
             "NO_MULTI": "no_multi", "ALLOW_BUSY": "allow_busy", "PROTECTED": "protected"}
 IGNORED_FLAGS = {"module", "sentinel", "only_sentinel", "movablekeys"}
+# Flags Redis keeps in its table but leaves out of COMMAND INFO (the reference lists them).
+HIDDEN_FLAGS = {"may_replicate", "protected", "touches_arbitrary_keys"}
+# Where Redis 8.8's COMMAND INFO flags differ from the Valkey 8 descriptions otherwise:
+# (added, removed). Redis 8 denies new subscriptions when out of memory, and MULTI/WATCH
+# are not no_multi there (nesting is refused by the commands themselves).
+REDIS8_FLAGS = {
+    "subscribe": ({"denyoom"}, set()), "psubscribe": ({"denyoom"}, set()),
+    "ssubscribe": ({"denyoom"}, set()),
+    "multi": (set(), {"no_multi"}), "watch": (set(), {"no_multi"}),
+}
+
+
+# COMMAND DOCS arguments the reference has and Redis 8.8 does not: (command, argument).
+# Redis 8.8 answers "Unknown client type 'primary'".
+REDIS8_ABSENT_DOC_ARGS = {("client|kill", "primary")}
+
+
+def drop_doc_args(name, args):
+    out = []
+    for a in args:
+        if (name, a["name"]) in REDIS8_ABSENT_DOC_ARGS:
+            continue
+        if "arguments" in a:
+            a = dict(a, arguments=drop_doc_args(name, a["arguments"]))
+        out.append(a)
+    return out
 
 
 def load_reference(folder):
@@ -35,10 +69,15 @@ def load_reference(folder):
 
 
 def norm_keyspecs(specs):
+    """The reference's key specs in the shape COMMAND INFO replies with (the JSON names
+    the index "pos" and the step "step"; the reply says "index" and "keystep")."""
+    def rename(spec):
+        return {kind: {{"pos": "index", "step": "keystep"}.get(k, k): v for k, v in fields.items()}
+                for kind, fields in spec.items()}
     out = []
     for ks in specs or []:
-        bs = ks.get("begin_search", {})
-        fk = ks.get("find_keys", {})
+        bs = rename(ks.get("begin_search", {}))
+        fk = rename(ks.get("find_keys", {}))
         out.append((sorted(ks.get("flags", [])), json.dumps(bs, sort_keys=True), json.dumps(fk, sort_keys=True)))
     return out
 
@@ -97,17 +136,57 @@ def default_reference():
     return os.path.join(root, "..", "shared", "reference", "commands")
 
 
+def plain_client(port):
+    """A client that returns COMMAND's reply as the server sent it (redis-py otherwise
+    turns it into a dict keyed by name, which the checks below cannot read)."""
+    r = redis.Redis(port=port)
+    r.response_callbacks.pop("COMMAND", None)
+    return r
+
+
+def command_infos(port):
+    """COMMAND INFO of every command and subcommand, by full name."""
+    r = plain_client(port)
+    out = {}
+
+    def add(info):
+        name, arity, flags, first, last, step, acl, tips, specs, subs = info
+        out[name] = {"arity": arity, "flags": sorted(flags), "first/last/step": (first, last, step),
+                     "acl": sorted(acl), "tips": sorted(tips), "key specs": server_keyspecs(specs)}
+        for sub in subs:
+            add(sub)
+    for info in to_py(r.execute_command("COMMAND", "INFO")):
+        add(info)
+    return out
+
+
+def compare_with_peer(port, peer_port):
+    ours, theirs = command_infos(port), command_infos(peer_port)
+    problems = 0
+    for name in sorted(ours.keys() & theirs.keys()):
+        for field, value in ours[name].items():
+            if value != theirs[name][field]:
+                print(f"{name}: {field} {value}, peer {theirs[name][field]}")
+                problems += 1
+    print(f"{len(ours.keys() & theirs.keys())} commands compared with the peer "
+          f"({len(ours.keys() - theirs.keys())} only here), {problems} differences")
+    return 1 if problems else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=6379)
     ap.add_argument("--reference", default=default_reference())
     ap.add_argument("--no-docs", action="store_true", help="skip the COMMAND DOCS arguments")
+    ap.add_argument("--peer-port", type=int, help="compare COMMAND INFO with a running Redis")
     args = ap.parse_args()
+    if args.peer_port:
+        return compare_with_peer(args.port, args.peer_port)
     if not os.path.isdir(args.reference):
         print(f"reference folder {args.reference} not found; nothing to check")
         return 0
     ref = load_reference(args.reference)
-    r = redis.Redis(port=args.port)
+    r = plain_client(args.port)
     infos = to_py(r.execute_command("COMMAND", "INFO"))
     problems = 0
     def check(info):
@@ -119,6 +198,8 @@ def main():
         if spec.get("arity") != arity:
             print(f"{name}: arity {arity}, reference {spec.get('arity')}"); problems += 1
         want = {FLAG_MAP.get(f, f.lower()) for f in spec.get("command_flags", [])} - IGNORED_FLAGS
+        added, removed = REDIS8_FLAGS.get(name, (set(), set()))
+        want = (want | added) - removed - HIDDEN_FLAGS
         have = set(flags) - IGNORED_FLAGS
         if want != have:
             print(f"{name}: flags {sorted(have)}, reference {sorted(want)}"); problems += 1
@@ -136,7 +217,7 @@ def main():
         spec = ref.get(name)
         if spec is not None:
             mine = server_args(doc.get("arguments", []))
-            theirs = reference_args(spec.get("arguments", []))
+            theirs = reference_args(drop_doc_args(name, spec.get("arguments", [])))
             if mine != theirs:
                 print(f"{name}: COMMAND DOCS arguments differ\n   ours: {mine}\n   ref:  {theirs}")
                 problems += 1

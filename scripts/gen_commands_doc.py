@@ -23,8 +23,16 @@ NOTES = {
     "lastsave": "returns the start-up time (no persistence)",
     "object|freq": "needs an LFU maxmemory-policy, as in Redis",
     "memory|usage": "SAMPLES is accepted; sizes are exact, not sampled",
-    "client|list": "TYPE master/replica match nothing (no replication)",
+    "client|list": "every Redis 8.8 field; TYPE master/replica/slave match nothing (no "
+                   "replication); io-thread is the index of the worker thread that serves "
+                   "the connection; obl/oll/omem: unsent bytes, the output buffers holding "
+                   "them (no reply list), their memory; omem-shared is 0 (replies are copied)",
+    "client|info": "fields as CLIENT LIST (see there)",
     "client|kill": "USER accepts only 'default' (no ACL users)",
+    "client|no-evict": "sets flag e; there is no client eviction (maxmemory-clients) to "
+                       "exempt from",
+    "command|list": "FILTERBY MODULE matches nothing: vector sets are built in, where Redis 8 "
+                    "has them in its vectorset module",
     "auth": "the default user only (requirepass); no ACL users",
     "hello": "AUTH with the default user only",
     "vadd": "M up to 255; CAS runs the insert at once (never under a keyspace lock); non-finite components refused; see docs/vector.md",

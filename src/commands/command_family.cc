@@ -305,16 +305,84 @@ void CommandListCommand(CommandContext& ctx) {
   }
 }
 
-// Shared by GETKEYS and GETKEYSANDFLAGS: resolves the command and its key positions.
-bool ResolveKeys(CommandContext& ctx, const CommandSpec** out, std::vector<std::string_view>* args,
-                 std::vector<int>* pos) {
+// Redis's getkeys_proc of the commands that have one here. COMMAND GETKEYS uses them
+// where the key specs cannot answer, as Redis does: SET always (its spec has
+// VARIABLE_FLAGS: GET makes the key RW instead of OW), the numkeys commands when the
+// specs reject the arguments. Those go by genericGetKeys: the count read with atoi (so
+// "2abc" counts 2), keys without flags, the destination last.
+struct GenericKeysProc {
+  std::string_view name;
+  int store, count, first;
+};
+constexpr GenericKeysProc kGenericKeysProcs[] = {
+    {"zunionstore", 1, 2, 3}, {"zinterstore", 1, 2, 3}, {"zdiffstore", 1, 2, 3},
+    {"zunion", 0, 1, 2},      {"zinter", 0, 1, 2},      {"zdiff", 0, 1, 2},
+    {"zintercard", 0, 1, 2},  {"sintercard", 0, 1, 2},  {"lmpop", 0, 1, 2},
+    {"zmpop", 0, 1, 2},       {"blmpop", 0, 2, 3},      {"bzmpop", 0, 2, 3},
+};
+
+// C's atoi on a string_view: optional spaces, a sign, digits up to the first non-digit.
+int64_t Atoi(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) {
+    i++;
+  }
+  bool neg = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    neg = s[i] == '-';
+    i++;
+  }
+  int64_t v = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9' && v < (int64_t{1} << 40); i++) {
+    v = v * 10 + (s[i] - '0');
+  }
+  return neg ? -v : v;
+}
+
+std::vector<KeyPosition> GenericGetKeys(const GenericKeysProc& p,
+                                        const std::vector<std::string_view>& args) {
+  const int64_t argc = static_cast<int64_t>(args.size());
+  const int64_t num = Atoi(args[p.count]);
+  std::vector<KeyPosition> out;
+  if (num < 1 || num > argc - p.first) {
+    return out;
+  }
+  for (int64_t i = 0; i < num; i++) {
+    out.push_back({static_cast<int>(p.first + i), 0});
+  }
+  if (p.store > 0) {
+    out.push_back({p.store, 0});
+  }
+  return out;
+}
+
+// Redis's setGetKeys: the key is RW (read too) with GET, else only overwritten.
+std::vector<KeyPosition> SetGetKeys(const std::vector<std::string_view>& args) {
+  for (size_t i = 3; i < args.size(); i++) {
+    if (EqualsIgnoreCase(args[i], "GET")) {
+      return {{1, kKeyRW | kKeyAccess | kKeyUpdate}};
+    }
+  }
+  return {{1, kKeyOW | kKeyUpdate}};
+}
+
+// Shared by GETKEYS and GETKEYSANDFLAGS, in Redis's order of checks: the command (a
+// subcommand when the command has them and more arguments follow), whether it has keys
+// at all, its arity, then the keys. Replies with the error and returns false, or fills
+// `keys` (empty for a no_mandatory_keys command whose keys could not be found).
+bool ResolveKeys(CommandContext& ctx, std::vector<std::string_view>* args,
+                 std::vector<KeyPosition>* keys) {
   args->assign(ctx.args().begin() + 2, ctx.args().end());
   const CommandSpec* c = ctx.server().commands().Find((*args)[0]);
-  if (c != nullptr && !c->subcommands.empty() && c->handler == nullptr) {
-    c = args->size() >= 2 ? c->FindSub((*args)[1]) : nullptr;
+  if (c != nullptr && args->size() > 1 && !c->subcommands.empty()) {
+    c = c->FindSub((*args)[1]);
   }
   if (c == nullptr) {
     ctx.rb().Error("ERR Invalid command specified");
+    return false;
+  }
+  if (!c->HasKeys()) {
+    ctx.rb().Error("ERR The command has no key arguments");
     return false;
   }
   int argc = static_cast<int>(args->size());
@@ -322,55 +390,67 @@ bool ResolveKeys(CommandContext& ctx, const CommandSpec** out, std::vector<std::
     ctx.rb().Error("ERR Invalid number of arguments specified for command");
     return false;
   }
-  if (!c->GetKeys(*args, pos)) {
+  bool variable_flags = false;
+  for (const KeySpec& ks : c->key_specs) {
+    variable_flags |= (ks.flags & kKeyVariableFlags) != 0;
+  }
+  std::optional<std::vector<KeyPosition>> found;
+  if (!variable_flags) {
+    found = c->KeysBySpecs(*args);
+  }
+  if (!found && c->parent == nullptr) {
+    if (c->name == "set") {
+      found = SetGetKeys(*args);
+    }
+    for (const GenericKeysProc& p : kGenericKeysProcs) {
+      if (c->name == p.name) {
+        found = GenericGetKeys(p, *args);
+      }
+    }
+  }
+  if (!found && c->getkeys != nullptr) {
+    std::vector<int> pos;
+    c->getkeys(*args, &pos);
+    found.emplace();
+    for (int p : pos) {
+      found->push_back({p, 0});
+    }
+  }
+  if (!found || found->empty()) {
+    if (c->is(kCmdNoMandatoryKeys)) {
+      keys->clear();
+      return true;
+    }
     ctx.rb().Error("ERR Invalid arguments specified for command");
     return false;
   }
-  if (pos->empty()) {
-    ctx.rb().Error("ERR The command has no key arguments");
-    return false;
-  }
-  *out = c;
+  *keys = std::move(*found);
   return true;
 }
 
 void CommandGetKeysCommand(CommandContext& ctx) {
-  const CommandSpec* c;
   std::vector<std::string_view> args;
-  std::vector<int> pos;
-  if (!ResolveKeys(ctx, &c, &args, &pos)) {
+  std::vector<KeyPosition> keys;
+  if (!ResolveKeys(ctx, &args, &keys)) {
     return;
   }
-  ctx.rb().Array(pos.size());
-  for (int p : pos) {
-    ctx.rb().Bulk(args[p]);
+  ctx.rb().Array(keys.size());
+  for (const KeyPosition& k : keys) {
+    ctx.rb().Bulk(args[k.pos]);
   }
 }
 
 void CommandGetKeysAndFlagsCommand(CommandContext& ctx) {
-  const CommandSpec* c;
   std::vector<std::string_view> args;
-  std::vector<int> pos;
-  if (!ResolveKeys(ctx, &c, &args, &pos)) {
+  std::vector<KeyPosition> keys;
+  if (!ResolveKeys(ctx, &args, &keys)) {
     return;
   }
-  // Find which key spec produced each position, to report its flags.
-  ctx.rb().Array(pos.size());
-  for (int p : pos) {
-    uint32_t flags = 0;
-    for (const auto& ks : c->key_specs) {
-      std::vector<int> one;
-      CommandSpec tmp;
-      tmp.key_specs = {ks};
-      tmp.GetKeys(args, &one);
-      if (std::find(one.begin(), one.end(), p) != one.end()) {
-        flags = ks.flags;
-        break;
-      }
-    }
+  ctx.rb().Array(keys.size());
+  for (const KeyPosition& k : keys) {
     ctx.rb().Array(2);
-    ctx.rb().Bulk(args[p]);
-    auto names = KeySpecFlagNames(flags);
+    ctx.rb().Bulk(args[k.pos]);
+    auto names = KeySpecFlagNames(k.flags);
     ctx.rb().Set(names.size());
     for (auto n : names) {
       ctx.rb().SimpleString(n);

@@ -320,7 +320,7 @@ void RegisterKeyspaceCommands(CommandTable& t) {
          .doc = {"server", "1.0.0", "O(N) where N is the total number of keys in all databases",
                  "Removes every key of every database.", "[flush-type: ASYNC | SYNC]"},
          .tips = {"request_policy:all_shards", "response_policy:all_succeeded"}});
-  t.Add({.name = "select", .arity = 2, .flags = "loading stale fast", .acl = "@keyspace @fast",
+  t.Add({.name = "select", .arity = 2, .flags = "loading stale fast", .acl = "@fast @connection",
          .handler = SelectCommand,
          .doc = {"connection", "1.0.0", "O(1)", "Changes the selected database of the connection.", "index"}});
   t.Add({.name = "swapdb", .arity = 3, .flags = "write fast all_shards", .acl = "@keyspace @write @fast @dangerous",

@@ -189,7 +189,9 @@ void PubsubHelpCommand(CommandContext& ctx) {
 
 void RegisterPubsubCommands(CommandTable& t) {
   const char* kSubFlags = "pubsub noscript loading stale subscribed_ok";
-  t.Add({.name = "subscribe", .arity = -2, .flags = kSubFlags, .acl = "@pubsub @slow",
+  // Redis 8 refuses new subscriptions when out of memory.
+  const char* kSubscribeFlags = "denyoom pubsub noscript loading stale subscribed_ok";
+  t.Add({.name = "subscribe", .arity = -2, .flags = kSubscribeFlags, .acl = "@pubsub @slow",
          .handler = SubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of channels to subscribe to.",
                  "Listens for messages published to channels.", "channel [channel ...]"}});
@@ -197,7 +199,7 @@ void RegisterPubsubCommands(CommandTable& t) {
          .handler = UnsubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of channels to unsubscribe.",
                  "Stops listening to channels (all of them without arguments).", "[channel [channel ...]]"}});
-  t.Add({.name = "psubscribe", .arity = -2, .flags = kSubFlags, .acl = "@pubsub @slow",
+  t.Add({.name = "psubscribe", .arity = -2, .flags = kSubscribeFlags, .acl = "@pubsub @slow",
          .handler = PSubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of patterns to subscribe to.",
                  "Listens for messages published to channels that match glob patterns.", "pattern [pattern ...]"}});
@@ -205,7 +207,7 @@ void RegisterPubsubCommands(CommandTable& t) {
          .handler = PUnsubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of patterns to unsubscribe.",
                  "Stops listening to patterns (all of them without arguments).", "[pattern [pattern ...]]"}});
-  t.Add({.name = "ssubscribe", .arity = -2, .flags = kSubFlags, .acl = "@pubsub @slow",
+  t.Add({.name = "ssubscribe", .arity = -2, .flags = kSubscribeFlags, .acl = "@pubsub @slow",
          .keys = {KeyRange(1, -1, 1, "NOT_KEY")}, .handler = SSubscribeCommand,
          .doc = {"pubsub", "7.0.0", "O(N) where N is the number of shard channels to subscribe to.",
                  "Listens for messages published to shard channels.", "shardchannel [shardchannel ...]"}});

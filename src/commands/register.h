@@ -14,6 +14,7 @@ void RegisterStringOpCommands(CommandTable& t);
 void RegisterKeyCommands(CommandTable& t);
 void RegisterKeyspaceCommands(CommandTable& t);
 void RegisterConnectionCommands(CommandTable& t);
+void RegisterClientCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
@@ -32,6 +33,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterKeyCommands(t);
   RegisterKeyspaceCommands(t);
   RegisterConnectionCommands(t);
+  RegisterClientCommands(t);
   RegisterServerCommands(t);
   RegisterIntrospectionCommands(t);
   RegisterPubsubCommands(t);

@@ -83,7 +83,7 @@ void UnwatchCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterTransactionCommands(CommandTable& t) {
-  t.Add({.name = "multi", .arity = 1, .flags = "noscript loading stale fast no_multi allow_busy",
+  t.Add({.name = "multi", .arity = 1, .flags = "noscript loading stale fast allow_busy",
          .acl = "@fast @transaction", .handler = MultiCommand,
          .doc = {"transactions", "1.2.0", "O(1)", "Starts a transaction: commands are queued until EXEC.", ""}});
   t.Add({.name = "exec", .arity = 1, .flags = "noscript loading stale skip_slowlog",
@@ -94,7 +94,7 @@ void RegisterTransactionCommands(CommandTable& t) {
          .acl = "@fast @transaction", .handler = DiscardCommand,
          .doc = {"transactions", "2.0.0", "O(N), when N is the number of queued commands",
                  "Drops the queued commands and leaves MULTI.", ""}});
-  t.Add({.name = "watch", .arity = -2, .flags = "noscript loading stale fast no_multi allow_busy",
+  t.Add({.name = "watch", .arity = -2, .flags = "noscript loading stale fast allow_busy",
          .acl = "@fast @transaction", .keys = {KeyRange(1, -1, 1, "RO")}, .handler = WatchCommand,
          .doc = {"transactions", "2.2.0", "O(1) for every key.",
                  "Makes the next EXEC fail if any of these keys changes before it.", "key [key ...]"}});

@@ -80,6 +80,7 @@ bool EpollBackend::WriteSome(NetConnection* c) {
       return errno == EAGAIN;
     }
     c->sending_off += static_cast<size_t>(n);
+    c->CountWritten(static_cast<size_t>(n));
     IoStats::Inc(stats_->write_calls);
     IoStats::Inc(stats_->net_output, static_cast<uint64_t>(n));
   }
@@ -137,6 +138,7 @@ void EpollBackend::Read(NetConnection* c, IoSink& sink) {
     return;
   }
   c->in.Commit(static_cast<size_t>(n));
+  c->CountRead(static_cast<size_t>(n));
   IoStats::Inc(stats_->net_input, static_cast<uint64_t>(n));
   if (static_cast<size_t>(n) == room && c->read_size < kMaxReadSize) {
     c->read_size *= 2;
@@ -200,6 +202,7 @@ void IoBackend::FlushForShutdown(NetConnection* c) {
         return false;
       }
       off += static_cast<size_t>(n);
+      c->CountWritten(static_cast<size_t>(n));
     }
     return true;
   };

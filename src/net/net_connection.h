@@ -5,9 +5,12 @@
 // nothing of commands or protocols: the server's Connection (server/connection.h) adds
 // the request parser, the reply builder and the client state on top of it.
 //
-// Thread safety: owned by one worker thread, like the backend it is registered with.
+// Thread safety: owned by one worker thread, like the backend it is registered with. The
+// traffic totals are atomics that only the owner writes (a load and a store, no locked
+// read-modify-write), so other threads may read them (CLIENT LIST).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -42,6 +45,20 @@ class NetConnection {
   bool closed = false;           // the owner closed it (no more callbacks are acted on)
 
   size_t pending_output() const { return out.size() + sending.size() - sending_off; }
+
+  // Traffic totals, counted by the backends once per read or write call (CLIENT LIST's
+  // tot-net-in, tot-net-out and read-events).
+  std::atomic<uint64_t> bytes_read{0};
+  std::atomic<uint64_t> bytes_written{0};
+  std::atomic<uint64_t> reads{0};
+  void CountRead(size_t n) {
+    bytes_read.store(bytes_read.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    reads.store(reads.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+  void CountWritten(size_t n) {
+    bytes_written.store(bytes_written.load(std::memory_order_relaxed) + n,
+                        std::memory_order_relaxed);
+  }
 };
 
 }  // namespace hotkv

@@ -207,6 +207,7 @@ void UringBackend::OnRecv(NetConnection* c, const io_uring_cqe* cqe, IoSink& sin
       size_t n = static_cast<size_t>(cqe->res);
       memcpy(c->in.Reserve(n), buffers_ + size_t{bid} * kBufferSize, n);
       c->in.Commit(n);
+      c->CountRead(n);
       IoStats::Inc(stats_->read_calls);
       IoStats::Inc(stats_->net_input, n);
     }
@@ -249,6 +250,7 @@ void UringBackend::OnSend(NetConnection* c, int res, IoSink& sink) {
     return;
   }
   c->sending_off += static_cast<size_t>(res);
+  c->CountWritten(static_cast<size_t>(res));
   IoStats::Inc(stats_->net_output, static_cast<uint64_t>(res));
   if (c->sending_off < c->sending.size()) {
     SubmitSend(c);  // partial send: the rest

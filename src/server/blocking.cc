@@ -47,7 +47,9 @@ void FinishUnblock(Worker& w, Client& c, bool count_call) {
   if (count_call && waiter->cmd != nullptr) {
     WorkerStats::Inc(w.command_stats()[waiter->cmd->id].calls);
     WorkerStats::Inc(w.stats().commands);
+    Client::OwnerAdd(c.tot_cmds, 1);
   }
+  c.argv_mem.store(0, std::memory_order_relaxed);
   c.block_slot().reset();
   c.SetUnblockHandle(nullptr);
   c.blocked_flag.store(false, std::memory_order_relaxed);
@@ -125,9 +127,12 @@ void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
   waiter->resp = client.resp();
   waiter->serve = serve;
   waiter->cmd = ctx.command();
+  size_t arg_bytes = 0;
   for (auto a : ctx.args()) {
     waiter->args.emplace_back(a);
+    arg_bytes += a.size();
   }
+  client.argv_mem.store(arg_bytes, std::memory_order_relaxed);  // held while blocked
   for (auto k : keys) {
     if (std::find(waiter->keys.begin(), waiter->keys.end(), k) == waiter->keys.end()) {
       waiter->keys.emplace_back(k);
@@ -278,6 +283,7 @@ void UnblockOnClose(Worker& w, Client& c) {
   }
   c.block_state()->waiter->Claim();
   RemoveFromQueues(w.server().keyspace(), c.block_state()->waiter);
+  c.argv_mem.store(0, std::memory_order_relaxed);
   c.block_slot().reset();
   c.SetUnblockHandle(nullptr);
   c.blocked_flag.store(false, std::memory_order_relaxed);

@@ -57,60 +57,107 @@ void Client::set_lib_ver(std::string_view v) {
 
 }  // namespace hotkv
 
+#include "net/net_connection.h"
 #include "server/command_table.h"
 
 namespace hotkv {
 
 std::string FormatClientInfo(const Client& c, int64_t now_ms) {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  // Flags in Redis's order (P x b t R B d c u A U r e T I); HotKV has no tracking,
+  // replication, unix sockets or cluster READONLY, so never t R B U r I.
   std::string flags;
-  if (c.multi_len.load(std::memory_order_relaxed) >= 0) {
-    flags += 'x';
-  }
-  if (c.blocked_flag.load(std::memory_order_relaxed)) {
-    flags += 'b';
-  }
   if (c.subscription_count() > 0) {
     flags += 'P';
   }
-  if (c.no_evict_flag.load(std::memory_order_relaxed)) {
+  if (c.multi_len.load(kRelaxed) >= 0) {
+    flags += 'x';
+  }
+  if (c.blocked_flag.load(kRelaxed)) {
+    flags += 'b';
+  }
+  if (c.watch_dirty_flag()) {
+    flags += 'd';
+  }
+  if (c.close_flag.load(kRelaxed)) {
+    flags += 'c';
+  }
+  if (c.no_evict_flag.load(kRelaxed)) {
     flags += 'e';
   }
-  if (c.no_touch_flag.load(std::memory_order_relaxed)) {
+  if (c.no_touch_flag.load(kRelaxed)) {
     flags += 'T';
   }
   if (flags.empty()) {
     flags = "N";
   }
+  const uint8_t ev = c.events.load(kRelaxed);
+  std::string events;
+  if (ev & Client::kEventRead) {
+    events += 'r';
+  }
+  if (ev & Client::kEventWrite) {
+    events += 'w';
+  }
+  const NetConnection* net = c.net();
+  const uint64_t omem = c.omem.load(kRelaxed);
   const CommandSpec* cmd = c.last_command();
-  int64_t age = (now_ms - c.created_ms()) / 1000;
-  int64_t idle = (now_ms - c.last_interaction_ms()) / 1000;
-  int64_t multi = c.multi_len.load(std::memory_order_relaxed);
-  uint64_t qbuf = c.qbuf.load(std::memory_order_relaxed);
-  uint64_t qfree = c.qbuf_free.load(std::memory_order_relaxed);
-  uint64_t omem = c.omem.load(std::memory_order_relaxed);
-  char buf[1024];
-  snprintf(buf, sizeof(buf),
-           "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-           "sub=%llu psub=%llu ssub=%llu multi=%lld watch=%llu qbuf=%llu qbuf-free=%llu "
-           "argv-mem=0 multi-mem=0 rbs=%llu rbp=%llu obl=%llu oll=0 omem=%llu tot-mem=%llu "
-           "events=r cmd=%s user=default redir=-1 resp=%d",
-           static_cast<unsigned long long>(c.id()), c.addr.c_str(), c.laddr.c_str(), c.fd,
-           c.name().c_str(), static_cast<long long>(age), static_cast<long long>(idle),
-           flags.c_str(), c.db(),
-           static_cast<unsigned long long>(c.sub_channels.load(std::memory_order_relaxed)),
-           static_cast<unsigned long long>(c.sub_patterns.load(std::memory_order_relaxed)),
-           static_cast<unsigned long long>(c.sub_shard.load(std::memory_order_relaxed)),
-           static_cast<long long>(multi),
-           static_cast<unsigned long long>(c.watch_len.load(std::memory_order_relaxed)),
-           static_cast<unsigned long long>(qbuf), static_cast<unsigned long long>(qfree),
-           static_cast<unsigned long long>(qbuf + qfree), static_cast<unsigned long long>(qbuf),
-           static_cast<unsigned long long>(c.obl.load(std::memory_order_relaxed)),
-           static_cast<unsigned long long>(omem),
-           static_cast<unsigned long long>(qbuf + qfree + omem),
-           cmd ? cmd->full_name.c_str() : "NULL", c.resp_flag.load(std::memory_order_relaxed));
-  std::string out(buf);
-  out += " lib-name=" + c.lib_name() + " lib-ver=" + c.lib_ver();
-  out += " io-thread=" + std::to_string(c.worker_index());
+
+  std::string out;
+  out.reserve(640);
+  auto str = [&out](const char* name, std::string_view v) {
+    if (!out.empty()) {
+      out += ' ';
+    }
+    out += name;
+    out += '=';
+    out.append(v);
+  };
+  auto num = [&str](const char* name, int64_t v) { str(name, std::to_string(v)); };
+  auto unum = [&str](const char* name, uint64_t v) { str(name, std::to_string(v)); };
+  unum("id", c.id());
+  str("addr", c.addr);
+  str("laddr", c.laddr);
+  num("fd", c.fd);
+  str("name", c.name());
+  // Whole seconds as Redis counts them: the difference of the two times in seconds.
+  num("age", now_ms / 1000 - c.created_ms() / 1000);
+  num("idle", now_ms / 1000 - c.last_interaction_ms() / 1000);
+  str("flags", flags);
+  num("db", c.db());
+  unum("sub", c.sub_channels.load(kRelaxed));
+  unum("psub", c.sub_patterns.load(kRelaxed));
+  unum("ssub", c.sub_shard.load(kRelaxed));
+  num("multi", c.multi_len.load(kRelaxed));
+  unum("watch", c.watch_len.load(kRelaxed));
+  unum("qbuf", c.qbuf.load(kRelaxed));
+  unum("qbuf-free", c.qbuf_free.load(kRelaxed));
+  unum("argv-mem", c.argv_mem.load(kRelaxed));
+  unum("multi-mem", c.multi_mem.load(kRelaxed));
+  unum("rbs", c.rbs.load(kRelaxed));
+  unum("rbp", c.rbp.load(kRelaxed));
+  unum("obl", c.obl.load(kRelaxed));
+  unum("oll", c.oll.load(kRelaxed));
+  unum("omem", omem);
+  // Redis 8 can queue a reference to a large value instead of a copy (omem-shared);
+  // HotKV always copies replies into the client's buffer.
+  unum("omem-shared", 0);
+  unum("omem-unshared", omem);
+  unum("tot-mem", c.tot_mem.load(kRelaxed));
+  str("events", events);
+  str("cmd", cmd ? std::string_view(cmd->full_name) : std::string_view("NULL"));
+  str("user", "default");
+  num("redir", -1);
+  num("resp", c.resp_flag.load(kRelaxed));
+  str("lib-name", c.lib_name());
+  str("lib-ver", c.lib_ver());
+  num("io-thread", c.worker_index());
+  unum("tot-net-in", net ? net->bytes_read.load(kRelaxed) : 0);
+  unum("tot-net-out", net ? net->bytes_written.load(kRelaxed) : 0);
+  unum("tot-cmds", c.tot_cmds.load(kRelaxed));
+  unum("read-events", net ? net->reads.load(kRelaxed) : 0);
+  unum("avg-pipeline-len-sum", c.pipeline_cmds.load(kRelaxed));
+  unum("avg-pipeline-len-cnt", c.pipeline_batches.load(kRelaxed));
   return out;
 }
 

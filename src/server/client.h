@@ -8,7 +8,9 @@
 // after the command returned (a woken blocked command's) go, and AsConnection().
 //
 // Thread safety: owned by the connection's worker. Fields that CLIENT LIST / INFO read
-// from other threads are atomics or sit behind info_mu_.
+// from other threads are atomics or sit behind info_mu_. The atomics are written by the
+// owner only, with a relaxed load and store (OwnerAdd), never a locked read-modify-write,
+// so keeping them costs the hot path next to nothing.
 #pragma once
 
 #include <atomic>
@@ -23,6 +25,7 @@ namespace hotkv {
 
 class CommandSpec;
 class Connection;
+class NetConnection;
 class ReplyBuilder;
 class Worker;
 struct BlockState;
@@ -54,6 +57,8 @@ class Client {
   virtual ReplyBuilder* output() { return nullptr; }
   // The connection behind this client, or null for an in-process client.
   virtual Connection* AsConnection() { return nullptr; }
+  // Its socket half (traffic totals for CLIENT LIST), or null.
+  virtual const NetConnection* net() const { return nullptr; }
 
   uint64_t id() const { return id_; }
   Worker* worker() const { return worker_; }
@@ -85,12 +90,14 @@ class Client {
     in_multi_ = true;
     multi_error_ = false;
     multi_len.store(0, std::memory_order_relaxed);
+    multi_mem.store(0, std::memory_order_relaxed);
   }
   void EndMulti() {
     in_multi_ = false;
     multi_error_ = false;
     multi_queue_.clear();
     multi_len.store(-1, std::memory_order_relaxed);
+    multi_mem.store(0, std::memory_order_relaxed);
   }
   void FlagMultiError() { multi_error_ = true; }
   bool multi_error() const { return multi_error_; }
@@ -98,6 +105,7 @@ class Client {
   std::vector<WatchedKey>& watched_keys() { return watched_keys_; }
   // Set (from any thread, under the watched key's shard lock) when a WATCHed key changed.
   std::atomic<bool>& watch_dirty() { return watch_dirty_; }
+  bool watch_dirty_flag() const { return watch_dirty_.load(std::memory_order_relaxed); }
 
   ReplyMode reply_mode() const { return reply_mode_; }
   void set_reply_mode(ReplyMode m) { reply_mode_ = m; }
@@ -117,7 +125,10 @@ class Client {
 
   // Close after the pending replies are written (QUIT, protocol error, CLIENT KILL).
   bool close_after_reply() const { return close_after_reply_; }
-  void set_close_after_reply() { close_after_reply_ = true; }
+  void set_close_after_reply() {
+    close_after_reply_ = true;
+    close_flag.store(true, std::memory_order_relaxed);
+  }
 
   // Activity, for CLIENT LIST and idle timeouts.
   int64_t created_ms() const { return created_ms_; }
@@ -149,13 +160,31 @@ class Client {
   std::string laddr;  // "ip:port" of our end
   int fd = -1;
 
-  // Counters for CLIENT LIST / INFO, updated by the owner.
-  std::atomic<uint64_t> qbuf{0}, qbuf_free{0}, obl{0}, omem{0}, tot_mem{0};
+  // Counters for CLIENT LIST / INFO, updated by the owner. Buffer figures are published
+  // by the connection after each batch (Connection::PublishInfo); see FormatClientInfo.
+  std::atomic<uint64_t> qbuf{0}, qbuf_free{0}, obl{0}, oll{0}, omem{0}, tot_mem{0};
+  std::atomic<uint64_t> rbs{0}, rbp{0};  // reply buffer size, and its recent peak use
+  std::atomic<uint8_t> events{kEventRead};  // kEventRead | kEventWrite
   std::atomic<int64_t> multi_len{-1};  // queued commands, -1 outside MULTI
   std::atomic<uint64_t> watch_len{0};
   std::atomic<bool> blocked_flag{false};  // mirrors blocked() for other threads
+  std::atomic<bool> close_flag{false};    // mirrors close_after_reply()
   std::atomic<uint64_t> sub_channels{0}, sub_patterns{0}, sub_shard{0};
   std::atomic<bool> kill_requested{false};
+  // Argument bytes of the command held: the running one while CLIENT INFO / LIST formats
+  // its own caller, a blocked command's while it waits; 0 otherwise (argv-mem).
+  std::atomic<uint64_t> argv_mem{0};
+  std::atomic<uint64_t> multi_mem{0};  // argument bytes of the commands queued by MULTI
+  std::atomic<uint64_t> tot_cmds{0};   // commands run (those rejected before running not)
+  // Commands run from the socket, and the groups of up to 16 they came in (one turn's
+  // commands 16 at a time, as Redis's lookahead parses them): avg-pipeline-len-sum / -cnt.
+  std::atomic<uint64_t> pipeline_cmds{0}, pipeline_batches{0};
+
+  static constexpr uint8_t kEventRead = 1, kEventWrite = 2;
+  // The owner's increment of one of the counters above.
+  static void OwnerAdd(std::atomic<uint64_t>& counter, uint64_t n) {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
 
  private:
   const uint64_t id_;

@@ -48,7 +48,9 @@ void CommandContext::CountLookup(bool hit) {
 }
 
 void CommandContext::TouchEntry(Entry* e) {
-  if (client_.no_touch()) {
+  // CLIENT NO-TOUCH: the client's commands leave access times alone, except TOUCH's
+  // (which is what it asks for), as Redis's lookupKey.
+  if (client_.no_touch() && (cmd_ == nullptr || cmd_->full_name != "touch")) {
     return;
   }
   Config& cfg = server_.config();

@@ -132,14 +132,17 @@ KeySpec KeyKeyword(std::string_view keyword, int startfrom, int lastkey, int ste
 }
 
 std::vector<std::string_view> CommandFlagNames(uint32_t flags, bool movable_keys) {
+  // Redis keeps these in its table but leaves them out of COMMAND INFO on purpose.
+  constexpr uint32_t kHidden = kCmdMayReplicate | kCmdProtected | kCmdTouchesArbitraryKeys;
   std::vector<std::string_view> out;
   for (const auto& f : kCommandFlags) {
-    if ((flags & f.bit) && f.bit < kCmdSelfLocking) {
+    // Redis writes movablekeys between no_multi and allow_busy.
+    if (f.bit == kCmdAllowBusy && movable_keys) {
+      out.push_back("movablekeys");
+    }
+    if ((flags & f.bit) && f.bit < kCmdSelfLocking && !(f.bit & kHidden)) {
       out.push_back(f.name);
     }
-  }
-  if (movable_keys) {
-    out.push_back("movablekeys");
   }
   return out;
 }
@@ -249,6 +252,81 @@ bool CommandSpec::GetKeys(const std::vector<std::string_view>& args, std::vector
     }
   }
   return true;
+}
+
+std::optional<std::vector<KeyPosition>> CommandSpec::KeysBySpecs(
+    const std::vector<std::string_view>& args) const {
+  const int argc = static_cast<int>(args.size());
+  std::vector<KeyPosition> out;
+  for (const KeySpec& ks : key_specs) {
+    if (ks.flags & kKeyNotKey) {
+      continue;
+    }
+    int first = 0;
+    if (ks.begin == KeySpec::Begin::kIndex) {
+      first = ks.index;
+    } else {
+      // Forwards from startfrom up to (not including) the last argument, or backwards
+      // from argc+startfrom down to (not including) argument 1, as Redis searches.
+      const int from = ks.startfrom > 0 ? ks.startfrom : argc + ks.startfrom;
+      const int to = ks.startfrom > 0 ? argc - 1 : 1;
+      for (int i = from; i != to; i = from <= to ? i + 1 : i - 1) {
+        if (i >= argc || i < 1) {
+          break;
+        }
+        if (EqualsIgnoreCase(args[i], ks.keyword)) {
+          first = i + 1;
+          break;
+        }
+      }
+      if (first == 0) {
+        continue;  // keyword absent: this spec finds no key
+      }
+    }
+    int last = 0;
+    int step = ks.step;
+    if (ks.find == KeySpec::Find::kRange) {
+      if (ks.lastkey >= 0) {
+        last = first + ks.lastkey;
+      } else if (ks.limit == 0) {
+        last = argc + ks.lastkey;
+      } else {
+        last = first + ((argc - first) / ks.limit + ks.lastkey);
+      }
+    } else {
+      if (first + ks.keynumidx >= argc) {
+        return std::nullopt;
+      }
+      auto numkeys = ParseInt64(args[first + ks.keynumidx]);
+      if (!numkeys || *numkeys < 0 || *numkeys > argc) {
+        return std::nullopt;
+      }
+      first += ks.firstkey;
+      last = first + static_cast<int>(*numkeys) - 1;
+    }
+    if (last >= argc || last < first || first >= argc) {
+      return std::nullopt;
+    }
+    for (int i = first; i <= last; i += step) {
+      out.push_back({i, ks.flags});
+    }
+    if (ks.flags & kKeyIncomplete) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+bool CommandSpec::HasKeys() const {
+  if (getkeys != nullptr) {
+    return true;
+  }
+  for (const KeySpec& ks : key_specs) {
+    if (!(ks.flags & kKeyNotKey)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 CommandSpec* CommandTable::Build(CommandDef def, CommandSpec* parent) {

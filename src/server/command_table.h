@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,6 +113,13 @@ struct CommandDoc {
 // specs cannot describe, or to override them).
 using GetKeysFn = void (*)(const std::vector<std::string_view>& args, std::vector<int>* out);
 
+// A key found in a command invocation: its argument position and the flags of the key
+// spec that found it (COMMAND GETKEYSANDFLAGS).
+struct KeyPosition {
+  int pos;
+  uint32_t flags;
+};
+
 struct CommandDef {
   std::string name;
   int arity = 0;
@@ -156,7 +164,16 @@ class CommandSpec {
   const CommandSpec* FindSub(std::string_view name) const;
   // Appends the positions of the keys in `args` (which starts with the command name).
   // Returns false when the arguments are malformed for key extraction (e.g. a bad numkeys).
+  // Lenient, for locking: the handler reports malformed arguments itself.
   bool GetKeys(const std::vector<std::string_view>& args, std::vector<int>* out) const;
+  // The keys the key specs find, with Redis's rules (getKeysUsingKeySpecs): nullopt when
+  // a spec does not fit the arguments (a count that is not a plain non-negative integer,
+  // a range or count past the end, no key where one must be, an INCOMPLETE spec).
+  // NOT_KEY specs are skipped; a keyword spec whose keyword is absent finds nothing.
+  std::optional<std::vector<KeyPosition>> KeysBySpecs(
+      const std::vector<std::string_view>& args) const;
+  // True when some key spec names real keys (Redis's doesCommandHaveKeys).
+  bool HasKeys() const;
 };
 
 class CommandTable {

@@ -39,6 +39,20 @@ class Connection : public NetConnection, public Client {
 
   ReplyBuilder* output() override { return &reply; }
   Connection* AsConnection() override { return this; }
+  const NetConnection* net() const override { return this; }
+
+  // Records how much of `out` replies use before it is handed to the backend (CLIENT
+  // LIST's rbp: the peak of the last kReplyPeakResetMs, as Redis's
+  // reply-buffer-peak-reset-time).
+  void NoteReplyBytes(int64_t now_ms);
+  // Publishes the buffer figures of CLIENT LIST (qbuf, obl, oll, omem, rbs, rbp, events,
+  // tot-mem) from the live state, for other threads to read.
+  void PublishInfo();
+
+ private:
+  static constexpr int64_t kReplyPeakResetMs = 5000;
+  size_t reply_peak_ = 0;
+  int64_t reply_peak_since_ms_ = 0;
 };
 
 }  // namespace hotkv

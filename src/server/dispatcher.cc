@@ -200,6 +200,7 @@ void Account(Worker& w, Client& c, const CommandSpec* cmd,
     WorkerStats::Inc(st.failed);
   }
   WorkerStats::Inc(w.stats().commands);
+  Client::OwnerAdd(c.tot_cmds, 1);
   Config& cfg = w.server().config();
   int64_t slower = cfg.slowlog_log_slower_than();
   if (slower >= 0 && !cmd->is(kCmdSkipSlowlog) &&
@@ -298,6 +299,7 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
     cmd = server.commands().Find(args[0]);
   }
   if (cmd == nullptr) {
+    c.set_last_command(nullptr);  // CLIENT LIST's cmd=NULL, as Redis
     RejectUnknown(rb, args);
     if (c.in_multi()) {
       c.FlagMultiError();
@@ -306,11 +308,13 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
   }
   if (!cmd->subcommands.empty() && cmd->handler == nullptr) {
     if (args.size() < 2) {
+      c.set_last_command(cmd);
       Reject(w, c, rb, cmd, "ERR wrong number of arguments for '" + cmd->name + "' command");
       return;
     }
     const CommandSpec* sub = cmd->FindSub(args[1]);
     if (sub == nullptr) {
+      c.set_last_command(nullptr);
       std::string msg = "ERR unknown subcommand '";
       msg.append(args[1].substr(0, 128));
       msg += "'. Try " + ToUpper(cmd->name) + " HELP.";
@@ -319,6 +323,9 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
     }
     cmd = sub;
   }
+  // Redis records the command as the client's last one as soon as it is looked up, so
+  // one rejected for its arity or queued by MULTI shows in CLIENT LIST's cmd too.
+  c.set_last_command(cmd);
   const int argc = static_cast<int>(args.size());
   if ((cmd->arity > 0 && argc != cmd->arity) || (argc < -cmd->arity)) {
     Reject(w, c, rb, cmd, "ERR wrong number of arguments for '" + cmd->full_name + "' command");
@@ -348,17 +355,19 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
     }
     QueuedCommand q{cmd, {}};
     q.args.reserve(args.size());
+    size_t bytes = 0;
     for (auto a : args) {
       q.args.emplace_back(a);
+      bytes += a.size();
     }
     c.multi_queue().push_back(std::move(q));
     c.multi_len.store(c.multi_queue().size(), std::memory_order_relaxed);
+    Client::OwnerAdd(c.multi_mem, bytes);
     rb.SimpleString("QUEUED");
     return;
   }
 
   const uint64_t errors_before = rb.errors_written();
-  c.set_last_command(cmd);
 
   CommandContext ctx(server, w, c, rb, args, cmd, now);
   const uint64_t t0 = CyclesNow();
@@ -440,6 +449,7 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
       WorkerStats::Inc(st.failed);
     }
     WorkerStats::Inc(w.stats().commands);
+    Client::OwnerAdd(client.tot_cmds, 1);
   }
   // Blocked clients woken by the transaction see its final state, as in Redis.
   if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {

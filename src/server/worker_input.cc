@@ -105,7 +105,7 @@ void Worker::OnOutputDrained(NetConnection* nc) {
   if (was_paused && !c->reading_paused) {
     resume_.push_back(c);  // input may be waiting in the buffer
   }
-  c->obl.store(0, std::memory_order_relaxed);
+  c->PublishInfo();
 }
 
 void Worker::UpdateReading(Connection* c) {
@@ -123,6 +123,7 @@ void Worker::ProcessInput(Connection* c) {
   limits.authenticated = c->authenticated();
   const size_t budget_end = c->in_start + kInputBudgetBytes;
   bool budget_spent = false;
+  size_t ran = 0;  // commands run in this call
   while (c->in_start < c->in.size() && !c->close_after_reply() && !c->blocked()) {
     if (c->in_start >= budget_end) {
       budget_spent = true;  // run the rest later (the resume list), after others
@@ -174,6 +175,15 @@ void Worker::ProcessInput(Connection* c) {
       if (pc.key >= 0) {
         SetKeyHint(pc.args[pc.key], pc.shard, pc.hash);
       }
+      // CLIENT LIST's avg-pipeline-len figures: the commands of one turn in groups of
+      // kBatch, as Redis parses a read's commands 16 at a time (lookahead), whether or
+      // not pipeline-prefetch batches them here. Counted before the command runs, so
+      // its CLIENT INFO sees itself, as in Redis.
+      if (ran % kBatch == 0) {
+        Client::OwnerAdd(c->pipeline_batches, 1);
+      }
+      Client::OwnerAdd(c->pipeline_cmds, 1);
+      ran++;
       Dispatch(*this, *c, pc.args, pc.cmd);
       if (c->closed) {
         return;
@@ -221,6 +231,7 @@ void Worker::Flush(Connection* c) {
   if (c->closed) {
     return;
   }
+  c->NoteReplyBytes(CachedNowMs());
   if (!backend_->Send(c)) {
     CloseConnection(c);
     return;
@@ -233,8 +244,7 @@ void Worker::Flush(Connection* c) {
   // A client that does not read its replies stops being read, instead of growing the
   // server's memory without bound; so does one whose commands pile up unrun.
   UpdateReading(c);
-  c->omem.store(c->out.capacity() + c->sending.capacity(), std::memory_order_relaxed);
-  c->obl.store(pending, std::memory_order_relaxed);
+  c->PublishInfo();
 }
 
 // Staged prefetch over a parsed batch (Valkey's memory_prefetch idea): first the shard's

@@ -483,11 +483,14 @@ def test_client_kill_and_list_by_type(start_server):
     srv = start_server()
     killer, victim = srv.raw(), srv.raw()
     wait_for_clients(killer, 2)
-    # Redis 8 names the replication source "primary"; "master" stays for old clients.
-    # There are no replication links, so neither type matches anyone.
-    for t in ("primary", "master", "replica", "slave", "PRIMARY"):
+    # There are no replication links, so no client is of the replication types. Redis 8.8
+    # knows no "primary" type (checked against redis-server 8.8).
+    for t in ("master", "replica", "slave", "MASTER"):
         assert killer.command("CLIENT", "KILL", "TYPE", t) == 0
         assert killer.command("CLIENT", "LIST", "TYPE", t) == b""
+    for t in ("primary", "PRIMARY"):
+        assert killer.command("CLIENT", "KILL", "TYPE", t) == f"ERR Unknown client type '{t}'"
+        assert killer.command("CLIENT", "LIST", "TYPE", t) == f"ERR Unknown client type '{t}'"
     assert killer.command("CLIENT", "KILL", "TYPE", "pubsub") == 0
     assert killer.command("CLIENT", "KILL", "TYPE", "boss") == "ERR Unknown client type 'boss'"
     assert killer.command("CLIENT", "KILL", "TYPE", "normal") == 1   # SKIPME spares the caller

@@ -1,4 +1,5 @@
-// CommandSpec::GetKeys on numkeys-style key specs (ZUNIONSTORE, ZMPOP, BZMPOP).
+// CommandSpec::GetKeys on numkeys-style key specs (ZUNIONSTORE, ZMPOP, BZMPOP);
+// CommandSpec::KeysBySpecs (COMMAND GETKEYS) with Redis's rules; COMMAND INFO flag names.
 #include "server/command_table.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,81 @@ TEST(CommandTableTest, KeyNumRejectsCountsBeyondTheArguments) {
     EXPECT_FALSE(spec->GetKeys(args, &keys)) << count;
     EXPECT_LE(keys.size(), 1u) << count;  // at most the destination
   }
+}
+
+std::vector<int> Positions(const std::vector<KeyPosition>& keys) {
+  std::vector<int> out;
+  for (const KeyPosition& k : keys) {
+    out.push_back(k.pos);
+  }
+  return out;
+}
+
+TEST(CommandTableTest, KeysBySpecsReportsEachSpecsFlags) {
+  CommandTable t;
+  CommandSpec* spec = AddZUnionStoreLike(t);
+  auto keys = spec->KeysBySpecs({"zunionstore", "d", "2", "a", "b"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(Positions(*keys), (std::vector<int>{1, 3, 4}));
+  EXPECT_EQ((*keys)[0].flags, kKeyOW | kKeyUpdate);
+  EXPECT_EQ((*keys)[1].flags, kKeyRO | kKeyAccess);
+}
+
+TEST(CommandTableTest, KeysBySpecsRejectsWhatRedisRejects) {
+  CommandTable t;
+  CommandSpec* spec = AddZUnionStoreLike(t);
+  // A zero count (no key where one must be), a count that is not a plain integer (Redis's
+  // string2ll: no leading zeros, spaces or '+'), a count past the end.
+  for (std::string_view count : {"0", "02", " 2", "+2", "2abc", "-1", "3"}) {
+    EXPECT_FALSE(spec->KeysBySpecs({"zunionstore", "d", count, "a", "b"}).has_value()) << count;
+  }
+  CommandSpec* get = t.Add({.name = "get", .arity = 2, .keys = {KeyAt(1, "RO")}});
+  EXPECT_FALSE(get->KeysBySpecs({"get"}).has_value());  // the key is past the end
+}
+
+TEST(CommandTableTest, KeysBySpecsKeywordSearchBounds) {
+  CommandTable t;
+  // XREAD-like: keys after STREAMS, half of what follows it.
+  CommandSpec* fwd = t.Add({.name = "xr", .arity = -4,
+                            .keys = {KeyKeyword("STREAMS", 1, -1, 1, "RO", 2)}});
+  auto keys = fwd->KeysBySpecs({"xr", "COUNT", "1", "streams", "a", "b", "0", "0"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(Positions(*keys), (std::vector<int>{4, 5}));
+  // The keyword is not searched in the last argument: no keyword, so no key from it.
+  keys = fwd->KeysBySpecs({"xr", "a", "b", "STREAMS"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_TRUE(keys->empty());
+  // Backwards from the end (MIGRATE-like KEYS), never down to argument 1.
+  CommandSpec* back = t.Add({.name = "mg", .arity = -2,
+                             .keys = {KeyKeyword("KEYS", -2, -1, 1, "RW")}});
+  keys = back->KeysBySpecs({"mg", "h", "KEYS", "a", "b"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_EQ(Positions(*keys), (std::vector<int>{3, 4}));
+  keys = back->KeysBySpecs({"mg", "KEYS", "a"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_TRUE(keys->empty());
+}
+
+TEST(CommandTableTest, KeysBySpecsSkipsNotKeySpecsAndHasKeysSaysSo) {
+  CommandTable t;
+  CommandSpec* spub = t.Add({.name = "spublish", .arity = 3, .keys = {KeyAt(1, "NOT_KEY")}});
+  EXPECT_FALSE(spub->HasKeys());
+  auto keys = spub->KeysBySpecs({"spublish", "c", "m"});
+  ASSERT_TRUE(keys.has_value());
+  EXPECT_TRUE(keys->empty());
+  CommandSpec* del = t.Add({.name = "del", .arity = -2, .keys = {KeyRange(1, -1, 1, "RM DELETE")}});
+  EXPECT_TRUE(del->HasKeys());
+  CommandSpec* ping = t.Add({.name = "ping", .arity = -1});
+  EXPECT_FALSE(ping->HasKeys());
+}
+
+TEST(CommandTableTest, FlagNamesHideWhatRedisHidesAndPlaceMovableKeys) {
+  auto names = CommandFlagNames(kCmdWrite | kCmdMayReplicate | kCmdProtected |
+                                    kCmdTouchesArbitraryKeys | kCmdNoMulti | kCmdAllowBusy,
+                                true);
+  EXPECT_EQ(names, (std::vector<std::string_view>{"write", "no_multi", "movablekeys", "allow_busy"}));
+  EXPECT_EQ(CommandFlagNames(kCmdReadonly | kCmdSelfLocking, true),
+            (std::vector<std::string_view>{"readonly", "movablekeys"}));
 }
 
 }  // namespace
