@@ -32,6 +32,19 @@ Status EpollBackend::AddListener(int fd) {
   return Status::Ok();
 }
 
+void EpollBackend::RemoveListener(int fd) {
+  for (size_t i = 0; i < tags_.size(); i++) {
+    if (tags_[i]->kind == Tag::kListener && tags_[i]->fd == fd) {
+      epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+      close(fd);
+      tags_[i]->kind = Tag::kRemoved;
+      retired_.push_back(std::move(tags_[i]));
+      tags_.erase(tags_.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  }
+}
+
 Status EpollBackend::SetWakeFd(int fd) {
   tags_.push_back(std::make_unique<Tag>(Tag{Tag::kWake, fd}));
   epoll_event ev{};
@@ -147,6 +160,7 @@ void EpollBackend::Read(NetConnection* c, IoSink& sink) {
 void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
+  retired_.clear();
   int n = epoll_wait(epfd_, events, kMaxEvents, timeout_ms);
   for (int i = 0; i < n; i++) {
     uint64_t data = events[i].data.u64;
@@ -154,6 +168,9 @@ void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
       Tag* tag = reinterpret_cast<Tag*>(data & ~uint64_t{1});
       if (tag->kind == Tag::kWake) {
         sink.OnWake();
+        continue;
+      }
+      if (tag->kind == Tag::kRemoved) {
         continue;
       }
       for (int k = 0; k < 64; k++) {

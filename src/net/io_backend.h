@@ -69,6 +69,9 @@ class IoBackend {
   // True when the backend reads the eventfd itself (the owner must not read it again).
   virtual bool ConsumesWakeFd() const = 0;
   virtual Status AddListener(int fd) = 0;
+  // Stops accepting on a listener and closes its socket (once no kernel operation refers
+  // to it). Connections it accepted meanwhile are still reported.
+  virtual void RemoveListener(int fd) = 0;
   virtual Status SetWakeFd(int fd) = 0;
   virtual void AddConnection(NetConnection* c) = 0;
   // Starts sending c->out. Returns false when the connection broke (caller closes it).

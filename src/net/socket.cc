@@ -31,7 +31,8 @@ std::string FormatAddress(const sockaddr_storage& a) {
 
 }  // namespace
 
-Result<int> OpenListener(const std::string& addr, int port, int backlog) {
+Result<int> OpenListener(const std::string& given, int port, int backlog) {
+  const std::string addr = given == "::*" ? "::" : given;
   bool v6 = addr.find(':') != std::string::npos;
   int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
@@ -62,13 +63,58 @@ Result<int> OpenListener(const std::string& addr, int port, int backlog) {
     }
     rc = bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
   }
-  if (rc != 0 || listen(fd, backlog) != 0) {
-    Status st = Status::IoError("Could not create server TCP listening socket " + addr + ":" +
-                                std::to_string(port) + ": " + strerror(errno));
+  const char* step = "bind";
+  if (rc == 0) {
+    step = "listen";
+    rc = listen(fd, backlog);
+  }
+  if (rc != 0) {
+    Status st = Status::IoError("Could not create server TCP listening socket " + given + ":" +
+                                std::to_string(port) + ": " + step + ": " + strerror(errno));
     close(fd);
     return st;
   }
   return fd;
+}
+
+Result<std::vector<int>> OpenListeners(const std::vector<std::string>& addrs, int port, int backlog) {
+  std::vector<int> fds;
+  if (port == 0) {
+    return fds;
+  }
+  for (size_t i = 0; i < addrs.size(); i++) {
+    const std::string& raw = addrs[i];
+    const bool optional = !raw.empty() && raw[0] == '-';
+    const std::string addr = optional ? raw.substr(1) : raw;
+    bool repeated = false;
+    for (size_t j = 0; j < i; j++) {
+      repeated = repeated || addrs[j] == addr || addrs[j] == "-" + addr;
+    }
+    if (repeated && !optional) {
+      // SO_REUSEPORT would let the second bind succeed; Redis's fails.
+      for (int f : fds) {
+        close(f);
+      }
+      return Status::IoError("Could not create server TCP listening socket " + addr + ":" +
+                             std::to_string(port) + ": bind: " + strerror(EADDRINUSE));
+    }
+    if (repeated) {
+      continue;
+    }
+    Result<int> fd = OpenListener(addr, port, backlog);
+    if (fd.ok()) {
+      fds.push_back(*fd);
+      continue;
+    }
+    if (optional) {
+      continue;
+    }
+    for (int f : fds) {
+      close(f);
+    }
+    return fd.status();
+  }
+  return fds;
 }
 
 void ConfigureAccepted(int fd, int keepalive_s) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -15,6 +16,11 @@ namespace hotkv {
 // address with ':' is IPv6, V6ONLY). Errors use Redis's texts ("Could not create server
 // TCP listening socket ...", "Invalid bind address ...").
 Result<int> OpenListener(const std::string& addr, int port, int backlog);
+
+// One listening socket per address of `addrs` (Redis's bind list: "*" every IPv4
+// address, "::*" every IPv6 address, a "-" prefix: skipped when it cannot be bound).
+// Port 0: no TCP socket at all (an empty list). On an error nothing stays open.
+Result<std::vector<int>> OpenListeners(const std::vector<std::string>& addrs, int port, int backlog);
 
 // TCP_NODELAY, and TCP keepalive probes after `keepalive_s` idle seconds (0: off).
 void ConfigureAccepted(int fd, int keepalive_s);

@@ -76,23 +76,28 @@ Status Worker::Init() {
     return Status::IoError(std::string("eventfd: ") + strerror(errno));
   }
   Config& cfg = server_->config();
-  for (const std::string& raw : cfg.bind_addresses()) {
-    // "-addr" means optional in Redis: skip it if it cannot be bound.
-    bool optional = !raw.empty() && raw[0] == '-';
-    std::string addr = optional ? raw.substr(1) : raw;
-    Result<int> fd = OpenListener(addr, static_cast<int>(cfg.port()), static_cast<int>(cfg.tcp_backlog()));
-    if (!fd.ok()) {
-      if (optional) {
-        continue;
-      }
-      return fd.status();
-    }
-    listen_fds_.push_back(*fd);
+  Result<std::vector<int>> fds = OpenListeners(cfg.bind_addresses(), static_cast<int>(cfg.port()),
+                                               static_cast<int>(cfg.tcp_backlog()));
+  if (!fds.ok()) {
+    return fds.status();
   }
+  listen_fds_ = std::move(fds).value();
   if (listen_fds_.empty()) {
-    return Status::InvalidArgument("No address to listen on");
+    return Status::InvalidArgument("Configured to not listen anywhere, exiting.");
   }
   return Status::Ok();
+}
+
+void Worker::ReplaceListeners(std::vector<int> fds) {
+  for (int fd : fds) {
+    if (Status st = backend_->AddListener(fd); !st.ok()) {
+      fprintf(stderr, "# worker %d: %s\n", index_, st.message().c_str());
+    }
+  }
+  for (int fd : listen_fds_) {
+    backend_->RemoveListener(fd);  // the backend closes it
+  }
+  listen_fds_ = std::move(fds);
 }
 
 void Worker::Start() {

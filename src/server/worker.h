@@ -82,6 +82,9 @@ class Worker : private IoSink {
 
   // Runs `fn` on this worker's thread soon. Callable from any thread.
   void Post(std::function<void()> fn);
+  // On the worker's thread: listens on `fds` (already bound and listening) instead of
+  // the sockets it had, which are closed.
+  void ReplaceListeners(std::vector<int> fds);
 
   // ---- on the worker's own thread ----
   Connection* FindConnection(uint64_t id);
