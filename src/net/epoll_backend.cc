@@ -32,9 +32,10 @@ Status EpollBackend::AddListener(int fd) {
   return Status::Ok();
 }
 
-void EpollBackend::RemoveListener(int fd) {
+void EpollBackend::RemoveListener(int fd, IoSink& sink) {
   for (size_t i = 0; i < tags_.size(); i++) {
     if (tags_[i]->kind == Tag::kListener && tags_[i]->fd == fd) {
+      DrainListener(fd, sink);
       epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
       close(fd);
       tags_[i]->kind = Tag::kRemoved;
@@ -199,6 +200,17 @@ void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
         sink.OnOutputDrained(c);
       }
     }
+  }
+}
+
+void DrainListener(int fd, IoSink& sink) {
+  // Bounded: a flood of connections cannot keep a worker here.
+  for (int k = 0; k < 4096; k++) {
+    int conn = accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (conn < 0) {
+      return;
+    }
+    sink.OnAccepted(conn);
   }
 }
 

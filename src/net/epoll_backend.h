@@ -21,7 +21,7 @@ class EpollBackend final : public IoBackend {
   const char* name() const override { return "epoll"; }
   bool ConsumesWakeFd() const override { return false; }
   Status AddListener(int fd) override;
-  void RemoveListener(int fd) override;
+  void RemoveListener(int fd, IoSink& sink) override;
   Status SetWakeFd(int fd) override;
   void AddConnection(NetConnection* c) override;
   bool Send(NetConnection* c) override;

@@ -12,9 +12,9 @@
 
 namespace hotkv {
 
-// A non-blocking listening socket bound to addr:port ("*" = every IPv4 address; an
-// address with ':' is IPv6, V6ONLY). Errors use Redis's texts ("Could not create server
-// TCP listening socket ...", "Invalid bind address ...").
+// A non-blocking listening socket bound to addr:port ("*" = every IPv4 address, "::*"
+// every IPv6 one (V6ONLY), a host name: its first address). Errors use Redis's text
+// ("Could not create server TCP listening socket ...: bind: ...").
 Result<int> OpenListener(const std::string& addr, int port, int backlog);
 
 // One listening socket per address of `addrs` (Redis's bind list: "*" every IPv4

@@ -105,9 +105,10 @@ Status UringBackend::AddListener(int fd) {
   return Status::Ok();
 }
 
-void UringBackend::RemoveListener(int fd) {
+void UringBackend::RemoveListener(int fd, IoSink& sink) {
   for (auto& l : listeners_) {
     if (l->fd == fd && !l->closing) {
+      DrainListener(fd, sink);
       l->closing = true;
       io_uring_sqe* sqe = GetSqe();
       io_uring_prep_cancel64(sqe, Tag(l.get(), kAccept), 0);
@@ -331,6 +332,7 @@ void UringBackend::Dispatch(const io_uring_cqe* cqe, IoSink& sink) {
       }
       if (!(cqe->flags & IORING_CQE_F_MORE)) {
         if (l->closing) {
+          DrainListener(l->fd, sink);  // what arrived while the cancel was on its way
           close(l->fd);
           std::erase_if(listeners_, [l](const auto& p) { return p.get() == l; });
         } else {

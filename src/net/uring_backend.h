@@ -43,7 +43,7 @@ class UringBackend final : public IoBackend {
   const char* name() const override { return "io_uring"; }
   bool ConsumesWakeFd() const override { return true; }
   Status AddListener(int fd) override;
-  void RemoveListener(int fd) override;
+  void RemoveListener(int fd, IoSink& sink) override;
   Status SetWakeFd(int fd) override;
   void AddConnection(NetConnection* c) override;
   bool Send(NetConnection* c) override;

@@ -239,8 +239,8 @@ Result<ParsedValue> ParseOctalPerm(const std::vector<std::string>& words) {
 }
 
 Result<ParsedValue> ParseReplicaOf(const std::vector<std::string>& words) {
-  if (Empty(words)) {
-    return ParsedValue{};
+  if (words.empty()) {
+    return ParsedValue{};  // the default
   }
   if (words.size() != 2) {
     return Invalid("wrong number of arguments");
