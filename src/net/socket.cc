@@ -97,7 +97,8 @@ Result<int> OpenListener(const std::string& given, int port, int backlog) {
   return fd;
 }
 
-Result<std::vector<int>> OpenListeners(const std::vector<std::string>& addrs, int port, int backlog) {
+Result<std::vector<int>> OpenListeners(const std::vector<std::string>& addrs, int port,
+                                       int backlog) {
   std::vector<int> fds;
   if (port == 0) {
     return fds;

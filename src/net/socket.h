@@ -20,7 +20,8 @@ Result<int> OpenListener(const std::string& addr, int port, int backlog);
 // One listening socket per address of `addrs` (Redis's bind list: "*" every IPv4
 // address, "::*" every IPv6 address, a "-" prefix: skipped when it cannot be bound).
 // Port 0: no TCP socket at all (an empty list). On an error nothing stays open.
-Result<std::vector<int>> OpenListeners(const std::vector<std::string>& addrs, int port, int backlog);
+Result<std::vector<int>> OpenListeners(const std::vector<std::string>& addrs, int port,
+                                       int backlog);
 
 // TCP_NODELAY, and TCP keepalive probes after `keepalive_s` idle seconds (0: off).
 void ConfigureAccepted(int fd, int keepalive_s);

@@ -260,6 +260,7 @@ class Config {
   bool loading_ = false;      // inside LoadArgs: `save` lines add up
   bool save_loaded_ = false;  // a `save` line was read by this load
   int include_depth_ = 0;
+  bool threads_auto_ = false;            // threads 0: one per core, resolved at load
   std::vector<std::string> unresolved_;  // unknown directives of the load, as Redis lists them
   Option* port_opt_ = nullptr;
   Option* bind_opt_ = nullptr;
@@ -292,5 +293,9 @@ class Config {
 // than fit saturate at 2^64-1 and a unit multiplies modulo 2^64, as Redis's memtoull.
 // False for anything else ("+1", " 1", "1.5mb", "-1").
 bool ParseMemory(std::string_view s, uint64_t* out);
+
+// A word in double quotes with escapes, as Redis shows arguments in config errors and
+// writes strings in CONFIG REWRITE (sdscatrepr).
+std::string ConfigRepr(const std::string& s);
 
 }  // namespace hotkv

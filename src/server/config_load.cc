@@ -18,9 +18,16 @@ namespace hotkv {
 
 namespace {
 
+std::string FatalConfigError(int line, const std::string& echo, const std::string& why) {
+  return "\n*** FATAL CONFIG FILE ERROR (HotKV) ***\nReading the configuration file, at line " +
+         std::to_string(line) + "\n>>> '" + echo + "'\n" + why + "\n";
+}
+
+}  // namespace
+
 // A word as Redis echoes a command-line argument in a config error: in double quotes,
 // with escapes (sdscatrepr).
-std::string Repr(const std::string& s) {
+std::string ConfigRepr(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -57,13 +64,6 @@ std::string Repr(const std::string& s) {
   }
   return out + "\"";
 }
-
-std::string FatalConfigError(int line, const std::string& echo, const std::string& why) {
-  return "\n*** FATAL CONFIG FILE ERROR (HotKV) ***\nReading the configuration file, at line " +
-         std::to_string(line) + "\n>>> '" + echo + "'\n" + why + "\n";
-}
-
-}  // namespace
 
 Status Config::ApplyDirective(const std::vector<std::string>& words) {
   if (words.empty()) {
@@ -156,7 +156,7 @@ Status Config::LoadText(const std::string& text, const std::string& path, int fi
     if (quoted_echo && !words.empty()) {
       echo = words[0];
       for (size_t i = 1; i < words.size(); i++) {
-        echo += " " + Repr(words[i]);
+        echo += " " + ConfigRepr(words[i]);
       }
     }
     std::string why;
@@ -237,7 +237,7 @@ Status Config::LoadArgs(int argc, char** argv) {
       }
       std::string echo = words[0];
       for (size_t w = 1; w < words.size(); w++) {
-        echo += " " + Repr(words[w]);
+        echo += " " + ConfigRepr(words[w]);
       }
       return Status::InvalidArgument(FatalConfigError(lineno, echo, st.message()));
     }
@@ -255,7 +255,8 @@ Status Config::LoadArgs(int argc, char** argv) {
         "aborting\n";
     return Status::InvalidArgument(msg);
   }
-  if (threads_.load() == 0) {
+  threads_auto_ = threads_.load() == 0;
+  if (threads_auto_) {
     // One worker per core this process may run on (taskset/cgroups), not per core of
     // the machine: two workers sharing one core only add context switches.
     cpu_set_t set;

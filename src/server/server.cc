@@ -216,9 +216,8 @@ int Server::Run() {
       return 1;
     }
   }
-  config_->SetListenHook([this](const std::vector<std::string>& bind, int64_t port) {
-    return Rebind(bind, port);
-  });
+  config_->SetListenHook(
+      [this](const std::vector<std::string>& bind, int64_t port) { return Rebind(bind, port); });
   fprintf(stdout, "HotKV ready: port %lld, %d worker threads, pid %d\n",
           static_cast<long long>(config_->port()), n, static_cast<int>(getpid()));
   fflush(stdout);
