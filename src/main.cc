@@ -46,9 +46,19 @@ int main(int argc, char** argv) {
   if (config.prefault_memory() && !config.hugepages()) {
     hotkv::StartPagePrefaulter();
   }
-  if (!config.GetString("save").empty()) {
-    fprintf(stderr, "# Warning: persistence is not implemented; 'save %s' has no effect\n",
-            config.GetString("save").c_str());
+  for (const std::string& w : config.StartupWarnings()) {
+    fprintf(stderr, "# Warning: %s\n", w.c_str());
+  }
+  // As Redis: raise the open-files limit for maxclients, or lower maxclients to what the
+  // limit allows.
+  int64_t possible = 0;
+  if (!hotkv::Config::FitOpenFilesLimit(config.maxclients(), &possible).ok()) {
+    fprintf(stderr,
+            "# Warning: the open-files limit allows %lld clients, not the %lld of maxclients; "
+            "maxclients is now %lld\n",
+            static_cast<long long>(possible), static_cast<long long>(config.maxclients()),
+            static_cast<long long>(possible));
+    (void)config.Set({{"maxclients", std::to_string(possible)}});
   }
   hotkv::CommandTable table;
   hotkv::RegisterAllCommands(table);

@@ -336,15 +336,21 @@ void ConfigGetCommand(CommandContext& ctx) {
   }
 }
 
+// A loopback connection (or an in-process client), for the "local" settings of
+// enable-protected-configs and enable-debug-command.
+bool IsLocalClient(const Client& c) {
+  return c.addr.empty() || c.addr.rfind("127.", 0) == 0 || c.addr.rfind("::1:", 0) == 0;
+}
+
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
-    return ctx.rb().Error("ERR wrong number of arguments for 'config|set' command");
+    return ctx.rb().Error("ERR syntax error");  // the arity (-4) is checked before
   }
   std::vector<std::pair<std::string, std::string>> pairs;
   for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
     pairs.emplace_back(std::string(ctx.arg(i)), std::string(ctx.arg(i + 1)));
   }
-  if (Status st = ctx.server().config().Set(pairs); !st.ok()) {
+  if (Status st = ctx.server().config().Set(pairs, IsLocalClient(ctx.client())); !st.ok()) {
     return ctx.rb().Error(st.message());
   }
   ctx.rb().Ok();
@@ -413,6 +419,13 @@ void ShutdownCommand(CommandContext& ctx) {
 }
 
 void DebugCommand(CommandContext& ctx) {
+  const int64_t allowed = ctx.server().config().enable_debug_command();  // no, yes, local
+  if (allowed == 0 || (allowed == 2 && !IsLocalClient(ctx.client()))) {
+    return ctx.rb().Error(
+        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+        "you can run it from a local connection, otherwise you need to set this option in the "
+        "configuration file, and then restart the server.");
+  }
   std::string_view sub = ctx.arg(1);
   if (EqualsIgnoreCase(sub, "SLEEP") && ctx.argc() == 3) {
     auto secs = ParseDouble(ctx.arg(2));

@@ -23,6 +23,11 @@ int64_t ParseNotifyFlags(std::string_view s) {
       case 'n': flags |= notify::kNew; break;
       case 'o': flags |= notify::kOverwritten; break;
       case 'c': flags |= notify::kTypeChanged; break;
+      case 'a': flags |= notify::kArray; break;
+      case 'S': flags |= notify::kSubkeyspace; break;
+      case 'T': flags |= notify::kSubkeyevent; break;
+      case 'I': flags |= notify::kSubkeyspaceItem; break;
+      case 'V': flags |= notify::kSubkeyspaceEvent; break;
       default: return -1;
     }
   }
@@ -44,13 +49,19 @@ std::string FormatNotifyFlags(int64_t flags) {
     if (flags & notify::kEvicted) out += 'e';
     if (flags & notify::kStream) out += 't';
     if (flags & notify::kModule) out += 'd';
+    if (flags & notify::kArray) out += 'a';
+    // n, o and c are not part of A, but Redis 8.8 does not show them beside it either.
     if (flags & notify::kNew) out += 'n';
+    if (flags & notify::kOverwritten) out += 'o';
+    if (flags & notify::kTypeChanged) out += 'c';
   }
-  if (flags & notify::kOverwritten) out += 'o';
-  if (flags & notify::kTypeChanged) out += 'c';
   if (flags & notify::kKeyspace) out += 'K';
   if (flags & notify::kKeyevent) out += 'E';
   if (flags & notify::kKeyMiss) out += 'm';
+  if (flags & notify::kSubkeyspace) out += 'S';
+  if (flags & notify::kSubkeyevent) out += 'T';
+  if (flags & notify::kSubkeyspaceItem) out += 'I';
+  if (flags & notify::kSubkeyspaceEvent) out += 'V';
   return out;
 }
 

@@ -32,6 +32,20 @@ Status EpollBackend::AddListener(int fd) {
   return Status::Ok();
 }
 
+void EpollBackend::RemoveListener(int fd, IoSink& sink) {
+  for (size_t i = 0; i < tags_.size(); i++) {
+    if (tags_[i]->kind == Tag::kListener && tags_[i]->fd == fd) {
+      DrainListener(fd, sink);
+      epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+      close(fd);
+      tags_[i]->kind = Tag::kRemoved;
+      retired_.push_back(std::move(tags_[i]));
+      tags_.erase(tags_.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  }
+}
+
 Status EpollBackend::SetWakeFd(int fd) {
   tags_.push_back(std::make_unique<Tag>(Tag{Tag::kWake, fd}));
   epoll_event ev{};
@@ -149,6 +163,7 @@ void EpollBackend::Read(NetConnection* c, IoSink& sink) {
 void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
+  retired_.clear();
   int n = epoll_wait(epfd_, events, kMaxEvents, timeout_ms);
   for (int i = 0; i < n; i++) {
     uint64_t data = events[i].data.u64;
@@ -156,6 +171,9 @@ void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
       Tag* tag = reinterpret_cast<Tag*>(data & ~uint64_t{1});
       if (tag->kind == Tag::kWake) {
         sink.OnWake();
+        continue;
+      }
+      if (tag->kind == Tag::kRemoved) {
         continue;
       }
       for (int k = 0; k < 64; k++) {
@@ -184,6 +202,17 @@ void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
         sink.OnOutputDrained(c);
       }
     }
+  }
+}
+
+void DrainListener(int fd, IoSink& sink) {
+  // Bounded: a flood of connections cannot keep a worker here.
+  for (int k = 0; k < 4096; k++) {
+    int conn = accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (conn < 0) {
+      return;
+    }
+    sink.OnAccepted(conn);
   }
 }
 

@@ -21,6 +21,7 @@ class EpollBackend final : public IoBackend {
   const char* name() const override { return "epoll"; }
   bool ConsumesWakeFd() const override { return false; }
   Status AddListener(int fd) override;
+  void RemoveListener(int fd, IoSink& sink) override;
   Status SetWakeFd(int fd) override;
   void AddConnection(NetConnection* c) override;
   bool Send(NetConnection* c) override;
@@ -31,7 +32,7 @@ class EpollBackend final : public IoBackend {
 
  private:
   struct Tag {
-    enum Kind { kListener, kWake } kind;
+    enum Kind { kListener, kWake, kRemoved } kind;
     int fd;
   };
   // Writes as much of c's output as the socket takes. False: the socket broke.
@@ -42,6 +43,9 @@ class EpollBackend final : public IoBackend {
   int epfd_ = -1;
   IoStats* stats_;
   std::vector<std::unique_ptr<Tag>> tags_;
+  // Tags of removed listeners: events of the current epoll_wait may still point at them,
+  // so they are freed at the next Poll.
+  std::vector<std::unique_ptr<Tag>> retired_;
   std::vector<NetConnection*> released_;
 };
 

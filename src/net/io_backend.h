@@ -69,6 +69,10 @@ class IoBackend {
   // True when the backend reads the eventfd itself (the owner must not read it again).
   virtual bool ConsumesWakeFd() const = 0;
   virtual Status AddListener(int fd) = 0;
+  // Stops accepting on a listener and closes its socket (once no kernel operation refers
+  // to it). The connections waiting in its queue are accepted and reported to `sink`
+  // first, so a rebind drops none of them.
+  virtual void RemoveListener(int fd, IoSink& sink) = 0;
   virtual Status SetWakeFd(int fd) = 0;
   virtual void AddConnection(NetConnection* c) = 0;
   // Starts sending c->out. Returns false when the connection broke (caller closes it).
@@ -88,6 +92,9 @@ class IoBackend {
  private:
   std::string note_;
 };
+
+// Accepts every connection waiting on a non-blocking listener and reports it.
+void DrainListener(int fd, IoSink& sink);
 
 // The adaptive read size shared by the backends: grows when a read fills the buffer.
 inline constexpr size_t kMaxReadSize = 1024 * 1024;

@@ -105,6 +105,19 @@ Status UringBackend::AddListener(int fd) {
   return Status::Ok();
 }
 
+void UringBackend::RemoveListener(int fd, IoSink& sink) {
+  for (auto& l : listeners_) {
+    if (l->fd == fd && !l->closing) {
+      DrainListener(fd, sink);
+      l->closing = true;
+      io_uring_sqe* sqe = GetSqe();
+      io_uring_prep_cancel64(sqe, Tag(l.get(), kAccept), 0);
+      io_uring_sqe_set_data64(sqe, Tag(this, kIgnore));
+      return;
+    }
+  }
+}
+
 void UringBackend::ArmAccept(Listener* l) {
   io_uring_sqe* sqe = GetSqe();
   io_uring_prep_multishot_accept(sqe, l->fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -320,7 +333,13 @@ void UringBackend::Dispatch(const io_uring_cqe* cqe, IoSink& sink) {
         sink.OnAccepted(cqe->res);
       }
       if (!(cqe->flags & IORING_CQE_F_MORE)) {
-        ArmAccept(l);
+        if (l->closing) {
+          DrainListener(l->fd, sink);  // what arrived while the cancel was on its way
+          close(l->fd);
+          std::erase_if(listeners_, [l](const auto& p) { return p.get() == l; });
+        } else {
+          ArmAccept(l);
+        }
       }
       break;
     }

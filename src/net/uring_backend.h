@@ -1,6 +1,7 @@
 // UringBackend: an io_uring event loop for one worker (see io_backend.h).
 //
-// - Listeners: one multishot accept each.
+// - Listeners: one multishot accept each; a removed one is cancelled, and its socket
+//   closed at the accept's last completion.
 // - Connections: one single-shot recv each, re-armed after its completion is handled,
 //   selecting a buffer from a ring of provided buffers; the data is copied into
 //   NetConnection::in and the buffer handed back at once. Not multishot: a multishot recv
@@ -42,6 +43,7 @@ class UringBackend final : public IoBackend {
   const char* name() const override { return "io_uring"; }
   bool ConsumesWakeFd() const override { return true; }
   Status AddListener(int fd) override;
+  void RemoveListener(int fd, IoSink& sink) override;
   Status SetWakeFd(int fd) override;
   void AddConnection(NetConnection* c) override;
   bool Send(NetConnection* c) override;
@@ -55,6 +57,7 @@ class UringBackend final : public IoBackend {
   static constexpr uint64_t kOpMask = 7;
   struct Listener {
     int fd;
+    bool closing = false;  // its accept is being cancelled; closed at the last completion
   };
 
   explicit UringBackend(IoStats* stats);

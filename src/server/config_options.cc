@@ -1,249 +1,316 @@
-// The option table: every setting with its kind, default, range, whether CONFIG SET may
-// change it, and the parsers of the options with their own syntax (save,
-// notify-keyspace-events, client-output-buffer-limit, ...).
+// Config's options built from the parameter table (config_table.cc): storage (the hot
+// settings' atomics, or the option's own), defaults, and the checks and side effects of
+// the parameters HotKV acts on. The parsers of parameters with their own syntax are in
+// config_special.cc.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "common/notify_flags.h"
 #include "common/string_util.h"
 #include "server/config.h"
+#include "server/config_table.h"
 
 namespace hotkv {
 
 namespace {
-const std::vector<std::string> kPolicies = {"volatile-lru", "volatile-lfu",    "volatile-random",
-                                            "volatile-ttl", "allkeys-lru",     "allkeys-lfu",
-                                            "allkeys-random", "noeviction"};
-constexpr int64_t kNoEviction = 7;
+
+// maxmemory-policy's values in Redis 8.8's order, and the EvictionPolicy
+// (engine/eviction.h) each one is; -1: not implemented.
+constexpr int64_t kPolicyToEviction[] = {0, 1, 2, 3, -1, 4, 5, 6, -1, 7};
+
+// Descriptors Redis keeps beside its clients (listeners, log, persistence, ...).
+constexpr int64_t kReservedFds = 32;
+
+std::vector<std::pair<std::string, int64_t>> ParseValues(const char* spec) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  std::istringstream in(spec);
+  std::string w;
+  int64_t next = 0;
+  while (in >> w) {
+    size_t eq = w.find('=');
+    int64_t v = next;
+    if (eq != std::string::npos) {
+      v = *ParseInt64(w.substr(eq + 1));
+      w.resize(eq);
+    }
+    out.emplace_back(w, v);
+    next = v + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
-Config::Config() {
-  auto add_int = [this](const char* name, std::atomic<int64_t>* v, int64_t lo, int64_t hi,
-                        bool mut) -> Option& {
-    Option& o = Add(name, Kind::kInt, mut);
-    o.int_value = v;
-    o.min = lo;
-    o.max = hi;
-    return o;
-  };
-  auto add_mem = [this](const char* name, std::atomic<int64_t>* v, int64_t lo, int64_t hi,
-                        bool mut) -> Option& {
-    Option& o = Add(name, Kind::kMemory, mut);
-    o.int_value = v;
-    o.min = lo;
-    o.max = hi;
-    return o;
-  };
-  auto add_bool = [this](const char* name, std::atomic<int64_t>* v, bool mut) -> Option& {
-    Option& o = Add(name, Kind::kBool, mut);
-    o.int_value = v;
-    return o;
-  };
-  auto add_str = [this](const char* name, std::string* v, bool mut) -> Option& {
-    Option& o = Add(name, Kind::kString, mut);
-    o.str_value = v;
-    return o;
-  };
-  auto add_enum = [this](const char* name, std::atomic<int64_t>* v, std::vector<std::string> vals,
-                         bool mut) -> Option& {
-    Option& o = Add(name, Kind::kEnum, mut);
-    o.int_value = v;
-    o.enum_values = std::move(vals);
-    return o;
-  };
-
-  add_int("port", &port_, 0, 65535, false);
-  add_int("threads", &threads_, 0, 1024, false);
-  add_int("databases", &databases_, 1, 1 << 20, false);
-  add_int("maxclients", &maxclients_, 1, 4294967295LL, true);
-  add_int("timeout", &timeout_, 0, INT32_MAX, true);
-  add_mem("proto-max-bulk-len", &proto_max_bulk_len_, 1024 * 1024, INT64_MAX, true);
-  add_mem("client-query-buffer-limit", &client_query_buffer_limit_, 1024 * 1024, INT64_MAX, true);
-  add_bool("pipeline-prefetch", &pipeline_prefetch_, true);
-  add_bool("hugepages", &hugepages_, false);
-  add_bool("prefault-memory", &prefault_memory_, false);
-  add_enum("io-backend", &io_backend_, {"auto", "io_uring", "epoll"}, false);
-  add_int("hz", &hz_, 1, 500, true);
-  add_int("slowlog-log-slower-than", &slowlog_slower_, -1, INT64_MAX, true);
-  add_int("slowlog-max-len", &slowlog_max_len_, 0, INT32_MAX, true);
-  add_mem("maxmemory", &maxmemory_, 0, INT64_MAX, true);
-  add_enum("maxmemory-policy", &maxmemory_policy_, kPolicies, true);
-  maxmemory_policy_ = kNoEviction;
-  add_int("maxmemory-samples", &maxmemory_samples_, 1, 64, true);
-  add_int("maxmemory-eviction-tenacity", &maxmemory_eviction_tenacity_, 0, 100, true);
-  add_int("lfu-log-factor", &lfu_log_factor_, 0, INT32_MAX, true);
-  add_int("lfu-decay-time", &lfu_decay_time_, 0, INT32_MAX, true);
-  add_int("tcp-backlog", &tcp_backlog_, 0, INT32_MAX, false);
-  add_int("tcp-keepalive", &tcp_keepalive_, 0, INT32_MAX, true);
-  add_bool("protected-mode", &protected_mode_, true);
-  add_bool("daemonize", &daemonize_, false);
-  add_int("io-threads", &io_threads_, 1, 128, false);
-  add_bool("enable-debug-command", &enable_debug_, false);
-  add_int("latency-monitor-threshold", &latency_threshold_, 0, INT64_MAX, true);
-  add_bool("lazyfree-lazy-user-del", &lazyfree_user_del_, true);
-  add_bool("lazyfree-lazy-user-flush", &lazyfree_user_flush_, true);
-  add_int("active-expire-effort", &active_expire_effort_, 1, 10, true);
-  add_enum("loglevel", &loglevel_, {"debug", "verbose", "notice", "warning", "nothing"}, true);
-  loglevel_ = 2;
-  add_int("list-max-listpack-size", &list_max_listpack_size_, INT32_MIN, INT32_MAX, true)
-      .aliases = {"list-max-ziplist-size"};
-  add_int("list-compress-depth", &list_compress_depth_, 0, INT32_MAX, true);
-  add_int("hash-max-listpack-entries", &hash_max_listpack_entries_, 0, INT64_MAX, true)
-      .aliases = {"hash-max-ziplist-entries"};
-  add_int("hash-max-listpack-value", &hash_max_listpack_value_, 0, INT64_MAX, true)
-      .aliases = {"hash-max-ziplist-value"};
-  add_int("set-max-intset-entries", &set_max_intset_entries_, 0, INT64_MAX, true);
-  add_int("set-max-listpack-entries", &set_max_listpack_entries_, 0, INT64_MAX, true);
-  add_int("set-max-listpack-value", &set_max_listpack_value_, 0, INT64_MAX, true);
-  add_int("zset-max-listpack-entries", &zset_max_listpack_entries_, 0, INT64_MAX, true)
-      .aliases = {"zset-max-ziplist-entries"};
-  add_int("zset-max-listpack-value", &zset_max_listpack_value_, 0, INT64_MAX, true)
-      .aliases = {"zset-max-ziplist-value"};
-
-  add_str("bind", &bind_, false);
-  add_str("dir", &dir_, true);
-  add_str("dbfilename", &dbfilename_, true);
-  add_str("logfile", &logfile_, false);
-  add_str("pidfile", &pidfile_, false);
-  add_str("unixsocket", &unixsocket_, false);
-  add_str("appendfilename", &appendfilename_, false);
-  Option& fsync = Add("appendfsync", Kind::kSpecial, true);
-  fsync.str_value = &appendfsync_;
-  fsync.parse = [](const std::vector<std::string>& v) -> Result<std::string> {
-    if (v.size() != 1 || (v[0] != "always" && v[0] != "everysec" && v[0] != "no")) {
-      return Status::InvalidArgument("argument(s) must be one of the following: always, everysec, no");
+Status Config::FitOpenFilesLimit(int64_t maxclients, int64_t* possible) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    *possible = maxclients;
+    return Status::Ok();  // nothing known to check against
+  }
+  const uint64_t needed = static_cast<uint64_t>(maxclients) + kReservedFds;
+  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < needed) {
+    rlimit want = lim;
+    want.rlim_cur = needed;
+    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < needed) {
+      want.rlim_cur = lim.rlim_max;
     }
-    return v[0];
-  };
-
-  Option& pass = Add("requirepass", Kind::kSpecial, true);
-  pass.str_value = &requirepass_;
-  pass.parse = [this](const std::vector<std::string>& v) -> Result<std::string> {
-    if (v.size() != 1) {
-      return Status::InvalidArgument("wrong number of arguments");
+    if (want.rlim_cur > lim.rlim_cur && setrlimit(RLIMIT_NOFILE, &want) == 0) {
+      lim = want;
     }
-    has_requirepass_.store(!v[0].empty() ? 1 : 0, std::memory_order_release);
-    return v[0];
-  };
+  }
+  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < needed) {
+    int64_t n = static_cast<int64_t>(lim.rlim_cur) - kReservedFds;
+    *possible = n < 1 ? 1 : n;
+    return Status::InvalidArgument(
+        "The operating system is not able to handle the specified number of clients, try with " +
+        std::to_string(*possible));
+  }
+  *possible = maxclients;
+  return Status::Ok();
+}
 
+void Config::BuildTable() {
+  const std::unordered_map<std::string, std::atomic<int64_t>*> hot = {
+      {"port", &port_},
+      {"threads", &threads_},
+      {"databases", &databases_},
+      {"maxclients", &maxclients_},
+      {"timeout", &timeout_},
+      {"proto-max-bulk-len", &proto_max_bulk_len_},
+      {"client-query-buffer-limit", &client_query_buffer_limit_},
+      {"pipeline-prefetch", &pipeline_prefetch_},
+      {"hugepages", &hugepages_},
+      {"prefault-memory", &prefault_memory_},
+      {"io-backend", &io_backend_},
+      {"hz", &hz_},
+      {"active-expire-effort", &active_expire_effort_},
+      {"slowlog-log-slower-than", &slowlog_slower_},
+      {"slowlog-max-len", &slowlog_max_len_},
+      {"slowlog-entry-max-argc", &slowlog_max_argc_},
+      {"slowlog-entry-max-string-len", &slowlog_max_string_len_},
+      {"lazyfree-lazy-user-del", &lazyfree_user_del_},
+      {"lazyfree-lazy-user-flush", &lazyfree_user_flush_},
+      {"lazyfree-lazy-server-del", &lazyfree_server_del_},
+      {"lazyfree-lazy-expire", &lazyfree_expire_},
+      {"lazyfree-lazy-eviction", &lazyfree_eviction_},
+      {"maxmemory", &maxmemory_},
+      {"lfu-log-factor", &lfu_log_factor_},
+      {"lfu-decay-time", &lfu_decay_time_},
+      {"maxmemory-samples", &maxmemory_samples_},
+      {"maxmemory-eviction-tenacity", &maxmemory_eviction_tenacity_},
+      {"enable-debug-command", &enable_debug_},
+      {"tcp-backlog", &tcp_backlog_},
+      {"tcp-keepalive", &tcp_keepalive_},
+      {"list-max-listpack-size", &list_max_listpack_size_},
+      {"hash-max-listpack-entries", &hash_max_listpack_entries_},
+      {"hash-max-listpack-value", &hash_max_listpack_value_},
+      {"set-max-intset-entries", &set_max_intset_entries_},
+      {"set-max-listpack-entries", &set_max_listpack_entries_},
+      {"set-max-listpack-value", &set_max_listpack_value_},
+      {"zset-max-listpack-entries", &zset_max_listpack_entries_},
+      {"zset-max-listpack-value", &zset_max_listpack_value_},
+  };
+  for (size_t i = 0; i < kConfigRowCount; i++) {
+    const ConfigRow& row = kConfigRows[i];
+    auto opt = std::make_unique<Option>();
+    opt->name = row.name;
+    std::istringstream aliases(row.aliases);
+    for (std::string a; aliases >> a;) {
+      opt->aliases.push_back(a);
+    }
+    opt->kind = row.kind;
+    opt->flags = row.flags;
+    opt->use = row.use;
+    opt->note = row.note;
+    opt->min = row.min;
+    opt->max = row.max;
+    opt->values = ParseValues(row.values);
+    if (opt->kind == Kind::kFlags) {
+      opt->flags |= kMultiArg;
+    }
+    auto it = hot.find(opt->name);
+    opt->int_value = it != hot.end() ? it->second : &opt->own_int;
+    opt->str_value = &opt->own_str;
+    by_name_[opt->name] = opt.get();
+    for (const auto& a : opt->aliases) {
+      by_name_[a] = opt.get();
+    }
+    options_.push_back(std::move(opt));
+  }
+  port_opt_ = Find("port");
+  bind_opt_ = Find("bind");
+  requirepass_opt_ = Find("requirepass");
+
+  // hz: any number is taken and kept within 1..500, as Redis does.
+  Find("hz")->check = [](ParsedValue* v, bool) {
+    v->iv = std::clamp<int64_t>(v->iv, 1, 500);
+    return Status::Ok();
+  };
+  Find("repl-backlog-size")->check = [](ParsedValue* v, bool) {
+    v->iv = std::max<int64_t>(v->iv, 16 * 1024);  // Redis's minimum backlog
+    return Status::Ok();
+  };
   // Persistence is not implemented yet: `save` is accepted (a stock redis.conf has save
   // lines) and reported back, but nothing is written; `appendonly yes` is refused, since
   // accepting it would promise durability HotKV does not provide.
-  Option& save = Add("save", Kind::kSpecial, true);
-  save.str_value = &save_;
-  save.parse = [](const std::vector<std::string>& v) -> Result<std::string> {
-    std::vector<std::string> words;
-    for (const auto& s : v) {
-      std::istringstream in(s);
-      std::string w;
-      while (in >> w) {
-        words.push_back(w);
-      }
+  Find("appendonly")->check = [](ParsedValue* v, bool) {
+    if (v->iv != 0) {
+      return Status::InvalidArgument(
+          "appendonly yes is not supported: HotKV has no persistence yet");
     }
-    if (words.size() == 1 && words[0] == "\"\"") {
-      words.clear();
-    }
-    if (words.size() % 2 != 0) {
-      return Status::InvalidArgument("Invalid save parameters");
-    }
-    for (const auto& w : words) {
-      if (!ParseInt64(w) || *ParseInt64(w) < 0) {
-        return Status::InvalidArgument("Invalid save parameters");
-      }
-    }
-    std::string joined;
-    for (const auto& w : words) {
-      if (!joined.empty()) {
-        joined += ' ';
-      }
-      joined += w;
-    }
-    return joined;
+    return Status::Ok();
   };
-  Option& aof = Add("appendonly", Kind::kBool, true);
-  aof.int_value = &appendonly_;
-  aof.parse = [](const std::vector<std::string>& v) -> Result<std::string> {
-    if (v.size() == 1 && EqualsIgnoreCase(v[0], "yes")) {
-      return Status::InvalidArgument("appendonly yes is not supported: HotKV has no persistence yet");
+  Option* policy = Find("maxmemory-policy");
+  policy->check = [](ParsedValue* v, bool) {
+    if (kPolicyToEviction[v->iv] < 0) {
+      return Status::InvalidArgument(
+          "volatile-lrm and allkeys-lrm are not implemented by HotKV (it keeps access times, "
+          "not modification times)");
     }
-    return std::string();
+    return Status::Ok();
   };
-
-  Option& notify_opt = Add("notify-keyspace-events", Kind::kSpecial, true);
-  notify_opt.str_value = &notify_keyspace_events_;
-  notify_opt.parse = [this](const std::vector<std::string>& v) -> Result<std::string> {
-    int64_t flags = v.size() == 1 ? ParseNotifyFlags(v[0]) : -1;
-    if (flags < 0) {
-      return Status::InvalidArgument("Invalid event class character. Use 'Ag$lshzxeKEtmdnoc'.");
-    }
-    // Classes are kept even without K or E (nothing is delivered then), as Redis does.
-    notify_flags_.store(flags, std::memory_order_relaxed);
-    return FormatNotifyFlags(flags);
+  policy->on_store = [this](const ParsedValue& v) {
+    maxmemory_policy_.store(kPolicyToEviction[v.iv], std::memory_order_relaxed);
   };
-
-  Option& cobl = Add("client-output-buffer-limit", Kind::kSpecial, true);
-  cobl.str_value = &client_output_buffer_limit_;
-  client_output_buffer_limit_ = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60";
-  cobl.parse = [this](const std::vector<std::string>& v) -> Result<std::string> {
-    std::vector<std::string> words;
-    for (const auto& s : v) {
-      std::istringstream in(s);
-      std::string w;
-      while (in >> w) {
-        words.push_back(w);
+  Find("maxclients")->apply = [](const ParsedValue& v, bool runtime) {
+    int64_t possible = 0;
+    return runtime ? FitOpenFilesLimit(v.iv, &possible) : Status::Ok();
+  };
+  Find("requirepass")->on_store = [this](const ParsedValue& v) {
+    has_requirepass_.store(v.sv.empty() ? 0 : 1, std::memory_order_release);
+  };
+  for (const char* name : {"shutdown-on-sigint", "shutdown-on-sigterm"}) {
+    Find(name)->check = [](ParsedValue* v, bool) {
+      if ((v->iv & 3) == 3) {
+        return Status::InvalidArgument(
+            "shutdown options SAVE and NOSAVE can't be used simultaneously");
       }
+      return Status::Ok();
+    };
+  }
+  Option* slot_stats = Find("cluster-slot-stats-enabled");
+  slot_stats->check = [slot_stats](ParsedValue* v, bool runtime) {
+    constexpr int64_t kMem = 4;
+    if (runtime && (v->iv & kMem) && !(slot_stats->int_value->load() & kMem)) {
+      return Status::InvalidArgument("memory tracking cannot be enabled at runtime");
     }
-    if (words.empty() || words.size() % 4 != 0) {
-      return Status::InvalidArgument("Wrong number of arguments in buffer limit configuration.");
+    return Status::Ok();
+  };
+  Option* histograms = Find("key-memory-histograms");
+  histograms->check = [histograms](ParsedValue* v, bool runtime) {
+    if (runtime && v->iv && !histograms->int_value->load()) {
+      return Status::InvalidArgument("memory tracking cannot be enabled at runtime");
     }
-    // Start from the current settings; each group of four replaces one class.
-    std::istringstream cur(client_output_buffer_limit_);
-    std::vector<std::string> current;
-    std::string w;
-    while (cur >> w) {
-      current.push_back(w);
+    return Status::Ok();
+  };
+  for (const char* name : {"appendfilename", "dbfilename"}) {
+    std::string n = name;
+    Find(name)->check = [n](ParsedValue* v, bool) {
+      if (n == "appendfilename" && v->sv.empty()) {
+        return Status::InvalidArgument(n + " can't be empty");
+      }
+      if (v->sv.find('/') != std::string::npos) {
+        return Status::InvalidArgument(n + " can't be a path, just a filename");
+      }
+      return Status::Ok();
+    };
+  }
+  Find("appenddirname")->check = [](ParsedValue* v, bool) {
+    if (v->sv.empty()) {
+      return Status::InvalidArgument("appenddirname can't be empty");
     }
-    for (size_t i = 0; i < words.size(); i += 4) {
-      std::string cls = ToLower(words[i]);
-      if (cls == "replica") {
-        cls = "slave";
-      }
-      if (cls != "normal" && cls != "slave" && cls != "pubsub") {
-        return Status::InvalidArgument("Invalid client class specified in buffer limit configuration.");
-      }
-      int64_t hard, soft, secs;
-      if (!ParseMemory(words[i + 1], &hard) || !ParseMemory(words[i + 2], &soft) ||
-          !ParseInt64(words[i + 3]) || (secs = *ParseInt64(words[i + 3])) < 0) {
-        return Status::InvalidArgument("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
-      }
-      for (size_t j = 0; j + 3 < current.size(); j += 4) {
-        if (current[j] == cls) {
-          current[j + 1] = std::to_string(hard);
-          current[j + 2] = std::to_string(soft);
-          current[j + 3] = std::to_string(secs);
-        }
-      }
-      if (cls == "pubsub") {
-        pubsub_hard_ = hard;
-        pubsub_soft_ = soft;
-        pubsub_soft_seconds_ = secs;
-      }
+    if (v->sv.find('/') != std::string::npos) {
+      return Status::InvalidArgument("appenddirname can't be a path, just a dirname");
     }
-    std::string joined;
-    for (const auto& s : current) {
-      if (!joined.empty()) {
-        joined += ' ';
-      }
-      joined += s;
-    }
-    return joined;
+    return Status::Ok();
   };
 
+  AddSpecialParsers();
+
+  // Defaults: each row's default text, parsed like any value.
+  for (size_t i = 0; i < options_.size(); i++) {
+    Option* o = options_[i].get();
+    const ConfigRow& row = kConfigRows[i];  // options_ holds the rows in order
+    if (o->is(kDeprecated)) {
+      continue;
+    }
+    std::vector<std::string> words = {row.default_value};
+    if (o->is(kMultiArg)) {
+      words = SplitValue(row.default_value);
+    }
+    Result<ParsedValue> v = ParseValue(*o, words, false);
+    if (v.ok()) {
+      Store(*o, *v);
+    } else {
+      fprintf(stderr, "# config table: bad default for %s: %s\n", o->name.c_str(),
+              v.status().message().c_str());
+      abort();
+    }
+  }
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) != nullptr) {
+    Find("dir")->own_str = cwd;
+  }
   for (auto& o : options_) {
-    for (const auto& a : o->aliases) {
-      by_name_[a] = o.get();
-    }
     o->default_value = Format(*o);
   }
+}
+
+bool Config::lfu_policy() const {
+  int64_t p = maxmemory_policy();
+  return p == 1 || p == 5;
+}
+
+std::string Config::io_backend() {
+  static const char* kNames[] = {"auto", "io_uring", "epoll"};
+  return kNames[io_backend_.load(std::memory_order_relaxed)];
+}
+
+std::string Config::requirepass() {
+  std::lock_guard<std::mutex> g(mu_);
+  return requirepass_opt_->own_str;
+}
+
+std::vector<std::string> Config::bind_addresses() {
+  std::lock_guard<std::mutex> g(mu_);
+  return BindAddressesLocked();
+}
+
+std::vector<std::string> Config::StartupWarnings() {
+  std::vector<std::string> out;
+  auto has = [this](const char* name) {
+    std::string v = GetString(name);
+    return !v.empty() && v != "0" && v != "no";
+  };
+  if (has("save")) {
+    out.push_back("persistence is not implemented; 'save " + GetString("save") + "' has no effect");
+  }
+  if (has("replicaof")) {
+    out.push_back("replication is not implemented; 'replicaof " + GetString("replicaof") +
+                  "' is ignored and this server accepts writes");
+  }
+  if (has("cluster-enabled")) {
+    out.push_back("cluster mode is not implemented; 'cluster-enabled yes' is ignored");
+  }
+  if (has("tls-port")) {
+    out.push_back("TLS is not implemented; 'tls-port " + GetString("tls-port") + "' is ignored");
+  }
+  if (has("aclfile")) {
+    out.push_back("ACL users are not implemented; 'aclfile " + GetString("aclfile") +
+                  "' is not read (only the default user exists)");
+  }
+  if (has("unixsocket")) {
+    out.push_back("Unix sockets are not implemented; 'unixsocket " + GetString("unixsocket") +
+                  "' is ignored");
+  }
+  return out;
 }
 
 }  // namespace hotkv

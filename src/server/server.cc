@@ -16,6 +16,7 @@
 #include "common/notify_flags.h"
 #include "common/random.h"
 #include "engine/eviction.h"
+#include "net/socket.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/pubsub_delivery.h"
@@ -215,6 +216,8 @@ int Server::Run() {
       return 1;
     }
   }
+  config_->SetListenHook(
+      [this](const std::vector<std::string>& bind, int64_t port) { return Rebind(bind, port); });
   fprintf(stdout, "HotKV ready: port %lld, %d worker threads, pid %d\n",
           static_cast<long long>(config_->port()), n, static_cast<int>(getpid()));
   fflush(stdout);
@@ -233,9 +236,32 @@ int Server::Run() {
   for (auto& w : workers_) {
     w->Join();
   }
+  config_->SetListenHook(nullptr);
   fprintf(stdout, "HotKV is now ready to exit, bye bye...\n");
   fflush(stdout);
   return 0;
+}
+
+Status Server::Rebind(const std::vector<std::string>& bind, int64_t port) {
+  std::vector<std::vector<int>> fds;
+  for (size_t i = 0; i < workers_.size(); i++) {
+    Result<std::vector<int>> opened =
+        OpenListeners(bind, static_cast<int>(port), static_cast<int>(config_->tcp_backlog()));
+    if (!opened.ok()) {
+      for (const auto& list : fds) {
+        for (int fd : list) {
+          close(fd);
+        }
+      }
+      return opened.status();
+    }
+    fds.push_back(std::move(opened).value());
+  }
+  for (size_t i = 0; i < workers_.size(); i++) {
+    Worker* w = workers_[i].get();
+    w->Post([w, list = std::move(fds[i])]() mutable { w->ReplaceListeners(std::move(list)); });
+  }
+  return Status::Ok();
 }
 
 MemoryInfo ReadMemoryInfo() {

@@ -92,6 +92,10 @@ class Server {
   uint64_t TotalErrorReplies();
   // Peak of used memory seen by INFO.
   std::atomic<uint64_t>& peak_memory() { return peak_memory_; }
+  // CONFIG SET port/bind: opens the new listening sockets of every worker, then hands
+  // each worker its own (the old ones close). All or nothing: an error leaves the old
+  // sockets listening.
+  Status Rebind(const std::vector<std::string>& bind, int64_t port);
 
  private:
   Config* config_;

@@ -65,6 +65,9 @@ Worker::~Worker() {
   for (int fd : listen_fds_) {
     close(fd);
   }
+  for (int fd : retiring_fds_) {
+    close(fd);
+  }
   if (event_fd_ >= 0) {
     close(event_fd_);
   }
@@ -76,23 +79,27 @@ Status Worker::Init() {
     return Status::IoError(std::string("eventfd: ") + strerror(errno));
   }
   Config& cfg = server_->config();
-  for (const std::string& raw : cfg.bind_addresses()) {
-    // "-addr" means optional in Redis: skip it if it cannot be bound.
-    bool optional = !raw.empty() && raw[0] == '-';
-    std::string addr = optional ? raw.substr(1) : raw;
-    Result<int> fd = OpenListener(addr, static_cast<int>(cfg.port()), static_cast<int>(cfg.tcp_backlog()));
-    if (!fd.ok()) {
-      if (optional) {
-        continue;
-      }
-      return fd.status();
-    }
-    listen_fds_.push_back(*fd);
+  Result<std::vector<int>> fds = OpenListeners(cfg.bind_addresses(), static_cast<int>(cfg.port()),
+                                               static_cast<int>(cfg.tcp_backlog()));
+  if (!fds.ok()) {
+    return fds.status();
   }
+  listen_fds_ = std::move(fds).value();
   if (listen_fds_.empty()) {
-    return Status::InvalidArgument("No address to listen on");
+    return Status::InvalidArgument("Configured to not listen anywhere, exiting.");
   }
   return Status::Ok();
+}
+
+void Worker::ReplaceListeners(std::vector<int> fds) {
+  for (int fd : fds) {
+    if (Status st = backend_->AddListener(fd); !st.ok()) {
+      fprintf(stderr, "# worker %d: %s\n", index_, st.message().c_str());
+    }
+  }
+  retiring_fds_.insert(retiring_fds_.end(), listen_fds_.begin(), listen_fds_.end());
+  retire_at_ms_ = WallClockMs() + kListenerGraceMs;
+  listen_fds_ = std::move(fds);
 }
 
 void Worker::Start() {
@@ -194,6 +201,9 @@ bool Worker::PopDueBlockTimer(int64_t now_ms, int64_t* deadline_ms, uint64_t* cl
 
 int Worker::NextTimeoutMs(int64_t now_ms) {
   int64_t next = next_cron_ms_;
+  if (!retiring_fds_.empty() && retire_at_ms_ < next) {
+    next = retire_at_ms_;
+  }
   if (!block_timers_.empty() && block_timers_.front().first < next) {
     next = block_timers_.front().first;
   }
@@ -245,6 +255,12 @@ void Worker::Run() {
     }
     if (!block_timers_.empty() && now >= block_timers_.front().first) {
       ExpireBlockedClients(*this, now);
+    }
+    if (!retiring_fds_.empty() && now >= retire_at_ms_) {
+      for (int fd : retiring_fds_) {
+        backend_->RemoveListener(fd, *this);  // serves what waits on it, then closes it
+      }
+      retiring_fds_.clear();
     }
     if (now >= next_cron_ms_) {
       Cron(now);
@@ -340,8 +356,9 @@ void Worker::Cron(int64_t now_ms) {
     server_->UpdateLruClock(now_ms);
     server_->SampleOps(now_ms);
   }
-  // Active expiry over this worker's share of the shards, about 1 ms per tick.
-  int64_t effort = 1;
+  // Active expiry over this worker's share of the shards, about 1 ms per tick for each
+  // unit of active-expire-effort (1..10).
+  const int64_t effort = server_->config().active_expire_effort();
   size_t n = server_->keyspace().ExpireCycle(static_cast<uint32_t>(index_),
                                              static_cast<uint32_t>(server_->num_workers()),
                                              &expire_cursor_, now_ms, 1000 * effort);
@@ -374,6 +391,10 @@ void Worker::Shutdown() {
     close(fd);
   }
   listen_fds_.clear();
+  for (int fd : retiring_fds_) {
+    close(fd);
+  }
+  retiring_fds_.clear();
   // Finish the replies already produced (the backend's sends in flight included, for up
   // to a second), then close everyone.
   const int64_t deadline = MonotonicUs() + 1000000;

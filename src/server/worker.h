@@ -82,6 +82,9 @@ class Worker : private IoSink {
 
   // Runs `fn` on this worker's thread soon. Callable from any thread.
   void Post(std::function<void()> fn);
+  // On the worker's thread: listens on `fds` (already bound and listening) instead of
+  // the sockets it had, which are closed.
+  void ReplaceListeners(std::vector<int> fds);
 
   // ---- on the worker's own thread ----
   Connection* FindConnection(uint64_t id);
@@ -166,6 +169,13 @@ class Worker : private IoSink {
   const int index_;
   int event_fd_ = -1;
   std::vector<int> listen_fds_;
+  // Listeners replaced by a rebind keep accepting for a short grace period after the new
+  // ones listen: a client that reconnects right after CONFIG SET bind would otherwise
+  // race with the close (a connection still in the kernel's handshake when its listener
+  // closes is reset).
+  static constexpr int64_t kListenerGraceMs = 100;
+  std::vector<int> retiring_fds_;
+  int64_t retire_at_ms_ = 0;
   std::unique_ptr<IoBackend> backend_;
   std::atomic<const char*> backend_name_{"none"};
   std::thread thread_;

@@ -66,9 +66,10 @@ class ServerProcess:
             with open(path, "w") as f:
                 f.write(self.config_text)
             cmd.append(path)
-        cmd += ["--port", str(self.port), "--bind", "127.0.0.1"]
+        # DEBUG is refused by default (Redis 8's enable-debug-command no); tests use it.
+        cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--enable-debug-command", "yes"]
         if IS_REDIS:
-            cmd += ["--save", "", "--appendonly", "no", "--enable-debug-command", "yes"]
+            cmd += ["--save", "", "--appendonly", "no"]
             if self.tmp_path is not None:
                 cmd += ["--dir", str(self.tmp_path)]
         else:

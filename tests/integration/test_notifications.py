@@ -53,7 +53,10 @@ def test_disabled_by_default(start_server):
 @pytest.mark.parametrize("given,shown", [
     ("KEA", "AKE"), ("AKE", "AKE"), ("A", "A"), ("KEA$", "AKE"),
     ("Ex$g", "g$xE"), ("EKzhsl", "lshzKE"), ("mEK", "KEm"), ("AKEm", "AKEm"),
-    ("g$lshzxetdK", "AK"),                      # every class of "A" spelled out is shown as A
+    # every class of "A" spelled out is shown as A; Redis 8.8 added its array class "a"
+    # to A, so without it the letters stay as they are
+    pytest.param("g$lshzxetdaK", "AK", marks=pytest.mark.redis8),
+    pytest.param("g$lshzxetdK", "g$lshzxetdK", marks=pytest.mark.redis8),
     ("Kx", "xK"), ("Ke", "eK"), ("Kt", "tK"), ("Kd", "dK"), ("nKE", "nKE"), ("$$K$", "$K"),
     ("K", "K"), ("$", "$"), ("", ""),
 ])
