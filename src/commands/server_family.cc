@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/page_prefault.h"
 #include "commands/register.h"
+#include "commands/server_common.h"
 #include "engine/eviction.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
@@ -256,72 +257,50 @@ std::string ErrorStatsSection(Server& s) {
 
 void InfoCommand(CommandContext& ctx) {
   Server& s = ctx.server();
-  static const char* kDefault[] = {"server", "clients", "memory", "persistence", "stats",
-                                   "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"};
-  std::vector<std::string> sections;
-  bool everything = false;
-  if (ctx.argc() == 1) {
-    sections.assign(std::begin(kDefault), std::end(kDefault));
-  }
+  // Redis's sections in the order it prints them, whatever the order asked for;
+  // `in_default`: part of INFO / INFO default (all of them are in all / everything).
+  struct Section {
+    const char* name;
+    bool in_default;
+    std::string (*build)(Server&);
+  };
+  static const Section kSections[] = {
+      {"server", true, ServerSection},
+      {"clients", true, ClientsSection},
+      {"memory", true, MemorySection},
+      {"persistence", true, PersistenceSection},
+      {"stats", true, StatsSection},
+      {"replication", true, ReplicationSection},
+      {"cpu", true, [](Server&) { return CpuSection(); }},
+      {"modules", true, [](Server&) { return std::string("# Modules\r\n"); }},
+      {"commandstats", false, CommandStatsSection},
+      {"errorstats", true, ErrorStatsSection},
+      {"cluster", true, [](Server&) { return std::string("# Cluster\r\ncluster_enabled:0\r\n"); }},
+      {"keyspace", true, KeyspaceSection},
+      {"keysizes", true, server_internal::KeysizesSection},
+  };
+  bool defaults = ctx.argc() == 1, all = false;
+  std::vector<std::string> named;
   for (size_t i = 1; i < ctx.argc(); i++) {
     std::string name = ToLower(ctx.arg(i));
-    if (name == "all" || name == "default") {
-      sections.insert(sections.end(), std::begin(kDefault), std::end(kDefault));
-    } else if (name == "everything") {
-      everything = true;
-      sections.insert(sections.end(), std::begin(kDefault), std::end(kDefault));
-      sections.push_back("commandstats");
+    if (name == "default") {
+      defaults = true;
+    } else if (name == "all" || name == "everything") {
+      all = true;
     } else {
-      sections.push_back(name);
-    }
-  }
-  if (everything || std::find(sections.begin(), sections.end(), "all") != sections.end()) {
-    sections.push_back("commandstats");
-  }
-  for (size_t i = 1; i < ctx.argc(); i++) {
-    if (EqualsIgnoreCase(ctx.arg(i), "all")) {
-      sections.push_back("commandstats");
+      named.push_back(std::move(name));
     }
   }
   std::string out;
-  std::vector<std::string> done;
-  for (const std::string& sec : sections) {
-    if (std::find(done.begin(), done.end(), sec) != done.end()) {
-      continue;
-    }
-    done.push_back(sec);
-    std::string text;
-    if (sec == "server") {
-      text = ServerSection(s);
-    } else if (sec == "clients") {
-      text = ClientsSection(s);
-    } else if (sec == "memory") {
-      text = MemorySection(s);
-    } else if (sec == "persistence") {
-      text = PersistenceSection(s);
-    } else if (sec == "stats") {
-      text = StatsSection(s);
-    } else if (sec == "replication") {
-      text = ReplicationSection(s);
-    } else if (sec == "cpu") {
-      text = CpuSection();
-    } else if (sec == "modules") {
-      text = "# Modules\r\n";
-    } else if (sec == "errorstats") {
-      text = ErrorStatsSection(s);
-    } else if (sec == "cluster") {
-      text = "# Cluster\r\ncluster_enabled:0\r\n";
-    } else if (sec == "keyspace") {
-      text = KeyspaceSection(s);
-    } else if (sec == "commandstats") {
-      text = CommandStatsSection(s);
-    } else {
+  for (const Section& sec : kSections) {
+    if (!all && !(defaults && sec.in_default) &&
+        std::find(named.begin(), named.end(), sec.name) == named.end()) {
       continue;
     }
     if (!out.empty()) {
       out += "\r\n";
     }
-    out += text;
+    out += sec.build(s);
   }
   ctx.rb().Verbatim(out);
 }

@@ -53,6 +53,7 @@ void Database::Insert(KeyRef& ref, Entry* e) {
   ks_->StampNew(e);
   ks_->NoteDbUsed(index_);
   ref.pos = ref.table->keys.Insert(ref.hash, e);
+  ref.table->CountKeySize(e);
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);
   }
@@ -77,6 +78,8 @@ Entry* Database::Replace(KeyRef& ref, Entry* e) {
     AddToVolatile(*ref.table, e);
   }
   ref.table->keys.Replace(ref.pos, e);
+  ref.table->UncountKeySize(old);
+  ref.table->CountKeySize(e);
   return old;
 }
 
@@ -97,8 +100,20 @@ Entry* Database::Detach(KeyRef& ref) {
     RemoveFromVolatile(*ref.table, e);
   }
   ref.table->keys.EraseAt(ref.pos);
+  ref.table->UncountKeySize(e);
   ref.pos = KeyTable::kNotFound;
   return e;
+}
+
+void Database::UpdateKeySize(std::string_view key) {
+  uint32_t shard;
+  uint64_t hash;
+  LocateKey(key, &shard, &hash);
+  DbTable& t = Table(shard);
+  const size_t pos = t.keys.Find(key, hash);
+  if (pos != KeyTable::kNotFound) {
+    t.RecountKeySize(t.keys.At(pos));
+  }
 }
 
 void Database::SetTtl(KeyRef& ref, int64_t expire_ms) {

@@ -84,6 +84,10 @@ class Database {
   // Removes the key and returns its entry (RENAME, MOVE); TTL state stays in the block.
   Entry* Detach(KeyRef& ref);
 
+  // After a command changed the value of `key` (its length or element count), moves the
+  // key to its new INFO keysizes bin. Expires nothing; a missing key is a no-op.
+  void UpdateKeySize(std::string_view key);
+
   // Sets an absolute expiry time (may re-allocate the entry).
   void SetTtl(KeyRef& ref, int64_t expire_ms);
   // Removes the TTL; returns whether there was one.

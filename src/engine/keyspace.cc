@@ -79,6 +79,27 @@ Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms, bool (*held)(uint32_t)
   return st;
 }
 
+std::vector<uint64_t> Keyspace::KeySizes(bool (*held)(uint32_t)) {
+  constexpr size_t kPerDb = KeySizeHistogram::kTypes * KeySizeHistogram::kBins;
+  std::vector<uint64_t> sum(static_cast<size_t>(num_dbs_) * kPerDb, 0);
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    Shard& s = shards_[i];
+    const bool lock = held == nullptr || !held(i);
+    if (lock) {
+      s.lock.lock();
+    }
+    for (int d = 0; d < num_dbs_; d++) {
+      if (const KeySizeHistogram* h = s.db(d).key_sizes.get()) {
+        h->AddTo(&sum[static_cast<size_t>(d) * kPerDb]);
+      }
+    }
+    if (lock) {
+      s.lock.unlock();
+    }
+  }
+  return sum;
+}
+
 void Keyspace::LockAll() {
   for (uint32_t i = 0; i < kShardCount; i++) {
     shards_[i].lock.lock();
@@ -112,6 +133,7 @@ void Keyspace::Flush(int db, bool async) {
         t.volatile_keys.clear();
         t.volatile_keys.shrink_to_fit();
         t.expire_cursor = 0;
+        t.key_sizes.reset();
       }
     }
     s.lock.unlock();

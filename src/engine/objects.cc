@@ -52,6 +52,17 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
   }
 }
 
+size_t ObjectLength(ValueType type, const void* object) {
+  switch (type) {
+    case ValueType::kList: return static_cast<const types::ListValue*>(object)->size();
+    case ValueType::kZSet: return static_cast<const types::ZSetValue*>(object)->Size();
+    case ValueType::kHash: return static_cast<const types::HashValue*>(object)->size();
+    case ValueType::kSet: return static_cast<const types::SetValue*>(object)->size();
+    default:
+      return 0;  // not needed for vector sets (INFO keysizes does not count them)
+  }
+}
+
 std::string_view ObjectEncodingName(ValueType type, const void* object) {
   switch (type) {
     case ValueType::kList: return static_cast<const types::ListValue*>(object)->EncodingName();

@@ -1,0 +1,17 @@
+// Helpers shared by the server command files (server_family.cc, server_family_info.cc).
+#pragma once
+
+#include <string>
+
+namespace hotkv {
+
+class Server;
+
+namespace server_internal {
+
+// INFO keysizes (Redis 8): per database that has keys, one line per basic type that has
+// keys, "db<N>_distrib_<type>_<sizes|items>:<bin>=<count>,..." (engine/key_sizes.h).
+std::string KeysizesSection(Server& s);
+
+}  // namespace server_internal
+}  // namespace hotkv
