@@ -19,6 +19,7 @@
 #include "commands/register.h"
 #include "commands/server_common.h"
 #include "engine/eviction.h"
+#include "engine/lazy_free.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
@@ -54,9 +55,11 @@ std::string ServerSection(Server& s) {
   AddField(o, "arch_bits", 64);
   AddField(o, "monotonic_clock", "POSIX clock_gettime");
   AddField(o, "multiplexing_api", s.num_workers() > 0 ? s.worker(0).io_backend_name() : "none");
+  AddField(o, "atomicvar_api", "c11-builtin");  // std::atomic: GCC's __atomic builtins
   AddField(o, "gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
                                  std::to_string(__GNUC_PATCHLEVEL__));
   AddField(o, "process_id", getpid());
+  AddField(o, "process_supervised", "no");  // no upstart/systemd notification support
   AddField(o, "run_id", s.run_id());
   AddField(o, "tcp_port", s.config().port());
   AddField(o, "server_time_usec", WallClockUs());
@@ -70,6 +73,11 @@ std::string ServerSection(Server& s) {
   AddField(o, "executable", n > 0 ? std::string(exe, static_cast<size_t>(n)) : "");
   AddField(o, "config_file", s.config().config_file());
   AddField(o, "io_threads_active", 0);
+  std::string listener = "name=tcp";
+  for (const std::string& addr : s.config().bind_addresses()) {
+    listener += ",bind=" + addr;
+  }
+  AddField(o, "listener0", listener + ",port=" + std::to_string(s.config().port()));
   AddField(o, "worker_threads", s.num_workers());
   return o;
 }
@@ -102,7 +110,8 @@ std::string ClientsSection(Server& s) {
   AddField(o, "watching_clients", watching);
   AddField(o, "clients_in_timeout_table", blocked);
   AddField(o, "total_watched_keys", g_watch_registrations.load(std::memory_order_relaxed));
-  AddField(o, "total_blocking_keys", 0);
+  AddField(o, "total_blocking_keys", static_cast<int64_t>(server_internal::BlockingKeys(s)));
+  AddField(o, "total_blocking_keys_on_nokey", 0);  // only XREADGROUP blocks so; no streams
   return o;
 }
 
@@ -117,6 +126,9 @@ std::string MemorySection(Server& s) {
   AddField(o, "used_memory_rss_human", HumanBytes(m.rss));
   AddField(o, "used_memory_peak", static_cast<int64_t>(peak));
   AddField(o, "used_memory_peak_human", HumanBytes(peak));
+  char perc[32];
+  snprintf(perc, sizeof(perc), "%.2f%%", peak ? 100.0 * static_cast<double>(m.used) / static_cast<double>(peak) : 0.0);
+  AddField(o, "used_memory_peak_perc", perc);
   long pages = sysconf(_SC_PHYS_PAGES);
   uint64_t total = static_cast<uint64_t>(pages) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   AddField(o, "total_system_memory", static_cast<int64_t>(total));
@@ -127,6 +139,7 @@ std::string MemorySection(Server& s) {
   char ratio[32];
   snprintf(ratio, sizeof(ratio), "%.2f", m.used ? static_cast<double>(m.rss) / m.used : 0.0);
   AddField(o, "mem_fragmentation_ratio", ratio);
+  AddField(o, "mem_fragmentation_bytes", static_cast<int64_t>(m.rss) - static_cast<int64_t>(m.used));
   AddField(o, "mem_allocator", m.allocator);
   // HotKV's own: the background paging-in of committed memory (prefault-memory).
   PrefaultStats pf = GetPrefaultStats();
@@ -134,7 +147,9 @@ std::string MemorySection(Server& s) {
   AddField(o, "mem_prefault_ranges", static_cast<int64_t>(pf.ranges_queued));
   AddField(o, "mem_prefault_ranges_dropped", static_cast<int64_t>(pf.ranges_dropped));
   AddField(o, "mem_prefault_bytes", static_cast<int64_t>(pf.bytes_populated));
-  AddField(o, "lazyfree_pending_objects", 0);
+  LazyFreeStats lazy = GetLazyFreeStats();
+  AddField(o, "lazyfree_pending_objects", static_cast<int64_t>(lazy.pending));
+  AddField(o, "lazyfreed_objects", static_cast<int64_t>(lazy.freed));
   return o;
 }
 
@@ -162,17 +177,27 @@ std::string StatsSection(Server& s) {
   AddField(o, "total_net_output_bytes", static_cast<int64_t>(s.SumStat(&WorkerStats::net_output)));
   AddField(o, "rejected_connections", static_cast<int64_t>(s.SumStat(&WorkerStats::rejected_connections)));
   AddField(o, "expired_keys", static_cast<int64_t>(s.keyspace().expired_keys()));
+  AddField(o, "expired_keys_active", static_cast<int64_t>(s.SumStat(&WorkerStats::active_expired)));
+  AddField(o, "expired_time_cap_reached_count", static_cast<int64_t>(s.keyspace().expire_cycles_capped()));
+  AddField(o, "expire_cycle_cpu_milliseconds", static_cast<int64_t>(s.keyspace().expire_cycle_us() / 1000));
   AddField(o, "evicted_keys", static_cast<int64_t>(EvictedKeys()));
   AddField(o, "keyspace_hits", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_hits)));
   AddField(o, "keyspace_misses", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_misses)));
   AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
   AddField(o, "pubsub_patterns", s.pubsub().NumPat());
   AddField(o, "pubsubshard_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kShard)));
-  AddField(o, "client_output_buffer_limit_disconnections",
-           static_cast<int64_t>(s.SumStat(&WorkerStats::output_limit_disconnections)));
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
   AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));
+  AddField(o, "client_output_buffer_limit_disconnections",
+           static_cast<int64_t>(s.SumStat(&WorkerStats::output_limit_disconnections)));
+  SlowLog::Totals slow = s.slowlog().GetTotals();
+  char ms[64];
+  AddField(o, "slowlog_commands_count", static_cast<int64_t>(slow.count));
+  snprintf(ms, sizeof(ms), "%.2f", static_cast<double>(slow.us_max) / 1000.0);
+  AddField(o, "slowlog_commands_time_ms_max", ms);
+  snprintf(ms, sizeof(ms), "%.2f", static_cast<double>(slow.us_sum) / 1000.0);
+  AddField(o, "slowlog_commands_time_ms_sum", ms);
   return o;
 }
 
@@ -225,7 +250,7 @@ std::string CommandStatsSection(Server& s) {
   std::string o = "# Commandstats\r\n";
   const auto& specs = s.commands().by_id();
   for (size_t i = 0; i < specs.size(); i++) {
-    uint64_t calls = 0, usec = 0, rejected = 0, failed = 0;
+    uint64_t calls = 0, usec = 0, rejected = 0, failed = 0, slow = 0, slow_sum = 0, slow_max = 0;
     for (int w = 0; w < s.num_workers(); w++) {
       CommandStats& c = s.worker(w).command_stats()[i];
       calls += c.calls.load(std::memory_order_relaxed);
@@ -233,6 +258,9 @@ std::string CommandStatsSection(Server& s) {
                                     CyclesPerMicrosecond());
       rejected += c.rejected.load(std::memory_order_relaxed);
       failed += c.failed.load(std::memory_order_relaxed);
+      slow += c.slowlog_count.load(std::memory_order_relaxed);
+      slow_sum += c.slowlog_us_sum.load(std::memory_order_relaxed);
+      slow_max = std::max(slow_max, c.slowlog_us_max.load(std::memory_order_relaxed));
     }
     if (calls == 0 && rejected == 0 && failed == 0) {
       continue;
@@ -242,7 +270,14 @@ std::string CommandStatsSection(Server& s) {
              static_cast<unsigned long long>(calls), static_cast<unsigned long long>(usec),
              calls ? static_cast<double>(usec) / calls : 0.0, static_cast<unsigned long long>(rejected),
              static_cast<unsigned long long>(failed));
-    AddField(o, "cmdstat_" + specs[i]->full_name, buf);
+    std::string value = buf;
+    if (slow > 0) {  // Redis 8.8 adds these only for commands that entered the slow log
+      snprintf(buf, sizeof(buf), ",slowlog_count=%llu,slowlog_time_ms_sum=%.2f,slowlog_time_ms_max=%.2f",
+               static_cast<unsigned long long>(slow), static_cast<double>(slow_sum) / 1000.0,
+               static_cast<double>(slow_max) / 1000.0);
+      value += buf;
+    }
+    AddField(o, "cmdstat_" + specs[i]->full_name, value);
   }
   return o;
 }
@@ -322,6 +357,10 @@ void ConfigSetCommand(CommandContext& ctx) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
     pairs.emplace_back(std::string(ctx.arg(i)), std::string(ctx.arg(i + 1)));
+    // Redis's sensitive settings: their values never show in the slow log.
+    if (EqualsIgnoreCase(ctx.arg(i), "requirepass") || EqualsIgnoreCase(ctx.arg(i), "masterauth")) {
+      ctx.RedactArg(i + 1);
+    }
   }
   if (Status st = ctx.server().config().Set(pairs); !st.ok()) {
     return ctx.rb().Error(st.message());
@@ -415,6 +454,10 @@ void DebugCommand(CommandContext& ctx) {
 }
 
 void SlowLogGetCommand(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    return ctx.rb().Error("ERR unknown subcommand or wrong number of arguments for '" +
+                          std::string(ctx.arg(1).substr(0, 128)) + "'. Try SLOWLOG HELP.");
+  }
   size_t count = 10;
   if (ctx.argc() == 3) {
     auto v = ParseInt64(ctx.arg(2));

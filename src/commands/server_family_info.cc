@@ -1,4 +1,5 @@
-// INFO sections beyond the basic ones of server_family.cc: keysizes.
+// INFO pieces beyond the basic ones of server_family.cc: the keysizes section and the
+// blocking-keys count.
 #include <string>
 #include <vector>
 
@@ -6,7 +7,9 @@
 #include "engine/key_sizes.h"
 #include "engine/keyspace.h"
 #include "server/dispatcher.h"
+#include "server/blocking.h"
 #include "server/server.h"
+#include "server/shard_state.h"
 
 namespace hotkv::server_internal {
 
@@ -39,6 +42,28 @@ std::string KeysizesSection(Server& s) {
     }
   }
   return o;
+}
+
+size_t BlockingKeys(Server& s) {
+  if (g_blocked_clients.load(std::memory_order_relaxed) == 0) {
+    return 0;
+  }
+  size_t n = 0;
+  Keyspace& ks = s.keyspace();
+  for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
+    Shard& shard = ks.shard(i);
+    const bool lock = !ThisThreadHoldsShard(i);  // inside EXEC some are held already
+    if (lock) {
+      shard.lock.lock();
+    }
+    if (ShardState* st = StateIfAny(shard)) {
+      n += st->waiters.size();
+    }
+    if (lock) {
+      shard.lock.unlock();
+    }
+  }
+  return n;
 }
 
 }  // namespace hotkv::server_internal

@@ -166,6 +166,8 @@ void* CloneObject(ValueType type, const void* object);
 size_t ObjectMemoryUsage(ValueType type, const void* object);
 // Elements of a list, set, sorted set or hash (0 for other types).
 size_t ObjectLength(ValueType type, const void* object);
+// Allocations freeing the object walks, as Redis's lazyfreeGetFreeEffort (lazy_free.h).
+size_t ObjectFreeEffort(ValueType type, const void* object);
 std::string_view ObjectEncodingName(ValueType type, const void* object);
 
 }  // namespace hotkv

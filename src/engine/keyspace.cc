@@ -2,13 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
 
 #include "common/clock.h"
 #include "engine/database.h"
+#include "engine/lazy_free.h"
 
 namespace hotkv {
 
@@ -139,7 +136,7 @@ void Keyspace::Flush(int db, bool async) {
     s.lock.unlock();
   }
   if (!detached.empty()) {
-    LazyFree(std::move(detached));
+    FreeTables(std::move(detached));
   }
 }
 
@@ -187,72 +184,12 @@ size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, in
     }
     s.lock.unlock();
     if ((visited & 15) == 15 && MonotonicUs() - start > budget_us) {
+      expire_capped_.fetch_add(1, std::memory_order_relaxed);
       break;
     }
   }
+  expire_us_.fetch_add(static_cast<uint64_t>(MonotonicUs() - start), std::memory_order_relaxed);
   return expired;
 }
-
-// ---- lazy free ----
-
-namespace {
-
-class LazyFreer {
- public:
-  static LazyFreer& Get() {
-    static LazyFreer* instance = new LazyFreer();  // lives until exit
-    return *instance;
-  }
-
-  void Push(std::vector<DbTable>&& tables, Entry* entry) {
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      if (!tables.empty()) {
-        jobs_.push_back(Job{std::move(tables), nullptr});
-      } else {
-        jobs_.push_back(Job{{}, entry});
-      }
-    }
-    cv_.notify_one();
-  }
-
- private:
-  struct Job {
-    std::vector<DbTable> tables;
-    Entry* entry;
-  };
-
-  LazyFreer() {
-    std::thread([this] { Run(); }).detach();
-  }
-
-  void Run() {
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock<std::mutex> g(mu_);
-        cv_.wait(g, [this] { return !jobs_.empty(); });
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      for (DbTable& t : job.tables) {
-        t.keys.Clear([](Entry* e) { Entry::Free(e); });
-      }
-      if (job.entry != nullptr) {
-        Entry::Free(job.entry);
-      }
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Job> jobs_;
-};
-
-}  // namespace
-
-void LazyFree(std::vector<DbTable>&& tables) { LazyFreer::Get().Push(std::move(tables), nullptr); }
-
-void LazyFreeEntry(Entry* e) { LazyFreer::Get().Push({}, e); }
 
 }  // namespace hotkv

@@ -156,6 +156,14 @@ class Keyspace {
   // Total entries whose TTL passed and were removed (lazily or actively) since start.
   uint64_t expired_keys() const;
   void ResetExpiredKeys();
+  // INFO expired_time_cap_reached_count (active cycles stopped by their time budget) and
+  // expire_cycle_cpu_milliseconds (time spent in active cycles), since start or RESETSTAT.
+  uint64_t expire_cycles_capped() const { return expire_capped_.load(std::memory_order_relaxed); }
+  uint64_t expire_cycle_us() const { return expire_us_.load(std::memory_order_relaxed); }
+  void ResetExpireCycleStats() {
+    expire_capped_.store(0, std::memory_order_relaxed);
+    expire_us_.store(0, std::memory_order_relaxed);
+  }
 
   // Databases that may hold keys, one bit each (bit 63: any database from 63 up), set
   // when a key is created and never cleared: eviction samples only those, instead of
@@ -188,10 +196,8 @@ class Keyspace {
   std::atomic<uint32_t> access_clock_{0};
   std::atomic<uint64_t> used_dbs_{0};
   std::atomic<bool> lfu_mode_{false};
+  std::atomic<uint64_t> expire_capped_{0};
+  std::atomic<uint64_t> expire_us_{0};
 };
-
-// Frees tables on a background thread (FLUSHALL ASYNC, UNLINK of large values).
-void LazyFree(std::vector<DbTable>&& tables);
-void LazyFreeEntry(Entry* e);
 
 }  // namespace hotkv

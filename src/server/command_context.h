@@ -107,6 +107,15 @@ class CommandContext {
   std::optional<int64_t> IntArg(size_t i, std::string_view err = errors::kNotInteger);
   std::optional<double> DoubleArg(size_t i, std::string_view err = errors::kNotFloat);
 
+  // Shows argument i as "(redacted)" in the slow log (a password), as Redis's
+  // redactClientCommandArgument.
+  void RedactArg(size_t i) {
+    if (i < 64) {
+      redacted_ |= uint64_t{1} << i;
+    }
+  }
+  uint64_t redacted_args() const { return redacted_; }
+
   // Marks the command as failed (for INFO commandstats failed_calls) without an error
   // reply of the usual kind.
   bool failed() const { return failed_; }
@@ -124,6 +133,7 @@ class CommandContext {
   bool in_exec_ = false;
   bool all_locked_ = false;
   bool failed_ = false;
+  uint64_t redacted_ = 0;
 };
 
 }  // namespace hotkv

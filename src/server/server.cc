@@ -16,6 +16,7 @@
 #include "common/notify_flags.h"
 #include "common/random.h"
 #include "engine/eviction.h"
+#include "engine/lazy_free.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/pubsub_delivery.h"
@@ -135,13 +136,18 @@ void Server::ResetStats() {
       c.cycles = 0;
       c.rejected = 0;
       c.failed = 0;
+      c.slowlog_count = 0;
+      c.slowlog_us_sum = 0;
+      c.slowlog_us_max = 0;
     }
   }
   for (auto& w : workers_) {
     w->error_counts().Reset();
   }
-  slowlog_.Reset();
+  slowlog_.ResetTotals();  // Redis's RESETSTAT keeps the entries themselves
+  ResetLazyFreedObjects();
   keyspace_->ResetExpiredKeys();
+  keyspace_->ResetExpireCycleStats();
   ResetEvictedKeys();
   peak_memory_ = 0;
   stat_reset_ms_ = WallClockMs();
