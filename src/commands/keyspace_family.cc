@@ -206,6 +206,7 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
     return;
   }
   const bool free_here = !async && ctx.in_exec();
+  Database::TablesChanged();
   std::vector<DbTable> detached;
   const int num_dbs = ctx.keyspace().num_dbs();
   ctx.ForEachShard([&](Shard& s, uint32_t) {
@@ -286,6 +287,7 @@ void SwapDbCommand(CommandContext& ctx) {
   if (!ctx.all_shards_locked()) {
     ks.LockAll();
   }
+  Database::TablesChanged();
   for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
     Shard& s = ks.shard(i);
     InvalidateWatchesInDb(s, static_cast<int>(*a));

@@ -110,6 +110,7 @@ void Keyspace::UnlockAll() {
 }
 
 void Keyspace::Flush(int db, bool async) {
+  Database::TablesChanged();
   std::vector<DbTable> detached;
   for (uint32_t i = 0; i < kShardCount; i++) {
     Shard& s = shards_[i];
@@ -144,6 +145,7 @@ void Keyspace::SwapDb(int a, int b) {
   NoteDbUsed(a);  // keys move between the two (a no-op for a database never used)
   NoteDbUsed(b);
   LockAll();
+  Database::TablesChanged();
   for (uint32_t i = 0; i < kShardCount; i++) {
     std::swap(shards_[i].db(a), shards_[i].db(b));
   }
