@@ -189,6 +189,8 @@ std::string StatsSection(Server& s) {
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
   AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));
+  AddField(o, "client_query_buffer_limit_disconnections",
+           static_cast<int64_t>(s.SumStat(&WorkerStats::query_limit_disconnections)));
   AddField(o, "client_output_buffer_limit_disconnections",
            static_cast<int64_t>(s.SumStat(&WorkerStats::output_limit_disconnections)));
   SlowLog::Totals slow = s.slowlog().GetTotals();

@@ -126,7 +126,7 @@ void Server::ResetStats() {
     for (auto* f : {&s.commands, &s.connections, &s.rejected_connections, &s.net_input,
                     &s.net_output, &s.error_replies, &s.keyspace_hits, &s.keyspace_misses,
                     &s.read_calls, &s.write_calls, &s.active_expired, &s.pubsub_messages,
-                    &s.output_limit_disconnections}) {
+                    &s.output_limit_disconnections, &s.query_limit_disconnections}) {
       f->store(0, std::memory_order_relaxed);
     }
     size_t n = table_->by_id().size();

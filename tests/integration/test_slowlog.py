@@ -79,6 +79,17 @@ def test_transaction_logs_its_commands_not_exec(c):
     assert got == [["INCR", "a"], ["SET", "a", "1"], ["MULTI"]]
 
 
+def test_commands_redis_rewrites_are_logged_as_sent(c):
+    # Redis rewrites these for replication (PXAT, PEXPIREAT, SET, SREM, ...) but logs
+    # what the client sent.
+    sent = [["SET", "k", "v", "EX", "100"], ["GETEX", "k", "EX", "100"], ["EXPIRE", "k", "100"],
+            ["INCRBYFLOAT", "f", "1.5"], ["SADD", "s", "a", "b"], ["SPOP", "s"],
+            ["RPUSH", "l", "a"], ["BLMOVE", "l", "l2", "LEFT", "RIGHT", "0"]]
+    for args in sent:
+        c.execute_command(*args)
+    assert [e[3] for e in entries(c)][:len(sent)] == sent[::-1]
+
+
 def test_blocked_command_is_logged_when_it_ends(c, server):
     blocked = server.client()
     blocked.client_setname("waiter")
