@@ -1,4 +1,5 @@
-// Helpers shared by the server command files (server_family.cc, server_family_info.cc).
+// Helpers shared by the server command files (server_family.cc, server_family_info.cc,
+// server_family_slowlog.cc).
 #pragma once
 
 #include <cstddef>
@@ -6,6 +7,7 @@
 
 namespace hotkv {
 
+class CommandContext;
 class Server;
 
 namespace server_internal {
@@ -13,6 +15,12 @@ namespace server_internal {
 // INFO keysizes (Redis 8): per database that has keys, one line per basic type that has
 // keys, "db<N>_distrib_<type>_<sizes|items>:<bin>=<count>,..." (engine/key_sizes.h).
 std::string KeysizesSection(Server& s);
+
+// SLOWLOG subcommands (server_family_slowlog.cc).
+void SlowLogGetCommand(CommandContext& ctx);
+void SlowLogLenCommand(CommandContext& ctx);
+void SlowLogResetCommand(CommandContext& ctx);
+void SlowLogHelpCommand(CommandContext& ctx);
 
 // INFO total_blocking_keys: keys with at least one blocked client waiting on them.
 size_t BlockingKeys(Server& s);

@@ -2,7 +2,9 @@
 // DEBUG (SLEEP) SLOWLOG (GET LEN RESET HELP) MEMORY (USAGE HELP).
 //
 // INFO uses Redis's section and field names so that tools parsing it keep working;
-// HotKV-specific facts are added as extra fields (hotkv_version, worker_threads).
+// HotKV-specific facts are added as extra fields (hotkv_version, worker_threads). The
+// keysizes section is in server_family_info.cc, SLOWLOG's handlers in
+// server_family_slowlog.cc.
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -455,55 +457,6 @@ void DebugCommand(CommandContext& ctx) {
   ctx.rb().Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) + "'. Try DEBUG HELP.");
 }
 
-void SlowLogGetCommand(CommandContext& ctx) {
-  if (ctx.argc() > 3) {
-    return ctx.rb().Error("ERR unknown subcommand or wrong number of arguments for '" +
-                          std::string(ctx.arg(1).substr(0, 128)) + "'. Try SLOWLOG HELP.");
-  }
-  size_t count = 10;
-  if (ctx.argc() == 3) {
-    auto v = ParseInt64(ctx.arg(2));
-    if (!v || *v < -1) {
-      return ctx.rb().Error("ERR count should be greater than or equal to -1");
-    }
-    count = *v == -1 ? SIZE_MAX : static_cast<size_t>(*v);
-  }
-  auto entries = ctx.server().slowlog().Get(count);
-  ctx.rb().Array(entries.size());
-  for (const auto& e : entries) {
-    ctx.rb().Array(6);
-    ctx.rb().Integer(static_cast<int64_t>(e.id));
-    ctx.rb().Integer(e.time_sec);
-    ctx.rb().Integer(e.duration_us);
-    ctx.rb().Array(e.args.size());
-    for (const auto& a : e.args) {
-      ctx.rb().Bulk(a);
-    }
-    ctx.rb().Bulk(e.client_addr);
-    ctx.rb().Bulk(e.client_name);
-  }
-}
-
-void SlowLogLenCommand(CommandContext& ctx) { ctx.rb().Integer(static_cast<int64_t>(ctx.server().slowlog().Len())); }
-
-void SlowLogResetCommand(CommandContext& ctx) {
-  ctx.server().slowlog().Reset();
-  ctx.rb().Ok();
-}
-
-void SlowLogHelpCommand(CommandContext& ctx) {
-  static const char* kLines[] = {
-      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
-      "    Entries are made of:", "    id, timestamp, time in microseconds, arguments array, client IP and port,",
-      "    client name", "LEN", "    Return the length of the slowlog.", "RESET", "    Reset the slowlog.",
-      "HELP", "    Print this help."};
-  ctx.rb().Array(std::size(kLines));
-  for (const char* l : kLines) {
-    ctx.rb().SimpleString(l);
-  }
-}
-
 void MemoryUsageCommand(CommandContext& ctx) {
   for (size_t i = 3; i < ctx.argc(); i++) {
     if (EqualsIgnoreCase(ctx.arg(i), "SAMPLES") && i + 1 < ctx.argc()) {
@@ -581,21 +534,21 @@ void RegisterServerCommands(CommandTable& t) {
   t.Add({.name = "slowlog", .arity = -2, .acl = "@slow",
          .doc = {"server", "2.2.12", "Depends on subcommand.", "A container for slow log commands.", ""}});
   t.AddSub("slowlog", {.name = "get", .arity = -2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
-                       .handler = SlowLogGetCommand,
+                       .handler = server_internal::SlowLogGetCommand,
                        .doc = {"server", "2.2.12", "O(N) where N is the number of entries returned",
                                "Returns the newest slow log entries.", "[count]"},
                        .tips = {"request_policy:all_nodes", "nondeterministic_output"}});
   t.AddSub("slowlog", {.name = "len", .arity = 2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
-                       .handler = SlowLogLenCommand,
+                       .handler = server_internal::SlowLogLenCommand,
                        .doc = {"server", "2.2.12", "O(1)", "Returns the number of slow log entries.", ""},
                        .tips = {"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}});
   t.AddSub("slowlog", {.name = "reset", .arity = 2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
-                       .handler = SlowLogResetCommand,
+                       .handler = server_internal::SlowLogResetCommand,
                        .doc = {"server", "2.2.12", "O(N) where N is the number of entries in the slowlog",
                                "Clears the slow log.", ""},
                        .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
   t.AddSub("slowlog", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow",
-                       .handler = SlowLogHelpCommand,
+                       .handler = server_internal::SlowLogHelpCommand,
                        .doc = {"server", "6.2.0", "O(1)", "Returns helpful text about SLOWLOG.", ""}});
   t.Add({.name = "memory", .arity = -2, .acl = "@slow",
          .doc = {"server", "4.0.0", "Depends on subcommand.", "A container for memory diagnostics commands.", ""}});
