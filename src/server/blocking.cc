@@ -160,6 +160,7 @@ std::shared_ptr<Waiter> BlockClientOnJob(CommandContext& ctx) {
   BlockClient(ctx, {}, 0, nullptr, true);
   BlockState* b = ctx.client().block_state();
   b->wait_counts = true;
+  b->reply_silenced = ctx.client().reply_mode() != Client::ReplyMode::kOn;
   b->waiter->unblockable = false;
   return b->waiter;
 }
@@ -171,7 +172,7 @@ void ResumeJobWaiter(const std::shared_ptr<Waiter>& waiter) {
     if (c == nullptr || !waiter->Claim()) {
       return;
     }
-    if (c->output() != nullptr) {
+    if (c->output() != nullptr && !c->block_state()->reply_silenced) {
       c->output()->Ok();
     }
     FinishUnblock(*target, *c, true);

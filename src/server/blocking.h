@@ -74,6 +74,9 @@ struct BlockState {
   uint64_t exec_cycles = 0;
   uint64_t blocked_at_cycles = 0;
   bool wait_counts = false;
+  // BlockClientOnJob: the command ran under CLIENT REPLY OFF/SKIP, so its late reply is
+  // dropped too.
+  bool reply_silenced = false;
 };
 
 // Number of blocked clients in the whole server (INFO, and a fast path: with none,

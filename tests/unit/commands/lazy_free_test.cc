@@ -89,6 +89,27 @@ TEST(LazyFree, FlushallSyncWaitsForTheBackgroundThread) {
   EXPECT_EQ(s.worker().command_stats()[flushall->id].calls.load(), 1u);
 }
 
+TEST(LazyFree, FlushUnderClientReplyOffOrSkipSendsNoLateReply) {
+  InProcessServer s;
+  LocalClient& a = s.NewClient();
+  for (const char* mode : {"OFF", "SKIP"}) {
+    s.Run(a, {"SET", "k", "v"});
+    EXPECT_EQ(s.Run(a, {"CLIENT", "REPLY", mode}), "");
+    EXPECT_EQ(s.Run(a, {"FLUSHALL"}), "");
+    for (int i = 0; i < 5000 && a.blocked(); i++) {
+      s.RunPendingWork();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_FALSE(a.blocked());
+    EXPECT_EQ(a.TakeOutput(), "") << mode;
+    if (std::string(mode) == "OFF") {
+      EXPECT_EQ(s.Run(a, {"CLIENT", "REPLY", "ON"}), "+OK\r\n");
+    }
+  }
+  EXPECT_EQ(s.Run(a, {"FLUSHALL"}), "");
+  EXPECT_EQ(AwaitOutput(s, a), "+OK\r\n");  // replies again
+}
+
 TEST(LazyFree, FlushInsideExecFreesAtOnce) {
   InProcessServer s;
   LocalClient& a = s.NewClient();
