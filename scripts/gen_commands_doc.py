@@ -38,7 +38,50 @@ NOTES = {
     "vadd": "M up to 255; CAS runs the insert at once (never under a keyspace lock); non-finite components refused; see docs/vector.md",
     "vsim": "NOTHREAD changes nothing (searches never hold a keyspace lock)",
     "vinfo": "hnsw-max-node-uid is the number of node slots in use",
+    "info": "some fields left out: see \"INFO fields\" below",
 }
+
+# INFO: the fields Redis 8.8 prints, in the sections HotKV prints, that HotKV leaves out
+# (every field HotKV prints has a real value; none is a constant standing in).
+INFO_GAPS = [
+    ("Clients", "`active_clients` (its meaning in 8.8 is undocumented)."),
+    ("Memory", "`used_memory_peak_time`, `used_memory_startup`, `used_memory_overhead`, "
+     "`used_memory_dataset`, `used_memory_dataset_perc`, `mem_clients_normal*` (not measured "
+     "separately); `allocator_*`, `allocator_frag_*`, `allocator_rss_*`, `rss_overhead_*` "
+     "(jemalloc statistics; HotKV uses mimalloc); `used_memory_lua*`, `used_memory_vm_*`, "
+     "`used_memory_scripts*`, `used_memory_functions`, `number_of_cached_scripts`, "
+     "`number_of_functions`, `number_of_libraries` (no scripting); `mem_not_counted_for_evict`, "
+     "`mem_replication_backlog`, `mem_total_replication_buffers`, `mem_replica_full_sync_buffer`, "
+     "`mem_clients_slaves`, `mem_aof_buffer`, `mem_cluster_*` (no replication, AOF or cluster); "
+     "`mem_overhead_db_hashtable_rehashing` (tables resize at once), `active_defrag_running` "
+     "(no active defragmentation)."),
+    ("Persistence", "fork, COW, RDB save and AOF rewrite counters (`current_cow_*`, "
+     "`current_fork_perc`, `current_save_keys_*`, `rdb_last_bgsave_time_sec`, "
+     "`rdb_current_bgsave_time_sec`, `rdb_saves*`, `rdb_last_cow_size`, `rdb_last_load_*`, "
+     "`aof_rewrite_scheduled`, `aof_*_rewrite_time_sec`, `aof_rewrites*`, `aof_last_cow_size`, "
+     "`module_fork_*`): no persistence."),
+    ("Stats", "`total_net_repl_*`, `instantaneous_*_repl_kbps`, `sync_*`, "
+     "`slave_expires_tracked_keys` (no replication); `instantaneous_input_kbps`, "
+     "`instantaneous_output_kbps`, `eventloop_*`, `instantaneous_eventloop_*`, "
+     "`total_client_processing_events`, `avg_pipeline_length*`, `reply_buffer_*` (not "
+     "sampled); `expired_subkeys`, `expired_subkeys_active` (no hash-field expiry); "
+     "`expired_stale_perc` (not estimated); `total_eviction_exceeded_time`, "
+     "`current_eviction_exceeded_time` (time over maxmemory is not measured); "
+     "`evicted_clients`, `evicted_scripts`, `latest_fork_usec`, "
+     "`total_forks`, `migrate_cached_sockets`, `active_defrag_*`, `total_active_defrag_time`, "
+     "`current_active_defrag_time`, `tracking_total_*`, `unexpected_error_replies`, "
+     "`dump_payload_sanitizations`, `io_threaded_*`, `acl_access_denied_*` (features HotKV "
+     "does not have: client eviction, scripting, fork, MIGRATE, defragmentation, client "
+     "tracking, RESTORE, I/O threads, ACL)."),
+    ("Replication", "`repl_backlog_size`, `repl_backlog_first_byte_offset`, "
+     "`repl_backlog_histlen` (no replication backlog)."),
+    ("CPU", "`used_cpu_sys_main_thread`, `used_cpu_user_main_thread` (commands run on every "
+     "worker thread, there is no main thread)."),
+    ("Modules", "the `module:` lines (no modules; vector sets are built in)."),
+    ("Keysizes", "the `db<N>_distrib_*_sizes` memory histograms Redis adds with "
+     "`key-memory-histograms yes` (HotKV has no such setting)."),
+    ("Sections", "`# Threads`, `# Hotkeys` and `# Latencystats` are not printed."),
+]
 
 # HotKV's own commands (no Redis counterpart): status "hotkv", documented in docs/.
 HOTKV_COMMANDS = {
@@ -123,6 +166,11 @@ def main():
         for group in sorted(missing):
             names = ", ".join(f"`{n.upper()}`" for n in sorted(missing[group]))
             out.append(f"- **{group}**: {names}")
+    out.append("\n## INFO fields\n")
+    out.append("INFO prints Redis's sections in Redis's order with Redis's field names; these "
+               "fields of Redis 8.8 are left out:\n")
+    for section, text in INFO_GAPS:
+        out.append(f"- **{section}**: {text}")
     print("\n".join(out))
 
 

@@ -64,6 +64,9 @@ void AuthCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) {
     return ctx.rb().Error(errors::kSyntax);
   }
+  for (size_t i = 1; i < ctx.argc(); i++) {
+    ctx.RedactArg(i);  // as Redis: never show the password in the slow log
+  }
   if (ctx.argc() == 2 && !ctx.server().config().requirepass_set()) {
     return ctx.rb().Error(
         "ERR AUTH <password> called without any password configured for the default user. "
@@ -99,6 +102,8 @@ void HelloCommand(CommandContext& ctx) {
     if (EqualsIgnoreCase(ctx.arg(i), "AUTH") && left >= 2) {
       user = ctx.arg(i + 1);
       pass = ctx.arg(i + 2);
+      ctx.RedactArg(i + 1);
+      ctx.RedactArg(i + 2);
       has_auth = true;
       i += 2;
     } else if (EqualsIgnoreCase(ctx.arg(i), "SETNAME") && left >= 1) {

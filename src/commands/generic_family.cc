@@ -13,6 +13,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "engine/eviction.h"
+#include "engine/lazy_free.h"
 #include "server/server.h"
 #include "server/shard_state.h"
 
@@ -20,7 +21,10 @@ namespace hotkv {
 
 namespace {
 
-void DelGeneric(CommandContext& ctx, bool lazy) {
+// UNLINK (and DEL with lazyfree-lazy-user-del yes) hands values above Redis's free-effort
+// threshold to the lazy-free thread; smaller ones are freed here either way, so the
+// setting (behind the config mutex) is read only for those big values.
+void DelGeneric(CommandContext& ctx, bool unlink) {
   int64_t n = 0;
   Database& db = ctx.db();
   for (size_t i = 1; i < ctx.argc(); i++) {
@@ -29,11 +33,9 @@ void DelGeneric(CommandContext& ctx, bool lazy) {
       continue;
     }
     Entry* e = db.Detach(ref);
-    if (lazy && !e->is_string()) {
-      LazyFreeEntry(e);  // large collections are freed off the worker
-    } else {
-      Entry::Free(e);
-    }
+    const bool lazy = unlink || (FreeEffort(e) > kLazyFreeThreshold &&
+                                 ctx.server().config().GetString("lazyfree-lazy-user-del") == "yes");
+    FreeEntry(e, lazy);
     ctx.KeyModified(ctx.arg(i), notify::kGeneric, "del");
     n++;
   }

@@ -10,6 +10,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "common/random.h"
+#include "engine/lazy_free.h"
 #include "server/blocking.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -194,11 +195,18 @@ bool ParseFlushMode(CommandContext& ctx, bool* async) {
   return true;
 }
 
+// As Redis 8: ASYNC (or lazyfree-lazy-user-flush yes) detaches the databases' tables and
+// replies at once while the lazy-free thread frees them; SYNC detaches them too, but the
+// client waits (blocked, its worker serving the others) until the thread is done, and
+// only inside a transaction are they freed right here. Keys written after the detach
+// stay, as Redis documents for FLUSHALL ASYNC.
 void FlushGeneric(CommandContext& ctx, int only_db) {
   bool async;
   if (!ParseFlushMode(ctx, &async)) {
     return;
   }
+  const bool free_here = !async && ctx.in_exec();
+  Database::TablesChanged();
   std::vector<DbTable> detached;
   const int num_dbs = ctx.keyspace().num_dbs();
   ctx.ForEachShard([&](Shard& s, uint32_t) {
@@ -211,20 +219,25 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
         continue;
       }
       InvalidateWatchesInDb(s, d);
-      if (async) {
-        detached.emplace_back(std::move(t));
-        t = DbTable();
-      } else {
+      if (free_here) {
         t.keys.Clear([](Entry* e) { Entry::Free(e); });
-        t = DbTable();
+      } else {
+        detached.emplace_back(std::move(t));
       }
+      t = DbTable();
     }
   });
-  if (!detached.empty()) {
-    LazyFree(std::move(detached));
-  }
   WorkerStats::Inc(ctx.worker().stats().dirty);
-  ctx.rb().Ok();
+  if (free_here) {
+    return ctx.rb().Ok();
+  }
+  if (async) {
+    FreeTables(std::move(detached));
+    return ctx.rb().Ok();
+  }
+  // The reply (+OK) comes with the wake-up.
+  std::shared_ptr<Waiter> waiter = BlockClientOnJob(ctx);
+  FreeTables(std::move(detached), [waiter] { ResumeJobWaiter(waiter); });
 }
 void FlushDbCommand(CommandContext& ctx) { FlushGeneric(ctx, ctx.client().db()); }
 void FlushAllCommand(CommandContext& ctx) { FlushGeneric(ctx, -1); }
@@ -274,6 +287,7 @@ void SwapDbCommand(CommandContext& ctx) {
   if (!ctx.all_shards_locked()) {
     ks.LockAll();
   }
+  Database::TablesChanged();
   for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
     Shard& s = ks.shard(i);
     InvalidateWatchesInDb(s, static_cast<int>(*a));

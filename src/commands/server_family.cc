@@ -2,7 +2,9 @@
 // DEBUG (SLEEP) SLOWLOG (GET LEN RESET HELP) MEMORY (USAGE HELP).
 //
 // INFO uses Redis's section and field names so that tools parsing it keep working;
-// HotKV-specific facts are added as extra fields (hotkv_version, worker_threads).
+// HotKV-specific facts are added as extra fields (hotkv_version, worker_threads). The
+// keysizes section is in server_family_info.cc, SLOWLOG's handlers in
+// server_family_slowlog.cc.
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -17,7 +19,9 @@
 #include "common/clock.h"
 #include "common/page_prefault.h"
 #include "commands/register.h"
+#include "commands/server_common.h"
 #include "engine/eviction.h"
+#include "engine/lazy_free.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
@@ -53,9 +57,11 @@ std::string ServerSection(Server& s) {
   AddField(o, "arch_bits", 64);
   AddField(o, "monotonic_clock", "POSIX clock_gettime");
   AddField(o, "multiplexing_api", s.num_workers() > 0 ? s.worker(0).io_backend_name() : "none");
+  AddField(o, "atomicvar_api", "c11-builtin");  // std::atomic: GCC's __atomic builtins
   AddField(o, "gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
                                  std::to_string(__GNUC_PATCHLEVEL__));
   AddField(o, "process_id", getpid());
+  AddField(o, "process_supervised", "no");  // no upstart/systemd notification support
   AddField(o, "run_id", s.run_id());
   AddField(o, "tcp_port", s.config().port());
   AddField(o, "server_time_usec", WallClockUs());
@@ -69,6 +75,11 @@ std::string ServerSection(Server& s) {
   AddField(o, "executable", n > 0 ? std::string(exe, static_cast<size_t>(n)) : "");
   AddField(o, "config_file", s.config().config_file());
   AddField(o, "io_threads_active", 0);
+  std::string listener = "name=tcp";
+  for (const std::string& addr : s.config().bind_addresses()) {
+    listener += ",bind=" + addr;
+  }
+  AddField(o, "listener0", listener + ",port=" + std::to_string(s.config().port()));
   AddField(o, "worker_threads", s.num_workers());
   return o;
 }
@@ -101,7 +112,8 @@ std::string ClientsSection(Server& s) {
   AddField(o, "watching_clients", watching);
   AddField(o, "clients_in_timeout_table", blocked);
   AddField(o, "total_watched_keys", g_watch_registrations.load(std::memory_order_relaxed));
-  AddField(o, "total_blocking_keys", 0);
+  AddField(o, "total_blocking_keys", static_cast<int64_t>(server_internal::BlockingKeys(s)));
+  AddField(o, "total_blocking_keys_on_nokey", 0);  // only XREADGROUP blocks so; no streams
   return o;
 }
 
@@ -116,6 +128,9 @@ std::string MemorySection(Server& s) {
   AddField(o, "used_memory_rss_human", HumanBytes(m.rss));
   AddField(o, "used_memory_peak", static_cast<int64_t>(peak));
   AddField(o, "used_memory_peak_human", HumanBytes(peak));
+  char perc[32];
+  snprintf(perc, sizeof(perc), "%.2f%%", peak ? 100.0 * static_cast<double>(m.used) / static_cast<double>(peak) : 0.0);
+  AddField(o, "used_memory_peak_perc", perc);
   long pages = sysconf(_SC_PHYS_PAGES);
   uint64_t total = static_cast<uint64_t>(pages) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   AddField(o, "total_system_memory", static_cast<int64_t>(total));
@@ -126,6 +141,7 @@ std::string MemorySection(Server& s) {
   char ratio[32];
   snprintf(ratio, sizeof(ratio), "%.2f", m.used ? static_cast<double>(m.rss) / m.used : 0.0);
   AddField(o, "mem_fragmentation_ratio", ratio);
+  AddField(o, "mem_fragmentation_bytes", static_cast<int64_t>(m.rss) - static_cast<int64_t>(m.used));
   AddField(o, "mem_allocator", m.allocator);
   // HotKV's own: the background paging-in of committed memory (prefault-memory).
   PrefaultStats pf = GetPrefaultStats();
@@ -133,7 +149,9 @@ std::string MemorySection(Server& s) {
   AddField(o, "mem_prefault_ranges", static_cast<int64_t>(pf.ranges_queued));
   AddField(o, "mem_prefault_ranges_dropped", static_cast<int64_t>(pf.ranges_dropped));
   AddField(o, "mem_prefault_bytes", static_cast<int64_t>(pf.bytes_populated));
-  AddField(o, "lazyfree_pending_objects", 0);
+  LazyFreeStats lazy = GetLazyFreeStats();
+  AddField(o, "lazyfree_pending_objects", static_cast<int64_t>(lazy.pending));
+  AddField(o, "lazyfreed_objects", static_cast<int64_t>(lazy.freed));
   return o;
 }
 
@@ -161,17 +179,29 @@ std::string StatsSection(Server& s) {
   AddField(o, "total_net_output_bytes", static_cast<int64_t>(s.SumStat(&WorkerStats::net_output)));
   AddField(o, "rejected_connections", static_cast<int64_t>(s.SumStat(&WorkerStats::rejected_connections)));
   AddField(o, "expired_keys", static_cast<int64_t>(s.keyspace().expired_keys()));
+  AddField(o, "expired_keys_active", static_cast<int64_t>(s.SumStat(&WorkerStats::active_expired)));
+  AddField(o, "expired_time_cap_reached_count", static_cast<int64_t>(s.keyspace().expire_cycles_capped()));
+  AddField(o, "expire_cycle_cpu_milliseconds", static_cast<int64_t>(s.keyspace().expire_cycle_us() / 1000));
   AddField(o, "evicted_keys", static_cast<int64_t>(EvictedKeys()));
   AddField(o, "keyspace_hits", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_hits)));
   AddField(o, "keyspace_misses", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_misses)));
   AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
   AddField(o, "pubsub_patterns", s.pubsub().NumPat());
   AddField(o, "pubsubshard_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kShard)));
-  AddField(o, "client_output_buffer_limit_disconnections",
-           static_cast<int64_t>(s.SumStat(&WorkerStats::output_limit_disconnections)));
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
   AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));
+  AddField(o, "client_query_buffer_limit_disconnections",
+           static_cast<int64_t>(s.SumStat(&WorkerStats::query_limit_disconnections)));
+  AddField(o, "client_output_buffer_limit_disconnections",
+           static_cast<int64_t>(s.SumStat(&WorkerStats::output_limit_disconnections)));
+  SlowLog::Totals slow = s.slowlog().GetTotals();
+  char ms[64];
+  AddField(o, "slowlog_commands_count", static_cast<int64_t>(slow.count));
+  snprintf(ms, sizeof(ms), "%.2f", static_cast<double>(slow.us_max) / 1000.0);
+  AddField(o, "slowlog_commands_time_ms_max", ms);
+  snprintf(ms, sizeof(ms), "%.2f", static_cast<double>(slow.us_sum) / 1000.0);
+  AddField(o, "slowlog_commands_time_ms_sum", ms);
   return o;
 }
 
@@ -224,7 +254,7 @@ std::string CommandStatsSection(Server& s) {
   std::string o = "# Commandstats\r\n";
   const auto& specs = s.commands().by_id();
   for (size_t i = 0; i < specs.size(); i++) {
-    uint64_t calls = 0, usec = 0, rejected = 0, failed = 0;
+    uint64_t calls = 0, usec = 0, rejected = 0, failed = 0, slow = 0, slow_sum = 0, slow_max = 0;
     for (int w = 0; w < s.num_workers(); w++) {
       CommandStats& c = s.worker(w).command_stats()[i];
       calls += c.calls.load(std::memory_order_relaxed);
@@ -232,6 +262,9 @@ std::string CommandStatsSection(Server& s) {
                                     CyclesPerMicrosecond());
       rejected += c.rejected.load(std::memory_order_relaxed);
       failed += c.failed.load(std::memory_order_relaxed);
+      slow += c.slowlog_count.load(std::memory_order_relaxed);
+      slow_sum += c.slowlog_us_sum.load(std::memory_order_relaxed);
+      slow_max = std::max(slow_max, c.slowlog_us_max.load(std::memory_order_relaxed));
     }
     if (calls == 0 && rejected == 0 && failed == 0) {
       continue;
@@ -241,7 +274,14 @@ std::string CommandStatsSection(Server& s) {
              static_cast<unsigned long long>(calls), static_cast<unsigned long long>(usec),
              calls ? static_cast<double>(usec) / calls : 0.0, static_cast<unsigned long long>(rejected),
              static_cast<unsigned long long>(failed));
-    AddField(o, "cmdstat_" + specs[i]->full_name, buf);
+    std::string value = buf;
+    if (slow > 0) {  // Redis 8.8 adds these only for commands that entered the slow log
+      snprintf(buf, sizeof(buf), ",slowlog_count=%llu,slowlog_time_ms_sum=%.2f,slowlog_time_ms_max=%.2f",
+               static_cast<unsigned long long>(slow), static_cast<double>(slow_sum) / 1000.0,
+               static_cast<double>(slow_max) / 1000.0);
+      value += buf;
+    }
+    AddField(o, "cmdstat_" + specs[i]->full_name, value);
   }
   return o;
 }
@@ -256,72 +296,50 @@ std::string ErrorStatsSection(Server& s) {
 
 void InfoCommand(CommandContext& ctx) {
   Server& s = ctx.server();
-  static const char* kDefault[] = {"server", "clients", "memory", "persistence", "stats",
-                                   "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"};
-  std::vector<std::string> sections;
-  bool everything = false;
-  if (ctx.argc() == 1) {
-    sections.assign(std::begin(kDefault), std::end(kDefault));
-  }
+  // Redis's sections in the order it prints them, whatever the order asked for;
+  // `in_default`: part of INFO / INFO default (all of them are in all / everything).
+  struct Section {
+    const char* name;
+    bool in_default;
+    std::string (*build)(Server&);
+  };
+  static const Section kSections[] = {
+      {"server", true, ServerSection},
+      {"clients", true, ClientsSection},
+      {"memory", true, MemorySection},
+      {"persistence", true, PersistenceSection},
+      {"stats", true, StatsSection},
+      {"replication", true, ReplicationSection},
+      {"cpu", true, [](Server&) { return CpuSection(); }},
+      {"modules", true, [](Server&) { return std::string("# Modules\r\n"); }},
+      {"commandstats", false, CommandStatsSection},
+      {"errorstats", true, ErrorStatsSection},
+      {"cluster", true, [](Server&) { return std::string("# Cluster\r\ncluster_enabled:0\r\n"); }},
+      {"keyspace", true, KeyspaceSection},
+      {"keysizes", true, server_internal::KeysizesSection},
+  };
+  bool defaults = ctx.argc() == 1, all = false;
+  std::vector<std::string> named;
   for (size_t i = 1; i < ctx.argc(); i++) {
     std::string name = ToLower(ctx.arg(i));
-    if (name == "all" || name == "default") {
-      sections.insert(sections.end(), std::begin(kDefault), std::end(kDefault));
-    } else if (name == "everything") {
-      everything = true;
-      sections.insert(sections.end(), std::begin(kDefault), std::end(kDefault));
-      sections.push_back("commandstats");
+    if (name == "default") {
+      defaults = true;
+    } else if (name == "all" || name == "everything") {
+      all = true;
     } else {
-      sections.push_back(name);
-    }
-  }
-  if (everything || std::find(sections.begin(), sections.end(), "all") != sections.end()) {
-    sections.push_back("commandstats");
-  }
-  for (size_t i = 1; i < ctx.argc(); i++) {
-    if (EqualsIgnoreCase(ctx.arg(i), "all")) {
-      sections.push_back("commandstats");
+      named.push_back(std::move(name));
     }
   }
   std::string out;
-  std::vector<std::string> done;
-  for (const std::string& sec : sections) {
-    if (std::find(done.begin(), done.end(), sec) != done.end()) {
-      continue;
-    }
-    done.push_back(sec);
-    std::string text;
-    if (sec == "server") {
-      text = ServerSection(s);
-    } else if (sec == "clients") {
-      text = ClientsSection(s);
-    } else if (sec == "memory") {
-      text = MemorySection(s);
-    } else if (sec == "persistence") {
-      text = PersistenceSection(s);
-    } else if (sec == "stats") {
-      text = StatsSection(s);
-    } else if (sec == "replication") {
-      text = ReplicationSection(s);
-    } else if (sec == "cpu") {
-      text = CpuSection();
-    } else if (sec == "modules") {
-      text = "# Modules\r\n";
-    } else if (sec == "errorstats") {
-      text = ErrorStatsSection(s);
-    } else if (sec == "cluster") {
-      text = "# Cluster\r\ncluster_enabled:0\r\n";
-    } else if (sec == "keyspace") {
-      text = KeyspaceSection(s);
-    } else if (sec == "commandstats") {
-      text = CommandStatsSection(s);
-    } else {
+  for (const Section& sec : kSections) {
+    if (!all && !(defaults && sec.in_default) &&
+        std::find(named.begin(), named.end(), sec.name) == named.end()) {
       continue;
     }
     if (!out.empty()) {
       out += "\r\n";
     }
-    out += text;
+    out += sec.build(s);
   }
   ctx.rb().Verbatim(out);
 }
@@ -349,6 +367,10 @@ void ConfigSetCommand(CommandContext& ctx) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
     pairs.emplace_back(std::string(ctx.arg(i)), std::string(ctx.arg(i + 1)));
+    // Redis's sensitive settings: their values never show in the slow log.
+    if (EqualsIgnoreCase(ctx.arg(i), "requirepass") || EqualsIgnoreCase(ctx.arg(i), "masterauth")) {
+      ctx.RedactArg(i + 1);
+    }
   }
   if (Status st = ctx.server().config().Set(pairs, IsLocalClient(ctx.client())); !st.ok()) {
     return ctx.rb().Error(st.message());
@@ -448,51 +470,6 @@ void DebugCommand(CommandContext& ctx) {
   ctx.rb().Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) + "'. Try DEBUG HELP.");
 }
 
-void SlowLogGetCommand(CommandContext& ctx) {
-  size_t count = 10;
-  if (ctx.argc() == 3) {
-    auto v = ParseInt64(ctx.arg(2));
-    if (!v || *v < -1) {
-      return ctx.rb().Error("ERR count should be greater than or equal to -1");
-    }
-    count = *v == -1 ? SIZE_MAX : static_cast<size_t>(*v);
-  }
-  auto entries = ctx.server().slowlog().Get(count);
-  ctx.rb().Array(entries.size());
-  for (const auto& e : entries) {
-    ctx.rb().Array(6);
-    ctx.rb().Integer(static_cast<int64_t>(e.id));
-    ctx.rb().Integer(e.time_sec);
-    ctx.rb().Integer(e.duration_us);
-    ctx.rb().Array(e.args.size());
-    for (const auto& a : e.args) {
-      ctx.rb().Bulk(a);
-    }
-    ctx.rb().Bulk(e.client_addr);
-    ctx.rb().Bulk(e.client_name);
-  }
-}
-
-void SlowLogLenCommand(CommandContext& ctx) { ctx.rb().Integer(static_cast<int64_t>(ctx.server().slowlog().Len())); }
-
-void SlowLogResetCommand(CommandContext& ctx) {
-  ctx.server().slowlog().Reset();
-  ctx.rb().Ok();
-}
-
-void SlowLogHelpCommand(CommandContext& ctx) {
-  static const char* kLines[] = {
-      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GET [<count>]", "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
-      "    Entries are made of:", "    id, timestamp, time in microseconds, arguments array, client IP and port,",
-      "    client name", "LEN", "    Return the length of the slowlog.", "RESET", "    Reset the slowlog.",
-      "HELP", "    Print this help."};
-  ctx.rb().Array(std::size(kLines));
-  for (const char* l : kLines) {
-    ctx.rb().SimpleString(l);
-  }
-}
-
 void MemoryUsageCommand(CommandContext& ctx) {
   for (size_t i = 3; i < ctx.argc(); i++) {
     if (EqualsIgnoreCase(ctx.arg(i), "SAMPLES") && i + 1 < ctx.argc()) {
@@ -570,21 +547,21 @@ void RegisterServerCommands(CommandTable& t) {
   t.Add({.name = "slowlog", .arity = -2, .acl = "@slow",
          .doc = {"server", "2.2.12", "Depends on subcommand.", "A container for slow log commands.", ""}});
   t.AddSub("slowlog", {.name = "get", .arity = -2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
-                       .handler = SlowLogGetCommand,
+                       .handler = server_internal::SlowLogGetCommand,
                        .doc = {"server", "2.2.12", "O(N) where N is the number of entries returned",
                                "Returns the newest slow log entries.", "[count]"},
                        .tips = {"request_policy:all_nodes", "nondeterministic_output"}});
   t.AddSub("slowlog", {.name = "len", .arity = 2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
-                       .handler = SlowLogLenCommand,
+                       .handler = server_internal::SlowLogLenCommand,
                        .doc = {"server", "2.2.12", "O(1)", "Returns the number of slow log entries.", ""},
                        .tips = {"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}});
   t.AddSub("slowlog", {.name = "reset", .arity = 2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
-                       .handler = SlowLogResetCommand,
+                       .handler = server_internal::SlowLogResetCommand,
                        .doc = {"server", "2.2.12", "O(N) where N is the number of entries in the slowlog",
                                "Clears the slow log.", ""},
                        .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
   t.AddSub("slowlog", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow",
-                       .handler = SlowLogHelpCommand,
+                       .handler = server_internal::SlowLogHelpCommand,
                        .doc = {"server", "6.2.0", "O(1)", "Returns helpful text about SLOWLOG.", ""}});
   t.Add({.name = "memory", .arity = -2, .acl = "@slow",
          .doc = {"server", "4.0.0", "Depends on subcommand.", "A container for memory diagnostics commands.", ""}});

@@ -37,6 +37,11 @@ KeyRef Database::Lookup(std::string_view key, uint32_t shard, uint64_t hash) {
   if (ref && IsExpired(ref.entry())) {
     ExpireNow(ref);
   }
+  last_.data = key.data();
+  last_.table = ref.table;
+  last_.entry = ref ? ref.entry() : nullptr;
+  last_.hash = hash;
+  last_.epoch = t_table_epoch;
   return ref;
 }
 
@@ -50,9 +55,16 @@ void Database::ExpireNow(KeyRef& ref) {
 }
 
 void Database::Insert(KeyRef& ref, Entry* e) {
+  if (last_.epoch == t_table_epoch && last_.entry == nullptr && last_.table == ref.table &&
+      last_.hash == ref.hash) {
+    last_.entry = e;  // the key the last lookup missed
+    last_.epoch = t_table_epoch + 1;
+  }
+  t_table_epoch++;
   ks_->StampNew(e);
   ks_->NoteDbUsed(index_);
   ref.pos = ref.table->keys.Insert(ref.hash, e);
+  ref.table->CountKeySize(e);
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);
   }
@@ -77,14 +89,28 @@ Entry* Database::Replace(KeyRef& ref, Entry* e) {
     AddToVolatile(*ref.table, e);
   }
   ref.table->keys.Replace(ref.pos, e);
+  ref.table->UncountKeySize(old);
+  ref.table->CountKeySize(e);
+  Remembered(old, e);
   return old;
+}
+
+void Database::Remembered(const Entry* old, Entry* e) {
+  const bool same = last_.entry == old && last_.epoch == t_table_epoch;
+  t_table_epoch++;
+  if (same) {
+    last_.entry = e;
+    last_.epoch = t_table_epoch;
+  }
 }
 
 void Database::Relocated(KeyRef& ref, Entry* e) {
   if (e->has_ttl()) {
     ref.table->volatile_keys[e->volatile_index()] = e;
   }
+  Entry* old = ref.table->keys.At(ref.pos);  // freed by realloc: only compared
   ref.table->keys.Replace(ref.pos, e);
+  Remembered(old, e);
 }
 
 void Database::Erase(KeyRef& ref) {
@@ -92,13 +118,26 @@ void Database::Erase(KeyRef& ref) {
 }
 
 Entry* Database::Detach(KeyRef& ref) {
+  t_table_epoch++;
   Entry* e = ref.entry();
   if (e->has_ttl()) {
     RemoveFromVolatile(*ref.table, e);
   }
   ref.table->keys.EraseAt(ref.pos);
+  ref.table->UncountKeySize(e);
   ref.pos = KeyTable::kNotFound;
   return e;
+}
+
+void Database::UpdateKeySizeByLookup(std::string_view key) {
+  uint32_t shard;
+  uint64_t hash;
+  LocateKey(key, &shard, &hash);
+  DbTable& t = Table(shard);
+  const size_t pos = t.keys.Find(key, hash);
+  if (pos != KeyTable::kNotFound) {
+    t.RecountKeySize(t.keys.At(pos));
+  }
 }
 
 void Database::SetTtl(KeyRef& ref, int64_t expire_ms) {
@@ -108,8 +147,10 @@ void Database::SetTtl(KeyRef& ref, int64_t expire_ms) {
     return;
   }
   if (!e->has_expire_block()) {
+    Entry* old = e;
     e = Entry::WithExpireBlock(e);
     ref.table->keys.Replace(ref.pos, e);
+    Remembered(old, e);
   }
   e->SetExpireMs(expire_ms);
   AddToVolatile(*ref.table, e);

@@ -43,6 +43,11 @@ inline void SetKeyHint(std::string_view key, uint32_t shard, uint64_t hash) {
   t_key_hint = KeyHint{key.data(), key.size(), shard, hash};
 }
 
+// Bumped by every change on this thread that may free or move an entry (insert, erase,
+// re-allocation, flush, swap): what a Database view remembers of a lookup is trusted only
+// while it is unchanged. Other threads cannot change a table whose shard lock we hold.
+inline thread_local uint64_t t_table_epoch = 0;
+
 struct KeyRef {
   DbTable* table = nullptr;
   size_t pos = KeyTable::kNotFound;
@@ -84,6 +89,24 @@ class Database {
   // Removes the key and returns its entry (RENAME, MOVE); TTL state stays in the block.
   Entry* Detach(KeyRef& ref);
 
+  // After a command changed the value of `key` (its length or element count), moves the
+  // key to its new INFO keysizes bin. Expires nothing; a missing key is a no-op. When
+  // `key` is the very argument this view last looked up (or inserted) and no table changed
+  // since, it reuses that entry instead of a second lookup (most writes: one key, looked
+  // up, changed, then KeyModified).
+  void UpdateKeySize(std::string_view key) {
+    // The argument this view last looked up: its entry (same length as a check; equal
+    // hashes in the same table stand for equal keys).
+    if (last_.epoch == t_table_epoch && key.data() == last_.data && last_.entry != nullptr &&
+        last_.entry->key().size() == key.size()) {
+      last_.table->RecountKeySize(last_.entry);
+      return;
+    }
+    UpdateKeySizeByLookup(key);
+  }
+  // Whole tables were dropped or swapped (FLUSH*, SWAPDB): forget remembered entries.
+  static void TablesChanged() { t_table_epoch++; }
+
   // Sets an absolute expiry time (may re-allocate the entry).
   void SetTtl(KeyRef& ref, int64_t expire_ms);
   // Removes the TTL; returns whether there was one.
@@ -110,10 +133,26 @@ class Database {
  private:
   DbTable& Table(uint32_t shard) { return ks_->shard(shard).db(index_); }
   void ExpireNow(KeyRef& ref);
+  void UpdateKeySizeByLookup(std::string_view key);
+  // An entry block was replaced by `e` (Replace, Relocated, SetTtl's re-allocation).
+  void Remembered(const Entry* old, Entry* e);
+
+  // The last key looked up through this view: where the argument's bytes are (compared
+  // as an address, never read), its table and entry (null when missing). The other
+  // fields mean something only while t_table_epoch is `epoch` (left uninitialised: a
+  // view is made for every command).
+  struct LastKey {
+    const char* data;
+    DbTable* table;
+    Entry* entry;
+    uint64_t hash;
+    uint64_t epoch = ~uint64_t{0};
+  };
 
   Keyspace* ks_;
   int index_;
   int64_t now_ms_;
+  LastKey last_;
 };
 
 // Removes `e` from its table's volatile list (it must have a TTL). Exposed for Keyspace.

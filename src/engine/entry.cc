@@ -47,7 +47,7 @@ Entry* Entry::NewString(std::string_view key, std::string_view value, bool expir
   e->type_ = 0;
   e->flags_ = expire_block ? kExpireBlock : 0;
   e->lfu_ = 0;
-  e->reserved_ = 0;
+  e->size_bin_ = kNotCounted;
   memcpy(e->Base() + head, key.data(), key.size());
   if (!value.empty()) {
     memcpy(e->Base() + head + key.size(), value.data(), value.size());
@@ -64,7 +64,7 @@ Entry* Entry::NewObject(std::string_view key, ValueType type, void* object, bool
   e->type_ = static_cast<uint8_t>(type);
   e->flags_ = expire_block ? kExpireBlock : 0;
   e->lfu_ = 0;
-  e->reserved_ = 0;
+  e->size_bin_ = kNotCounted;
   e->set_object(object);
   memcpy(e->Base() + head + sizeof(void*), key.data(), key.size());
   return e;

@@ -126,6 +126,13 @@ class Entry {
   uint8_t lfu_counter() const { return lfu_; }
   void set_lfu_counter(uint8_t c) { lfu_ = c; }
 
+  // The INFO keysizes bin this key is counted in while it sits in a table (see
+  // engine/key_sizes.h); kNotCounted for types Redis does not count. Copied with the
+  // header when the block moves (Rekey, WithExpireBlock, GrowString).
+  static constexpr uint8_t kNotCounted = 0xFF;
+  uint8_t size_bin() const { return size_bin_; }
+  void set_size_bin(uint8_t b) { size_bin_ = b; }
+
   // Bytes owned by this key (block + object), for MEMORY USAGE.
   size_t MemoryUsage() const;
   // OBJECT ENCODING name.
@@ -148,7 +155,7 @@ class Entry {
   uint8_t type_;
   uint8_t flags_;
   uint8_t lfu_;
-  uint8_t reserved_;
+  uint8_t size_bin_;
 };
 
 static_assert(sizeof(Entry) == Entry::kHeaderSize);
@@ -157,6 +164,10 @@ static_assert(sizeof(Entry) == Entry::kHeaderSize);
 void DestroyObject(ValueType type, void* object);
 void* CloneObject(ValueType type, const void* object);
 size_t ObjectMemoryUsage(ValueType type, const void* object);
+// Elements of a list, set, sorted set or hash (0 for other types).
+size_t ObjectLength(ValueType type, const void* object);
+// Allocations freeing the object walks, as Redis's lazyfreeGetFreeEffort (lazy_free.h).
+size_t ObjectFreeEffort(ValueType type, const void* object);
 std::string_view ObjectEncodingName(ValueType type, const void* object);
 
 }  // namespace hotkv

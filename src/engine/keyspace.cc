@@ -2,13 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
 
 #include "common/clock.h"
 #include "engine/database.h"
+#include "engine/lazy_free.h"
 
 namespace hotkv {
 
@@ -79,6 +76,27 @@ Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms, bool (*held)(uint32_t)
   return st;
 }
 
+std::vector<uint64_t> Keyspace::KeySizes(bool (*held)(uint32_t)) {
+  constexpr size_t kPerDb = KeySizeHistogram::kTypes * KeySizeHistogram::kBins;
+  std::vector<uint64_t> sum(static_cast<size_t>(num_dbs_) * kPerDb, 0);
+  for (uint32_t i = 0; i < kShardCount; i++) {
+    Shard& s = shards_[i];
+    const bool lock = held == nullptr || !held(i);
+    if (lock) {
+      s.lock.lock();
+    }
+    for (int d = 0; d < num_dbs_; d++) {
+      if (const KeySizeHistogram* h = s.db(d).key_sizes.get()) {
+        h->AddTo(&sum[static_cast<size_t>(d) * kPerDb]);
+      }
+    }
+    if (lock) {
+      s.lock.unlock();
+    }
+  }
+  return sum;
+}
+
 void Keyspace::LockAll() {
   for (uint32_t i = 0; i < kShardCount; i++) {
     shards_[i].lock.lock();
@@ -92,6 +110,7 @@ void Keyspace::UnlockAll() {
 }
 
 void Keyspace::Flush(int db, bool async) {
+  Database::TablesChanged();
   std::vector<DbTable> detached;
   for (uint32_t i = 0; i < kShardCount; i++) {
     Shard& s = shards_[i];
@@ -112,12 +131,13 @@ void Keyspace::Flush(int db, bool async) {
         t.volatile_keys.clear();
         t.volatile_keys.shrink_to_fit();
         t.expire_cursor = 0;
+        t.key_sizes.reset();
       }
     }
     s.lock.unlock();
   }
   if (!detached.empty()) {
-    LazyFree(std::move(detached));
+    FreeTables(std::move(detached));
   }
 }
 
@@ -125,6 +145,7 @@ void Keyspace::SwapDb(int a, int b) {
   NoteDbUsed(a);  // keys move between the two (a no-op for a database never used)
   NoteDbUsed(b);
   LockAll();
+  Database::TablesChanged();
   for (uint32_t i = 0; i < kShardCount; i++) {
     std::swap(shards_[i].db(a), shards_[i].db(b));
   }
@@ -165,72 +186,12 @@ size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, in
     }
     s.lock.unlock();
     if ((visited & 15) == 15 && MonotonicUs() - start > budget_us) {
+      expire_capped_.fetch_add(1, std::memory_order_relaxed);
       break;
     }
   }
+  expire_us_.fetch_add(static_cast<uint64_t>(MonotonicUs() - start), std::memory_order_relaxed);
   return expired;
 }
-
-// ---- lazy free ----
-
-namespace {
-
-class LazyFreer {
- public:
-  static LazyFreer& Get() {
-    static LazyFreer* instance = new LazyFreer();  // lives until exit
-    return *instance;
-  }
-
-  void Push(std::vector<DbTable>&& tables, Entry* entry) {
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      if (!tables.empty()) {
-        jobs_.push_back(Job{std::move(tables), nullptr});
-      } else {
-        jobs_.push_back(Job{{}, entry});
-      }
-    }
-    cv_.notify_one();
-  }
-
- private:
-  struct Job {
-    std::vector<DbTable> tables;
-    Entry* entry;
-  };
-
-  LazyFreer() {
-    std::thread([this] { Run(); }).detach();
-  }
-
-  void Run() {
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock<std::mutex> g(mu_);
-        cv_.wait(g, [this] { return !jobs_.empty(); });
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      for (DbTable& t : job.tables) {
-        t.keys.Clear([](Entry* e) { Entry::Free(e); });
-      }
-      if (job.entry != nullptr) {
-        Entry::Free(job.entry);
-      }
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Job> jobs_;
-};
-
-}  // namespace
-
-void LazyFree(std::vector<DbTable>&& tables) { LazyFreer::Get().Push(std::move(tables), nullptr); }
-
-void LazyFreeEntry(Entry* e) { LazyFreer::Get().Push({}, e); }
 
 }  // namespace hotkv

@@ -21,6 +21,7 @@
 
 #include "common/key_hash.h"
 #include "common/spin_lock.h"
+#include "engine/key_sizes.h"
 #include "engine/key_table.h"
 
 namespace hotkv {
@@ -30,8 +31,40 @@ struct DbTable {
   KeyTable keys;
   std::vector<Entry*> volatile_keys;  // entries with a TTL; Entry::volatile_index() is the position
   size_t expire_cursor = 0;           // where the active expiry cycle resumes
+  std::unique_ptr<KeySizeHistogram> key_sizes;  // INFO keysizes; made on the first key
 
   size_t expires() const { return volatile_keys.size(); }
+
+  // INFO keysizes bookkeeping (engine/key_sizes.h): `e` enters the table, leaves it, or
+  // may have changed size while in it.
+  void CountKeySize(Entry* e) {
+    if (!KeySizeHistogram::Counts(e->type())) {
+      e->set_size_bin(Entry::kNotCounted);
+      return;
+    }
+    const uint8_t bin = KeySizeHistogram::BinOf(KeySizeOf(e));
+    e->set_size_bin(bin);
+    if (key_sizes == nullptr) {
+      key_sizes = std::make_unique<KeySizeHistogram>();
+    }
+    key_sizes->Add(e->type(), bin);
+  }
+  void UncountKeySize(const Entry* e) {
+    if (e->size_bin() != Entry::kNotCounted) {
+      key_sizes->Remove(e->type(), e->size_bin());
+    }
+  }
+  void RecountKeySize(Entry* e) {
+    if (e->size_bin() == Entry::kNotCounted) {
+      return;
+    }
+    const uint8_t bin = KeySizeHistogram::BinOf(KeySizeOf(e));
+    if (bin != e->size_bin()) {
+      key_sizes->Remove(e->type(), e->size_bin());
+      key_sizes->Add(e->type(), bin);
+      e->set_size_bin(bin);
+    }
+  }
 };
 
 struct Shard;
@@ -100,6 +133,9 @@ class Keyspace {
   // Under each shard's lock in turn; shards for which `held(i)` is true are read without
   // taking it (the calling thread holds them already: INFO inside EXEC).
   DbStats Stats(int db, int64_t now_ms, bool (*held)(uint32_t) = nullptr);
+  // INFO keysizes: every database's histogram summed over the shards, num_dbs() x
+  // KeySizeHistogram::kTypes x kBins counts, row-major. Locks as Stats does.
+  std::vector<uint64_t> KeySizes(bool (*held)(uint32_t) = nullptr);
 
   // Removes every key of one database (or all when db < 0). With `async`, the tables are
   // detached under the locks and freed by a background thread.
@@ -121,6 +157,14 @@ class Keyspace {
   // Total entries whose TTL passed and were removed (lazily or actively) since start.
   uint64_t expired_keys() const;
   void ResetExpiredKeys();
+  // INFO expired_time_cap_reached_count (active cycles stopped by their time budget) and
+  // expire_cycle_cpu_milliseconds (time spent in active cycles), since start or RESETSTAT.
+  uint64_t expire_cycles_capped() const { return expire_capped_.load(std::memory_order_relaxed); }
+  uint64_t expire_cycle_us() const { return expire_us_.load(std::memory_order_relaxed); }
+  void ResetExpireCycleStats() {
+    expire_capped_.store(0, std::memory_order_relaxed);
+    expire_us_.store(0, std::memory_order_relaxed);
+  }
 
   // Databases that may hold keys, one bit each (bit 63: any database from 63 up), set
   // when a key is created and never cleared: eviction samples only those, instead of
@@ -153,10 +197,8 @@ class Keyspace {
   std::atomic<uint32_t> access_clock_{0};
   std::atomic<uint64_t> used_dbs_{0};
   std::atomic<bool> lfu_mode_{false};
+  std::atomic<uint64_t> expire_capped_{0};
+  std::atomic<uint64_t> expire_us_{0};
 };
-
-// Frees tables on a background thread (FLUSHALL ASYNC, UNLINK of large values).
-void LazyFree(std::vector<DbTable>&& tables);
-void LazyFreeEntry(Entry* e);
 
 }  // namespace hotkv

@@ -1,6 +1,7 @@
 // Type dispatch for collection objects held by entries. Each case forwards to the data
 // structure in types/ (or vector/) that implements it.
 #include <cstdlib>
+#include <cstring>
 
 #include "engine/entry.h"
 #include "engine/vector_set_value.h"
@@ -49,6 +50,40 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
     case ValueType::kVectorSet: return sizeof(VectorSetValue) + static_cast<const VectorSetValue*>(object)->set->MemoryUsage();
     default:
       return 0;
+  }
+}
+
+size_t ObjectLength(ValueType type, const void* object) {
+  switch (type) {
+    case ValueType::kList: return static_cast<const types::ListValue*>(object)->size();
+    case ValueType::kZSet: return static_cast<const types::ZSetValue*>(object)->Size();
+    case ValueType::kHash: return static_cast<const types::HashValue*>(object)->size();
+    case ValueType::kSet: return static_cast<const types::SetValue*>(object)->size();
+    default:
+      return 0;  // not needed for vector sets (INFO keysizes does not count them)
+  }
+}
+
+size_t ObjectFreeEffort(ValueType type, const void* object) {
+  // Redis counts quicklist nodes, hashtable and skiplist elements; a listpack or an
+  // intset is one allocation.
+  auto hashtable = [](const char* encoding) { return std::strcmp(encoding, "hashtable") == 0; };
+  switch (type) {
+    case ValueType::kList: return static_cast<const types::ListValue*>(object)->NodeCount();
+    case ValueType::kZSet: {
+      const auto* z = static_cast<const types::ZSetValue*>(object);
+      return z->encoding() == types::ZSetValue::Encoding::kSkiplist ? z->Size() : 1;
+    }
+    case ValueType::kHash: {
+      const auto* h = static_cast<const types::HashValue*>(object);
+      return hashtable(h->EncodingName()) ? h->size() : 1;
+    }
+    case ValueType::kSet: {
+      const auto* s = static_cast<const types::SetValue*>(object);
+      return hashtable(s->EncodingName()) ? s->size() : 1;
+    }
+    default:
+      return 1;  // vector sets: Redis 8.8 frees them synchronously
   }
 }
 

@@ -40,14 +40,19 @@ void RemoveFromQueues(Keyspace& ks, const std::shared_ptr<Waiter>& w) {
 }
 
 // Clears the client's blocked state (its waiter must already be claimed) and lets its
-// pipeline continue.
-void FinishUnblock(Worker& w, Client& c, bool count_call) {
+// pipeline continue. `count_call`: the command ends here (served, timed out, unblocked),
+// so it is counted in INFO commandstats and may enter the slow log, as Redis does.
+void FinishUnblock(Worker& w, Client& c, bool count_call, bool failed = false) {
   std::shared_ptr<Waiter> waiter = c.block_state()->waiter;
   RemoveFromQueues(w.server().keyspace(), waiter);
   if (count_call && waiter->cmd != nullptr) {
-    WorkerStats::Inc(w.command_stats()[waiter->cmd->id].calls);
-    WorkerStats::Inc(w.stats().commands);
-    Client::OwnerAdd(c.tot_cmds, 1);
+    const BlockState& b = *c.block_state();
+    uint64_t cycles = b.exec_cycles + waiter->serve_cycles;
+    if (b.wait_counts) {
+      cycles += CyclesNow() - b.blocked_at_cycles;
+    }
+    std::vector<std::string_view> args(waiter->args.begin(), waiter->args.end());
+    AccountCommand(w, c, waiter->cmd, args, cycles, failed);
   }
   c.argv_mem.store(0, std::memory_order_relaxed);
   c.block_slot().reset();
@@ -155,6 +160,29 @@ void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
   g_blocked_clients.fetch_add(1, std::memory_order_relaxed);
 }
 
+std::shared_ptr<Waiter> BlockClientOnJob(CommandContext& ctx) {
+  BlockClient(ctx, {}, 0, nullptr, true);
+  BlockState* b = ctx.client().block_state();
+  b->wait_counts = true;
+  b->reply_silenced = ctx.client().reply_mode() != Client::ReplyMode::kOn;
+  b->waiter->unblockable = false;
+  return b->waiter;
+}
+
+void ResumeJobWaiter(const std::shared_ptr<Waiter>& waiter) {
+  Worker* target = waiter->worker;
+  target->Post([target, waiter] {
+    Client* c = StillBlocked(*target, waiter->client_id, waiter);
+    if (c == nullptr || !waiter->Claim()) {
+      return;
+    }
+    if (c->output() != nullptr && !c->block_state()->reply_silenced) {
+      c->output()->Ok();
+    }
+    FinishUnblock(*target, *c, true);
+  });
+}
+
 void SignalKeyReady(Server& server, int db, std::string_view key) {
   if (g_blocked_clients.load(std::memory_order_relaxed) == 0) {
     return;
@@ -234,7 +262,9 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
             continue;
           }
           q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+          const uint64_t serve_start = CyclesNow();
           w->serve(ctx, key, false);
+          w->serve_cycles = CyclesNow() - serve_start;
           auto bytes = std::make_shared<std::string>(out.view());
           Worker* target = w->worker;
           target->Post([target, w, bytes] {
@@ -297,7 +327,7 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
       waiter = c->UnblockHandle();
     }
   });
-  if (!waiter || !waiter->Claim()) {
+  if (!waiter || !waiter->unblockable || !waiter->Claim()) {
     return false;
   }
   Worker* target = waiter->worker;
@@ -313,7 +343,7 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
     } else {
       WriteTimeoutReply(*c);
     }
-    FinishUnblock(*target, *c, true);
+    FinishUnblock(*target, *c, true, with_error);
   });
   return true;
 }

@@ -52,6 +52,10 @@ struct Waiter {
   const class CommandSpec* cmd = nullptr;
   std::vector<std::string> args;  // the blocked command, for the serve function
   std::vector<std::string> keys;  // keys it waits on (in `db`)
+  bool unblockable = true;        // false: CLIENT UNBLOCK cannot end it (BlockClientOnJob)
+  // TSC cycles the serve function took (written by the serving thread before it posts
+  // the reply; read by the waiter's worker after): part of the command's time.
+  uint64_t serve_cycles = 0;
 
   // Takes the waiter (served, timed out, unblocked or disconnected): true exactly once.
   bool Claim() {
@@ -64,6 +68,15 @@ struct BlockState {
   std::shared_ptr<Waiter> waiter;
   int64_t deadline_ms = 0;  // 0 = forever
   bool null_array_on_timeout = true;  // BLPOP-style (*-1) or BLMOVE-style ($-1)
+  // The command's time for INFO commandstats and the slow log, counted when it is
+  // unblocked, as Redis does: its first run (set by the dispatcher), the serve, and for
+  // BlockClientOnJob the wait itself (Redis counts a FLUSHALL SYNC's background time).
+  uint64_t exec_cycles = 0;
+  uint64_t blocked_at_cycles = 0;
+  bool wait_counts = false;
+  // BlockClientOnJob: the command ran under CLIENT REPLY OFF/SKIP, so its late reply is
+  // dropped too.
+  bool reply_silenced = false;
 };
 
 // Number of blocked clients in the whole server (INFO, and a fast path: with none,
@@ -74,6 +87,14 @@ extern std::atomic<int64_t> g_blocked_clients;
 // timeout_ms = 0 blocks forever.
 void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
                  int64_t timeout_ms, ServeFn serve, bool null_array_on_timeout);
+
+// Blocks the client of `ctx` on no key until ResumeJobWaiter(): FLUSHALL/FLUSHDB SYNC
+// waiting for the lazy-free thread (Redis 8's BLOCKED_LAZYFREE). No timeout, and CLIENT
+// UNBLOCK cannot end it; other clients of the worker go on meanwhile.
+std::shared_ptr<Waiter> BlockClientOnJob(CommandContext& ctx);
+// From any thread: replies +OK to the client BlockClientOnJob blocked and resumes it (a
+// client closed meanwhile is skipped).
+void ResumeJobWaiter(const std::shared_ptr<Waiter>& waiter);
 
 // Parses a blocking timeout in seconds (fractional allowed) into an absolute deadline in
 // ms (0 = forever). Replies with Redis's error and returns false on bad input.

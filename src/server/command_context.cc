@@ -25,8 +25,11 @@ CommandContext::CommandContext(Server& server, Worker& worker, Client& client, R
 void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
                                  std::string_view event, int db) {
   WorkerStats::Inc(worker_.stats().dirty);
-  if (db < 0) {
+  if (db < 0 || db == db_.index()) {
     db = db_.index();
+    db_.UpdateKeySize(key);
+  } else {
+    DbAt(db).UpdateKeySize(key);
   }
   if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
     // The key's shard is locked by the dispatcher (or by EXEC).

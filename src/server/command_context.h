@@ -15,7 +15,9 @@
 //
 // After changing a key a handler calls KeyModified(), which invalidates WATCHes, emits
 // the keyspace notification and counts the change (Redis's signalModifiedKey +
-// notifyKeyspaceEvent + dirty++).
+// notifyKeyspaceEvent + dirty++), and re-bins the key for INFO keysizes (its length or
+// element count may have changed; keys entering or leaving a table are counted by the
+// engine itself).
 //
 // Thread safety: lives on the stack of the connection's worker for one command.
 #pragma once
@@ -81,7 +83,8 @@ class CommandContext {
   }
 
   // Records a change of `key` in database `db` (-1: the selected one): WATCH, keyspace
-  // notification `event` of class `notify_class`, dirty counter.
+  // notification `event` of class `notify_class`, dirty counter, INFO keysizes. Call it
+  // after the change, with the key's shard locked.
   void KeyModified(std::string_view key, int64_t notify_class, std::string_view event,
                    int db = -1);
   // A notification without a modification (e.g. "expired" is sent by the engine; this is
@@ -104,6 +107,15 @@ class CommandContext {
   std::optional<int64_t> IntArg(size_t i, std::string_view err = errors::kNotInteger);
   std::optional<double> DoubleArg(size_t i, std::string_view err = errors::kNotFloat);
 
+  // Shows argument i as "(redacted)" in the slow log (a password), as Redis's
+  // redactClientCommandArgument.
+  void RedactArg(size_t i) {
+    if (i < 64) {
+      redacted_ |= uint64_t{1} << i;
+    }
+  }
+  uint64_t redacted_args() const { return redacted_; }
+
   // Marks the command as failed (for INFO commandstats failed_calls) without an error
   // reply of the usual kind.
   bool failed() const { return failed_; }
@@ -121,6 +133,7 @@ class CommandContext {
   bool in_exec_ = false;
   bool all_locked_ = false;
   bool failed_ = false;
+  uint64_t redacted_ = 0;
 };
 
 }  // namespace hotkv

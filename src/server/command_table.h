@@ -137,6 +137,10 @@ struct CommandStats {
   std::atomic<uint64_t> cycles{0};  // time spent, in TSC cycles (converted for INFO)
   std::atomic<uint64_t> rejected{0};
   std::atomic<uint64_t> failed{0};
+  // Calls that entered the slow log, and their time (INFO commandstats slowlog_*).
+  std::atomic<uint64_t> slowlog_count{0};
+  std::atomic<uint64_t> slowlog_us_sum{0};
+  std::atomic<uint64_t> slowlog_us_max{0};
 };
 
 class CommandSpec {

@@ -35,6 +35,13 @@ void Dispatch(Worker& worker, Client& client, ReplyBuilder& rb,
 void Dispatch(Worker& worker, Connection& conn, const std::vector<std::string_view>& args,
               const class CommandSpec* cmd = nullptr);
 
+// Counts a finished command in INFO commandstats (calls, time, failures) and the slow
+// log. The dispatcher calls it for every command it runs; a blocked command is counted
+// when it is unblocked (blocking.cc). `redacted`: CommandContext::redacted_args().
+void AccountCommand(Worker& worker, Client& client, const class CommandSpec* cmd,
+                    const std::vector<std::string_view>& args, uint64_t cycles, bool failed,
+                    uint64_t redacted = 0);
+
 // Runs MULTI's queued commands atomically, replying with the array of their replies.
 // Called by EXEC with no locks held. The shards of the client's WATCHed keys are locked
 // too, and the WATCH check happens under those locks: returns false (and replies a null

@@ -16,6 +16,7 @@
 #include "common/notify_flags.h"
 #include "common/random.h"
 #include "engine/eviction.h"
+#include "engine/lazy_free.h"
 #include "net/socket.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -126,7 +127,7 @@ void Server::ResetStats() {
     for (auto* f : {&s.commands, &s.connections, &s.rejected_connections, &s.net_input,
                     &s.net_output, &s.error_replies, &s.keyspace_hits, &s.keyspace_misses,
                     &s.read_calls, &s.write_calls, &s.active_expired, &s.pubsub_messages,
-                    &s.output_limit_disconnections}) {
+                    &s.output_limit_disconnections, &s.query_limit_disconnections}) {
       f->store(0, std::memory_order_relaxed);
     }
     size_t n = table_->by_id().size();
@@ -136,13 +137,18 @@ void Server::ResetStats() {
       c.cycles = 0;
       c.rejected = 0;
       c.failed = 0;
+      c.slowlog_count = 0;
+      c.slowlog_us_sum = 0;
+      c.slowlog_us_max = 0;
     }
   }
   for (auto& w : workers_) {
     w->error_counts().Reset();
   }
-  slowlog_.Reset();
+  slowlog_.ResetTotals();  // Redis's RESETSTAT keeps the entries themselves
+  ResetLazyFreedObjects();
   keyspace_->ResetExpiredKeys();
+  keyspace_->ResetExpireCycleStats();
   ResetEvictedKeys();
   peak_memory_ = 0;
   stat_reset_ms_ = WallClockMs();

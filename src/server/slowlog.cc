@@ -1,13 +1,16 @@
 #include "server/slowlog.h"
 
+#include <algorithm>
 #include <ctime>
 
 namespace hotkv {
 
-void SlowLog::Add(const std::vector<std::string_view>& args, int64_t duration_us,
-                  std::string_view addr, std::string_view name, size_t max_len) {
-  constexpr size_t kMaxArgs = 32;
-  constexpr size_t kMaxArgLen = 128;
+bool SlowLog::Add(const std::vector<std::string_view>& args, int64_t duration_us,
+                  std::string_view addr, std::string_view name, size_t max_len,
+                  uint64_t redacted) {
+  if (max_len == 0) {
+    return false;  // Redis: "slowlog disabled"
+  }
   SlowLogEntry e;
   e.time_sec = time(nullptr);
   e.duration_us = duration_us;
@@ -18,7 +21,9 @@ void SlowLog::Add(const std::vector<std::string_view>& args, int64_t duration_us
       break;
     }
     std::string_view a = args[i];
-    if (a.size() > kMaxArgLen) {
+    if (i < 64 && (redacted >> i) & 1) {
+      e.args.emplace_back("(redacted)");
+    } else if (a.size() > kMaxArgLen) {
       e.args.push_back(std::string(a.substr(0, kMaxArgLen)) + "... (" +
                        std::to_string(a.size() - kMaxArgLen) + " more bytes)");
     } else {
@@ -33,6 +38,11 @@ void SlowLog::Add(const std::vector<std::string_view>& args, int64_t duration_us
   while (entries_.size() > max_len) {
     entries_.pop_back();
   }
+  const uint64_t us = duration_us > 0 ? static_cast<uint64_t>(duration_us) : 0;
+  totals_.count++;
+  totals_.us_sum += us;
+  totals_.us_max = std::max(totals_.us_max, us);
+  return true;
 }
 
 std::vector<SlowLogEntry> SlowLog::Get(size_t count) {
@@ -52,6 +62,16 @@ size_t SlowLog::Len() {
 void SlowLog::Reset() {
   std::lock_guard<std::mutex> g(mu_);
   entries_.clear();
+}
+
+SlowLog::Totals SlowLog::GetTotals() {
+  std::lock_guard<std::mutex> g(mu_);
+  return totals_;
+}
+
+void SlowLog::ResetTotals() {
+  std::lock_guard<std::mutex> g(mu_);
+  totals_ = Totals{};
 }
 
 }  // namespace hotkv

@@ -47,6 +47,7 @@ struct WorkerStats : IoStats {
   std::atomic<uint64_t> active_expired{0};
   std::atomic<uint64_t> pubsub_messages{0};
   std::atomic<uint64_t> output_limit_disconnections{0};
+  std::atomic<uint64_t> query_limit_disconnections{0};  // client-query-buffer-limit
 };
 
 // Error replies by code (INFO errorstats). Errors are rare, so a mutex is fine.

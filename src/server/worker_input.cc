@@ -72,6 +72,7 @@ void Worker::OnInput(NetConnection* nc) {
   // does not parse its input until it is unblocked).
   if (static_cast<int64_t>(c->in.size() - c->in_start) > server_->config().client_query_buffer_limit()) {
     c->reply.Error("ERR Protocol error: query buffer limit exceeded");
+    WorkerStats::Inc(stats_.query_limit_disconnections);
     c->set_close_after_reply();
     Flush(c);
     return;
@@ -145,6 +146,7 @@ void Worker::ProcessInput(Connection* c) {
         size_t unparsed = data.size() + c->parser.PendingBytes();
         if (static_cast<int64_t>(unparsed) > cfg.client_query_buffer_limit()) {
           parse_error = "Protocol error: query buffer limit exceeded";
+          WorkerStats::Inc(stats_.query_limit_disconnections);
         }
         break;
       }

@@ -155,3 +155,75 @@ TEST(Database, SwapDbMovesKeysBetweenInlineAndOtherDatabases) {
 
 }  // namespace
 }  // namespace hotkv
+
+namespace hotkv {
+namespace {
+
+// INFO keysizes: the histogram follows keys in and out of the table and UpdateKeySize
+// re-bins a changed one, through the remembered last lookup or a fresh lookup alike.
+uint64_t Count(Keyspace& ks, int db, ValueType t, int bin) {
+  std::vector<uint64_t> sums = ks.KeySizes();
+  constexpr int kBins = KeySizeHistogram::kBins;
+  return sums[(static_cast<size_t>(db) * KeySizeHistogram::kTypes + static_cast<size_t>(t)) * kBins + bin];
+}
+
+TEST(Database, KeySizesFollowInsertReplaceDetach) {
+  Keyspace ks(2);
+  Database db(&ks, 0, 0);
+  std::string key = "k";
+  KeyRef r = db.Lookup(key);
+  db.SetString(r, key, "abc", false);
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 2), 1u);  // 3 bytes: bin "2"
+  // Grown in place (as APPEND does), then told.
+  Entry* e = Entry::GrowString(r.entry(), 100);
+  db.Relocated(r, e);
+  memset(e->str_data() + 3, 'x', 97);
+  e->set_str_size(100);
+  db.UpdateKeySize(key);  // the remembered entry
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 2), 0u);
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 7), 1u);  // 64..127
+  // A first TTL re-allocates the block: still counted once.
+  db.SetTtl(r, 1000000);
+  e = r.entry();
+  e->set_str_size(1);
+  db.UpdateKeySize(std::string("k"));  // another argument: a fresh lookup
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 7), 0u);
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 1), 1u);
+  db.SetString(r, key, std::string(5000, 'y'), true);  // a new, bigger block
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 1), 0u);
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 13), 1u);  // 4K..8K
+  Entry::Free(db.Detach(r));
+  EXPECT_EQ(Count(ks, 0, ValueType::kString, 13), 0u);
+  db.UpdateKeySize(key);  // the key is gone: nothing to do (and no stale entry used)
+  std::vector<uint64_t> sums = ks.KeySizes();
+  for (uint64_t v : sums) {
+    EXPECT_EQ(v, 0u);
+  }
+}
+
+// What a Database view remembers of its last lookup is trusted only while
+// t_table_epoch is unchanged: every change that can free or move an entry must bump it.
+TEST(Database, EveryEntryChangeBumpsTheTableEpoch) {
+  Keyspace ks(2);
+  Database db(&ks, 0, 0);
+  auto bumps = [](auto&& change) {
+    uint64_t before = t_table_epoch;
+    change();
+    return t_table_epoch != before;
+  };
+  KeyRef r = db.Lookup("k");
+  EXPECT_TRUE(bumps([&] { db.Insert(r, Entry::NewString("k", "v", false)); }));
+  EXPECT_TRUE(bumps([&] { Entry::Free(db.Replace(r, Entry::NewString("k", "vv", false))); }));
+  EXPECT_TRUE(bumps([&] { db.Relocated(r, Entry::GrowString(r.entry(), 200)); }));
+  EXPECT_TRUE(bumps([&] { db.SetTtl(r, 100); }));  // adds the expire block: a new block
+  EXPECT_TRUE(bumps([&] { db.SetString(r, "k", std::string(3000, 'z'), true); }));
+  EXPECT_TRUE(bumps([&] { Entry::Free(db.Detach(r)); }));
+  r = db.Lookup("k2");
+  db.Insert(r, Entry::NewString("k2", "v", false));
+  EXPECT_TRUE(bumps([&] { db.Erase(r); }));
+  EXPECT_TRUE(bumps([&] { ks.Flush(-1, false); }));
+  EXPECT_TRUE(bumps([&] { ks.SwapDb(0, 1); }));
+}
+
+}  // namespace
+}  // namespace hotkv
