@@ -41,11 +41,16 @@ void RemoveFromQueues(Keyspace& ks, const std::shared_ptr<Waiter>& w) {
 
 // Clears the client's blocked state (its waiter must already be claimed) and lets its
 // pipeline continue.
-void FinishUnblock(Worker& w, Client& c, bool count_call) {
+// `failed`: the command ended with an error reply (INFO commandstats failed_calls).
+void FinishUnblock(Worker& w, Client& c, bool count_call, bool failed = false) {
   std::shared_ptr<Waiter> waiter = c.block_state()->waiter;
   RemoveFromQueues(w.server().keyspace(), waiter);
   if (count_call && waiter->cmd != nullptr) {
-    WorkerStats::Inc(w.command_stats()[waiter->cmd->id].calls);
+    CommandStats& st = w.command_stats()[waiter->cmd->id];
+    WorkerStats::Inc(st.calls);
+    if (failed) {
+      WorkerStats::Inc(st.failed);
+    }
     WorkerStats::Inc(w.stats().commands);
   }
   c.block_slot().reset();
@@ -213,11 +218,12 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
           ByteBuffer out;
           ReplyBuilder rb(&out);
           rb.set_resp3(w->resp == 3);
+          rb.set_error_sink(&w->worker->error_counts());  // INFO errorstats (thread-safe)
           std::vector<std::string_view> args(w->args.begin(), w->args.end());
           CommandContext ctx(server, worker, proxy, rb, args, w->cmd, CachedNowMs());
           ctx.set_in_exec(true);  // never block again from here
           ClearServeRetry();
-          if (!w->serve(ctx, key, true)) {
+          if (w->serve(ctx, key, true) == ServeResult::kNotNow) {
             if (ServeRetryRequested()) {
               RetryOnOwnWorker(w);  // it needs a lock another thread holds
             }
@@ -229,10 +235,13 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
             continue;
           }
           q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+          // kError writes the error and leaves the data alone: the next waiter in line
+          // may still be served from the same key.
           w->serve(ctx, key, false);
+          const bool failed = rb.errors_written() > 0;
           auto bytes = std::make_shared<std::string>(out.view());
           Worker* target = w->worker;
-          target->Post([target, w, bytes] {
+          target->Post([target, w, bytes, failed] {
             Client* c = StillBlocked(*target, w->client_id, w);
             if (c == nullptr) {
               return;
@@ -240,7 +249,7 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
             if (c->output() != nullptr) {
               c->output()->Raw(*bytes);
             }
-            FinishUnblock(*target, *c, true);
+            FinishUnblock(*target, *c, true, failed);
           });
         }
         if (q.empty()) {
