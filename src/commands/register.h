@@ -11,6 +11,7 @@ inline constexpr const char* kRedisCompatVersion = "8.0.0";
 
 void RegisterStringCommands(CommandTable& t);
 void RegisterStringOpCommands(CommandTable& t);
+void RegisterIncrExCommand(CommandTable& t);  // Redis 8.8: INCREX
 void RegisterKeyCommands(CommandTable& t);
 void RegisterKeyspaceCommands(CommandTable& t);
 void RegisterConnectionCommands(CommandTable& t);
@@ -29,6 +30,7 @@ void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ..
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
   RegisterStringOpCommands(t);
+  RegisterIncrExCommand(t);
   RegisterKeyCommands(t);
   RegisterKeyspaceCommands(t);
   RegisterConnectionCommands(t);
