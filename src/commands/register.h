@@ -14,6 +14,7 @@ void RegisterStringOpCommands(CommandTable& t);
 void RegisterIncrExCommand(CommandTable& t);  // Redis 8.8: INCREX
 void RegisterKeyCommands(CommandTable& t);
 void RegisterKeyspaceCommands(CommandTable& t);
+void RegisterWaitCommands(CommandTable& t);  // WAIT, WAITAOF (no replicas, no AOF)
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterIntrospectionCommands(CommandTable& t);
@@ -33,6 +34,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterIncrExCommand(t);
   RegisterKeyCommands(t);
   RegisterKeyspaceCommands(t);
+  RegisterWaitCommands(t);
   RegisterConnectionCommands(t);
   RegisterServerCommands(t);
   RegisterIntrospectionCommands(t);

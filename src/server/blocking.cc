@@ -66,7 +66,9 @@ void WriteTimeoutReply(Client& c) {
   if (rb == nullptr) {
     return;
   }
-  if (c.block_state()->null_array_on_timeout) {
+  if (!c.block_state()->timeout_reply.empty()) {
+    rb->Raw(c.block_state()->timeout_reply);
+  } else if (c.block_state()->null_array_on_timeout) {
     rb->NullArray();
   } else {
     rb->Null();
@@ -153,6 +155,11 @@ void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
   client.SetUnblockHandle(waiter);
   client.blocked_flag.store(true, std::memory_order_relaxed);
   g_blocked_clients.fetch_add(1, std::memory_order_relaxed);
+}
+
+void BlockClientUntilTimeout(CommandContext& ctx, int64_t timeout_ms, std::string timeout_reply) {
+  BlockClient(ctx, {}, timeout_ms, nullptr, false);  // no key: no queue, no serve
+  ctx.client().block_slot()->timeout_reply = std::move(timeout_reply);
 }
 
 void SignalKeyReady(Server& server, int db, std::string_view key) {
@@ -316,7 +323,7 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
     } else {
       WriteTimeoutReply(*c);
     }
-    FinishUnblock(*target, *c, true);
+    FinishUnblock(*target, *c, true, /*failed=*/with_error);  // as Redis counts it
   });
   return true;
 }

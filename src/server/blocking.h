@@ -72,6 +72,7 @@ struct BlockState {
   std::shared_ptr<Waiter> waiter;
   int64_t deadline_ms = 0;  // 0 = forever
   bool null_array_on_timeout = true;  // BLPOP-style (*-1) or BLMOVE-style ($-1)
+  std::string timeout_reply;  // when set: the pre-encoded timeout reply (WAIT's count)
 };
 
 // Number of blocked clients in the whole server (INFO, and a fast path: with none,
@@ -82,6 +83,11 @@ extern std::atomic<int64_t> g_blocked_clients;
 // timeout_ms = 0 blocks forever.
 void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
                  int64_t timeout_ms, ServeFn serve, bool null_array_on_timeout);
+
+// Blocks the client of `ctx` on no key, until its timeout (0 = forever) or CLIENT
+// UNBLOCK: WAIT/WAITAOF, which have no replica to wait for. Both answer `timeout_reply`
+// (pre-encoded RESP, the same in RESP2 and RESP3), CLIENT UNBLOCK ERROR its error.
+void BlockClientUntilTimeout(CommandContext& ctx, int64_t timeout_ms, std::string timeout_reply);
 
 // Parses a blocking timeout in seconds (fractional allowed) into an absolute deadline in
 // ms (0 = forever). Replies with Redis's error and returns false on bad input.

@@ -191,5 +191,28 @@ TEST(DispatcherBlocking, TwoWrongTypeWaitersBothFailAndTheListIsUnchanged) {
   EXPECT_EQ(s.Run(b, {"PING"}), "+PONG\r\n");
 }
 
+TEST(DispatcherBlocking, WaitBlocksOnNoKeyUntilItsTimeout) {
+  InProcessServer s;
+  LocalClient& a = s.NewClient();
+  EXPECT_EQ(s.Run(a, {"WAIT", "0", "0"}), ":0\r\n");  // nothing to wait for
+  EXPECT_EQ(s.Run(a, {"WAIT", "1", "50"}), "");
+  EXPECT_TRUE(a.blocked());
+  s.RunPendingWork(0);
+  EXPECT_TRUE(a.blocked());
+  s.RunPendingWork(10000);
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.TakeOutput(), ":0\r\n");
+  EXPECT_EQ(s.Run(a, {"WAITAOF", "0", "1", "50"}), "");
+  s.RunPendingWork(10000);
+  EXPECT_EQ(a.TakeOutput(), "*2\r\n:0\r\n:0\r\n");
+  // A write meanwhile wakes nothing: WAIT waits on no key.
+  LocalClient& b = s.NewClient();
+  s.Run(a, {"WAIT", "1", "0"});
+  s.Run(b, {"RPUSH", "list", "x"});
+  s.RunPendingWork();
+  EXPECT_TRUE(a.blocked());
+  EXPECT_EQ(a.TakeOutput(), "");
+}
+
 }  // namespace
 }  // namespace hotkv::testing
