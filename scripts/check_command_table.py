@@ -6,8 +6,6 @@ CI do not have it, so this is a developer tool, not a test).
 usage: scripts/check_command_table.py [--port 6379] [--reference DIR] [--no-docs]
 Prints one line per difference in arity, flags, key specs or COMMAND DOCS arguments
 (name, type, token, optional / multiple / multiple_token, recursively); exits 1 if any.
-Where Redis 8.8 differs from the (Valkey 8) reference, REDIS8_FLAGS / REDIS8_DOCS say how;
-scripts/diff_command_docs.py compares with Redis 8.8 itself.
 """
 import argparse
 import glob
@@ -25,18 +23,17 @@ FLAG_MAP = {"WRITE": "write", "READONLY": "readonly", "DENYOOM": "denyoom", "ADM
             "NO_MULTI": "no_multi", "ALLOW_BUSY": "allow_busy", "PROTECTED": "protected"}
 IGNORED_FLAGS = {"module", "sentinel", "only_sentinel", "movablekeys"}
 
-# The reference files are Valkey 8's; where Redis 8.8 differs, HotKV follows Redis 8.8
-# (checked against the binary by scripts/diff_command_docs.py). Flags: (added, removed)
-# relative to the reference. Docs: commands whose COMMAND DOCS arguments are Redis 8.8's.
-REDIS8_FLAGS = {
-    **{c: ({"denyoom"}, set()) for c in ("subscribe", "psubscribe", "ssubscribe")},
-    **{c: (set(), {"may_replicate"}) for c in ("publish", "spublish")},
-    **{c: (set(), {"touches_arbitrary_keys"}) for c in ("scan", "randomkey")},
-}
-REDIS8_DOCS = {
-    "zscan": "no NOSCORES",
-    **{c: "AGGREGATE COUNT" for c in ("zunion", "zinter", "zunionstore", "zinterstore")},
-}
+# The reference descriptions are Valkey 8's. COMMAND DOCS arguments where Redis 8.8 (which
+# HotKV follows; scripts/diff_command_docs.py compares with it) differs from them, as
+# (command, argument name): the reference has them and Redis 8.8 does not, or the other way.
+REDIS8_ABSENT_DOC_ARGS = {("zscan", "noscores")}
+REDIS8_ADDED_DOC_ARGS = {(c, "count") for c in ("zunion", "zinter", "zunionstore", "zinterstore")}
+
+
+def prune_args(name, args, drop):
+    """Normalized arguments without the (name, argument) pairs in `drop`, at any depth."""
+    return [(a[0], a[1], a[2], a[3], prune_args(name, a[4], drop) if a[4] is not None else None)
+            for a in args if (name, a[0]) not in drop]
 
 
 def load_reference(folder):
@@ -49,21 +46,11 @@ def load_reference(folder):
     return ref
 
 
-# The reference files spell some key spec fields as the source JSON does; COMMAND INFO
-# uses the names below.
-SPEC_FIELD_NAMES = {"pos": "index", "step": "keystep"}
-
-
-def rename_spec(part):
-    return {t: {SPEC_FIELD_NAMES.get(k, k): v for k, v in (spec or {}).items()}
-            for t, spec in part.items()}
-
-
 def norm_keyspecs(specs):
     out = []
     for ks in specs or []:
-        bs = rename_spec(ks.get("begin_search", {}))
-        fk = rename_spec(ks.get("find_keys", {}))
+        bs = ks.get("begin_search", {})
+        fk = ks.get("find_keys", {})
         out.append((sorted(ks.get("flags", [])), json.dumps(bs, sort_keys=True), json.dumps(fk, sort_keys=True)))
     return out
 
@@ -133,11 +120,7 @@ def main():
         return 0
     ref = load_reference(args.reference)
     r = redis.Redis(port=args.port)
-    # The raw reply: redis-py turns COMMAND INFO into a dict of dicts.
-    conn = r.connection_pool.get_connection("COMMAND")
-    conn.send_command("COMMAND", "INFO")
-    infos = to_py(conn.read_response())
-    r.connection_pool.release(conn)
+    infos = to_py(r.execute_command("COMMAND", "INFO"))
     problems = 0
     def check(info):
         nonlocal problems
@@ -148,8 +131,6 @@ def main():
         if spec.get("arity") != arity:
             print(f"{name}: arity {arity}, reference {spec.get('arity')}"); problems += 1
         want = {FLAG_MAP.get(f, f.lower()) for f in spec.get("command_flags", [])} - IGNORED_FLAGS
-        added, removed = REDIS8_FLAGS.get(name, (set(), set()))
-        want = (want | added) - removed
         have = set(flags) - IGNORED_FLAGS
         if want != have:
             print(f"{name}: flags {sorted(have)}, reference {sorted(want)}"); problems += 1
@@ -165,9 +146,10 @@ def main():
     def check_docs(name, doc):
         nonlocal problems
         spec = ref.get(name)
-        if spec is not None and name not in REDIS8_DOCS:
-            mine = server_args(doc.get("arguments", []))
-            theirs = reference_args(spec.get("arguments", []))
+        if spec is not None:
+            mine = prune_args(name, server_args(doc.get("arguments", [])), REDIS8_ADDED_DOC_ARGS)
+            theirs = prune_args(name, reference_args(spec.get("arguments", [])),
+                                REDIS8_ABSENT_DOC_ARGS)
             if mine != theirs:
                 print(f"{name}: COMMAND DOCS arguments differ\n   ours: {mine}\n   ref:  {theirs}")
                 problems += 1

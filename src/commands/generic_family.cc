@@ -347,18 +347,15 @@ void RegisterKeyCommands(CommandTable& t) {
   t.Add({.name = "del", .arity = -2, .flags = "write", .acl = "@keyspace @write @slow",
          .keys = {KeyRange(1, -1, 1, "RM DELETE")}, .handler = DelCommand,
          .doc = {"generic", "1.0.0", "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
-                 "Deletes keys; returns how many existed.", "key [key ...]"},
-         .tips = {"request_policy:multi_shard", "response_policy:agg_sum"}});
+                 "Deletes keys; returns how many existed.", "key [key ...]"}});
   t.Add({.name = "unlink", .arity = -2, .flags = "write fast", .acl = "@keyspace @write @fast",
          .keys = {KeyRange(1, -1, 1, "RM DELETE")}, .handler = UnlinkCommand,
          .doc = {"generic", "4.0.0", "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
-                 "Deletes keys, reclaiming the memory of large values in the background.", "key [key ...]"},
-         .tips = {"request_policy:multi_shard", "response_policy:agg_sum"}});
+                 "Deletes keys, reclaiming the memory of large values in the background.", "key [key ...]"}});
   t.Add({.name = "exists", .arity = -2, .flags = "readonly fast", .acl = "@keyspace @read @fast",
          .keys = {KeyRange(1, -1, 1, "RO")}, .handler = ExistsCommand,
          .doc = {"generic", "1.0.0", "O(N) where N is the number of keys to check.",
-                 "Counts how many of the given keys exist (a repeated key counts each time).", "key [key ...]"},
-         .tips = {"request_policy:multi_shard", "response_policy:agg_sum"}});
+                 "Counts how many of the given keys exist (a repeated key counts each time).", "key [key ...]"}});
   t.Add({.name = "type", .arity = 2, .flags = "readonly fast", .acl = "@keyspace @read @fast",
          .keys = {KeyAt(1, "RO")}, .handler = TypeCommand,
          .doc = {"generic", "1.0.0", "O(1)", "Returns the type of the value of a key, or none.", "key"}});
@@ -381,12 +378,10 @@ void RegisterKeyCommands(CommandTable& t) {
                  std::string("key unix-time-milliseconds") + kExpireSyntax}});
   t.Add({.name = "ttl", .arity = 2, .flags = "readonly fast", .acl = "@keyspace @read @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = TtlCommand,
-         .doc = {"generic", "1.0.0", "O(1)", "Returns the remaining time to live of a key in seconds.", "key"},
-         .tips = {"nondeterministic_output"}});
+         .doc = {"generic", "1.0.0", "O(1)", "Returns the remaining time to live of a key in seconds.", "key"}});
   t.Add({.name = "pttl", .arity = 2, .flags = "readonly fast", .acl = "@keyspace @read @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = PTtlCommand,
-         .doc = {"generic", "2.6.0", "O(1)", "Returns the remaining time to live of a key in milliseconds.", "key"},
-         .tips = {"nondeterministic_output"}});
+         .doc = {"generic", "2.6.0", "O(1)", "Returns the remaining time to live of a key in milliseconds.", "key"}});
   t.Add({.name = "expiretime", .arity = 2, .flags = "readonly fast", .acl = "@keyspace @read @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ExpireTimeCommand,
          .doc = {"generic", "7.0.0", "O(1)", "Returns the expiry of a key as a Unix time in seconds.", "key"}});
@@ -413,26 +408,21 @@ void RegisterKeyCommands(CommandTable& t) {
   t.Add({.name = "touch", .arity = -2, .flags = "readonly fast", .acl = "@keyspace @read @fast",
          .keys = {KeyRange(1, -1, 1, "RO")}, .handler = TouchCommand,
          .doc = {"generic", "3.2.1", "O(N) where N is the number of keys that will be touched.",
-                 "Updates the last access time of keys; returns how many exist.", "key [key ...]"},
-         .tips = {"request_policy:multi_shard", "response_policy:agg_sum"}});
+                 "Updates the last access time of keys; returns how many exist.", "key [key ...]"}});
   t.Add({.name = "object", .arity = -2, .acl = "@slow",
          .doc = {"generic", "2.2.3", "Depends on subcommand.", "A container for object introspection commands.", ""}});
   t.AddSub("object", {.name = "encoding", .arity = 3, .flags = "readonly", .acl = "@keyspace @read @slow",
                       .keys = {KeyAt(2, "RO")}, .handler = ObjectEncodingCommand,
-                      .doc = {"generic", "2.2.3", "O(1)", "Returns the internal encoding of a value.", "key"},
-           .tips = {"nondeterministic_output"}});
+                      .doc = {"generic", "2.2.3", "O(1)", "Returns the internal encoding of a value.", "key"}});
   t.AddSub("object", {.name = "freq", .arity = 3, .flags = "readonly", .acl = "@keyspace @read @slow",
                       .keys = {KeyAt(2, "RO")}, .handler = ObjectFreqCommand,
-                      .doc = {"generic", "4.0.0", "O(1)", "Returns the logarithmic access frequency counter of a key.", "key"},
-           .tips = {"nondeterministic_output"}});
+                      .doc = {"generic", "4.0.0", "O(1)", "Returns the logarithmic access frequency counter of a key.", "key"}});
   t.AddSub("object", {.name = "idletime", .arity = 3, .flags = "readonly", .acl = "@keyspace @read @slow",
                       .keys = {KeyAt(2, "RO")}, .handler = ObjectIdleTimeCommand,
-                      .doc = {"generic", "2.2.3", "O(1)", "Returns the seconds since the last access to a key.", "key"},
-           .tips = {"nondeterministic_output"}});
+                      .doc = {"generic", "2.2.3", "O(1)", "Returns the seconds since the last access to a key.", "key"}});
   t.AddSub("object", {.name = "refcount", .arity = 3, .flags = "readonly", .acl = "@keyspace @read @slow",
                       .keys = {KeyAt(2, "RO")}, .handler = ObjectRefCountCommand,
-                      .doc = {"generic", "2.2.3", "O(1)", "Returns the reference count of a value.", "key"},
-           .tips = {"nondeterministic_output"}});
+                      .doc = {"generic", "2.2.3", "O(1)", "Returns the reference count of a value.", "key"}});
   t.AddSub("object", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@keyspace @slow",
                       .handler = ObjectHelpCommand,
                       .doc = {"generic", "6.2.0", "O(1)", "Returns helpful text about the OBJECT subcommands.", ""}});

@@ -296,13 +296,13 @@ void RegisterKeyspaceCommands(CommandTable& t) {
          .doc = {"generic", "1.0.0", "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
                  "Returns every key name matching a glob pattern.", "pattern"},
          .tips = {"request_policy:all_shards", "nondeterministic_output_order"}});
-  t.Add({.name = "scan", .arity = -2, .flags = "readonly all_shards", .acl = "@keyspace @read @slow",
+  t.Add({.name = "scan", .arity = -2, .flags = "readonly touches_arbitrary_keys all_shards", .acl = "@keyspace @read @slow",
          .handler = ScanCommand,
          .doc = {"generic", "2.8.0", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
                  "Iterates over the key names of the database with a cursor.",
                  "cursor [MATCH pattern] [COUNT count] [TYPE type]"},
          .tips = {"nondeterministic_output", "request_policy:special", "response_policy:special"}});
-  t.Add({.name = "randomkey", .arity = 1, .flags = "readonly all_shards", .acl = "@keyspace @read @slow",
+  t.Add({.name = "randomkey", .arity = 1, .flags = "readonly touches_arbitrary_keys all_shards", .acl = "@keyspace @read @slow",
          .handler = RandomKeyCommand,
          .doc = {"generic", "1.0.0", "O(1)", "Returns a random key name from the database.", ""},
          .tips = {"request_policy:all_shards", "response_policy:special", "nondeterministic_output"}});

@@ -201,9 +201,7 @@ void PubsubHelpCommand(CommandContext& ctx) {
 
 void RegisterPubsubCommands(CommandTable& t) {
   const char* kSubFlags = "pubsub noscript loading stale subscribed_ok";
-  // Redis 8 refuses new subscriptions over maxmemory (denyoom); unsubscribing never.
-  const char* kSubscribeFlags = "pubsub noscript loading stale subscribed_ok denyoom";
-  t.Add({.name = "subscribe", .arity = -2, .flags = kSubscribeFlags, .acl = "@pubsub @slow",
+  t.Add({.name = "subscribe", .arity = -2, .flags = kSubFlags, .acl = "@pubsub @slow",
          .handler = SubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of channels to subscribe to.",
                  "Listens for messages published to channels.", "channel [channel ...]"}});
@@ -211,7 +209,7 @@ void RegisterPubsubCommands(CommandTable& t) {
          .handler = UnsubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of channels to unsubscribe.",
                  "Stops listening to channels (all of them without arguments).", "[channel [channel ...]]"}});
-  t.Add({.name = "psubscribe", .arity = -2, .flags = kSubscribeFlags, .acl = "@pubsub @slow",
+  t.Add({.name = "psubscribe", .arity = -2, .flags = kSubFlags, .acl = "@pubsub @slow",
          .handler = PSubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of patterns to subscribe to.",
                  "Listens for messages published to channels that match glob patterns.", "pattern [pattern ...]"}});
@@ -219,7 +217,7 @@ void RegisterPubsubCommands(CommandTable& t) {
          .handler = PUnsubscribeCommand,
          .doc = {"pubsub", "2.0.0", "O(N) where N is the number of patterns to unsubscribe.",
                  "Stops listening to patterns (all of them without arguments).", "[pattern [pattern ...]]"}});
-  t.Add({.name = "ssubscribe", .arity = -2, .flags = kSubscribeFlags, .acl = "@pubsub @slow",
+  t.Add({.name = "ssubscribe", .arity = -2, .flags = kSubFlags, .acl = "@pubsub @slow",
          .keys = {KeyRange(1, -1, 1, "NOT_KEY")}, .handler = SSubscribeCommand,
          .doc = {"pubsub", "7.0.0", "O(N) where N is the number of shard channels to subscribe to.",
                  "Listens for messages published to shard channels.", "shardchannel [shardchannel ...]"}});
@@ -228,11 +226,11 @@ void RegisterPubsubCommands(CommandTable& t) {
          .doc = {"pubsub", "7.0.0", "O(N) where N is the number of shard channels to unsubscribe.",
                  "Stops listening to shard channels (all of them without arguments).",
                  "[shardchannel [shardchannel ...]]"}});
-  t.Add({.name = "publish", .arity = 3, .flags = "pubsub loading stale fast",
+  t.Add({.name = "publish", .arity = 3, .flags = "pubsub loading stale fast may_replicate",
          .acl = "@pubsub @fast", .handler = PublishCommand,
          .doc = {"pubsub", "2.0.0", "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).",
                  "Posts a message to a channel; returns how many subscribers received it.", "channel message"}});
-  t.Add({.name = "spublish", .arity = 3, .flags = "pubsub loading stale fast",
+  t.Add({.name = "spublish", .arity = 3, .flags = "pubsub loading stale fast may_replicate",
          .acl = "@pubsub @fast", .keys = {KeyAt(1, "NOT_KEY")}, .handler = SPublishCommand,
          .doc = {"pubsub", "7.0.0", "O(N) where N is the number of clients subscribed to the receiving shard channel.",
                  "Posts a message to a shard channel.", "shardchannel message"}});

@@ -369,13 +369,11 @@ void RegisterStringCommands(CommandTable& t) {
   t.Add({.name = "mget", .arity = -2, .flags = "readonly fast", .acl = "@read @string @fast",
          .keys = {KeyRange(1, -1, 1, "RO ACCESS")}, .handler = MGetCommand,
          .doc = {"string", "1.0.0", "O(N) where N is the number of keys to retrieve.",
-                 "Returns the values of several keys; nil for missing or non-string keys.", "key [key ...]"},
-         .tips = {"request_policy:multi_shard"}});
+                 "Returns the values of several keys; nil for missing or non-string keys.", "key [key ...]"}});
   t.Add({.name = "mset", .arity = -3, .flags = "write denyoom", .acl = "@write @string @slow",
          .keys = {KeyRange(1, -1, 2, "OW UPDATE")}, .handler = MSetCommand,
          .doc = {"string", "1.0.1", "O(N) where N is the number of keys to set.",
-                 "Sets several keys at once, atomically.", "<data: key value> ..."},
-         .tips = {"request_policy:multi_shard", "response_policy:all_succeeded"}});
+                 "Sets several keys at once, atomically.", "<data: key value> ..."}});
   t.Add({.name = "msetnx", .arity = -3, .flags = "write denyoom", .acl = "@write @string @slow",
          .keys = {KeyRange(1, -1, 2, "OW INSERT")}, .handler = MSetNxCommand,
          .doc = {"string", "1.0.1", "O(N) where N is the number of keys to set.",

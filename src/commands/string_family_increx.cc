@@ -258,8 +258,8 @@ void IncrExCommand(CommandContext& ctx) {
     return ctx.rb().Error(errors::kWrongType);
   }
   const bool existed = static_cast<bool>(ref);
-  std::string text;      // what is stored
-  std::string applied;   // BYFLOAT: the applied increment's human text
+  std::string text;     // what is stored
+  std::string applied;  // BYFLOAT: the applied increment's human text
   int64_t int_value = 0, int_applied = 0;
   bool refused;
   if (a.by_float) {

@@ -40,8 +40,8 @@ void RemoveFromQueues(Keyspace& ks, const std::shared_ptr<Waiter>& w) {
 }
 
 // Clears the client's blocked state (its waiter must already be claimed) and lets its
-// pipeline continue.
-// `failed`: the command ended with an error reply (INFO commandstats failed_calls).
+// pipeline continue. `count_call`: the command ends here (served, timed out, unblocked)
+// and is counted in INFO commandstats; `failed`: it ended with an error reply.
 void FinishUnblock(Worker& w, Client& c, bool count_call, bool failed = false) {
   std::shared_ptr<Waiter> waiter = c.block_state()->waiter;
   RemoveFromQueues(w.server().keyspace(), waiter);
@@ -323,7 +323,7 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
     } else {
       WriteTimeoutReply(*c);
     }
-    FinishUnblock(*target, *c, true, /*failed=*/with_error);  // as Redis counts it
+    FinishUnblock(*target, *c, true, with_error);
   });
   return true;
 }
