@@ -26,7 +26,7 @@ IGNORED_FLAGS = {"module", "sentinel", "only_sentinel", "movablekeys"}
 # The reference descriptions are Valkey 8's. COMMAND DOCS arguments where Redis 8.8 (which
 # HotKV follows; scripts/diff_command_docs.py compares with it) differs from them, as
 # (command, argument name): the reference has them and Redis 8.8 does not, or the other way.
-REDIS8_ABSENT_DOC_ARGS = {("zscan", "noscores")}
+REDIS8_REMOVED_DOC_ARGS = {("zscan", "noscores")}
 REDIS8_ADDED_DOC_ARGS = {(c, "count") for c in ("zunion", "zinter", "zunionstore", "zinterstore")}
 
 
@@ -149,7 +149,7 @@ def main():
         if spec is not None:
             mine = prune_args(name, server_args(doc.get("arguments", [])), REDIS8_ADDED_DOC_ARGS)
             theirs = prune_args(name, reference_args(spec.get("arguments", [])),
-                                REDIS8_ABSENT_DOC_ARGS)
+                                REDIS8_REMOVED_DOC_ARGS)
             if mine != theirs:
                 print(f"{name}: COMMAND DOCS arguments differ\n   ours: {mine}\n   ref:  {theirs}")
                 problems += 1
