@@ -63,7 +63,7 @@ void FinishUnblock(Worker& w, Client& c, bool count_call, bool failed = false) {
 
 void WriteTimeoutReply(Client& c) {
   ReplyBuilder* rb = c.output();
-  if (rb == nullptr) {
+  if (rb == nullptr || c.block_state()->reply_silenced) {
     return;
   }
   if (!c.block_state()->timeout_reply.empty()) {
@@ -93,6 +93,11 @@ void RetryOnOwnWorker(const std::shared_ptr<Waiter>& waiter) {
     Client* c = StillBlocked(*w, waiter->client_id, waiter);
     if (c == nullptr || c->output() == nullptr || !waiter->Claim()) {
       return;
+    }
+    // A command blocked under CLIENT REPLY SKIP stays silent when it runs again (OFF
+    // silences it anyway).
+    if (c->block_state()->reply_silenced && c->reply_mode() == Client::ReplyMode::kOn) {
+      c->set_reply_mode(Client::ReplyMode::kSkipNext);
     }
     FinishUnblock(*w, *c, false);
     std::vector<std::string_view> args(waiter->args.begin(), waiter->args.end());
@@ -148,6 +153,8 @@ void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
   state->waiter = waiter;
   state->deadline_ms = timeout_ms > 0 ? ctx.now_ms() + timeout_ms : 0;
   state->null_array_on_timeout = null_array_on_timeout;
+  // Dispatch has turned a pending SKIP into kSkipThis for this very command.
+  state->reply_silenced = client.reply_mode() != Client::ReplyMode::kOn;
   if (state->deadline_ms > 0) {
     ctx.worker().AddBlockTimer(state->deadline_ms, client.id());
   }
@@ -253,7 +260,7 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
             if (c == nullptr) {
               return;
             }
-            if (c->output() != nullptr) {
+            if (c->output() != nullptr && !c->block_state()->reply_silenced) {
               c->output()->Raw(*bytes);
             }
             FinishUnblock(*target, *c, true, failed);
@@ -317,7 +324,7 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
       return;
     }
     if (with_error) {
-      if (c->output() != nullptr) {
+      if (c->output() != nullptr && !c->block_state()->reply_silenced) {
         c->output()->Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
       }
     } else {

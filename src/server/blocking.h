@@ -73,6 +73,9 @@ struct BlockState {
   int64_t deadline_ms = 0;  // 0 = forever
   bool null_array_on_timeout = true;  // BLPOP-style (*-1) or BLMOVE-style ($-1)
   std::string timeout_reply;  // when set: the pre-encoded timeout reply (WAIT's count)
+  // The command ran under CLIENT REPLY OFF/SKIP: its late reply (served, timed out,
+  // unblocked) is dropped too, as Redis drops it.
+  bool reply_silenced = false;
 };
 
 // Number of blocked clients in the whole server (INFO, and a fast path: with none,

@@ -533,3 +533,27 @@ def test_two_wrongtype_waiters_leave_the_list_unchanged(bl, r):
     c = bl.block("BRPOPLPUSH", "src2", "gdst", 0, expect=1)
     r.rpush("src2", "w")
     assert c.read_reply() == b"w"
+
+
+# ---------------------------------------------------------------- CLIENT REPLY OFF / SKIP
+# A blocked command's late reply (served, timed out) is a reply: CLIENT REPLY silences it.
+
+def test_late_replies_follow_client_reply(bl, r):
+    c = bl.conn()
+    c.send_command("CLIENT", "REPLY", "OFF")
+    c.send_command("BLPOP", "x", 0)
+    bl.wait(1)
+    r.rpush("x", "a")
+    bl.wait(0)
+    c.send_command("BLPOP", "y", T)  # times out silently
+    bl.wait(1)
+    bl.wait(0)
+    c.send_command("CLIENT", "REPLY", "ON")
+    assert c.read_reply() == "OK"  # the first reply this connection sees
+    c.send_command("CLIENT", "REPLY", "SKIP")
+    c.send_command("BLPOP", "x", 0)
+    bl.wait(1)
+    r.rpush("x", "b")
+    bl.wait(0)
+    assert c.command("PING") == "PONG"
+    assert r.exists("x") == 0

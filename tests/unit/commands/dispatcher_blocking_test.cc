@@ -214,5 +214,39 @@ TEST(DispatcherBlocking, WaitBlocksOnNoKeyUntilItsTimeout) {
   EXPECT_EQ(a.TakeOutput(), "");
 }
 
+// CLIENT REPLY OFF/SKIP silences a blocked command's late reply too (Redis drops it).
+TEST(DispatcherBlocking, LateRepliesFollowClientReplyOffAndSkip) {
+  InProcessServer s;
+  LocalClient& a = s.NewClient();
+  LocalClient& b = s.NewClient();
+  EXPECT_EQ(s.Run(a, {"CLIENT", "REPLY", "OFF"}), "");
+  EXPECT_EQ(s.Run(a, {"BLPOP", "list", "0"}), "");
+  s.Run(b, {"RPUSH", "list", "served"});
+  s.RunPendingWork();
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.TakeOutput(), "");
+  EXPECT_EQ(s.Run(a, {"BLPOP", "list", "0.01"}), "");
+  s.RunPendingWork(10000);
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.TakeOutput(), "");  // the timeout's null too
+  EXPECT_EQ(s.Run(a, {"CLIENT", "REPLY", "ON"}), "+OK\r\n");
+  // SKIP is used up by the blocking command: its reply goes, the next one comes.
+  EXPECT_EQ(s.Run(a, {"CLIENT", "REPLY", "SKIP"}), "");
+  EXPECT_EQ(s.Run(a, {"BLMOVE", "list", "dst", "LEFT", "RIGHT", "0"}), "");
+  s.Run(b, {"RPUSH", "list", "moved"});
+  s.RunPendingWork();
+  EXPECT_EQ(a.TakeOutput(), "");
+  EXPECT_EQ(s.Run(a, {"LRANGE", "dst", "0", "-1"}), "*1\r\n$5\r\nmoved\r\n");
+  // And so is a WRONGTYPE answer to a woken BRPOPLPUSH.
+  s.Run(b, {"SET", "str", "v"});
+  EXPECT_EQ(s.Run(a, {"CLIENT", "REPLY", "SKIP"}), "");
+  s.Run(a, {"BRPOPLPUSH", "list", "str", "0"});
+  s.Run(b, {"RPUSH", "list", "x"});
+  s.RunPendingWork();
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.TakeOutput(), "");
+  EXPECT_EQ(s.Run(a, {"PING"}), "+PONG\r\n");
+}
+
 }  // namespace
 }  // namespace hotkv::testing
