@@ -492,7 +492,7 @@ void RegisterHashCommands(CommandTable& t) {
          .doc = {"hash", "8.0.0", "O(N) where N is the number of specified fields",
                  "Returns the values of fields of a hash and deletes those fields (the key goes "
                  "with the last one).",
-                 "key FIELDS numfields field [field ...]"}});
+                 "key <fields: FIELDS numfields:integer field [field ...]>"}});
   t.Add({.name = "hexists", .arity = 3, .flags = "readonly fast", .acl = "@read @hash @fast",
          .keys = {KeyAt(1, "RO")}, .handler = HExistsCommand,
          .doc = {"hash", "2.0.0", "O(1)", "Tells whether a hash has a field.", "key field"}});

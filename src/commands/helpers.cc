@@ -103,13 +103,6 @@ std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& 
       }
       opts.only_keys = true;
       i++;
-    } else if (EqualsIgnoreCase(a, "NOSCORES")) {
-      if (type != ValueType::kZSet) {
-        ctx.rb().Error("ERR NOSCORES option can only be used in ZSCAN");
-        return std::nullopt;
-      }
-      opts.only_keys = true;
-      i++;
     } else {
       ctx.rb().Error(errors::kSyntax);
       return std::nullopt;

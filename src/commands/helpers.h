@@ -72,13 +72,13 @@ void ReplyWrongArity(CommandContext& ctx);
 std::optional<uint64_t> ParseScanCursor(CommandContext& ctx, std::string_view arg);
 
 // The options of HSCAN/SSCAN/ZSCAN after the cursor: [MATCH pattern] [COUNT count]
-// [NOVALUES] (hashes only) [NOSCORES] (sorted sets only), as Redis's scanGenericCommand
-// parses them. Replies and returns nullopt on error.
+// [NOVALUES] (hashes only), as Redis 8.8's scanGenericCommand parses them (it has no
+// NOSCORES: a syntax error). Replies and returns nullopt on error.
 struct CollectionScanOptions {
   std::string_view pattern;
   bool use_pattern = false;  // false for no MATCH or MATCH *
   int64_t count = 10;
-  bool only_keys = false;  // NOVALUES / NOSCORES
+  bool only_keys = false;  // NOVALUES
 };
 std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx, size_t first,
                                                                 ValueType type);

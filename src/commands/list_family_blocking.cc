@@ -23,18 +23,18 @@ End BPopEnd(const CommandContext& ctx) {
   return ctx.command()->name == "blpop" ? End::kLeft : End::kRight;
 }
 
-bool ServeBPop(CommandContext& ctx, std::string_view key, bool dry_run) {
+ServeResult ServeBPop(CommandContext& ctx, std::string_view key, bool dry_run) {
   KeyRef ref = ctx.db().Lookup(key);
   if (!ref || ref.entry()->type() != ValueType::kList) {
-    return false;
+    return ServeResult::kNotNow;
   }
   if (dry_run) {
-    return true;
+    return ServeResult::kServe;
   }
   ctx.rb().Array(2);
   ctx.rb().Bulk(key);
   PopAndReply(ctx, ref, key, BPopEnd(ctx), false, 0);
-  return true;
+  return ServeResult::kServe;
 }
 
 // BLPOP/BRPOP key [key ...] timeout
@@ -84,28 +84,33 @@ bool ParseBMove(CommandContext& ctx, MoveArgs* m) {
   return true;
 }
 
-bool ServeBMove(CommandContext& ctx, std::string_view key, bool dry_run) {
+ServeResult ServeBMove(CommandContext& ctx, std::string_view key, bool dry_run) {
   MoveArgs m;
   if (!ParseBMove(ctx, &m)) {
-    return false;
+    return ServeResult::kNotNow;
   }
   KeyRef ref = ctx.db().Lookup(m.src);
   if (!ref || ref.entry()->type() != ValueType::kList) {
-    return false;
+    return ServeResult::kNotNow;
   }
   // The destination may live in a shard the waking command did not lock.
   if (!TryLockExtraShard(ctx.keyspace(), Keyspace::ShardOf(m.dst))) {
-    return false;
+    return ServeResult::kNotNow;
   }
+  // A destination of another type (there when the client blocked, or created since):
+  // Redis re-runs the command, which answers WRONGTYPE and leaves the source alone.
   Entry* d = ctx.db().Find(m.dst);
   if (d != nullptr && d->type() != ValueType::kList) {
-    return false;
+    if (!dry_run) {
+      ctx.rb().Error(errors::kWrongType);
+    }
+    return ServeResult::kError;
   }
   if (dry_run) {
-    return true;
+    return ServeResult::kServe;
   }
   MoveGeneric(ctx, m.src, m.dst, m.from, m.to);
-  return true;
+  return ServeResult::kServe;
 }
 
 void BMoveGeneric(CommandContext& ctx) {
@@ -132,22 +137,22 @@ void BMoveGeneric(CommandContext& ctx) {
 void BLMoveCommand(CommandContext& ctx) { BMoveGeneric(ctx); }
 void BRPopLPushCommand(CommandContext& ctx) { BMoveGeneric(ctx); }
 
-bool ServeBLMPop(CommandContext& ctx, std::string_view key, bool dry_run) {
+ServeResult ServeBLMPop(CommandContext& ctx, std::string_view key, bool dry_run) {
   MPopArgs a;
   if (!ParseMPop(ctx, 2, &a)) {
-    return false;
+    return ServeResult::kNotNow;
   }
   KeyRef ref = ctx.db().Lookup(key);
   if (!ref || ref.entry()->type() != ValueType::kList) {
-    return false;
+    return ServeResult::kNotNow;
   }
   if (dry_run) {
-    return true;
+    return ServeResult::kServe;
   }
   ctx.rb().Array(2);
   ctx.rb().Bulk(key);
   PopAndReply(ctx, ref, key, a.end, true, a.count);
-  return true;
+  return ServeResult::kServe;
 }
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]

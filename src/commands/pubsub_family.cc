@@ -41,6 +41,17 @@ void SyncCounts(Client& c) {
 
 Subscriber Me(CommandContext& ctx) { return {ctx.client().id(), ctx.worker().index()}; }
 
+// Where a confirmation goes: inline as the command's reply, or, when CLIENT REPLY
+// OFF/SKIP silences the replies, to the pushes that are sent anyway (Redis >= 7.2).
+ReplyBuilder& ConfirmationOut(CommandContext& ctx) {
+  ReplyBuilder* silenced = ctx.client().silenced_pushes();
+  if (silenced == nullptr) {
+    return ctx.rb();
+  }
+  silenced->set_resp3(ctx.rb().resp3());
+  return *silenced;
+}
+
 void SubscribeGeneric(CommandContext& ctx, PubsubRegistry::Space space) {
   SubscriptionState& st = Subs(ctx);
   auto& set = space == PubsubRegistry::kShard ? st.shard_channels : st.channels;
@@ -52,8 +63,9 @@ void SubscribeGeneric(CommandContext& ctx, PubsubRegistry::Space space) {
     int64_t count = space == PubsubRegistry::kShard
                         ? static_cast<int64_t>(st.shard_channels.size())
                         : static_cast<int64_t>(st.channels.size() + st.patterns.size());
-    WriteSubscriptionReply(ctx.rb(), space == PubsubRegistry::kShard ? "ssubscribe" : "subscribe",
-                           &ch, count);
+    WriteSubscriptionReply(ConfirmationOut(ctx),
+                           space == PubsubRegistry::kShard ? "ssubscribe" : "subscribe", &ch,
+                           count);
   }
   SyncCounts(ctx.client());
 }
@@ -71,7 +83,7 @@ void UnsubscribeGeneric(CommandContext& ctx, PubsubRegistry::Space space) {
   if (ctx.argc() == 1) {
     targets.assign(set.begin(), set.end());
     if (targets.empty()) {
-      WriteSubscriptionReply(ctx.rb(), kind, nullptr, count());
+      WriteSubscriptionReply(ConfirmationOut(ctx), kind, nullptr, count());
     }
   } else {
     for (size_t i = 1; i < ctx.argc(); i++) {
@@ -82,7 +94,7 @@ void UnsubscribeGeneric(CommandContext& ctx, PubsubRegistry::Space space) {
     if (set.erase(ch) > 0) {
       ctx.server().pubsub().Unsubscribe(space, ch, ctx.client().id());
     }
-    WriteSubscriptionReply(ctx.rb(), kind, &ch, count());
+    WriteSubscriptionReply(ConfirmationOut(ctx), kind, &ch, count());
   }
   SyncCounts(ctx.client());
 }
@@ -105,7 +117,7 @@ void PSubscribeCommand(CommandContext& ctx) {
     if (st.patterns.insert(p).second) {
       ctx.server().pubsub().PSubscribe(p, Me(ctx));
     }
-    WriteSubscriptionReply(ctx.rb(), "psubscribe", &p,
+    WriteSubscriptionReply(ConfirmationOut(ctx), "psubscribe", &p,
                            static_cast<int64_t>(st.channels.size() + st.patterns.size()));
   }
   SyncCounts(ctx.client());
@@ -118,7 +130,7 @@ void PUnsubscribeCommand(CommandContext& ctx) {
   if (ctx.argc() == 1) {
     targets.assign(st.patterns.begin(), st.patterns.end());
     if (targets.empty()) {
-      WriteSubscriptionReply(ctx.rb(), "punsubscribe", nullptr, count());
+      WriteSubscriptionReply(ConfirmationOut(ctx), "punsubscribe", nullptr, count());
     }
   } else {
     for (size_t i = 1; i < ctx.argc(); i++) {
@@ -129,7 +141,7 @@ void PUnsubscribeCommand(CommandContext& ctx) {
     if (st.patterns.erase(p) > 0) {
       ctx.server().pubsub().PUnsubscribe(p, ctx.client().id());
     }
-    WriteSubscriptionReply(ctx.rb(), "punsubscribe", &p, count());
+    WriteSubscriptionReply(ConfirmationOut(ctx), "punsubscribe", &p, count());
   }
   SyncCounts(ctx.client());
 }

@@ -11,8 +11,10 @@ inline constexpr const char* kRedisCompatVersion = "8.0.0";
 
 void RegisterStringCommands(CommandTable& t);
 void RegisterStringOpCommands(CommandTable& t);
+void RegisterIncrExCommand(CommandTable& t);  // Redis 8.8: INCREX
 void RegisterKeyCommands(CommandTable& t);
 void RegisterKeyspaceCommands(CommandTable& t);
+void RegisterWaitCommands(CommandTable& t);  // WAIT, WAITAOF (no replicas, no AOF)
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterClientCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
@@ -30,8 +32,10 @@ void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ..
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
   RegisterStringOpCommands(t);
+  RegisterIncrExCommand(t);
   RegisterKeyCommands(t);
   RegisterKeyspaceCommands(t);
+  RegisterWaitCommands(t);
   RegisterConnectionCommands(t);
   RegisterClientCommands(t);
   RegisterServerCommands(t);

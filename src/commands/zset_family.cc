@@ -12,7 +12,7 @@
 // WITHSCORE replies a null array for a missing member. ZRANDMEMBER's count may be
 // negative (repetitions allowed) but not LONG_MIN, and with WITHSCORES its magnitude is
 // limited to LONG_MAX/2. ZSCAN replies scores as strings in both protocols, formatted
-// as Redis does for each encoding, and NOSCORES (Redis 8) leaves them out.
+// as Redis does for each encoding; Redis 8.8 has no NOSCORES (a syntax error; Valkey's).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -324,7 +324,7 @@ void ZRandMemberCommand(CommandContext& ctx) {
   });
 }
 
-// ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES]
+// ZSCAN key cursor [MATCH pattern] [COUNT count]
 void ZScanCommand(CommandContext& ctx) {
   auto cursor = ParseUint64(ctx.arg(2));
   if (!cursor) {
@@ -340,7 +340,7 @@ void ZScanCommand(CommandContext& ctx) {
     return ctx.rb().EmptyArray();
   }
   std::string_view pattern;
-  bool use_pattern = false, noscores = false;
+  bool use_pattern = false;
   int64_t count = 10;
   for (size_t i = 3; i < ctx.argc();) {
     std::string_view a = ctx.arg(i);
@@ -359,9 +359,6 @@ void ZScanCommand(CommandContext& ctx) {
       pattern = ctx.arg(i + 1);
       use_pattern = pattern != "*";
       i += 2;
-    } else if (EqualsIgnoreCase(a, "NOSCORES")) {
-      noscores = true;
-      i++;
     } else if (EqualsIgnoreCase(a, "NOVALUES")) {
       return ctx.rb().Error("ERR NOVALUES option can only be used in HSCAN");
     } else {
@@ -379,9 +376,7 @@ void ZScanCommand(CommandContext& ctx) {
         }
         char buf[kDoubleChars];
         size_t n;
-        if (noscores) {
-          n = 0;
-        } else if (!skiplist || std::isinf(score)) {
+        if (!skiplist || std::isinf(score)) {
           n = FormatDouble(score, buf);
         } else {
           n = static_cast<size_t>(
@@ -392,12 +387,10 @@ void ZScanCommand(CommandContext& ctx) {
   ReplyBuilder& rb = ctx.rb();
   rb.Array(2);
   rb.Bulk(std::to_string(next));
-  rb.Array(items.size() * (noscores ? 1 : 2));
+  rb.Array(items.size() * 2);
   for (const auto& [member, score] : items) {
     rb.Bulk(member);
-    if (!noscores) {
-      rb.Bulk(score);
-    }
+    rb.Bulk(score);
   }
 }
 

@@ -5,7 +5,8 @@
 // not more than the arguments left (syntax error). Every input key is looked up and
 // type-checked before the options are parsed, so WRONGTYPE wins over an option error.
 // WEIGHTS needs exactly numkeys floats ("weight value is not a float"), AGGREGATE is
-// SUM|MIN|MAX; neither is accepted by ZDIFF or ZINTERCARD, WITHSCORES only by the
+// SUM|MIN|MAX|COUNT (COUNT, Redis 8.8: the sum of the weights of the inputs holding a
+// member); neither is accepted by ZDIFF or ZINTERCARD, WITHSCORES only by the
 // non-STORE forms, LIMIT only by ZINTERCARD (a non-negative integer, 0 = no limit).
 // A key given twice is the same input (ZDIFF k k is empty). Missing keys are empty
 // sets. The *STORE forms replace the destination whatever its type (dropping its TTL)
@@ -96,6 +97,8 @@ void ZAlgebraGeneric(CommandContext& ctx, bool store, SetOp op) {
         aggregate = types::ZAggregate::kMin;
       } else if (EqualsIgnoreCase(agg, "MAX")) {
         aggregate = types::ZAggregate::kMax;
+      } else if (EqualsIgnoreCase(agg, "COUNT")) {
+        aggregate = types::ZAggregate::kCount;  // Redis 8.8
       } else {
         return ctx.rb().Error(errors::kSyntax);
       }

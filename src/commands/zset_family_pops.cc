@@ -152,13 +152,13 @@ std::span<const std::string_view> KeysOf(CommandContext& ctx, size_t first, size
 }
 
 // Serves a client blocked in BZPOPMIN / BZPOPMAX / BZMPOP from `ready_key` (see ServeFn).
-bool ServeBlockedPop(CommandContext& ctx, std::string_view ready_key, bool dry_run) {
+ServeResult ServeBlockedPop(CommandContext& ctx, std::string_view ready_key, bool dry_run) {
   Entry* e = ctx.db().Find(ready_key);
   if (e == nullptr || e->type() != ValueType::kZSet || e->As<types::ZSetValue>()->Empty()) {
-    return false;
+    return ServeResult::kNotNow;
   }
   if (dry_run) {
-    return true;
+    return ServeResult::kServe;
   }
   std::string_view name = ctx.arg(0);
   if (EqualsIgnoreCase(name, "BZMPOP")) {
@@ -169,7 +169,7 @@ bool ServeBlockedPop(CommandContext& ctx, std::string_view ready_key, bool dry_r
     PopShape shape{true, false, false};
     GenericPop(ctx, {&ready_key, 1}, EqualsIgnoreCase(name, "BZPOPMAX"), -1, shape);
   }
-  return true;
+  return ServeResult::kServe;
 }
 
 // Pops from the first key with data, or blocks on all of `keys`.

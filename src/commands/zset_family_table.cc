@@ -96,7 +96,7 @@ void RegisterZSetCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = ZScanCommand,
          .doc = {kGroup, "2.8.0", "O(1) for every call. O(N) for a complete iteration, N being the size of the sorted set.",
                  "Iterates over the members and scores of a sorted set with a cursor.",
-                 "key cursor [MATCH pattern] [COUNT count] [NOSCORES]"},
+                 "key cursor [MATCH pattern] [COUNT count]"},
          .tips = {"nondeterministic_output"}});
 
   // ---- ranges ----
@@ -192,7 +192,7 @@ void RegisterZSetCommands(CommandTable& t) {
                  "timeout numkeys key [key ...] <where: MIN | MAX> [COUNT count]"}});
 
   // ---- algebra ----
-  const char* kWeightsAggregate = " [WEIGHTS weight:integer ...] [aggregate: AGGREGATE <SUM | MIN | MAX>]";
+  const char* kWeightsAggregate = " [WEIGHTS weight:integer ...] [aggregate: AGGREGATE <SUM | MIN | MAX | COUNT>]";
   t.Add({.name = "zunion", .arity = -3, .flags = "readonly", .acl = "@read @sortedset @slow",
          .keys = {KeyNum(1, 0, 1, 1, "RO ACCESS")}, .handler = ZUnionCommand,
          .doc = {kGroup, "6.2.0", kUnionComplexity,

@@ -41,7 +41,8 @@ void RemoveFromQueues(Keyspace& ks, const std::shared_ptr<Waiter>& w) {
 
 // Clears the client's blocked state (its waiter must already be claimed) and lets its
 // pipeline continue. `count_call`: the command ends here (served, timed out, unblocked),
-// so it is counted in INFO commandstats and may enter the slow log, as Redis does.
+// so it is counted in INFO commandstats and may enter the slow log, as Redis does;
+// `failed`: it ended with an error reply.
 void FinishUnblock(Worker& w, Client& c, bool count_call, bool failed = false) {
   std::shared_ptr<Waiter> waiter = c.block_state()->waiter;
   RemoveFromQueues(w.server().keyspace(), waiter);
@@ -65,10 +66,12 @@ void FinishUnblock(Worker& w, Client& c, bool count_call, bool failed = false) {
 
 void WriteTimeoutReply(Client& c) {
   ReplyBuilder* rb = c.output();
-  if (rb == nullptr) {
+  if (rb == nullptr || c.block_state()->reply_silenced) {
     return;
   }
-  if (c.block_state()->null_array_on_timeout) {
+  if (!c.block_state()->timeout_reply.empty()) {
+    rb->Raw(c.block_state()->timeout_reply);
+  } else if (c.block_state()->null_array_on_timeout) {
     rb->NullArray();
   } else {
     rb->Null();
@@ -93,6 +96,11 @@ void RetryOnOwnWorker(const std::shared_ptr<Waiter>& waiter) {
     Client* c = StillBlocked(*w, waiter->client_id, waiter);
     if (c == nullptr || c->output() == nullptr || !waiter->Claim()) {
       return;
+    }
+    // A command blocked under CLIENT REPLY SKIP stays silent when it runs again (OFF
+    // silences it anyway).
+    if (c->block_state()->reply_silenced && c->reply_mode() == Client::ReplyMode::kOn) {
+      c->set_reply_mode(Client::ReplyMode::kSkipNext);
     }
     FinishUnblock(*w, *c, false);
     std::vector<std::string_view> args(waiter->args.begin(), waiter->args.end());
@@ -151,6 +159,8 @@ void BlockClient(CommandContext& ctx, const std::vector<std::string_view>& keys,
   state->waiter = waiter;
   state->deadline_ms = timeout_ms > 0 ? ctx.now_ms() + timeout_ms : 0;
   state->null_array_on_timeout = null_array_on_timeout;
+  // Dispatch has turned a pending SKIP into kSkipThis for this very command.
+  state->reply_silenced = client.reply_mode() != Client::ReplyMode::kOn;
   if (state->deadline_ms > 0) {
     ctx.worker().AddBlockTimer(state->deadline_ms, client.id());
   }
@@ -181,6 +191,11 @@ void ResumeJobWaiter(const std::shared_ptr<Waiter>& waiter) {
     }
     FinishUnblock(*target, *c, true);
   });
+}
+
+void BlockClientUntilTimeout(CommandContext& ctx, int64_t timeout_ms, std::string timeout_reply) {
+  BlockClient(ctx, {}, timeout_ms, nullptr, false);  // no key: no queue, no serve
+  ctx.client().block_slot()->timeout_reply = std::move(timeout_reply);
 }
 
 void SignalKeyReady(Server& server, int db, std::string_view key) {
@@ -246,11 +261,12 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
           ByteBuffer out;
           ReplyBuilder rb(&out);
           rb.set_resp3(w->resp == 3);
+          rb.set_error_sink(&w->worker->error_counts());  // INFO errorstats (thread-safe)
           std::vector<std::string_view> args(w->args.begin(), w->args.end());
           CommandContext ctx(server, worker, proxy, rb, args, w->cmd, CachedNowMs());
           ctx.set_in_exec(true);  // never block again from here
           ClearServeRetry();
-          if (!w->serve(ctx, key, true)) {
+          if (w->serve(ctx, key, true) == ServeResult::kNotNow) {
             if (ServeRetryRequested()) {
               RetryOnOwnWorker(w);  // it needs a lock another thread holds
             }
@@ -262,20 +278,23 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
             continue;
           }
           q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+          // kError writes the error and leaves the data alone: the next waiter in line
+          // may still be served from the same key.
           const uint64_t serve_start = CyclesNow();
           w->serve(ctx, key, false);
           w->serve_cycles = CyclesNow() - serve_start;
+          const bool failed = rb.errors_written() > 0;
           auto bytes = std::make_shared<std::string>(out.view());
           Worker* target = w->worker;
-          target->Post([target, w, bytes] {
+          target->Post([target, w, bytes, failed] {
             Client* c = StillBlocked(*target, w->client_id, w);
             if (c == nullptr) {
               return;
             }
-            if (c->output() != nullptr) {
+            if (c->output() != nullptr && !c->block_state()->reply_silenced) {
               c->output()->Raw(*bytes);
             }
-            FinishUnblock(*target, *c, true);
+            FinishUnblock(*target, *c, true, failed);
           });
         }
         if (q.empty()) {
@@ -337,7 +356,7 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
       return;
     }
     if (with_error) {
-      if (c->output() != nullptr) {
+      if (c->output() != nullptr && !c->block_state()->reply_silenced) {
         c->output()->Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
       }
     } else {

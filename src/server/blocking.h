@@ -32,14 +32,22 @@ class Server;
 class Worker;
 struct Shard;
 
-// Serves one waiter from `key` (whose shard lock is held): returns true when it wrote a
-// complete reply into `rb` and changed data, false when the key cannot serve it now.
+// What a serve function says about one waiter and the ready key.
+enum class ServeResult {
+  kNotNow,  // the key cannot serve the waiter now: it stays queued
+  kServe,   // served: the data changed and the reply was written (dry run: it can be)
+  // Answered with an error, data unchanged (dry run: it would be), e.g. BLMOVE whose
+  // destination holds another type gets WRONGTYPE as in Redis, which re-runs the
+  // command. The waiter is claimed and unblocked; the queue moves on to the next one.
+  kError,
+};
+
 // Serves one waiter from `ready_key` (whose shard lock is held). `ctx` is a context for
 // the waiter: its args are the blocked command, its client carries the waiter's database
 // and protocol, its reply builder writes the waiter's reply. With dry_run it only tells
-// whether the key can serve the waiter now; otherwise it changes the data and writes the
-// complete reply. Returns false when it cannot serve now.
-using ServeFn = bool (*)(CommandContext& ctx, std::string_view ready_key, bool dry_run);
+// what it would do and writes nothing; otherwise it does it (kServe: changes the data and
+// writes the complete reply; kError: writes only the error reply).
+using ServeFn = ServeResult (*)(CommandContext& ctx, std::string_view ready_key, bool dry_run);
 
 struct Waiter {
   enum State : int { kWaiting = 0, kDone = 1 };
@@ -74,8 +82,9 @@ struct BlockState {
   uint64_t exec_cycles = 0;
   uint64_t blocked_at_cycles = 0;
   bool wait_counts = false;
-  // BlockClientOnJob: the command ran under CLIENT REPLY OFF/SKIP, so its late reply is
-  // dropped too.
+  std::string timeout_reply;  // when set: the pre-encoded timeout reply (WAIT's count)
+  // The command ran under CLIENT REPLY OFF/SKIP: its late reply (served, timed out,
+  // unblocked) is dropped too, as Redis drops it.
   bool reply_silenced = false;
 };
 
@@ -95,6 +104,10 @@ std::shared_ptr<Waiter> BlockClientOnJob(CommandContext& ctx);
 // From any thread: replies +OK to the client BlockClientOnJob blocked and resumes it (a
 // client closed meanwhile is skipped).
 void ResumeJobWaiter(const std::shared_ptr<Waiter>& waiter);
+// Blocks the client of `ctx` on no key, until its timeout (0 = forever) or CLIENT
+// UNBLOCK: WAIT/WAITAOF, which have no replica to wait for. Both answer `timeout_reply`
+// (pre-encoded RESP, the same in RESP2 and RESP3), CLIENT UNBLOCK ERROR its error.
+void BlockClientUntilTimeout(CommandContext& ctx, int64_t timeout_ms, std::string timeout_reply);
 
 // Parses a blocking timeout in seconds (fractional allowed) into an absolute deadline in
 // ms (0 = forever). Replies with Redis's error and returns false on bad input.

@@ -110,6 +110,20 @@ class Client {
   ReplyMode reply_mode() const { return reply_mode_; }
   void set_reply_mode(ReplyMode m) { reply_mode_ = m; }
 
+  // Where this client's pub/sub pushes go while one of its commands runs (set by
+  // Dispatch, null otherwise). As in Redis >= 7.2, pushes ignore CLIENT REPLY:
+  // - silenced_pushes(): the (un)subscribe confirmations of a command whose replies
+  //   CLIENT REPLY OFF/SKIP silences (null when its replies are on: they go inline);
+  // - pending_pushes(): messages raised by the client's own command (a PUBLISH it
+  //   receives, a keyspace event of its own write), sent after the command's whole
+  //   reply (after EXEC's array), never inside it.
+  ReplyBuilder* silenced_pushes() const { return silenced_pushes_; }
+  ReplyBuilder* pending_pushes() const { return pending_pushes_; }
+  void set_push_outputs(ReplyBuilder* silenced, ReplyBuilder* pending) {
+    silenced_pushes_ = silenced;
+    pending_pushes_ = pending;
+  }
+
   bool no_evict() const { return no_evict_; }
   void set_no_evict(bool v) {
     no_evict_ = v;
@@ -198,6 +212,8 @@ class Client {
   bool no_touch_ = false;
   bool close_after_reply_ = false;
   ReplyMode reply_mode_ = ReplyMode::kOn;
+  ReplyBuilder* silenced_pushes_ = nullptr;
+  ReplyBuilder* pending_pushes_ = nullptr;
   std::vector<QueuedCommand> multi_queue_;
   std::vector<WatchedKey> watched_keys_;
   std::atomic<bool> watch_dirty_{false};

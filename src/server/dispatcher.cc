@@ -283,13 +283,20 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
 
 void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::string_view>& args,
               const CommandSpec* cmd) {
-  // CLIENT REPLY OFF/SKIP silences everything a command produces, errors included.
+  // CLIENT REPLY OFF/SKIP silences every reply a command produces, errors included, but
+  // not its pub/sub pushes (Client::silenced_pushes(), pending_pushes()).
   if (c.reply_mode() == Client::ReplyMode::kSkipNext) {
     c.set_reply_mode(Client::ReplyMode::kSkipThis);
   }
   ByteBuffer& out = *rb.buffer();
   const size_t out_before = out.size();
+  ByteBuffer silenced_out, pending_out;  // no allocation unless a push is written
+  ReplyBuilder silenced(&silenced_out), pending(&pending_out);
+  silenced.set_resp3(rb.resp3());
+  pending.set_resp3(rb.resp3());
+  c.set_push_outputs(c.reply_mode() == Client::ReplyMode::kOn ? nullptr : &silenced, &pending);
   DispatchInner(w, c, rb, args, cmd);
+  c.set_push_outputs(nullptr, nullptr);
   // A key hint set for this command (pipeline-prefetch) must not outlive it: the bytes
   // of a later key may land at the same address after the input buffer is compacted.
   t_key_hint = KeyHint{};
@@ -303,6 +310,14 @@ void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::str
       break;
     default:
       break;
+  }
+  // Confirmations first (they are the command's own output), then the messages the
+  // command raised for this client, as Redis orders them.
+  if (!silenced_out.empty()) {
+    out.Append(silenced_out.view());
+  }
+  if (!pending_out.empty()) {
+    out.Append(pending_out.view());
   }
 }
 

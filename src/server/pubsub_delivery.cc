@@ -46,10 +46,16 @@ void DeliverLocal(Worker& w, const PubsubDelivery& d) {
     bool still = d.kind == PubsubDelivery::kMessage    ? st->channels.count(d.channel) > 0
                  : d.kind == PubsubDelivery::kSMessage ? st->shard_channels.count(d.channel) > 0
                                                        : st->patterns.count(d.pattern) > 0;
-    if (!still || c->reply_mode() == Client::ReplyMode::kOff) {
+    // Delivered whatever CLIENT REPLY says (Redis >= 7.2 silences replies, not pushes).
+    if (!still) {
       continue;
     }
-    WriteDelivery(c->reply, d);
+    // A message raised by the client's own running command waits for its reply.
+    ReplyBuilder* pending = c->pending_pushes();
+    if (pending != nullptr) {
+      pending->set_resp3(c->reply.resp3());
+    }
+    WriteDelivery(pending != nullptr ? *pending : c->reply, d);
     WorkerStats::Inc(w.stats().pubsub_messages);
     CheckPubsubOutputLimits(w, *c, now);
     w.MarkForFlush(c);

@@ -23,6 +23,15 @@ double WeightedOrZero(double weight, double score) {
   return std::isnan(v) ? 0.0 : v;  // inf * 0
 }
 
+// What one input adds for a member with `score`: weight * score, or the weight alone for
+// AGGREGATE COUNT (a weight is never NaN). `nan_to_zero`: see the header.
+double Weighted(double weight, double score, ZAggregate aggregate, bool nan_to_zero) {
+  if (aggregate == ZAggregate::kCount) {
+    return weight;
+  }
+  return nan_to_zero ? WeightedOrZero(weight, score) : weight * score;
+}
+
 // Runs `on_member(member, score)` for each member of the intersection, with its
 // aggregated score, until it returns false.
 template <typename F>
@@ -32,13 +41,14 @@ void ForEachInIntersection(const std::vector<ZWeightedSource>& sorted, ZAggregat
     return;  // sorted by size: every later input is non-empty when the first is
   }
   sorted[0].source->ForEachUntil([&](std::string_view member, double score) {
-    double acc = WeightedOrZero(sorted[0].weight, score);
+    double acc = Weighted(sorted[0].weight, score, aggregate, true);
     for (size_t j = 1; j < sorted.size(); ++j) {
       const std::optional<double> other = sorted[j].source->Score(member);
       if (!other) {
         return true;
       }
-      acc = ZAggregateScores(acc, *other * sorted[j].weight, aggregate);
+      acc = ZAggregateScores(acc, Weighted(sorted[j].weight, *other, aggregate, false),
+                             aggregate);
     }
     return on_member(member, acc);
   });
@@ -78,7 +88,7 @@ ZSetValue ZSetUnion(std::span<const ZWeightedSource> inputs, ZAggregate aggregat
       continue;
     }
     in.source->ForEachUntil([&](std::string_view member, double score) {
-      builder.Accumulate(member, WeightedOrZero(in.weight, score), aggregate);
+      builder.Accumulate(member, Weighted(in.weight, score, aggregate, true), aggregate);
       return true;
     });
   }

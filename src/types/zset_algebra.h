@@ -1,9 +1,10 @@
 // ZUNION / ZINTER / ZDIFF (and their STORE forms) and ZINTERCARD over any mix of
-// inputs, with WEIGHTS and AGGREGATE SUM|MIN|MAX, following Redis exactly:
+// inputs, with WEIGHTS and AGGREGATE SUM|MIN|MAX|COUNT, following Redis exactly:
 //   * inputs are processed smallest first (ZUNION, ZINTER), as Redis sorts them;
 //   * a weighted score w * s that is NaN (inf * 0) counts as 0 in ZUNION and for the
 //     first (smallest) input of ZINTER; later ZINTER inputs are aggregated as is;
 //   * SUM of +inf and -inf is 0; MIN/MAX never produce NaN;
+//   * COUNT sums the weights of the inputs holding a member (their scores ignored);
 //   * ZDIFF keeps the first input's scores and ignores weights.
 // Missing keys are passed as null sources and behave as empty sets. Plain SETs are
 // valid inputs (score 1 for every member): the set type implements ZSetSource.

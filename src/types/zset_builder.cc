@@ -11,7 +11,8 @@ namespace hotkv::types {
 
 double ZAggregateScores(double accumulated, double value, ZAggregate aggregate) {
   switch (aggregate) {
-    case ZAggregate::kSum: {
+    case ZAggregate::kSum:
+    case ZAggregate::kCount: {
       const double sum = accumulated + value;
       return std::isnan(sum) ? 0.0 : sum;  // +inf + -inf
     }

@@ -22,10 +22,13 @@
 
 namespace hotkv::types {
 
-enum class ZAggregate : uint8_t { kSum, kMin, kMax };
+// AGGREGATE SUM | MIN | MAX | COUNT (Redis 8.8). With COUNT, each input holding a member
+// contributes its weight instead of weight * score, summed as SUM does: with the default
+// weights of 1, the number of inputs that hold the member.
+enum class ZAggregate : uint8_t { kSum, kMin, kMax, kCount };
 
-// Combines two scores as ZUNIONSTORE/ZINTERSTORE AGGREGATE does. SUM of +inf and
-// -inf is 0 (Redis's convention); MIN/MAX ignore a NaN `value`.
+// Combines two scores as ZUNIONSTORE/ZINTERSTORE AGGREGATE does. SUM (and COUNT) of +inf
+// and -inf is 0 (Redis's convention); MIN/MAX ignore a NaN `value`.
 double ZAggregateScores(double accumulated, double value, ZAggregate aggregate);
 
 class ZSetBuilder {

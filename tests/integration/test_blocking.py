@@ -481,3 +481,79 @@ def test_many_blocked_clients_distinct_keys(server, bl, r):
         for p in pushers:
             p.close()
     bl.wait(0)
+
+
+# ---------------------------------------------------------------- wrong-type destination
+# Redis re-runs a woken BLMOVE/BRPOPLPUSH: a destination holding another type makes it
+# answer WRONGTYPE, the element stays in the source and the next waiter is served. Every
+# read below is bounded by the raw connection's socket timeout.
+
+def test_brpoplpush_wrongtype_destination_then_next_waiter(bl, r):
+    r.set("wdst", "string")
+    first = bl.block("BRPOPLPUSH", "src", "wdst", 0, expect=1)
+    second = bl.block("BRPOPLPUSH", "src", "gdst", 0, expect=2)
+    assert r.rpush("src", "e1", "e2") == 2
+    assert is_err(first.read_reply(), WRONGTYPE)
+    assert second.read_reply() == b"e2"
+    bl.wait(0)
+    assert r.lrange("src", 0, -1) == ["e1"]
+    assert r.lrange("gdst", 0, -1) == ["e2"]
+    assert r.get("wdst") == "string"
+    # Both connections are usable again.
+    assert first.command("PING") == "PONG"
+    assert second.command("PING") == "PONG"
+
+
+@pytest.mark.parametrize("wherefrom,whereto", [("LEFT", "RIGHT"), ("RIGHT", "LEFT")])
+def test_blmove_destination_given_another_type_while_blocked(bl, r, wherefrom, whereto):
+    mover = bl.block("BLMOVE", "src", "dst", wherefrom, whereto, 0, expect=1)
+    popper = bl.block("BLPOP", "src", 0, expect=2)
+    mpopper = bl.block("BLMPOP", 0, 1, "src", "RIGHT", expect=3)
+    r.hset("dst", "f", "v")
+    r.rpush("src", "a", "b", "c", "d")
+    assert is_err(mover.read_reply(), WRONGTYPE)
+    # BLPOP and BLMPOP have no destination: they are served, in order, from the same list.
+    assert popper.read_reply() == [b"src", b"a"]
+    assert mpopper.read_reply() == [b"src", [b"d"]]
+    bl.wait(0)
+    assert r.lrange("src", 0, -1) == ["b", "c"]
+    assert r.hgetall("dst") == {"f": "v"}
+
+
+def test_two_wrongtype_waiters_leave_the_list_unchanged(bl, r):
+    r.sadd("wdst", "m")
+    a = bl.block("BRPOPLPUSH", "src", "wdst", 0, expect=1)
+    b = bl.block("BLMOVE", "src", "wdst", "LEFT", "LEFT", 0, expect=2)
+    r.rpush("src", "x", "y", "z")
+    assert is_err(a.read_reply(), WRONGTYPE)
+    assert is_err(b.read_reply(), WRONGTYPE)
+    bl.wait(0)
+    assert r.lrange("src", 0, -1) == ["x", "y", "z"]
+    # A later waiter with a good destination takes the next push's element.
+    c = bl.block("BRPOPLPUSH", "src2", "gdst", 0, expect=1)
+    r.rpush("src2", "w")
+    assert c.read_reply() == b"w"
+
+
+# ---------------------------------------------------------------- CLIENT REPLY OFF / SKIP
+# A blocked command's late reply (served, timed out) is a reply: CLIENT REPLY silences it.
+
+def test_late_replies_follow_client_reply(bl, r):
+    c = bl.conn()
+    c.send_command("CLIENT", "REPLY", "OFF")
+    c.send_command("BLPOP", "x", 0)
+    bl.wait(1)
+    r.rpush("x", "a")
+    bl.wait(0)
+    c.send_command("BLPOP", "y", T)  # times out silently
+    bl.wait(1)
+    bl.wait(0)
+    c.send_command("CLIENT", "REPLY", "ON")
+    assert c.read_reply() == "OK"  # the first reply this connection sees
+    c.send_command("CLIENT", "REPLY", "SKIP")
+    c.send_command("BLPOP", "x", 0)
+    bl.wait(1)
+    r.rpush("x", "b")
+    bl.wait(0)
+    assert c.command("PING") == "PONG"
+    assert r.exists("x") == 0

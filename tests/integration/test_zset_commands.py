@@ -51,13 +51,15 @@ def full_scan(r, key, *opts):
     raise AssertionError("ZSCAN did not terminate")
 
 
-@pytest.mark.redis8
-def test_zscan_noscores(r):
-    r.zadd("big", {f"m{i}": i for i in range(300)})
-    got = full_scan(r, "big", "COUNT", 7, "NOSCORES")
-    assert sorted(got) == sorted(f"m{i}" for i in range(300))
+def test_zscan_has_no_noscores_option(r):
+    # Valkey 8 has ZSCAN ... NOSCORES; Redis 8.8 does not (checked by hand): syntax error.
     r.zadd("small", {"a": 0.5, "b": 2})
-    assert cmd(r, "ZSCAN", "small", 0, "NOSCORES", "MATCH", "a*") == ["0", ["a"]]
+    assert error_reply(r, "ZSCAN", "small", 0, "NOSCORES") == SYNTAX
+    assert error_reply(r, "ZSCAN", "small", 0, "MATCH", "a*", "NOSCORES") == SYNTAX
+    assert cmd(r, "ZSCAN", "nope", 0, "NOSCORES") == ["0", []]  # no key: options unread
+    r.zadd("big", {f"m{i}": i for i in range(300)})
+    got = full_scan(r, "big", "COUNT", 7)
+    assert sorted(got[0::2]) == sorted(f"m{i}" for i in range(300))
 
 
 def test_zscan_options_and_errors(r):

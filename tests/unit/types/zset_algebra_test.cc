@@ -135,6 +135,29 @@ TEST_P(ZSetAlgebraTest, InterNaNConventions) {
   EXPECT_EQ(All(ZSetInter(later_nan, ZAggregate::kMax)), (Pairs{{"y", 1}, {"x", kInf}}));
 }
 
+TEST_P(ZSetAlgebraTest, CountAggregateSumsTheWeightsOfTheInputsHoldingAMember) {
+  const ZSetValue a = Make({{"x", 1}, {"y", 2}, {"z", 3}}, limits());
+  const ZSetValue b = Make({{"y", 10}, {"z", kInf}, {"w", -5}}, limits());
+  ZSetValueSource sa(&a);
+  ZSetValueSource sb(&b);
+  FakeSetSource set({"z", "w", "q"});
+  const ZWeightedSource plain[] = {{&sa, 1}, {&sb, 1}, {&set, 1}};
+  EXPECT_EQ(All(ZSetUnion(plain, ZAggregate::kCount)),
+            (Pairs{{"q", 1}, {"x", 1}, {"w", 2}, {"y", 2}, {"z", 3}}));
+  EXPECT_EQ(All(ZSetInter(plain, ZAggregate::kCount)), (Pairs{{"z", 3}}));
+  // Weights are what is counted; the scores (inf included) never matter.
+  const ZWeightedSource weighted[] = {{&sa, 2}, {&sb, 3}};
+  EXPECT_EQ(All(ZSetUnion(weighted, ZAggregate::kCount)),
+            (Pairs{{"x", 2}, {"w", 3}, {"y", 5}, {"z", 5}}));
+  EXPECT_EQ(All(ZSetInter(weighted, ZAggregate::kCount)), (Pairs{{"y", 5}, {"z", 5}}));
+  // +inf + -inf is 0, as for SUM; a weight of 0 counts 0.
+  const ZWeightedSource infinite[] = {{&sa, kInf}, {&sb, -kInf}};
+  EXPECT_EQ(All(ZSetUnion(infinite, ZAggregate::kCount)),
+            (Pairs{{"w", -kInf}, {"y", 0}, {"z", 0}, {"x", kInf}}));
+  const ZWeightedSource zero[] = {{&sa, 0}, {&sb, 0}};
+  EXPECT_EQ(All(ZSetInter(zero, ZAggregate::kCount)), (Pairs{{"y", 0}, {"z", 0}}));
+}
+
 TEST_P(ZSetAlgebraTest, DiffAndInterCard) {
   const ZSetValue a = Make({{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}}, limits());
   const ZSetValue b = Make({{"b", 20}}, limits());
