@@ -93,11 +93,12 @@ def machine_facts(ctx):
     if cache_file.exists():
         for line in cache_file.read_text().splitlines():
             for name in ["CMAKE_BUILD_TYPE", "CMAKE_CXX_COMPILER", "CMAKE_CXX_FLAGS",
-                         "CMAKE_CXX_FLAGS_RELEASE", "HOTKV_SANITIZE", "HOTKV_USE_MIMALLOC", "MIMALLOC_LIB"]:
+                         "CMAKE_CXX_FLAGS_RELEASE", "HOTKV_SANITIZE", "HOTKV_USE_MIMALLOC", "MIMALLOC_LIB",
+                         "CMAKE_HOME_DIRECTORY"]:
                 if line.startswith(name + ":"):
                     cache[name] = line.split("=", 1)[1]
-    # CMakeLists.txt sets CMAKE_CXX_FLAGS_RELEASE as a normal variable, which shadows the
-    # cache entry: the flags really used are those in compile_commands.json.
+    # The flags really used are those in compile_commands.json (a cache entry can be
+    # shadowed by a normal variable).
     effective = "?"
     cc = ctx.build_dir / "compile_commands.json"
     if cc.exists():
@@ -105,6 +106,7 @@ def machine_facts(ctx):
             if entry["file"].endswith("src/server/worker.cc"):
                 effective = " ".join(w for w in entry["command"].split()[1:]
                                      if w.startswith(("-O", "-D", "-f", "-m", "-g", "-std")))
+    src = cache.get("CMAKE_HOME_DIRECTORY", str(REPO))
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "cpu_model": lscpu.get("Model name", "?"), "cpus": lscpu.get("CPU(s)", "?"),
@@ -114,9 +116,11 @@ def machine_facts(ctx):
         "kernel": platform.release(), "mem_total": sh("free -g | awk '/Mem:/{print $2}'") + " GiB",
         "compiler": sh(f"{cache.get('CMAKE_CXX_COMPILER', 'c++')} --version | head -1"),
         "cmake_cache": cache, "effective_flags": effective,
-        "git": sh(f"git -C {REPO} rev-parse --short HEAD") +
-               (" (with uncommitted changes)" if sh(f"git -C {REPO} status --porcelain -- src tools CMakeLists.txt") else ""),
-        "git_branch": sh(f"git -C {REPO} rev-parse --abbrev-ref HEAD"),
+        # The source tree the measured build was made from (BUILD_DIR may belong to
+        # another checkout or worktree than the harness's).
+        "git": sh(f"git -C {src} rev-parse --short HEAD") +
+               (" (with uncommitted changes)" if sh(f"git -C {src} status --porcelain -- src tools CMakeLists.txt") else ""),
+        "git_branch": sh(f"git -C {src} rev-parse --abbrev-ref HEAD"),
         "hotkv_version": sh(f"{ctx.build_dir}/hotkv-server --version"),
         "redis_version": redis_version(),
         "redis_benchmark_version": sh("redis-benchmark --version"),
