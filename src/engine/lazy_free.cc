@@ -36,6 +36,13 @@ class LazyFreer {
     freed_ = 0;
   }
 
+  // Until every job queued so far (its `done` included) has run. A paused freer is not
+  // waited for (tests pause it on purpose).
+  void Drain() {
+    std::unique_lock<std::mutex> g(mu_);
+    idle_cv_.wait(g, [this] { return (jobs_.empty() && !running_) || paused_; });
+  }
+
   void SetPaused(bool paused) {
     {
       std::lock_guard<std::mutex> g(mu_);
@@ -64,6 +71,7 @@ class LazyFreer {
         cv_.wait(g, [this] { return !jobs_.empty() && !paused_; });
         job = std::move(jobs_.front());
         jobs_.pop_front();
+        running_ = true;
       }
       for (DbTable& t : job.tables) {
         t.keys.Clear([](Entry* e) { Entry::Free(e); });
@@ -81,12 +89,19 @@ class LazyFreer {
       if (job.done) {
         job.done();
       }
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        running_ = false;
+      }
+      idle_cv_.notify_all();
     }
   }
 
   std::mutex mu_;
   std::condition_variable cv_;
+  std::condition_variable idle_cv_;  // Drain(): the queue emptied and the job finished
   std::deque<Job> jobs_;
+  bool running_ = false;
   uint64_t pending_ = 0;
   uint64_t freed_ = 0;
   bool paused_ = false;
@@ -123,5 +138,7 @@ LazyFreeStats GetLazyFreeStats() { return LazyFreer::Get().Stats(); }
 void ResetLazyFreedObjects() { LazyFreer::Get().ResetFreed(); }
 
 void PauseLazyFreeForTesting(bool paused) { LazyFreer::Get().SetPaused(paused); }
+
+void WaitForLazyFree() { LazyFreer::Get().Drain(); }
 
 }  // namespace hotkv

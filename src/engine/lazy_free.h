@@ -51,6 +51,11 @@ struct LazyFreeStats {
 LazyFreeStats GetLazyFreeStats();
 void ResetLazyFreedObjects();  // CONFIG RESETSTAT
 
+// Blocks until every job queued so far has been freed and its `done` has run (a `done`
+// posts to a worker, so whoever destroys workers waits here first: the server at exit,
+// in-process tests).
+void WaitForLazyFree();
+
 // Tests only: while paused, the background thread frees nothing (jobs wait queued).
 void PauseLazyFreeForTesting(bool paused);
 

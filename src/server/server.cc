@@ -100,7 +100,11 @@ Server::Server(Config* config, CommandTable* table)
   keyspace_->set_listener(listener_.get());
 }
 
-Server::~Server() = default;
+Server::~Server() {
+  // A background free's completion (FLUSHALL SYNC's reply) posts to a worker: let the
+  // queue finish before the workers go.
+  WaitForLazyFree();
+}
 
 void Server::RequestShutdown() {
   if (shutdown_.exchange(true)) {

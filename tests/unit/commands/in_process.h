@@ -16,6 +16,7 @@
 
 #include "commands/register.h"
 #include "common/clock.h"
+#include "engine/lazy_free.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
@@ -37,6 +38,10 @@ class InProcessServer {
     RefreshCachedClock();
   }
   ~InProcessServer() {
+    // A background free (FLUSHDB/FLUSHALL) posts its completion to the worker: let it
+    // finish and deliver before the worker goes.
+    WaitForLazyFree();
+    worker_->RunPendingWork(CachedNowMs());
     for (auto& c : clients_) {
       worker_->RemoveLocalClient(c.get());
     }
