@@ -19,8 +19,11 @@ ALLOWED = {
     "net": {"protocol", "common"},
     "pubsub": {"protocol", "common"},
     "engine": {"types", "vector", "common"},
+    "rdb": {"engine", "types", "vector", "common"},
     "server": {"engine", "pubsub", "net", "protocol", "types", "vector", "common"},
-    "commands": {"server", "engine", "pubsub", "net", "protocol", "types", "vector", "common"},
+    "commands": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector", "common"},
+    "persistence": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
+                    "common"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

@@ -1,0 +1,131 @@
+// rdb/: Redis's RDB format — the encoding of values (DUMP payloads) and of whole
+// snapshot files (dump.rdb) — as a library with no server dependencies. It turns engine
+// entries (engine/entry.h) into RDB bytes and RDB bytes back into new entries.
+//
+// What it reads: every encoding Redis 2.x..8.x writes up to kMaxReadVersion (plain
+// lists/sets/zsets/hashes, ziplists, zipmaps, intsets, listpacks, quicklist 1 and 2,
+// LZF and integer-encoded strings, binary and ASCII doubles, aux fields, RESIZEDB,
+// IDLE/FREQ, second and millisecond expiry, function libraries skipped). Module values
+// and stream values HotKV has no type for are refused with a clear error.
+// What it writes: RDB version kWriteVersion (what Redis 7.0 loads) with plain
+// encodings Redis 7.0..8.x and redis-check-rdb accept.
+//
+//   std::string payload = rdb::DumpPayload(*entry, /*compress=*/true);   // DUMP
+//   Result<Entry*> e = rdb::LoadDumpPayload(payload, "key", limits);     // RESTORE
+//
+//   rdb::FileWriter w(fd, {.compress = true, .checksum = true});
+//   w.Begin(aux); w.SelectDb(0, n, n_ttl); w.WriteKey(*e, expire_ms); w.Finish();
+//
+//   rdb::LoadFile(path, opts, [&](rdb::LoadedKey k) { ...insert k.entry...; return Status(); });
+//
+// Thread safety: free functions are reentrant; a FileWriter belongs to one thread.
+// Entries passed in must not change during the call (caller holds the shard lock, or
+// runs in a forked child).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/entry.h"
+#include "types/encoding_limits.h"
+
+namespace hotkv::rdb {
+
+// RDB version of the files and DUMP payloads HotKV writes: Redis 7.0's, so that Redis
+// 7.0 and every later version load them.
+inline constexpr int kWriteVersion = 10;
+// Highest RDB version HotKV reads (Redis 8.x).
+inline constexpr int kMaxReadVersion = 12;
+
+struct WriteOptions {
+  bool compress = true;  // rdbcompression: LZF for strings longer than 20 bytes
+  bool checksum = true;  // rdbchecksum: CRC64 at the end of a file (0 when off)
+};
+
+// CRC64 as Redis computes it (Jones polynomial, reflected; crc64(0, "123456789", 9) ==
+// 0xe9c6d914c4b8d9ca).
+uint64_t Crc64(uint64_t crc, const void* data, size_t len);
+
+// ---- DUMP / RESTORE ----
+
+// The DUMP payload of a value: object type, object, 2-byte RDB version (little endian),
+// 8-byte CRC64 of everything before (little endian).
+std::string DumpPayload(const Entry& e, bool compress);
+
+// Checks version and checksum of a DUMP payload (Redis's verifyDumpPayload): false means
+// RESTORE replies "ERR DUMP payload version or checksum are wrong".
+bool VerifyDumpPayload(std::string_view payload);
+
+// Decodes a verified payload into a new entry under `key` (no TTL set; the caller sets
+// it). An error means RESTORE replies "ERR Bad data format". Collections are built with
+// `limits` deciding their encoding, as a write would.
+Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
+                               const types::EncodingLimits& limits);
+
+// ---- Files ----
+
+// Writes an RDB file to a file descriptor through an internal buffer, computing the
+// checksum as it goes. Errors are I/O errors naming the system call.
+class FileWriter {
+ public:
+  FileWriter(int fd, WriteOptions opts);
+  ~FileWriter();
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  // "REDIS0010" and the aux fields (redis-ver, redis-bits, ctime, used-mem, aof-base…).
+  Status Begin(const std::vector<std::pair<std::string, std::string>>& aux);
+  // SELECTDB + RESIZEDB for the keys of database `db` that follow.
+  Status SelectDb(int db, uint64_t keys, uint64_t keys_with_ttl);
+  // One key: [EXPIRETIME_MS] [IDLE|FREQ] type key value. expire_ms < 0: no TTL.
+  // idle_seconds / lfu_freq are written only when given (Redis writes them when the
+  // maxmemory policy is LRU / LFU).
+  Status WriteKey(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},
+                  std::optional<uint8_t> lfu_freq = {});
+  // EOF and the checksum; flushes. Does not fsync or close.
+  Status Finish();
+  uint64_t bytes_written() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// One key read from a file: the caller takes ownership of `entry`.
+struct LoadedKey {
+  int db = 0;
+  Entry* entry = nullptr;
+  int64_t expire_ms = -1;                 // absolute unix time in ms; -1: none
+  std::optional<uint64_t> idle_seconds;   // IDLE opcode
+  std::optional<uint8_t> lfu_freq;        // FREQ opcode
+};
+
+struct LoadOptions {
+  types::EncodingLimits limits;  // encodings of the collections built
+  int num_dbs = 16;              // a SELECTDB past this is an error, as in Redis
+  bool verify_checksum = true;   // rdbchecksum: a CRC64 of 0 in the file is never checked
+};
+
+struct LoadStats {
+  uint64_t keys = 0;
+  uint64_t bytes = 0;
+  int version = 0;
+  std::vector<std::pair<std::string, std::string>> aux;
+};
+
+// Reads a whole RDB file. `on_key` gets every key in file order (an error it returns
+// stops the load and is passed back). `on_progress(bytes_read, total_bytes)` is called
+// now and then (INFO loading fields). Errors name the file, the byte offset and what was
+// wrong ("Short read or OOM loading DB", "Unknown RDB encoding type 42", "Wrong RDB
+// checksum", ...). Keys already handed to on_key before an error stay the caller's.
+Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
+                           const std::function<Status(LoadedKey&&)>& on_key,
+                           const std::function<void(uint64_t, uint64_t)>& on_progress = {});
+
+}  // namespace hotkv::rdb
