@@ -153,6 +153,17 @@ Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
         if (!r.SkipModuleOpcodes()) return fail(op_offset, r.error());
         continue;
       }
+      case kOpKeyMeta: {
+        // Module key metadata: HotKV has no module to own it, so it is skipped whole.
+        uint64_t classes;
+        if (!r.Len(&classes)) return fail(op_offset, r.error());
+        if (classes > kKeyMetaMaxClasses) return fail(op_offset, "Too many metadata classes");
+        for (uint64_t i = 0; i < classes; ++i) {
+          const uint8_t* spec;
+          if (!r.Bytes(4, &spec) || !r.SkipModuleOpcodes()) return fail(op_offset, r.error());
+        }
+        continue;
+      }
       case kOpFunctionPreGa:
         return fail(op_offset, "Pre-release function format not supported");
       case kOpFunction2:

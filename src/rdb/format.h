@@ -48,9 +48,15 @@ inline constexpr uint8_t kTypeHashMetadataPreGa = 22;
 inline constexpr uint8_t kTypeHashListpackExPreGa = 23;
 inline constexpr uint8_t kTypeHashMetadata = 24;
 inline constexpr uint8_t kTypeHashListpackEx = 25;
-inline constexpr uint8_t kTypeLast = 25;
+inline constexpr uint8_t kTypeStreamListpacks4 = 26;
+inline constexpr uint8_t kTypeStreamListpacks5 = 27;
+inline constexpr uint8_t kTypeLast = 27;
 
 // ---- Opcodes (file level) ----
+// Redis 8.8's per-key module metadata (before the type byte): a class count, then per
+// class a 4-byte class spec and a module opcode stream up to its EOF.
+inline constexpr uint8_t kOpKeyMeta = 243;
+inline constexpr uint64_t kKeyMetaMaxClasses = 7;
 inline constexpr uint8_t kOpSlotInfo = 244;
 inline constexpr uint8_t kOpFunction2 = 245;
 inline constexpr uint8_t kOpFunctionPreGa = 246;

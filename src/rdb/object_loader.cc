@@ -113,6 +113,8 @@ Entry* ObjectLoader::Load(uint8_t type) {
     case kTypeStreamListpacks:
     case kTypeStreamListpacks2:
     case kTypeStreamListpacks3:
+    case kTypeStreamListpacks4:
+    case kTypeStreamListpacks5:
       r_.Fail("stream values are not supported yet");
       return nullptr;
     case kTypeModulePreGa:
