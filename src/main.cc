@@ -6,6 +6,7 @@
 #include "commands/register.h"
 #include "common/memory_usage.h"
 #include "common/page_prefault.h"
+#include "persistence/aof_writer.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -64,5 +65,6 @@ int main(int argc, char** argv) {
   hotkv::RegisterAllCommands(table);
   table.Finalize();
   hotkv::Server server(&config, &table);
+  server.set_aof(hotkv::persistence::MakeAofService(server));
   return server.Run();
 }

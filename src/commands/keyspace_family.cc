@@ -206,6 +206,14 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
     return;
   }
   const bool free_here = !async && ctx.in_exec();
+  // An observer that orders events (the write stream) needs the flush to be one point in
+  // time: then every shard is locked at once (Redis's FLUSHALL is atomic too).
+  Keyspace& ks = ctx.keyspace();
+  const bool lock_all = !ctx.all_shards_locked() && ks.AtomicFlushWanted();
+  if (lock_all) {
+    ks.LockAll();
+    ctx.set_all_shards_locked(true);
+  }
   Database::TablesChanged();
   std::vector<DbTable> detached;
   const int num_dbs = ctx.keyspace().num_dbs();
@@ -227,6 +235,11 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
       t = DbTable();
     }
   });
+  ks.NotifyFlush(only_db);
+  if (lock_all) {
+    ctx.set_all_shards_locked(false);
+    ks.UnlockAll();
+  }
   WorkerStats::Inc(ctx.worker().stats().dirty);
   if (free_here) {
     return ctx.rb().Ok();
@@ -295,6 +308,7 @@ void SwapDbCommand(CommandContext& ctx) {
     std::swap(s.db(*a), s.db(*b));
     SignalWaitersInSwappedDbs(ctx, s, static_cast<int>(*a), static_cast<int>(*b));
   }
+  ks.NotifySwapDb(static_cast<int>(*a), static_cast<int>(*b));
   if (!ctx.all_shards_locked()) {
     ks.UnlockAll();
   }

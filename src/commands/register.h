@@ -18,6 +18,7 @@ void RegisterWaitCommands(CommandTable& t);  // WAIT, WAITAOF (no replicas, no A
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterClientCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
+void RegisterServerAofCommands(CommandTable& t);  // BGREWRITEAOF
 void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
@@ -39,6 +40,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterConnectionCommands(t);
   RegisterClientCommands(t);
   RegisterServerCommands(t);
+  RegisterServerAofCommands(t);
   RegisterIntrospectionCommands(t);
   RegisterPubsubCommands(t);
   RegisterTransactionCommands(t);

@@ -163,10 +163,14 @@ std::string PersistenceSection(Server& s) {
   AddField(o, "rdb_bgsave_in_progress", 0);
   AddField(o, "rdb_last_save_time", s.start_time_ms() / 1000);
   AddField(o, "rdb_last_bgsave_status", "ok");
-  AddField(o, "aof_enabled", 0);
-  AddField(o, "aof_rewrite_in_progress", 0);
-  AddField(o, "aof_last_bgrewrite_status", "ok");
-  AddField(o, "aof_last_write_status", "ok");
+  if (s.aof() != nullptr) {
+    o += s.aof()->InfoFields();  // the aof_* lines (persistence/aof_writer.cc)
+  } else {
+    AddField(o, "aof_enabled", 0);
+    AddField(o, "aof_rewrite_in_progress", 0);
+    AddField(o, "aof_last_bgrewrite_status", "ok");
+    AddField(o, "aof_last_write_status", "ok");
+  }
   return o;
 }
 

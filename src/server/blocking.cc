@@ -302,10 +302,16 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
         }
       }
       if (own_lock) {
+        if (server.write_stream().active()) {
+          server.write_stream().Commit();  // the served pops, under their locks
+        }
         ReleaseServeLocks();
         shard.lock.unlock();
       }
     }
+  }
+  if (server.write_stream().active()) {
+    server.write_stream().Commit();
   }
   ReleaseServeLocks();
 }

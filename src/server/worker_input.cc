@@ -233,6 +233,13 @@ void Worker::Flush(Connection* c) {
   if (c->closed) {
     return;
   }
+  // appendfsync always: no reply leaves before the fsync covering the writes this thread
+  // made (one fsync covers every worker's records written with it: group commit).
+  if (server_->aof_sync_always()) [[unlikely]] {
+    if (const uint64_t seq = server_->write_stream().LastCommittedByThisThread(); seq != 0) {
+      server_->aof()->WaitDurable(seq);
+    }
+  }
   c->NoteReplyBytes(CachedNowMs());
   if (!backend_->Send(c)) {
     CloseConnection(c);

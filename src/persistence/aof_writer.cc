@@ -1,0 +1,542 @@
+// The append-only file service: start-up, the writer thread, group commit, bases and
+// rewrites, INFO. See aof_writer.h.
+#include "persistence/aof_writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "common/clock.h"
+#include "engine/keyspace.h"
+#include "persistence/aof_loader.h"
+#include "persistence/aof_manifest.h"
+#include "rdb/rdb.h"
+#include "server/server.h"
+
+namespace hotkv::persistence {
+
+namespace {
+
+enum FsyncPolicy { kFsyncNo = 0, kFsyncEverysec = 1, kFsyncAlways = 2 };
+
+int PolicyFrom(const std::string& v) {
+  return v == "always" ? kFsyncAlways : v == "no" ? kFsyncNo : kFsyncEverysec;
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& what) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return Status::IoError("write " + what + ": " + strerror(errno));
+    }
+    off += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+int64_t FileSize(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
+}
+
+class Aof : public AofService {
+ public:
+  explicit Aof(Server& s) : server_(s) {}
+  ~Aof() override { Stop(); }
+
+  Status Start() override;
+  void Stop() override;
+  Status Reconfigure() override;
+  void WaitDurable(uint64_t seq) override;
+  Status Rewrite() override;
+  bool enabled() const override { return enabled_.load(std::memory_order_acquire); }
+  std::string InfoFields() override;
+
+ private:
+  void ReadConfig();
+  Status Enable(bool at_startup);
+  void Disable();
+  // With ctl_mu_ held and every shard locked: writes a base of the data and opens a new
+  // incr file; records committed before are drained into the old incr (or dropped when
+  // `drop_pending`: the base holds them). Returns the new manifest, not yet installed.
+  Status SwitchToNewBase(bool drop_pending, AofManifest* next);
+  Status WriteRdbBase(const std::string& path);
+  Status OpenIncr(const std::string& name);
+  Status InstallManifest(const AofManifest& next);
+  // io_mu_ held: drains the stream into the incr file, fsyncs when asked.
+  uint64_t FlushLocked(bool fsync);
+  void WriterLoop();
+  void MaybeAutoRewrite();
+  // ctl_mu_ held: the rewrite itself (every shard locked while the base is written).
+  Status RewriteLocked();
+
+  Server& server_;
+  std::mutex ctl_mu_;  // Start/Stop/Reconfigure/Rewrite; manifest_, dir_, prefix_
+  std::mutex io_mu_;   // fd_, cur_db_; drain + write + fsync
+  int fd_ = -1;
+  int cur_db_ = -1;
+  bool unsynced_ = false;
+  int64_t last_fsync_ms_ = 0;
+  std::string dir_, prefix_;
+  AofManifest manifest_;
+  std::atomic<bool> enabled_{false};
+  std::atomic<int> policy_{kFsyncEverysec};
+  std::atomic<uint64_t> durable_seq_{0};
+  std::atomic<int64_t> base_size_{0};     // total size after the last start or rewrite
+  std::atomic<int64_t> current_size_{0};  // total size of base + incr files now
+  std::atomic<bool> last_write_ok_{true};
+  std::atomic<bool> last_rewrite_ok_{true};
+  std::atomic<bool> rewrite_in_progress_{false};
+  std::atomic<int64_t> rewrites_{0};
+  std::atomic<int64_t> rewrite_failures_{0};
+  std::atomic<int64_t> last_rewrite_sec_{-1};
+  std::atomic<uint64_t> delayed_fsync_{0};
+  std::thread writer_;
+  std::mutex rewriter_mu_;
+  std::thread rewriter_;  // BGREWRITEAOF's
+  std::mutex bg_mu_;
+  std::condition_variable bg_cv_;
+  bool bg_stop_ = false;
+};
+
+void Aof::ReadConfig() {
+  Config& c = server_.config();
+  std::string dir = c.GetString("dir");
+  if (dir.empty()) {
+    dir = ".";
+  }
+  dir_ = dir + "/" + c.GetString("appenddirname");
+  prefix_ = c.GetString("appendfilename");
+  policy_.store(PolicyFrom(c.GetString("appendfsync")), std::memory_order_relaxed);
+}
+
+Status Aof::Start() {
+  std::lock_guard<std::mutex> g(ctl_mu_);
+  ReadConfig();
+  if (server_.config().GetString("appendonly") != "yes") {
+    return Status::Ok();
+  }
+  return Enable(true);
+}
+
+Status Aof::Enable(bool at_startup) {
+  if (mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Status::IoError("Can't open or create append-only dir " + dir_ + ": " +
+                           strerror(errno));
+  }
+  const std::string manifest_path = dir_ + "/" + AofManifest::ManifestName(prefix_);
+  Result<std::string> text = ReadWholeFile(manifest_path);
+  WriteStream& ws = server_.write_stream();
+  if (at_startup && text.ok()) {
+    Result<AofManifest> m = AofManifest::Parse(text.value(), manifest_path);
+    if (!m.ok()) {
+      return m.status();
+    }
+    manifest_ = std::move(m).value();
+    const bool truncated_ok = server_.config().GetString("aof-load-truncated") == "yes";
+    const int64_t t0 = WallClockMs();
+    Result<AofLoadReport> r =
+        LoadAofDirectory(server_, server_.worker(0), dir_, manifest_, truncated_ok);
+    if (!r.ok()) {
+      return r.status();
+    }
+    fprintf(stdout, "DB loaded from append only file: %.3f seconds (%llu keys from the base, "
+            "%llu commands)\n",
+            static_cast<double>(WallClockMs() - t0) / 1000.0,
+            static_cast<unsigned long long>(r.value().keys_from_rdb),
+            static_cast<unsigned long long>(r.value().commands));
+    fflush(stdout);
+    AofManifest next = manifest_;
+    if (next.incrs.empty()) {
+      next.cur_incr_seq++;
+      next.incrs.push_back({AofManifest::IncrName(prefix_, next.cur_incr_seq),
+                            next.cur_incr_seq, 'i'});
+    }
+    ws.AddConsumer();
+    if (Status st = OpenIncr(next.incrs.back().name); !st.ok()) {
+      ws.RemoveConsumer();
+      return st;
+    }
+    if (Status st = InstallManifest(next); !st.ok()) {
+      ws.RemoveConsumer();
+      return st;
+    }
+  } else if (!text.ok() && text.status().code() != StatusCode::kNotFound) {
+    return text.status();
+  } else {
+    // No AOF yet (or turned on at run time): a base of the data there is, then appends.
+    if (text.ok()) {
+      Result<AofManifest> m = AofManifest::Parse(text.value(), manifest_path);
+      if (m.ok()) {
+        manifest_ = std::move(m).value();  // its seqs go on; its files become history
+      }
+    }
+    ws.AddConsumer();
+    Keyspace& ks = server_.keyspace();
+    AofManifest next;
+    ks.LockAll();
+    Status st = SwitchToNewBase(/*drop_pending=*/true, &next);
+    ks.UnlockAll();
+    if (st.ok()) {
+      st = InstallManifest(next);
+    }
+    if (!st.ok()) {
+      ws.RemoveConsumer();
+      std::lock_guard<std::mutex> io(io_mu_);
+      if (fd_ >= 0) {
+        close(fd_);
+        fd_ = -1;
+      }
+      return st;
+    }
+  }
+  base_size_.store(current_size_.load());
+  enabled_.store(true, std::memory_order_release);
+  server_.set_aof_sync_always(policy_.load() == kFsyncAlways);
+  {
+    std::lock_guard<std::mutex> b(bg_mu_);
+    bg_stop_ = false;
+  }
+  writer_ = std::thread([this] { WriterLoop(); });
+  return Status::Ok();
+}
+
+Status Aof::OpenIncr(const std::string& name) {
+  const std::string path = dir_ + "/" + name;
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status::IoError("Can't open the append-only file " + path + ": " + strerror(errno));
+  }
+  std::lock_guard<std::mutex> io(io_mu_);
+  if (fd_ >= 0) {
+    close(fd_);
+  }
+  fd_ = fd;
+  cur_db_ = -1;  // a new file starts with a SELECT
+  return Status::Ok();
+}
+
+Status Aof::WriteRdbBase(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status::IoError("Can't create the AOF base " + path + ": " + strerror(errno));
+  }
+  Keyspace& ks = server_.keyspace();
+  const int64_t now = WallClockMs();
+  rdb::FileWriter w(fd, {.compress = server_.config().GetString("rdbcompression") != "no",
+                         .checksum = server_.config().GetString("rdbchecksum") != "no"});
+  Status st = w.Begin({{"redis-ver", "7.0.15"},
+                       {"redis-bits", "64"},
+                       {"ctime", std::to_string(now / 1000)},
+                       {"used-mem", "0"},
+                       {"aof-base", "1"}});
+  for (int db = 0; st.ok() && db < ks.num_dbs(); db++) {
+    uint64_t keys = 0, with_ttl = 0;
+    for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
+      const DbTable& t = ks.shard(i).db(db);
+      keys += t.keys.size();
+      with_ttl += t.expires();
+    }
+    if (keys == 0) {
+      continue;
+    }
+    st = w.SelectDb(db, keys, with_ttl);
+    for (uint32_t i = 0; st.ok() && i < Keyspace::kShardCount; i++) {
+      ks.shard(i).db(db).keys.ForEach([&](Entry* e) {
+        if (!st.ok()) {
+          return;
+        }
+        const int64_t exp = e->has_ttl() ? e->expire_ms() : -1;
+        st = w.WriteKey(*e, exp);
+      });
+    }
+  }
+  if (st.ok()) {
+    st = w.Finish();
+  }
+  if (st.ok() && fsync(fd) != 0) {
+    st = Status::IoError("fsync " + path + ": " + strerror(errno));
+  }
+  close(fd);
+  return st;
+}
+
+Status Aof::SwitchToNewBase(bool drop_pending, AofManifest* next) {
+  {
+    // What was committed before this point is in the base we are about to write: append
+    // it to the old incr file (a rewrite) or drop it (a fresh AOF).
+    std::lock_guard<std::mutex> io(io_mu_);
+    if (drop_pending || fd_ < 0) {
+      std::string discard;
+      int db = -1;
+      durable_seq_.store(server_.write_stream().Drain(&discard, &db));
+    } else {
+      durable_seq_.store(FlushLocked(true));
+    }
+  }
+  *next = manifest_;
+  next->cur_base_seq++;
+  next->cur_incr_seq++;
+  for (const AofFileInfo& f : manifest_.incrs) {
+    next->history.push_back({f.name, f.seq, 'h'});
+  }
+  if (!manifest_.base.name.empty()) {
+    next->history.push_back({manifest_.base.name, manifest_.base.seq, 'h'});
+  }
+  next->base = {AofManifest::BaseName(prefix_, next->cur_base_seq, true), next->cur_base_seq, 'b'};
+  next->incrs = {{AofManifest::IncrName(prefix_, next->cur_incr_seq), next->cur_incr_seq, 'i'}};
+  if (Status st = WriteRdbBase(dir_ + "/" + next->base.name); !st.ok()) {
+    return st;
+  }
+  return OpenIncr(next->incrs.back().name);
+}
+
+Status Aof::InstallManifest(const AofManifest& next) {
+  AofManifest to_write = next;
+  std::vector<AofFileInfo> history = std::move(to_write.history);
+  to_write.history.clear();
+  if (Status st = WriteFileAtomically(dir_, AofManifest::ManifestName(prefix_), to_write.Format());
+      !st.ok()) {
+    return st;
+  }
+  // The old files are history now: deleted, as Redis does once the new manifest is in.
+  for (const AofFileInfo& f : history) {
+    unlink((dir_ + "/" + f.name).c_str());
+  }
+  manifest_ = std::move(to_write);
+  int64_t total = FileSize(dir_ + "/" + manifest_.base.name);
+  for (const AofFileInfo& f : manifest_.incrs) {
+    total += FileSize(dir_ + "/" + f.name);
+  }
+  current_size_.store(total);
+  return Status::Ok();
+}
+
+uint64_t Aof::FlushLocked(bool fsync_now) {
+  std::string buf;
+  const uint64_t complete = server_.write_stream().Drain(&buf, &cur_db_);
+  if (!buf.empty() && fd_ >= 0) {
+    Status st = WriteAll(fd_, buf, "the append-only file");
+    if (!st.ok()) {
+      if (last_write_ok_.exchange(false)) {
+        fprintf(stderr, "# Error writing to the AOF file: %s\n", st.message().c_str());
+      }
+    } else {
+      last_write_ok_.store(true);
+      current_size_.fetch_add(static_cast<int64_t>(buf.size()));
+      unsynced_ = true;
+    }
+  }
+  if (fsync_now && unsynced_ && fd_ >= 0) {
+    if (fdatasync(fd_) == 0) {
+      unsynced_ = false;
+      last_fsync_ms_ = WallClockMs();
+    }
+  }
+  return complete;
+}
+
+void Aof::WaitDurable(uint64_t seq) {
+  if (durable_seq_.load(std::memory_order_acquire) >= seq) {
+    return;
+  }
+  std::lock_guard<std::mutex> io(io_mu_);
+  if (durable_seq_.load(std::memory_order_acquire) >= seq) {
+    return;  // the fsync of another thread covered these records
+  }
+  const uint64_t complete = FlushLocked(true);
+  if (!unsynced_) {
+    durable_seq_.store(complete, std::memory_order_release);
+  }
+}
+
+void Aof::WriterLoop() {
+  std::unique_lock<std::mutex> lk(bg_mu_);
+  while (!bg_stop_) {
+    bg_cv_.wait_for(lk, std::chrono::milliseconds(2));
+    if (bg_stop_) {
+      break;
+    }
+    lk.unlock();
+    {
+      std::lock_guard<std::mutex> io(io_mu_);
+      const int policy = policy_.load(std::memory_order_relaxed);
+      const int64_t now = WallClockMs();
+      const bool sync = policy == kFsyncAlways ||
+                        (policy == kFsyncEverysec && now - last_fsync_ms_ >= 1000);
+      const uint64_t complete = FlushLocked(sync);
+      if (!unsynced_) {
+        durable_seq_.store(complete, std::memory_order_release);
+      }
+    }
+    MaybeAutoRewrite();
+    lk.lock();
+  }
+}
+
+void Aof::MaybeAutoRewrite() {
+  Config& c = server_.config();
+  const int64_t pct = std::stoll(c.GetString("auto-aof-rewrite-percentage"));
+  if (pct <= 0 || rewrite_in_progress_.load()) {
+    return;
+  }
+  const int64_t min_size = std::stoll(c.GetString("auto-aof-rewrite-min-size"));
+  const int64_t cur = current_size_.load();
+  const int64_t base = std::max<int64_t>(1, base_size_.load());
+  if (cur >= min_size && (cur - base) * 100 / base >= pct) {
+    // Never wait for ctl_mu_ here: Stop() holds it while it joins this thread.
+    std::unique_lock<std::mutex> g(ctl_mu_, std::try_to_lock);
+    if (g.owns_lock() && enabled() && !rewrite_in_progress_.exchange(true)) {
+      fprintf(stdout, "Starting automatic rewriting of AOF on %lld%% growth\n",
+              static_cast<long long>(pct));
+      (void)RewriteLocked();
+    }
+  }
+}
+
+Status Aof::Rewrite() {
+  if (!enabled()) {
+    // Redis writes a fresh AOF even when appendonly is off; HotKV needs it on.
+    return Status::FailedPrecondition("ERR BGREWRITEAOF needs appendonly yes in HotKV");
+  }
+  if (rewrite_in_progress_.exchange(true)) {
+    return Status::FailedPrecondition(
+        "ERR Background append only file rewriting already in progress");
+  }
+  std::lock_guard<std::mutex> g(rewriter_mu_);
+  if (rewriter_.joinable()) {
+    rewriter_.join();
+  }
+  rewriter_ = std::thread([this] {
+    std::lock_guard<std::mutex> c(ctl_mu_);
+    if (!enabled()) {
+      rewrite_in_progress_.store(false);
+      return;
+    }
+    (void)RewriteLocked();
+  });
+  return Status::Ok();
+}
+
+Status Aof::RewriteLocked() {
+  const int64_t t0 = WallClockMs();
+  Keyspace& ks = server_.keyspace();
+  AofManifest next;
+  ks.LockAll();
+  Status st = SwitchToNewBase(/*drop_pending=*/false, &next);
+  ks.UnlockAll();
+  if (st.ok()) {
+    st = InstallManifest(next);
+  }
+  last_rewrite_sec_.store((WallClockMs() - t0) / 1000);
+  if (st.ok()) {
+    rewrites_.fetch_add(1);
+    rewrite_failures_.store(0);
+    base_size_.store(current_size_.load());
+    fprintf(stdout, "Background AOF rewrite finished successfully\n");
+  } else {
+    rewrite_failures_.fetch_add(1);
+    fprintf(stderr, "# Background AOF rewrite failed: %s\n", st.message().c_str());
+  }
+  fflush(stdout);
+  last_rewrite_ok_.store(st.ok());
+  rewrite_in_progress_.store(false);
+  return st;
+}
+
+void Aof::Disable() {
+  if (!enabled_.exchange(false)) {
+    return;
+  }
+  server_.set_aof_sync_always(false);
+  {
+    std::lock_guard<std::mutex> b(bg_mu_);
+    bg_stop_ = true;
+  }
+  bg_cv_.notify_all();
+  if (writer_.joinable()) {
+    writer_.join();
+  }
+  std::lock_guard<std::mutex> io(io_mu_);
+  durable_seq_.store(FlushLocked(true));
+  server_.write_stream().RemoveConsumer();
+  // Records committed between the flush and RemoveConsumer are dropped with the buffers
+  // at the next enable (its base holds them).
+  if (fd_ >= 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+void Aof::Stop() {
+  {
+    std::lock_guard<std::mutex> r(rewriter_mu_);
+    if (rewriter_.joinable()) {
+      rewriter_.join();
+    }
+  }
+  std::lock_guard<std::mutex> g(ctl_mu_);
+  Disable();
+}
+
+Status Aof::Reconfigure() {
+  std::lock_guard<std::mutex> g(ctl_mu_);
+  const bool want = server_.config().GetString("appendonly") == "yes";
+  ReadConfig();
+  if (want && !enabled()) {
+    return Enable(false);
+  }
+  if (!want && enabled()) {
+    Disable();
+    return Status::Ok();
+  }
+  server_.set_aof_sync_always(enabled() && policy_.load() == kFsyncAlways);
+  return Status::Ok();
+}
+
+std::string Aof::InfoFields() {
+  std::string o;
+  auto add = [&](const char* k, const std::string& v) { o += std::string(k) + ":" + v + "\r\n"; };
+  auto num = [&](const char* k, int64_t v) { add(k, std::to_string(v)); };
+  const bool on = enabled();
+  num("aof_enabled", on ? 1 : 0);
+  num("aof_rewrite_in_progress", rewrite_in_progress_.load() ? 1 : 0);
+  num("aof_rewrite_scheduled", 0);
+  num("aof_last_rewrite_time_sec", last_rewrite_sec_.load());
+  num("aof_current_rewrite_time_sec", -1);
+  add("aof_last_bgrewrite_status", last_rewrite_ok_.load() ? "ok" : "err");
+  num("aof_rewrites", rewrites_.load());
+  num("aof_rewrites_consecutive_failures", rewrite_failures_.load());
+  add("aof_last_write_status", last_write_ok_.load() ? "ok" : "err");
+  num("aof_last_cow_size", 0);
+  num("module_fork_in_progress", 0);
+  num("module_fork_last_cow_size", 0);
+  if (on) {
+    num("aof_current_size", current_size_.load());
+    num("aof_base_size", base_size_.load());
+    num("aof_pending_rewrite", 0);
+    num("aof_buffer_length", 0);
+    num("aof_pending_bio_fsync", 0);
+    num("aof_delayed_fsync", static_cast<int64_t>(delayed_fsync_.load()));
+  }
+  return o;
+}
+
+}  // namespace
+
+std::unique_ptr<AofService> MakeAofService(Server& server) {
+  return std::make_unique<Aof>(server);
+}
+
+}  // namespace hotkv::persistence
