@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -67,11 +68,17 @@ class Aof : public AofService {
   void ReadConfig();
   Status Enable(bool at_startup);
   void Disable();
-  // With ctl_mu_ held and every shard locked: writes a base of the data and opens a new
-  // incr file; records committed before are drained into the old incr (or dropped when
-  // `drop_pending`: the base holds them). Returns the new manifest, not yet installed.
-  Status SwitchToNewBase(bool drop_pending, AofManifest* next);
-  Status WriteRdbBase(const std::string& path);
+  // ctl_mu_ held: a new base and incr file. Every shard is locked for the switch to the
+  // new incr file and the fork; the child writes the base while the workers serve; then
+  // the manifest is swapped. `fresh`: no AOF yet (records so far are dropped: the base
+  // holds them), else a rewrite (they go to the old incr file).
+  Status NewBase(bool fresh);
+  struct BaseOptions {
+    bool compress;
+    bool checksum;
+  };
+  // Writes the RDB base; runs in the forked child (touches no lock, no config).
+  Status WriteRdbBase(const std::string& path, const BaseOptions& opts);
   Status OpenIncr(const std::string& name);
   Status InstallManifest(const AofManifest& next);
   // io_mu_ held: drains the stream into the incr file, fsyncs when asked.
@@ -102,6 +109,7 @@ class Aof : public AofService {
   std::atomic<int64_t> rewrite_failures_{0};
   std::atomic<int64_t> last_rewrite_sec_{-1};
   std::atomic<uint64_t> delayed_fsync_{0};
+  std::atomic<int64_t> last_fork_us_{0};
   std::thread writer_;
   std::mutex rewriter_mu_;
   std::thread rewriter_;  // BGREWRITEAOF's
@@ -183,14 +191,7 @@ Status Aof::Enable(bool at_startup) {
       }
     }
     ws.AddConsumer();
-    Keyspace& ks = server_.keyspace();
-    AofManifest next;
-    ks.LockAll();
-    Status st = SwitchToNewBase(/*drop_pending=*/true, &next);
-    ks.UnlockAll();
-    if (st.ok()) {
-      st = InstallManifest(next);
-    }
+    Status st = NewBase(/*fresh=*/true);
     if (!st.ok()) {
       ws.RemoveConsumer();
       std::lock_guard<std::mutex> io(io_mu_);
@@ -227,15 +228,14 @@ Status Aof::OpenIncr(const std::string& name) {
   return Status::Ok();
 }
 
-Status Aof::WriteRdbBase(const std::string& path) {
+Status Aof::WriteRdbBase(const std::string& path, const BaseOptions& opts) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     return Status::IoError("Can't create the AOF base " + path + ": " + strerror(errno));
   }
   Keyspace& ks = server_.keyspace();
   const int64_t now = WallClockMs();
-  rdb::FileWriter w(fd, {.compress = server_.config().GetString("rdbcompression") != "no",
-                         .checksum = server_.config().GetString("rdbchecksum") != "no"});
+  rdb::FileWriter w(fd, {.compress = opts.compress, .checksum = opts.checksum});
   Status st = w.Begin({{"redis-ver", "7.0.15"},
                        {"redis-bits", "64"},
                        {"ctime", std::to_string(now / 1000)},
@@ -272,34 +272,95 @@ Status Aof::WriteRdbBase(const std::string& path) {
   return st;
 }
 
-Status Aof::SwitchToNewBase(bool drop_pending, AofManifest* next) {
+Status Aof::NewBase(bool fresh) {
+  WriteStream& ws = server_.write_stream();
+  Keyspace& ks = server_.keyspace();
+  const int64_t base_seq = manifest_.cur_base_seq + 1;
+  const int64_t incr_seq = manifest_.cur_incr_seq + 1;
+  const std::string base_name = AofManifest::BaseName(prefix_, base_seq, true);
+  const std::string incr_name = AofManifest::IncrName(prefix_, incr_seq);
+  const std::string incr_path = dir_ + "/" + incr_name;
+  int new_fd = open(incr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (new_fd < 0) {
+    return Status::IoError("Can't open the append-only file " + incr_path + ": " +
+                           strerror(errno));
+  }
+  if (!fresh) {
+    // A rewrite: the manifest names the new incr file before anything goes into it, so a
+    // crash at any point leaves a manifest that covers every write (Redis does the same).
+    AofManifest mid = manifest_;
+    mid.cur_incr_seq = incr_seq;
+    mid.incrs.push_back({incr_name, incr_seq, 'i'});
+    if (Status st = InstallManifest(mid); !st.ok()) {
+      close(new_fd);
+      return st;
+    }
+  }
+  // The barrier: with every shard locked no command is half done, so the image the child
+  // gets is consistent and every record committed so far predates it. Those go to the old
+  // incr file (a rewrite) or are dropped (a fresh AOF: the base holds them); every later
+  // one goes to the new incr file.
+  const BaseOptions opts{server_.config().GetString("rdbcompression") != "no",
+                         server_.config().GetString("rdbchecksum") != "no"};
+  const std::string tmp = dir_ + "/temp-rewriteaof-bg-" + std::to_string(getpid()) + ".rdb";
+  const int64_t t0 = MonotonicNs();
+  ks.LockAll();
   {
-    // What was committed before this point is in the base we are about to write: append
-    // it to the old incr file (a rewrite) or drop it (a fresh AOF).
     std::lock_guard<std::mutex> io(io_mu_);
-    if (drop_pending || fd_ < 0) {
+    if (fresh || fd_ < 0) {
       std::string discard;
       int db = -1;
-      durable_seq_.store(server_.write_stream().Drain(&discard, &db));
+      durable_seq_.store(ws.Drain(&discard, &db));
     } else {
       durable_seq_.store(FlushLocked(true));
     }
+    if (fd_ >= 0) {
+      close(fd_);
+    }
+    fd_ = new_fd;
+    cur_db_ = -1;
   }
-  *next = manifest_;
-  next->cur_base_seq++;
-  next->cur_incr_seq++;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child: a copy-on-write image of every shard. No lock, no stdio, no config.
+    Status st = WriteRdbBase(tmp, opts);
+    _exit(st.ok() ? 0 : 1);
+  }
+  const int fork_errno = errno;
+  ks.UnlockAll();
+  last_fork_us_.store((MonotonicNs() - t0) / 1000);
+  if (pid < 0) {
+    return Status::IoError(std::string("Can't rewrite append only file in background: fork: ") +
+                           strerror(fork_errno));
+  }
+  fprintf(stdout, "Background append only file rewriting started by pid %d (shard barrier + "
+          "fork: %lld us)\n", static_cast<int>(pid), static_cast<long long>(last_fork_us_.load()));
+  fflush(stdout);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    unlink(tmp.c_str());
+    return Status::IoError("the AOF rewrite child failed writing " + tmp +
+                           " (vector sets are not written to RDB yet, or an I/O error)");
+  }
+  if (rename(tmp.c_str(), (dir_ + "/" + base_name).c_str()) != 0) {
+    return Status::IoError("rename " + tmp + ": " + strerror(errno));
+  }
+  AofManifest next = manifest_;
   for (const AofFileInfo& f : manifest_.incrs) {
-    next->history.push_back({f.name, f.seq, 'h'});
+    if (f.name != incr_name) {
+      next.history.push_back({f.name, f.seq, 'h'});
+    }
   }
   if (!manifest_.base.name.empty()) {
-    next->history.push_back({manifest_.base.name, manifest_.base.seq, 'h'});
+    next.history.push_back({manifest_.base.name, manifest_.base.seq, 'h'});
   }
-  next->base = {AofManifest::BaseName(prefix_, next->cur_base_seq, true), next->cur_base_seq, 'b'};
-  next->incrs = {{AofManifest::IncrName(prefix_, next->cur_incr_seq), next->cur_incr_seq, 'i'}};
-  if (Status st = WriteRdbBase(dir_ + "/" + next->base.name); !st.ok()) {
-    return st;
-  }
-  return OpenIncr(next->incrs.back().name);
+  next.cur_base_seq = base_seq;
+  next.cur_incr_seq = incr_seq;
+  next.base = {base_name, base_seq, 'b'};
+  next.incrs = {{incr_name, incr_seq, 'i'}};
+  return InstallManifest(next);
 }
 
 Status Aof::InstallManifest(const AofManifest& next) {
@@ -394,14 +455,11 @@ void Aof::MaybeAutoRewrite() {
   const int64_t min_size = std::stoll(c.GetString("auto-aof-rewrite-min-size"));
   const int64_t cur = current_size_.load();
   const int64_t base = std::max<int64_t>(1, base_size_.load());
-  if (cur >= min_size && (cur - base) * 100 / base >= pct) {
-    // Never wait for ctl_mu_ here: Stop() holds it while it joins this thread.
-    std::unique_lock<std::mutex> g(ctl_mu_, std::try_to_lock);
-    if (g.owns_lock() && enabled() && !rewrite_in_progress_.exchange(true)) {
-      fprintf(stdout, "Starting automatic rewriting of AOF on %lld%% growth\n",
-              static_cast<long long>(pct));
-      (void)RewriteLocked();
-    }
+  if (cur >= min_size && (cur - base) * 100 / base >= pct && Rewrite().ok()) {
+    // On the rewriter thread: this one goes on writing the stream meanwhile.
+    fprintf(stdout, "Starting automatic rewriting of AOF on %lld%% growth\n",
+            static_cast<long long>(pct));
+    fflush(stdout);
   }
 }
 
@@ -431,14 +489,7 @@ Status Aof::Rewrite() {
 
 Status Aof::RewriteLocked() {
   const int64_t t0 = WallClockMs();
-  Keyspace& ks = server_.keyspace();
-  AofManifest next;
-  ks.LockAll();
-  Status st = SwitchToNewBase(/*drop_pending=*/false, &next);
-  ks.UnlockAll();
-  if (st.ok()) {
-    st = InstallManifest(next);
-  }
+  Status st = NewBase(/*fresh=*/false);
   last_rewrite_sec_.store((WallClockMs() - t0) / 1000);
   if (st.ok()) {
     rewrites_.fetch_add(1);
@@ -486,8 +537,15 @@ void Aof::Stop() {
       rewriter_.join();
     }
   }
-  std::lock_guard<std::mutex> g(ctl_mu_);
-  Disable();
+  {
+    std::lock_guard<std::mutex> g(ctl_mu_);
+    Disable();
+  }
+  // The writer may have started one more rewrite before it stopped (it finds the AOF off).
+  std::lock_guard<std::mutex> r(rewriter_mu_);
+  if (rewriter_.joinable()) {
+    rewriter_.join();
+  }
 }
 
 Status Aof::Reconfigure() {

@@ -10,12 +10,11 @@
 //   - appendfsync always: the workers call WaitDurable() before sending replies; the first
 //     one in drains every thread's records, writes and fsyncs them, and everyone whose
 //     records that covered returns (group commit).
-//   - A base (turning appendonly on at run time, BGREWRITEAOF, the automatic rewrite) is an
-//     RDB (.base.rdb, rdb::FileWriter) of every shard, written while every shard lock is
-//     held, so it is a consistent image and the new incr file starts exactly after it; the
-//     manifest is then swapped atomically and the old files deleted. This stalls commands
-//     for the time of the walk (about a second per GB): the forked writer of the snapshot
-//     work (BGSAVE) is the way to lift that.
+//   - A base (turning appendonly on, BGREWRITEAOF, the automatic rewrite) is an RDB
+//     (.base.rdb, rdb::FileWriter) written by a forked child: every shard is locked only
+//     to switch appends to the new incr file and fork, so the image is consistent and the
+//     new incr file starts exactly after it; then the manifest is swapped atomically and
+//     the old files deleted.
 //
 // Thread safety: all methods are thread-safe (see aof_service.h).
 #pragma once
