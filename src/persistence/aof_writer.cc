@@ -19,6 +19,7 @@
 #include "persistence/aof_loader.h"
 #include "persistence/aof_manifest.h"
 #include "rdb/rdb.h"
+#include "server/dispatcher.h"
 #include "server/server.h"
 
 namespace hotkv::persistence {
@@ -85,6 +86,8 @@ class Aof : public AofService {
   uint64_t FlushLocked(bool fsync);
   void WriterLoop();
   void MaybeAutoRewrite();
+  // Whether the calling thread holds a shard lock (a command inside EXEC).
+  static bool HoldsAnyShard();
   // ctl_mu_ held: the rewrite itself (every shard locked while the base is written).
   Status RewriteLocked();
 
@@ -113,6 +116,7 @@ class Aof : public AofService {
   std::thread writer_;
   std::mutex rewriter_mu_;
   std::thread rewriter_;  // BGREWRITEAOF's
+  std::vector<std::thread> enablers_;  // CONFIG SET appendonly yes inside EXEC
   std::mutex bg_mu_;
   std::condition_variable bg_cv_;
   bool bg_stop_ = false;
@@ -546,6 +550,10 @@ void Aof::Stop() {
   if (rewriter_.joinable()) {
     rewriter_.join();
   }
+  for (std::thread& t : enablers_) {
+    t.join();
+  }
+  enablers_.clear();
 }
 
 Status Aof::Reconfigure() {
@@ -553,6 +561,21 @@ Status Aof::Reconfigure() {
   const bool want = server_.config().GetString("appendonly") == "yes";
   ReadConfig();
   if (want && !enabled()) {
+    if (HoldsAnyShard()) {
+      // CONFIG SET inside EXEC: this thread holds shard locks the base's barrier needs,
+      // so the AOF is turned on by the rewriter thread once EXEC has let them go.
+      // (Never join a thread here: they take ctl_mu_, which this one holds.)
+      std::lock_guard<std::mutex> r(rewriter_mu_);
+      enablers_.emplace_back([this] {
+        std::lock_guard<std::mutex> c(ctl_mu_);
+        if (!enabled() && server_.config().GetString("appendonly") == "yes") {
+          if (Status st = Enable(false); !st.ok()) {
+            fprintf(stderr, "# %s\n", st.message().c_str());
+          }
+        }
+      });
+      return Status::Ok();
+    }
     return Enable(false);
   }
   if (!want && enabled()) {
@@ -561,6 +584,15 @@ Status Aof::Reconfigure() {
   }
   server_.set_aof_sync_always(enabled() && policy_.load() == kFsyncAlways);
   return Status::Ok();
+}
+
+bool Aof::HoldsAnyShard() {
+  for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
+    if (ThisThreadHoldsShard(i)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string Aof::InfoFields() {

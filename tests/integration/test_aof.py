@@ -103,7 +103,8 @@ def test_appendonly_at_start_restores_after_restart(tmp_path):
 
 
 def test_config_set_appendonly_writes_a_base_first(tmp_path):
-    srv = start(tmp_path)
+    # appendfsync always: every acknowledged write is in the file before kill -9.
+    srv = start(tmp_path, "--appendfsync", "always")
     r = srv.client()
     fill(r)
     assert r.info("persistence")["aof_enabled"] == 0
@@ -373,4 +374,23 @@ def test_redis70_loads_hotkv_aof_and_hotkv_loads_redis70_aof(tmp_path):
     peer.stop()
     srv = start(tmp_path, "--appendonly", "yes")
     assert snapshot(srv.client()) == after
+    srv.stop()
+
+
+def test_config_set_appendonly_inside_multi_does_not_hang(tmp_path):
+    srv = start(tmp_path, "--appendfsync", "always")
+    r = srv.client()
+    r.set("a", "1")
+    p = r.pipeline(transaction=True)
+    p.set("b", "2")
+    p.config_set("appendonly", "yes")
+    p.set("c", "3")
+    assert p.execute() == [True, True, True]
+    deadline = time.time() + 10
+    while r.info("persistence")["aof_enabled"] != 1 and time.time() < deadline:
+        time.sleep(0.05)
+    r.set("d", "4")
+    kill9(srv)
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert srv.client().mget("a", "b", "c", "d") == ["1", "2", "3", "4"]
     srv.stop()
