@@ -438,8 +438,9 @@ void Aof::WriterLoop() {
       std::lock_guard<std::mutex> io(io_mu_);
       const int policy = policy_.load(std::memory_order_relaxed);
       const int64_t now = WallClockMs();
-      const bool sync = policy == kFsyncAlways ||
-                        (policy == kFsyncEverysec && now - last_fsync_ms_ >= 1000);
+      // always: the workers fsync (group commit before their replies); this thread only
+      // covers records no reply waits for (active expiry, evictions), once a second.
+      const bool sync = policy != kFsyncNo && now - last_fsync_ms_ >= 1000;
       const uint64_t complete = FlushLocked(sync);
       if (!unsynced_) {
         durable_seq_.store(complete, std::memory_order_release);

@@ -191,6 +191,9 @@ class Worker : private IoSink {
   std::unordered_set<Connection*> zombies_;  // closed, freed when the backend releases them
   std::vector<Connection*> resume_;
   std::vector<Connection*> pending_flush_;
+  // appendfsync always: replies wait for the end of the loop iteration, where one fsync
+  // covers the writes of every connection served in it (group commit).
+  bool finishing_iteration_ = false;
   std::vector<Connection*> close_soon_;
   int64_t next_cron_ms_ = 0;
   // Min-heap of blocked clients' deadlines.

@@ -235,8 +235,15 @@ void Worker::Flush(Connection* c) {
   }
   // appendfsync always: no reply leaves before the fsync covering the writes this thread
   // made (one fsync covers every worker's records written with it: group commit).
+  // Outside FinishIteration the connection is queued for it instead, so the first flush
+  // there fsyncs the writes of every connection this iteration served, and the others
+  // find them durable.
   if (server_->aof_sync_always()) [[unlikely]] {
     if (const uint64_t seq = server_->write_stream().LastCommittedByThisThread(); seq != 0) {
+      if (!finishing_iteration_) {
+        MarkForFlush(c);
+        return;
+      }
       server_->aof()->WaitDurable(seq);
     }
   }

@@ -29,12 +29,20 @@ T ReadAt(const std::string& s, size_t pos) {
   return v;
 }
 
+// "<type><n>\r\n" for a non-negative n (counts and lengths), without printf.
 void AppendInt(std::string* out, char type, int64_t n) {
   char buf[24];
-  out->push_back(type);
-  int len = snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(n));
-  out->append(buf, static_cast<size_t>(len));
-  out->append("\r\n", 2);
+  char* end = buf + sizeof(buf);
+  char* p = end;
+  *--p = '\n';
+  *--p = '\r';
+  uint64_t v = static_cast<uint64_t>(n);
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  *--p = type;
+  out->append(p, static_cast<size_t>(end - p));
 }
 
 // Engine events as commands. Runs with the key's shard locked (flush/swapdb: all).
