@@ -20,6 +20,8 @@ from conftest import ServerProcess, IS_REDIS, free_port
 pytestmark = pytest.mark.hotkv_only
 
 REDIS70 = "/usr/bin/redis-server"
+REDIS88 = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                       "..", "shared", "peers", "redis-8.8", "redis-server")
 
 
 def start(tmp_path, *extra):
@@ -330,10 +332,10 @@ def test_info_persistence_aof_fields(tmp_path):
 
 
 class Redis70:
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, binary=REDIS70):
         self.port = free_port()
         self.proc = subprocess.Popen(
-            [REDIS70, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(tmp_path),
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(tmp_path),
              "--appendonly", "yes", "--save", ""],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.r = redis.Redis(port=self.port, decode_responses=True)
@@ -394,3 +396,26 @@ def test_config_set_appendonly_inside_multi_does_not_hang(tmp_path):
     srv = start(tmp_path, "--appendonly", "yes")
     assert srv.client().mget("a", "b", "c", "d") == ["1", "2", "3", "4"]
     srv.stop()
+
+
+@pytest.mark.skipif(not os.path.exists(REDIS88), reason="redis-server 8.8 not present")
+def test_redis88_aof_both_ways(tmp_path):
+    """Redis 8.8 writes startoffset/endoffset in its manifest; both load each other's."""
+    peer = Redis70(tmp_path, REDIS88)
+    fill(peer.r)
+    peer.r.execute_command("BGREWRITEAOF")
+    time.sleep(0.5)
+    peer.r.incr("n")
+    peer.r.hset("h", "late", "1")
+    before = snapshot(peer.r)
+    peer.stop()
+    srv = start(tmp_path, "--appendonly", "yes")
+    r = srv.client()
+    assert snapshot(r) == before
+    r.set("from_hotkv", "1")
+    r.zadd("z", {"new": 99})
+    after = snapshot(r)
+    srv.stop()
+    peer = Redis70(tmp_path, REDIS88)
+    assert snapshot(peer.r) == after
+    peer.stop()
