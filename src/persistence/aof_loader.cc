@@ -12,6 +12,7 @@
 #include "common/string_util.h"
 #include "engine/database.h"
 #include "engine/keyspace.h"
+#include "persistence/aof_format.h"
 #include "rdb/rdb.h"
 #include "server/dispatcher.h"
 #include "server/local_client.h"
@@ -31,69 +32,6 @@ types::EncodingLimits LimitsFrom(const Config& cfg) {
   l.set_max_listpack_entries = static_cast<uint64_t>(cfg.set_max_listpack_entries());
   l.set_max_listpack_value = static_cast<uint64_t>(cfg.set_max_listpack_value());
   return l;
-}
-
-// One RESP command parsed from `data` at `pos`. kTorn: the data ends inside it.
-enum class ParseResult { kOk, kTorn, kBad };
-
-ParseResult ParseCommand(std::string_view data, size_t* pos, std::vector<std::string_view>* args,
-                         std::string* why) {
-  size_t p = *pos;
-  auto read_line = [&](int64_t* n) -> ParseResult {
-    const size_t eol = data.find("\r\n", p);
-    if (eol == std::string_view::npos) {
-      return ParseResult::kTorn;
-    }
-    auto v = ParseInt64(data.substr(p + 1, eol - p - 1));
-    if (!v) {
-      *why = "a bad number";
-      return ParseResult::kBad;
-    }
-    *n = *v;
-    p = eol + 2;
-    return ParseResult::kOk;
-  };
-  if (data[p] != '*') {
-    *why = "a command that is not a RESP array";
-    return ParseResult::kBad;
-  }
-  int64_t argc;
-  if (ParseResult r = read_line(&argc); r != ParseResult::kOk) {
-    return r;
-  }
-  if (argc < 1 || argc > 1024 * 1024) {
-    *why = "a bad argument count";
-    return ParseResult::kBad;
-  }
-  args->clear();
-  for (int64_t i = 0; i < argc; i++) {
-    if (p >= data.size()) {
-      return ParseResult::kTorn;
-    }
-    if (data[p] != '$') {
-      *why = "an argument that is not a bulk string";
-      return ParseResult::kBad;
-    }
-    int64_t len;
-    if (ParseResult r = read_line(&len); r != ParseResult::kOk) {
-      return r;
-    }
-    if (len < 0 || len > 512LL * 1024 * 1024) {
-      *why = "a bad bulk length";
-      return ParseResult::kBad;
-    }
-    if (p + static_cast<size_t>(len) + 2 > data.size()) {
-      return ParseResult::kTorn;
-    }
-    if (data.substr(p + static_cast<size_t>(len), 2) != "\r\n") {
-      *why = "a bulk string not ended by CRLF";
-      return ParseResult::kBad;
-    }
-    args->push_back(data.substr(p, static_cast<size_t>(len)));
-    p += static_cast<size_t>(len) + 2;
-  }
-  *pos = p;
-  return ParseResult::kOk;
 }
 
 std::string BaseName(const std::string& path) {

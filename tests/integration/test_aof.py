@@ -15,7 +15,7 @@ import time
 import pytest
 import redis
 
-from conftest import ServerProcess, IS_REDIS, free_port
+from conftest import ROOT, ServerProcess, IS_REDIS, free_port
 
 pytestmark = pytest.mark.hotkv_only
 
@@ -419,3 +419,34 @@ def test_redis88_aof_both_ways(tmp_path):
     peer = Redis70(tmp_path, REDIS88)
     assert snapshot(peer.r) == after
     peer.stop()
+
+
+CHECK_AOF = os.environ.get("HOTKV_CHECK_AOF",
+                           os.path.join(ROOT, "build/release/tools/checkaof/hotkv-check-aof"))
+
+
+@pytest.mark.skipif(not os.path.exists(CHECK_AOF), reason="hotkv-check-aof not built")
+def test_hotkv_check_aof_verifies_and_fixes(tmp_path):
+    srv = start(tmp_path, "--appendonly", "yes")
+    fill(srv.client())
+    srv.stop()
+    man = os.path.join(aof_dir(tmp_path), "appendonly.aof.manifest")
+    run = lambda *a: subprocess.run([CHECK_AOF, *a], capture_output=True, text=True)
+    ok = run(man)
+    assert ok.returncode == 0 and "AOF is valid" in ok.stdout, ok.stdout
+    assert "RDB base is valid" in ok.stdout
+    incr = os.path.join(aof_dir(tmp_path), "appendonly.aof.1.incr.aof")
+    good = os.path.getsize(incr)
+    tail = b"*3\r\n$3\r\nSET\r\n$1\r"
+    with open(incr, "ab") as f:
+        f.write(tail)
+    torn = run(man)
+    assert torn.returncode == 1
+    assert ("%d bytes of an incomplete command at offset %d" % (len(tail), good)
+            in torn.stdout), torn.stdout
+    fixed = run("--fix", man)
+    assert fixed.returncode == 0 and os.path.getsize(incr) == good, fixed.stdout
+    with open(incr, "ab") as f:
+        f.write(b"$5\r\nhello\r\n")
+    bad = run(incr)
+    assert bad.returncode == 1 and "bad format at offset %d" % good in bad.stdout, bad.stdout
