@@ -84,6 +84,12 @@ class Aof : public AofService {
   Status InstallManifest(const AofManifest& next);
   // io_mu_ held: drains the stream into the incr file, fsyncs when asked.
   uint64_t FlushLocked(bool fsync);
+  // Raises the durable mark (records up to `seq` are on disk, or in a base).
+  void MarkDurable(uint64_t seq) {
+    uint64_t cur = durable_seq_.load(std::memory_order_relaxed);
+    while (seq > cur && !durable_seq_.compare_exchange_weak(cur, seq)) {
+    }
+  }
   void WriterLoop();
   void MaybeAutoRewrite();
   // Whether the calling thread holds a shard lock (a command inside EXEC).
@@ -96,6 +102,7 @@ class Aof : public AofService {
   std::mutex io_mu_;   // fd_, cur_db_; drain + write + fsync
   int fd_ = -1;
   int cur_db_ = -1;
+  std::string unwritten_;  // drained but not yet written (after a write error)
   bool unsynced_ = false;
   int64_t last_fsync_ms_ = 0;
   std::string dir_, prefix_;
@@ -311,13 +318,17 @@ Status Aof::NewBase(bool fresh) {
   ks.LockAll();
   {
     std::lock_guard<std::mutex> io(io_mu_);
-    if (fresh || fd_ < 0) {
-      std::string discard;
-      int db = -1;
-      durable_seq_.store(ws.Drain(&discard, &db));
-    } else {
-      durable_seq_.store(FlushLocked(true));
+    // Everything drained from here on is after the barrier; what came before is in the
+    // base, so what a failed write left behind may go too.
+    const uint64_t barrier_seq = ws.last_seq();
+    if (!fresh && fd_ >= 0) {
+      (void)FlushLocked(true);
     }
+    std::string discard;
+    int db = -1;
+    (void)ws.Drain(&discard, &db);  // nothing when the flush went well
+    unwritten_.clear();
+    MarkDurable(barrier_seq);
     if (fd_ >= 0) {
       close(fd_);
     }
@@ -389,21 +400,48 @@ Status Aof::InstallManifest(const AofManifest& next) {
 }
 
 uint64_t Aof::FlushLocked(bool fsync_now) {
-  std::string buf;
-  const uint64_t complete = server_.write_stream().Drain(&buf, &cur_db_);
-  if (!buf.empty() && fd_ >= 0) {
-    Status st = WriteAll(fd_, buf, "the append-only file");
-    if (!st.ok()) {
-      if (last_write_ok_.exchange(false)) {
-        fprintf(stderr, "# Error writing to the AOF file: %s\n", st.message().c_str());
-      }
-    } else {
-      last_write_ok_.store(true);
-      current_size_.fetch_add(static_cast<int64_t>(buf.size()));
-      unsynced_ = true;
-    }
+  // New records go after what a failed write left (retried first, in order).
+  const uint64_t complete = server_.write_stream().Drain(&unwritten_, &cur_db_);
+  if (fd_ < 0) {
+    unwritten_.clear();
+    return complete;
   }
-  if (fsync_now && unsynced_ && fd_ >= 0) {
+  size_t off = 0;
+  while (off < unwritten_.size()) {
+    ssize_t n = write(fd_, unwritten_.data() + off, unwritten_.size() - off);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (off > 0) {
+    current_size_.fetch_add(static_cast<int64_t>(off));
+    unsynced_ = true;
+  }
+  if (off < unwritten_.size()) {
+    const int err = errno;
+    unwritten_.erase(0, off);
+    if (last_write_ok_.exchange(false)) {
+      fprintf(stderr, "# Error writing to the AOF file: %s (retrying; %zu bytes kept)\n",
+              strerror(err), unwritten_.size());
+    }
+    if (policy_.load(std::memory_order_relaxed) == kFsyncAlways) {
+      // As Redis: a reply must never be sent for a write that is not on disk.
+      fprintf(stderr, "# Can't recover from AOF write error when the AOF fsync policy is "
+              "'always'. Exiting...\n");
+      _exit(1);
+    }
+    return 0;  // not durable: the caller keeps its old durable mark
+  }
+  unwritten_.clear();
+  if (!last_write_ok_.load(std::memory_order_relaxed)) {
+    last_write_ok_.store(true);
+    fprintf(stderr, "# AOF write error looks solved, HotKV can write again.\n");
+  }
+  if (fsync_now && unsynced_) {
     if (fdatasync(fd_) == 0) {
       unsynced_ = false;
       last_fsync_ms_ = WallClockMs();
@@ -422,7 +460,7 @@ void Aof::WaitDurable(uint64_t seq) {
   }
   const uint64_t complete = FlushLocked(true);
   if (!unsynced_) {
-    durable_seq_.store(complete, std::memory_order_release);
+    MarkDurable(complete);
   }
 }
 
@@ -443,7 +481,7 @@ void Aof::WriterLoop() {
       const bool sync = policy != kFsyncNo && now - last_fsync_ms_ >= 1000;
       const uint64_t complete = FlushLocked(sync);
       if (!unsynced_) {
-        durable_seq_.store(complete, std::memory_order_release);
+        MarkDurable(complete);
       }
     }
     MaybeAutoRewrite();
@@ -525,7 +563,7 @@ void Aof::Disable() {
     writer_.join();
   }
   std::lock_guard<std::mutex> io(io_mu_);
-  durable_seq_.store(FlushLocked(true));
+  MarkDurable(FlushLocked(true));
   server_.write_stream().RemoveConsumer();
   // Records committed between the flush and RemoveConsumer are dropped with the buffers
   // at the next enable (its base holds them).
