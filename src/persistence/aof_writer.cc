@@ -3,6 +3,8 @@
 #include "persistence/aof_writer.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -338,6 +340,8 @@ Status Aof::NewBase(bool fresh) {
   const pid_t pid = fork();
   if (pid == 0) {
     // The child: a copy-on-write image of every shard. No lock, no stdio, no config.
+    // It dies with the server (a kill -9 must not leave it writing a temp file).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     Status st = WriteRdbBase(tmp, opts);
     _exit(st.ok() ? 0 : 1);
   }

@@ -194,6 +194,18 @@ TEST_F(WriteStreamTest, BlockingPopsServedByAPush) {
                          "RPUSH l2 p q", "RPOP l2 5"}));
 }
 
+TEST_F(WriteStreamTest, BlockingPopServedByATransaction) {
+  EXPECT_EQ(Run(a_, {"BLPOP", "q", "0"}), "");
+  Run(b_, {"MULTI"});
+  Run(b_, {"RPUSH", "q", "1", "2"});
+  Run(b_, {"SET", "x", "y"});
+  Run(b_, {"EXEC"});
+  s_.RunPendingWork();
+  EXPECT_EQ(a_.TakeOutput(), "*2\r\n$1\r\nq\r\n$1\r\n1\r\n");
+  // The waiter sees the transaction's final state: its pop comes after EXEC.
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "MULTI", "RPUSH q 1 2", "SET x y", "EXEC", "LPOP q"}));
+}
+
 TEST_F(WriteStreamTest, BlockingPopsWithDataAndMpops) {
   Run({"RPUSH", "l", "a", "b", "c"});
   Run({"BRPOP", "l", "0"});
