@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -122,6 +123,8 @@ class Aof : public AofService {
   std::atomic<int64_t> last_rewrite_sec_{-1};
   std::atomic<uint64_t> delayed_fsync_{0};
   std::atomic<int64_t> last_fork_us_{0};
+  std::atomic<int64_t> last_rewrite_end_ms_{0};
+  int64_t next_auto_check_ms_ = 0;  // writer thread only
   std::thread writer_;
   std::mutex rewriter_mu_;
   std::thread rewriter_;  // BGREWRITEAOF's
@@ -494,9 +497,24 @@ void Aof::WriterLoop() {
 }
 
 void Aof::MaybeAutoRewrite() {
+  const int64_t now = WallClockMs();
+  if (now < next_auto_check_ms_ || rewrite_in_progress_.load()) {
+    return;
+  }
+  next_auto_check_ms_ = now + 100;  // the config is read ten times a second, not per round
+  // After failures, as Redis's aofRewriteLimited: the next automatic try waits 1 s for the
+  // first three, then 1 min doubling up to 1 h (BGREWRITEAOF is never held back).
+  const int64_t failures = rewrite_failures_.load();
+  if (failures > 0) {
+    const int64_t wait =
+        failures < 3 ? 1000 : std::min<int64_t>(3600000, 60000LL << std::min<int64_t>(failures - 3, 6));
+    if (now < last_rewrite_end_ms_.load() + wait) {
+      return;
+    }
+  }
   Config& c = server_.config();
   const int64_t pct = std::stoll(c.GetString("auto-aof-rewrite-percentage"));
-  if (pct <= 0 || rewrite_in_progress_.load()) {
+  if (pct <= 0) {
     return;
   }
   const int64_t min_size = std::stoll(c.GetString("auto-aof-rewrite-min-size"));
@@ -538,6 +556,7 @@ Status Aof::RewriteLocked() {
   const int64_t t0 = WallClockMs();
   Status st = NewBase(/*fresh=*/false);
   last_rewrite_sec_.store((WallClockMs() - t0) / 1000);
+  last_rewrite_end_ms_.store(WallClockMs());
   if (st.ok()) {
     rewrites_.fetch_add(1);
     rewrite_failures_.store(0);
