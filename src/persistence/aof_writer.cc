@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "engine/keyspace.h"
+#include "persistence/aof_base_commands.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_manifest.h"
 #include "rdb/rdb.h"
@@ -293,7 +294,9 @@ Status Aof::NewBase(bool fresh) {
   Keyspace& ks = server_.keyspace();
   const int64_t base_seq = manifest_.cur_base_seq + 1;
   const int64_t incr_seq = manifest_.cur_incr_seq + 1;
-  const std::string base_name = AofManifest::BaseName(prefix_, base_seq, true);
+  // aof-use-rdb-preamble yes: an RDB base (.base.rdb); no: commands (.base.aof).
+  const bool rdb_base = server_.config().GetString("aof-use-rdb-preamble") != "no";
+  const std::string base_name = AofManifest::BaseName(prefix_, base_seq, rdb_base);
   const std::string incr_name = AofManifest::IncrName(prefix_, incr_seq);
   const std::string incr_path = dir_ + "/" + incr_name;
   int new_fd = open(incr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -318,7 +321,9 @@ Status Aof::NewBase(bool fresh) {
   // one goes to the new incr file.
   const BaseOptions opts{server_.config().GetString("rdbcompression") != "no",
                          server_.config().GetString("rdbchecksum") != "no"};
-  const std::string tmp = dir_ + "/temp-rewriteaof-bg-" + std::to_string(getpid()) + ".rdb";
+  const std::string tmp = dir_ + "/temp-rewriteaof-bg-" + std::to_string(getpid()) +
+                          (rdb_base ? ".rdb" : ".aof");
+  const int64_t now_ms = WallClockMs();
   const int64_t t0 = MonotonicNs();
   ks.LockAll();
   {
@@ -345,7 +350,7 @@ Status Aof::NewBase(bool fresh) {
     // The child: a copy-on-write image of every shard. No lock, no stdio, no config.
     // It dies with the server (a kill -9 must not leave it writing a temp file).
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    Status st = WriteRdbBase(tmp, opts);
+    Status st = rdb_base ? WriteRdbBase(tmp, opts) : WriteCommandBase(tmp, ks, now_ms);
     _exit(st.ok() ? 0 : 1);
   }
   const int fork_errno = errno;

@@ -472,3 +472,29 @@ def test_kill9_during_bgrewriteaof(tmp_path):
     assert r.dbsize() == 200001 and r.get("during") == "1"
     print(f"killed with aof_rewrite_in_progress={in_progress}")
     srv.stop()
+
+
+def test_base_as_commands_without_rdb_preamble(tmp_path):
+    srv = start(tmp_path, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+    r = srv.client()
+    fill(r)
+    r.zadd("zinf", {"a": float("inf"), "b": -1.5, "c": 0.1})
+    assert r.bgrewriteaof()
+    deadline = time.time() + 10
+    while r.info("persistence")["aof_rewrites"] < 1 and time.time() < deadline:
+        time.sleep(0.05)
+    r.set("late", "1")
+    before = snapshot(r)
+    srv.stop()
+    assert manifest(tmp_path) == ("file appendonly.aof.2.base.aof seq 2 type b\n"
+                                  "file appendonly.aof.2.incr.aof seq 2 type i\n")
+    with open(os.path.join(aof_dir(tmp_path), "appendonly.aof.2.base.aof"), "rb") as f:
+        head = f.read(64)
+    assert head.startswith(b"*2\r\n$6\r\nSELECT\r\n")
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert snapshot(srv.client()) == before
+    srv.stop()
+    if os.path.exists(REDIS70):
+        peer = Redis70(tmp_path)
+        assert snapshot(peer.r) == before
+        peer.stop()
