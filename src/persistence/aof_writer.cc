@@ -107,6 +107,9 @@ class Aof : public AofService {
   int fd_ = -1;
   int cur_db_ = -1;
   std::string unwritten_;  // drained but not yet written (after a write error)
+  int64_t last_ts_ = 0;    // the last #TS annotation written
+  std::atomic<bool> timestamps_{false};
+  std::atomic<bool> no_fsync_on_rewrite_{false};
   bool unsynced_ = false;
   int64_t last_fsync_ms_ = 0;
   std::string dir_, prefix_;
@@ -137,13 +140,20 @@ class Aof : public AofService {
 
 void Aof::ReadConfig() {
   Config& c = server_.config();
-  std::string dir = c.GetString("dir");
-  if (dir.empty()) {
-    dir = ".";
+  if (!enabled()) {
+    // The directory is fixed while the files are open (a CONFIG SET dir applies to the
+    // next time the AOF is turned on).
+    std::string dir = c.GetString("dir");
+    if (dir.empty()) {
+      dir = ".";
+    }
+    dir_ = dir + "/" + c.GetString("appenddirname");
+    prefix_ = c.GetString("appendfilename");
   }
-  dir_ = dir + "/" + c.GetString("appenddirname");
-  prefix_ = c.GetString("appendfilename");
   policy_.store(PolicyFrom(c.GetString("appendfsync")), std::memory_order_relaxed);
+  timestamps_.store(c.GetString("aof-timestamp-enabled") == "yes", std::memory_order_relaxed);
+  no_fsync_on_rewrite_.store(c.GetString("no-appendfsync-on-rewrite") == "yes",
+                             std::memory_order_relaxed);
 }
 
 Status Aof::Start() {
@@ -344,6 +354,7 @@ Status Aof::NewBase(bool fresh) {
     }
     fd_ = new_fd;
     cur_db_ = -1;
+    last_ts_ = 0;
   }
   const pid_t pid = fork();
   if (pid == 0) {
@@ -413,7 +424,21 @@ Status Aof::InstallManifest(const AofManifest& next) {
 
 uint64_t Aof::FlushLocked(bool fsync_now) {
   // New records go after what a failed write left (retried first, in order).
-  const uint64_t complete = server_.write_stream().Drain(&unwritten_, &cur_db_);
+  uint64_t complete;
+  if (!timestamps_.load(std::memory_order_relaxed)) {
+    complete = server_.write_stream().Drain(&unwritten_, &cur_db_);
+  } else {
+    // aof-timestamp-enabled: a "#TS:<unix seconds>" annotation whenever the second
+    // changed since the last one, before the records (as Redis's feedAppendOnlyFile).
+    std::string batch;
+    complete = server_.write_stream().Drain(&batch, &cur_db_);
+    const int64_t sec = WallClockMs() / 1000;
+    if (!batch.empty() && sec != last_ts_) {
+      unwritten_ += "#TS:" + std::to_string(sec) + "\r\n";
+      last_ts_ = sec;
+    }
+    unwritten_ += batch;
+  }
   if (fd_ < 0) {
     unwritten_.clear();
     return complete;
@@ -453,7 +478,10 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
     last_write_ok_.store(true);
     fprintf(stderr, "# AOF write error looks solved, HotKV can write again.\n");
   }
-  if (fsync_now && unsynced_) {
+  // no-appendfsync-on-rewrite yes: no fsync while a rewrite child writes (the next fsync
+  // after it covers everything written meanwhile).
+  if (fsync_now && unsynced_ &&
+      !(no_fsync_on_rewrite_.load(std::memory_order_relaxed) && rewrite_in_progress_.load())) {
     if (fdatasync(fd_) == 0) {
       unsynced_ = false;
       last_fsync_ms_ = WallClockMs();
@@ -626,6 +654,11 @@ void Aof::Stop() {
 Status Aof::Reconfigure() {
   std::lock_guard<std::mutex> g(ctl_mu_);
   const bool want = server_.config().GetString("appendonly") == "yes";
+  if (enabled()) {
+    // What was written before the change is written under the old settings.
+    std::lock_guard<std::mutex> io(io_mu_);
+    (void)FlushLocked(false);
+  }
   ReadConfig();
   if (want && !enabled()) {
     if (HoldsAnyShard()) {

@@ -238,7 +238,8 @@ int Server::Run() {
       fprintf(stderr, "# %s\n", st.message().c_str());
       return 1;
     }
-    for (const char* name : {"appendonly", "appendfsync"}) {
+    for (const char* name :
+         {"appendonly", "appendfsync", "aof-timestamp-enabled", "no-appendfsync-on-rewrite"}) {
       config_->OnChange(name, [this] {
         if (Status st = aof_->Reconfigure(); !st.ok()) {
           fprintf(stderr, "# %s\n", st.message().c_str());

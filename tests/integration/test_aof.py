@@ -498,3 +498,27 @@ def test_base_as_commands_without_rdb_preamble(tmp_path):
         peer = Redis70(tmp_path)
         assert snapshot(peer.r) == before
         peer.stop()
+
+
+def test_timestamp_annotations_written_and_loaded(tmp_path):
+    srv = start(tmp_path, "--appendonly", "yes", "--aof-timestamp-enabled", "yes")
+    r = srv.client()
+    r.set("a", "1")
+    time.sleep(1.1)
+    r.set("b", "2")
+    assert r.config_set("aof-timestamp-enabled", "no")
+    time.sleep(1.1)
+    r.set("c", "3")
+    srv.stop()
+    with open(os.path.join(aof_dir(tmp_path), "appendonly.aof.1.incr.aof"), "rb") as f:
+        data = f.read()
+    stamps = [line for line in data.split(b"\r\n") if line.startswith(b"#TS:")]
+    assert len(stamps) == 2 and int(stamps[1][4:]) > int(stamps[0][4:]), data
+    assert data.startswith(b"#TS:")
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert srv.client().mget("a", "b", "c") == ["1", "2", "3"]
+    srv.stop()
+    if os.path.exists(REDIS70):
+        peer = Redis70(tmp_path)
+        assert peer.r.mget("a", "b", "c") == ["1", "2", "3"]
+        peer.stop()
