@@ -85,6 +85,8 @@ class Aof : public AofService {
   // Writes the RDB base; runs in the forked child (touches no lock, no config).
   Status WriteRdbBase(const std::string& path, const BaseOptions& opts);
   Status OpenIncr(const std::string& name);
+  // Start-up without a manifest: a Redis < 7 single-file AOF becomes the base.
+  Status UpgradeLegacyFile(const std::string& manifest_path);
   Status InstallManifest(const AofManifest& next);
   // io_mu_ held: drains the stream into the incr file, fsyncs when asked.
   uint64_t FlushLocked(bool fsync);
@@ -171,6 +173,11 @@ Status Aof::Enable(bool at_startup) {
                            strerror(errno));
   }
   const std::string manifest_path = dir_ + "/" + AofManifest::ManifestName(prefix_);
+  if (at_startup && access(manifest_path.c_str(), F_OK) != 0) {
+    if (Status st = UpgradeLegacyFile(manifest_path); !st.ok()) {
+      return st;
+    }
+  }
   Result<std::string> text = ReadWholeFile(manifest_path);
   WriteStream& ws = server_.write_stream();
   if (at_startup && text.ok()) {
@@ -237,6 +244,36 @@ Status Aof::Enable(bool at_startup) {
     bg_stop_ = false;
   }
   writer_ = std::thread([this] { WriterLoop(); });
+  return Status::Ok();
+}
+
+Status Aof::UpgradeLegacyFile(const std::string& manifest_path) {
+  // A single-file AOF of Redis < 7 (<dir>/<appendfilename>) becomes the base of the
+  // multi-part layout, as Redis 7's aofUpgradePrepare does: moved into the directory under
+  // its own name and named as the base in a new manifest.
+  std::string dir = server_.config().GetString("dir");
+  if (dir.empty()) {
+    dir = ".";
+  }
+  const std::string legacy = dir + "/" + prefix_;
+  struct stat st;
+  if (stat(legacy.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Status::Ok();
+  }
+  if (rename(legacy.c_str(), (dir_ + "/" + prefix_).c_str()) != 0) {
+    return Status::IoError("Error moving the old AOF file " + legacy + " into " + dir_ + ": " +
+                           strerror(errno));
+  }
+  AofManifest m;
+  m.base = {prefix_, 1, 'b'};
+  m.cur_base_seq = 1;
+  const size_t slash = manifest_path.rfind('/');
+  if (Status s = WriteFileAtomically(dir_, manifest_path.substr(slash + 1), m.Format()); !s.ok()) {
+    return s;
+  }
+  fprintf(stdout, "Successfully migrated an old-style AOF into the AOF directory (%s)\n",
+          dir_.c_str());
+  fflush(stdout);
   return Status::Ok();
 }
 

@@ -522,3 +522,26 @@ def test_timestamp_annotations_written_and_loaded(tmp_path):
         peer = Redis70(tmp_path)
         assert peer.r.mget("a", "b", "c") == ["1", "2", "3"]
         peer.stop()
+
+
+def test_single_file_aof_of_old_redis_is_upgraded(tmp_path):
+    """A Redis < 7 appendonly.aof in dir becomes the base of the multi-part layout, as
+    Redis 7 does it."""
+    with open(os.path.join(str(tmp_path), "appendonly.aof"), "wb") as f:
+        f.write(b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$3\r\nold\r\n$1\r\n1\r\n"
+                b"*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\nx\r\n")
+    srv = start(tmp_path, "--appendonly", "yes")
+    r = srv.client()
+    assert r.get("old") == "1" and r.lrange("l", 0, -1) == ["x"]
+    r.set("new", "2")
+    srv.stop()
+    assert not os.path.exists(os.path.join(str(tmp_path), "appendonly.aof"))
+    assert manifest(tmp_path) == ("file appendonly.aof seq 1 type b\n"
+                                  "file appendonly.aof.1.incr.aof seq 1 type i\n")
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert srv.client().mget("old", "new") == ["1", "2"]
+    srv.stop()
+    if os.path.exists(REDIS70):
+        peer = Redis70(tmp_path)
+        assert peer.r.mget("old", "new") == ["1", "2"]
+        peer.stop()
