@@ -41,7 +41,8 @@ std::string BaseName(const std::string& path) {
 
 }  // namespace
 
-Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* report) {
+Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* report,
+                   uint64_t* rdb_bytes) {
   rdb::LoadOptions opts;
   opts.limits = LimitsFrom(server.config());
   opts.num_dbs = server.keyspace().num_dbs();
@@ -76,6 +77,9 @@ Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* repor
   if (!st.ok()) {
     return st.status();
   }
+  if (rdb_bytes != nullptr) {
+    *rdb_bytes = st.value().bytes;
+  }
   return Status::Ok();
 }
 
@@ -87,18 +91,23 @@ Status LoadAofCommands(Server& server, Worker& worker, const std::string& path, 
   }
   const std::string_view data = text.value();
   const std::string name = BaseName(path);
+  // An RDB preamble (Redis < 7 with aof-use-rdb-preamble, or such a file migrated into
+  // the multi-part layout): the RDB first, then the commands that follow its checksum.
+  size_t pos = 0;
   if (data.substr(0, 5) == "REDIS") {
-    return Status::InvalidArgument("Bad file format reading the append only file " + name +
-                                   ": an RDB preamble in a .aof file is not supported");
+    uint64_t rdb_bytes = 0;
+    if (Status st = LoadRdbBase(server, path, report, &rdb_bytes); !st.ok()) {
+      return st;
+    }
+    pos = static_cast<size_t>(rdb_bytes);
   }
   LocalClient client(server.clients().NextId(), &worker);
   client.set_authenticated(true);
   worker.AddLocalClient(&client);
   std::vector<std::string_view> args;
-  size_t pos = 0;
   size_t multi_at = std::string::npos;  // offset of an open MULTI
   Status result = Status::Ok();
-  size_t valid_end = 0;
+  size_t valid_end = pos;
   bool torn = false;
   std::string why;
   while (pos < data.size()) {

@@ -2,6 +2,9 @@
 // commands) and then every incremental file, in the manifest's order. Commands run through
 // the dispatcher with a LocalClient (no socket), exactly as a client's would.
 //
+// A .aof file that starts with an RDB preamble ("REDIS...") is loaded as that RDB and then
+// the commands after it, as Redis does.
+//
 // A torn last command of the last file (a crash in the middle of a write) is dropped and
 // the file truncated before it when aof-load-truncated is yes, with a log line saying how
 // many bytes; otherwise, and for any other damage, the load stops with the file name, the
@@ -38,7 +41,10 @@ Result<AofLoadReport> LoadAofDirectory(Server& server, Worker& worker, const std
 Status LoadAofCommands(Server& server, Worker& worker, const std::string& path, bool last,
                        bool load_truncated, AofLoadReport* report);
 
-// Loads an RDB base file into the keyspace (keys past their TTL are skipped).
-Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* report);
+// Loads an RDB base file into the keyspace (keys past their TTL are skipped). The RDB's
+// length (up to its checksum) goes to `rdb_bytes` when given: an RDB-preamble AOF goes on
+// with commands there.
+Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* report,
+                   uint64_t* rdb_bytes = nullptr);
 
 }  // namespace hotkv::persistence

@@ -545,3 +545,29 @@ def test_single_file_aof_of_old_redis_is_upgraded(tmp_path):
         peer = Redis70(tmp_path)
         assert peer.r.mget("old", "new") == ["1", "2"]
         peer.stop()
+
+
+def test_rdb_preamble_aof_of_old_redis(tmp_path):
+    """Redis 5/6's appendonly.aof with aof-use-rdb-preamble: an RDB, then commands."""
+    srv = start(tmp_path, "--appendonly", "yes")
+    r = srv.client()
+    fill(r)
+    r.bgrewriteaof()
+    deadline = time.time() + 10
+    while r.info("persistence")["aof_rewrites"] < 1 and time.time() < deadline:
+        time.sleep(0.05)
+    srv.stop()
+    with open(os.path.join(aof_dir(tmp_path), "appendonly.aof.2.base.rdb"), "rb") as f:
+        rdb = f.read()
+    old = tmp_path / "old"
+    old.mkdir()
+    with open(old / "appendonly.aof", "wb") as f:
+        f.write(rdb + b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$5\r\nafter\r\n$1\r\n1\r\n")
+    srv = start(old, "--appendonly", "yes")
+    r = srv.client()
+    assert r.get("after") == "1" and r.llen("l") == 300 and r.zcard("z") == 150
+    srv.stop()
+    if os.path.exists(CHECK_AOF):
+        out = subprocess.run([CHECK_AOF, str(old / "appendonlydir" / "appendonly.aof.manifest")],
+                             capture_output=True, text=True)
+        assert out.returncode == 0 and "RDB preamble is valid" in out.stdout, out.stdout

@@ -52,7 +52,26 @@ bool CheckFile(const std::string& path, bool last, bool fix) {
     printf("%s: %s\n", path.c_str(), data.status().message().c_str());
     return false;
   }
-  const AofCheck c = CheckAofCommands(data.value());
+  // An RDB preamble: checked as an RDB, then the commands after its checksum.
+  size_t preamble = 0;
+  if (data.value().compare(0, 5, "REDIS") == 0) {
+    hotkv::rdb::LoadOptions opts;
+    Result<hotkv::rdb::LoadStats> st = hotkv::rdb::LoadFile(
+        path, opts, [](hotkv::rdb::LoadedKey&& k) {
+          hotkv::Entry::Free(k.entry);
+          return Status::Ok();
+        });
+    if (!st.ok()) {
+      printf("%s: bad RDB preamble: %s\n", path.c_str(), st.status().message().c_str());
+      return false;
+    }
+    preamble = static_cast<size_t>(st.value().bytes);
+    printf("%s: RDB preamble is valid (%zu bytes, %llu keys)\n", path.c_str(), preamble,
+           static_cast<unsigned long long>(st.value().keys));
+  }
+  AofCheck c = CheckAofCommands(std::string_view(data.value()).substr(preamble));
+  c.valid_end += preamble;
+  c.bad_offset += preamble;
   const size_t size = data.value().size();
   if (c.result == ParseResult::kOk) {
     printf("%s: valid (%llu commands, %zu bytes)\n", path.c_str(),
