@@ -13,13 +13,13 @@ std::atomic<uint64_t> g_stream_ids{1};
 
 // Entry header inside a record: database, then the length of the RESP bytes.
 struct EntryHeader {
-  int32_t db;
-  uint32_t len;
+  int64_t db;
+  uint64_t len;  // one command: up to argc x 512 MB
 };
 // Record header inside a thread buffer: sequence number, then the record's length.
 struct RecordHeader {
   uint64_t seq;
-  uint32_t len;
+  uint64_t len;  // a whole MULTI ... EXEC may pass 4 GB
 };
 
 template <typename T>
@@ -139,7 +139,7 @@ void WriteStream::Append(int db, const std::vector<std::string_view>& args) {
   const size_t header_at = b.pending.size();
   b.pending.resize(header_at + sizeof(EntryHeader));
   EncodeCommand(&b.pending, args);
-  EntryHeader h{db, static_cast<uint32_t>(b.pending.size() - header_at - sizeof(EntryHeader))};
+  EntryHeader h{db, b.pending.size() - header_at - sizeof(EntryHeader)};
   memcpy(b.pending.data() + header_at, &h, sizeof(h));
   if (b.in_multi) {
     b.multi_count++;
@@ -171,10 +171,10 @@ void WriteStream::EndMulti() {
     return;  // one command needs no wrapping (Redis 7 wraps only several)
   }
   // MULTI goes in the first wrapped command's database, so a SELECT precedes it.
-  const int first_db = ReadAt<EntryHeader>(b.pending, b.multi_start).db;
+  const int64_t first_db = ReadAt<EntryHeader>(b.pending, b.multi_start).db;
   std::string multi(sizeof(EntryHeader), '\0');
   EncodeCommand(&multi, {"MULTI"});
-  EntryHeader h{first_db, static_cast<uint32_t>(multi.size() - sizeof(EntryHeader))};
+  EntryHeader h{first_db, multi.size() - sizeof(EntryHeader)};
   memcpy(multi.data(), &h, sizeof(h));
   b.pending.insert(b.multi_start, multi);
   Append(-1, {"EXEC"});
@@ -187,7 +187,7 @@ uint64_t WriteStream::Commit() {
   }
   b.lock.lock();
   const uint64_t seq = seq_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  RecordHeader h{seq, static_cast<uint32_t>(b.pending.size())};
+  RecordHeader h{seq, b.pending.size()};
   b.data.append(reinterpret_cast<const char*>(&h), sizeof(h));
   b.data.append(b.pending);
   b.lock.unlock();
@@ -245,7 +245,7 @@ uint64_t WriteStream::Drain(std::string* out, int* db) {
       if (eh.db >= 0 && eh.db != *db) {
         const std::string n = std::to_string(eh.db);
         EncodeCommand(out, {"SELECT", n});
-        *db = eh.db;
+        *db = static_cast<int>(eh.db);
       }
       out->append(src, p, eh.len);
       p += eh.len;
