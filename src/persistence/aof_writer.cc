@@ -65,6 +65,8 @@ class Aof : public AofService {
   void Stop() override;
   Status Reconfigure() override;
   void WaitDurable(uint64_t seq) override;
+  bool IsDurable(uint64_t seq) const override;
+  void NotifyWhenDurable(uint64_t seq, std::function<void()> done) override;
   Status Rewrite() override;
   bool enabled() const override { return enabled_.load(std::memory_order_acquire); }
   std::string InfoFields() override;
@@ -97,6 +99,9 @@ class Aof : public AofService {
     }
   }
   void WriterLoop();
+  // Calls the NotifyWhenDurable callbacks whose records are durable (`all`: every one,
+  // when the AOF goes off).
+  void FireNotifications(bool all);
   void MaybeAutoRewrite();
   // Whether the calling thread holds a shard lock (a command inside EXEC).
   static bool HoldsAnyShard();
@@ -135,6 +140,9 @@ class Aof : public AofService {
   std::mutex rewriter_mu_;
   std::thread rewriter_;  // BGREWRITEAOF's
   std::vector<std::thread> enablers_;  // CONFIG SET appendonly yes inside EXEC
+  std::mutex notify_mu_;
+  std::vector<std::pair<uint64_t, std::function<void()>>> notifications_;
+  std::atomic<int> notify_pending_{0};
   std::mutex bg_mu_;
   std::condition_variable bg_cv_;
   bool bg_stop_ = false;
@@ -544,25 +552,73 @@ void Aof::WaitDurable(uint64_t seq) {
 void Aof::WriterLoop() {
   std::unique_lock<std::mutex> lk(bg_mu_);
   while (!bg_stop_) {
-    bg_cv_.wait_for(lk, std::chrono::milliseconds(2));
+    // Every 2 ms, or at once while workers wait for an fsync (appendfsync always): then
+    // the fsyncs go back to back, each covering what was committed during the previous.
+    bg_cv_.wait_for(lk, std::chrono::milliseconds(2),
+                    [this] { return bg_stop_ || notify_pending_.load() > 0; });
     if (bg_stop_) {
       break;
     }
     lk.unlock();
+    const bool waiters = notify_pending_.load() > 0;
     {
       std::lock_guard<std::mutex> io(io_mu_);
       const int policy = policy_.load(std::memory_order_relaxed);
       const int64_t now = WallClockMs();
-      // always: the workers fsync (group commit before their replies); this thread only
-      // covers records no reply waits for (active expiry, evictions), once a second.
-      const bool sync = policy != kFsyncNo && now - last_fsync_ms_ >= 1000;
+      // Without waiters, `always` needs only the records no reply waits for (active
+      // expiry, evictions) fsynced, once a second like everysec.
+      const bool sync = waiters || (policy != kFsyncNo && now - last_fsync_ms_ >= 1000);
       const uint64_t complete = FlushLocked(sync);
       if (!unsynced_) {
         MarkDurable(complete);
       }
     }
+    if (waiters) {
+      FireNotifications(false);
+    }
     MaybeAutoRewrite();
     lk.lock();
+  }
+}
+
+bool Aof::IsDurable(uint64_t seq) const {
+  return durable_seq_.load(std::memory_order_acquire) >= seq;
+}
+
+void Aof::NotifyWhenDurable(uint64_t seq, std::function<void()> done) {
+  {
+    std::lock_guard<std::mutex> n(notify_mu_);
+    if (!IsDurable(seq)) {
+      notifications_.emplace_back(seq, std::move(done));
+      notify_pending_.fetch_add(1);
+      done = nullptr;
+    }
+  }
+  if (done) {
+    done();  // durable meanwhile
+    return;
+  }
+  std::lock_guard<std::mutex> b(bg_mu_);
+  bg_cv_.notify_one();
+}
+
+void Aof::FireNotifications(bool all) {
+  std::vector<std::function<void()>> ready;
+  {
+    std::lock_guard<std::mutex> n(notify_mu_);
+    for (size_t i = 0; i < notifications_.size();) {
+      if (all || IsDurable(notifications_[i].first)) {
+        ready.push_back(std::move(notifications_[i].second));
+        notifications_[i] = std::move(notifications_.back());
+        notifications_.pop_back();
+        notify_pending_.fetch_sub(1);
+      } else {
+        i++;
+      }
+    }
+  }
+  for (auto& fn : ready) {
+    fn();
   }
 }
 
@@ -658,6 +714,7 @@ void Aof::Disable() {
   std::lock_guard<std::mutex> io(io_mu_);
   MarkDurable(FlushLocked(true));
   server_.write_stream().RemoveConsumer();
+  FireNotifications(true);  // waiting replies go (aof_sync_always() is off now)
   // Records committed between the flush and RemoveConsumer are dropped with the buffers
   // at the next enable (its base holds them).
   if (fd_ >= 0) {

@@ -3,13 +3,15 @@
 //
 //   server.set_aof(MakeAofService(server));   // main.cc, before Run()
 //   Run(): aof->Start()  (loads the AOF when appendonly yes, opens it for appending)
-//   worker, before it sends replies: if (server.aof_sync_always()) aof->WaitDurable(seq)
+//   worker, before it sends replies (appendfsync always): held until IsDurable(seq), woken
+//   through NotifyWhenDurable
 //   CONFIG SET appendonly/appendfsync: aof->Reconfigure()
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "common/status.h"
@@ -32,6 +34,11 @@ class AofService {
   // Group commit (appendfsync always): returns once every write-stream record numbered
   // up to `seq` is written and fsynced. One fsync covers every record drained with it.
   virtual void WaitDurable(uint64_t seq) = 0;
+  // The same without blocking: whether records up to `seq` are durable now, and a call of
+  // `done` (on the AOF's thread, once) when they are. Workers use these so that they go on
+  // serving while the AOF thread fsyncs back to back.
+  virtual bool IsDurable(uint64_t seq) const = 0;
+  virtual void NotifyWhenDurable(uint64_t seq, std::function<void()> done) = 0;
   // BGREWRITEAOF: starts writing a new base from the current data and a fresh
   // incremental file, in the background. Error texts are Redis's replies.
   virtual Status Rewrite() = 0;

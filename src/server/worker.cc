@@ -302,7 +302,6 @@ void Worker::CloseSoon(Connection* c) {
 }
 
 void Worker::FinishIteration() {
-  finishing_iteration_ = true;
   while (!pending_flush_.empty() || !close_soon_.empty()) {
     std::vector<Connection*> flush;
     flush.swap(pending_flush_);
@@ -318,7 +317,6 @@ void Worker::FinishIteration() {
       CloseConnection(c);
     }
   }
-  finishing_iteration_ = false;
   FreeClosed();
 }
 
