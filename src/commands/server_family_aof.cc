@@ -26,10 +26,12 @@ void BgRewriteAofCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterServerAofCommands(CommandTable& t) {
-  t.Add({.name = "bgrewriteaof", .arity = 1, .flags = "admin noscript no_async_loading",
-         .acl = "@admin @slow @dangerous", .handler = BgRewriteAofCommand,
-         .doc = {"server", "1.0.0", "O(1)", "Rewrites the append-only file in the background.",
-                 ""},
+  t.Add({.name = "bgrewriteaof",
+         .arity = 1,
+         .flags = "admin noscript no_async_loading",
+         .acl = "@admin @slow @dangerous",
+         .handler = BgRewriteAofCommand,
+         .doc = {"server", "1.0.0", "O(1)", "Rewrites the append-only file in the background.", ""},
          .tips = {"nondeterministic_output"}});
 }
 

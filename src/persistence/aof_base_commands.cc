@@ -132,8 +132,8 @@ Status WriteKey(CommandFile& f, const Entry& e) {
     }
     default:
       return Status::InvalidArgument("the AOF base cannot hold the " +
-                                     std::string(TypeName(e.type())) + " key '" +
-                                     std::string(key) + "' as commands yet");
+                                     std::string(TypeName(e.type())) + " key '" + std::string(key) +
+                                     "' as commands yet");
   }
   if (e.has_ttl()) {
     const std::string at = std::to_string(e.expire_ms());

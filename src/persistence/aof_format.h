@@ -22,8 +22,8 @@ ParseResult ParseCommand(std::string_view data, size_t* pos, std::vector<std::st
 // What a whole file of commands holds.
 struct AofCheck {
   ParseResult result = ParseResult::kOk;  // kTorn: a torn last command or an open MULTI
-  size_t valid_end = 0;   // bytes up to the last complete command outside a MULTI
-  size_t bad_offset = 0;  // kBad: where the damage starts
+  size_t valid_end = 0;                   // bytes up to the last complete command outside a MULTI
+  size_t bad_offset = 0;                  // kBad: where the damage starts
   std::string why;
   uint64_t commands = 0;
 };

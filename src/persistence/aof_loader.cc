@@ -135,8 +135,8 @@ Status LoadAofCommands(Server& server, Worker& worker, const std::string& path, 
     const CommandSpec* cmd = server.commands().Find(args[0]);
     if (cmd == nullptr) {
       result = Status::InvalidArgument("Unknown command '" + std::string(args[0].substr(0, 128)) +
-                                       "' reading the append only file " + name +
-                                       " at offset " + std::to_string(start));
+                                       "' reading the append only file " + name + " at offset " +
+                                       std::to_string(start));
       break;
     }
     if (EqualsIgnoreCase(args[0], "multi")) {
@@ -195,8 +195,8 @@ Result<AofLoadReport> LoadAofDirectory(Server& server, Worker& worker, const std
     const std::string path = dir + "/" + manifest.base.name;
     const bool rdb = path.size() > 4 && path.compare(path.size() - 4, 4, ".rdb") == 0;
     Status st = rdb ? LoadRdbBase(server, path, &report)
-                    : LoadAofCommands(server, worker, path, manifest.incrs.empty(),
-                                      load_truncated, &report);
+                    : LoadAofCommands(server, worker, path, manifest.incrs.empty(), load_truncated,
+                                      &report);
     if (!st.ok()) {
       return st;
     }

@@ -34,8 +34,8 @@ bool EndsWith(const std::string& s, const char* suffix) {
 bool CheckFile(const std::string& path, bool last, bool fix) {
   if (EndsWith(path, ".rdb")) {
     hotkv::rdb::LoadOptions opts;
-    Result<hotkv::rdb::LoadStats> st = hotkv::rdb::LoadFile(
-        path, opts, [](hotkv::rdb::LoadedKey&& k) {
+    Result<hotkv::rdb::LoadStats> st =
+        hotkv::rdb::LoadFile(path, opts, [](hotkv::rdb::LoadedKey&& k) {
           hotkv::Entry::Free(k.entry);
           return Status::Ok();
         });
@@ -56,8 +56,8 @@ bool CheckFile(const std::string& path, bool last, bool fix) {
   size_t preamble = 0;
   if (data.value().compare(0, 5, "REDIS") == 0) {
     hotkv::rdb::LoadOptions opts;
-    Result<hotkv::rdb::LoadStats> st = hotkv::rdb::LoadFile(
-        path, opts, [](hotkv::rdb::LoadedKey&& k) {
+    Result<hotkv::rdb::LoadStats> st =
+        hotkv::rdb::LoadFile(path, opts, [](hotkv::rdb::LoadedKey&& k) {
           hotkv::Entry::Free(k.entry);
           return Status::Ok();
         });

@@ -169,8 +169,7 @@ TEST_F(WriteStreamTest, MultiExecIsWrapped) {
   Run({"MULTI"});
   Run({"GET", "b"});
   Run({"EXEC"});
-  EXPECT_EQ(Stream(),
-            (V{"SELECT 0", "MULTI", "SET a 1", "INCR n", "DEL a", "EXEC", "SET b 2"}));
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "MULTI", "SET a 1", "INCR n", "DEL a", "EXEC", "SET b 2"}));
 }
 
 TEST_F(WriteStreamTest, BlockingPopsServedByAPush) {
@@ -189,9 +188,9 @@ TEST_F(WriteStreamTest, BlockingPopsServedByAPush) {
   EXPECT_EQ(Run(a_, {"BLMPOP", "0", "1", "l2", "RIGHT", "COUNT", "5"}), "");
   Run(b_, {"RPUSH", "l2", "p", "q"});
   s_.RunPendingWork();
-  EXPECT_EQ(Stream(), (V{"SELECT 0", "RPUSH l x y", "LPOP l", "LPUSH src z",
-                         "LMOVE src dst LEFT RIGHT", "ZADD z 1 m 2 n", "ZPOPMIN z",
-                         "RPUSH l2 p q", "RPOP l2 5"}));
+  EXPECT_EQ(Stream(),
+            (V{"SELECT 0", "RPUSH l x y", "LPOP l", "LPUSH src z", "LMOVE src dst LEFT RIGHT",
+               "ZADD z 1 m 2 n", "ZPOPMIN z", "RPUSH l2 p q", "RPOP l2 5"}));
 }
 
 TEST_F(WriteStreamTest, BlockingPopServedByATransaction) {

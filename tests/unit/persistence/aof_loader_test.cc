@@ -55,8 +55,8 @@ class AofLoaderTest : public ::testing::Test {
 };
 
 TEST_F(AofLoaderTest, ReplaysCommandsAndAnnotations) {
-  WriteFile(Cmd({"SELECT", "2"}) + "#TS:1700000000\r\n" + Cmd({"SET", "a", "1"}) +
-            Cmd({"MULTI"}) + Cmd({"INCR", "a"}) + Cmd({"RPUSH", "l", "x"}) + Cmd({"EXEC"}));
+  WriteFile(Cmd({"SELECT", "2"}) + "#TS:1700000000\r\n" + Cmd({"SET", "a", "1"}) + Cmd({"MULTI"}) +
+            Cmd({"INCR", "a"}) + Cmd({"RPUSH", "l", "x"}) + Cmd({"EXEC"}));
   InProcessServer s;
   AofLoadReport report;
   ASSERT_TRUE(Load(s, true, &report).ok());
@@ -104,17 +104,16 @@ TEST_F(AofLoaderTest, UnfinishedMultiIsDropped) {
 
 TEST_F(AofLoaderTest, BadInputStopsWithFileAndOffset) {
   const std::string good = Cmd({"SET", "a", "1"});
-  for (const std::string& bad :
-       {std::string("+OK\r\n"), std::string("*1\r\n:5\r\n"), std::string("*1\r\n$2\r\nab!!"),
-        Cmd({"NOSUCHCOMMAND", "x"})}) {
+  for (const std::string& bad : {std::string("+OK\r\n"), std::string("*1\r\n:5\r\n"),
+                                 std::string("*1\r\n$2\r\nab!!"), Cmd({"NOSUCHCOMMAND", "x"})}) {
     WriteFile(good + bad);
     InProcessServer s;
     AofLoadReport report;
     Status st = Load(s, true, &report);
     ASSERT_FALSE(st.ok()) << bad;
-    EXPECT_NE(st.message().find("appendonly.aof.1.incr.aof at offset " +
-                                std::to_string(good.size())),
-              std::string::npos)
+    EXPECT_NE(
+        st.message().find("appendonly.aof.1.incr.aof at offset " + std::to_string(good.size())),
+        std::string::npos)
         << st.message();
   }
 }
@@ -123,9 +122,16 @@ TEST_F(AofLoaderTest, TheWriteStreamReplaysToTheSameData) {
   std::string stream;
   // Reads that show every key's value and absolute expiry.
   const std::vector<std::vector<std::string>> reads = {
-      {"SMISMEMBER", "s", "a", "b", "c", "d", "e", "f"}, {"GET", "f"}, {"HGETALL", "h"},
-      {"GET", "e"}, {"LRANGE", "l", "0", "-1"}, {"ZRANGE", "z", "0", "-1", "WITHSCORES"},
-      {"GET", "n"}, {"PEXPIRETIME", "e"}, {"PEXPIRETIME", "f"}, {"SCARD", "s"}};
+      {"SMISMEMBER", "s", "a", "b", "c", "d", "e", "f"},
+      {"GET", "f"},
+      {"HGETALL", "h"},
+      {"GET", "e"},
+      {"LRANGE", "l", "0", "-1"},
+      {"ZRANGE", "z", "0", "-1", "WITHSCORES"},
+      {"GET", "n"},
+      {"PEXPIRETIME", "e"},
+      {"PEXPIRETIME", "f"},
+      {"SCARD", "s"}};
   std::vector<std::string> before;
   {
     InProcessServer s;
@@ -208,8 +214,7 @@ std::vector<std::string> Contents(InProcessServer& s) {
       } else if (type == "+zset\r\n") {
         v = s.Run(c, {"ZRANGE", k, "0", "-1", "WITHSCORES"});
       }
-      out.push_back(std::to_string(db) + " " + k + " " + type + v +
-                    s.Run(c, {"PEXPIRETIME", k}));
+      out.push_back(std::to_string(db) + " " + k + " " + type + v + s.Run(c, {"PEXPIRETIME", k}));
     }
   }
   return out;
@@ -220,42 +225,101 @@ std::vector<std::string> Contents(InProcessServer& s) {
 // in a form that replays differently, shows up here).
 TEST_F(AofLoaderTest, EveryWriteCommandReplays) {
   const std::vector<std::vector<std::string>> script = {
-      {"SET", "s1", "v"}, {"SET", "s2", "v", "EX", "100"}, {"SET", "s2", "w", "KEEPTTL", "GET"},
-      {"SETNX", "s3", "x"}, {"SETEX", "s4", "100", "y"}, {"PSETEX", "s5", "100000", "z"},
-      {"MSET", "m1", "1", "m2", "2"}, {"MSETNX", "m3", "3", "m4", "4"}, {"GETSET", "m1", "9"},
-      {"GETDEL", "m2"}, {"GETEX", "m3", "EX", "50"}, {"GETEX", "m4", "PERSIST"},
-      {"APPEND", "s1", "tail"}, {"INCR", "n"}, {"DECR", "n"}, {"INCRBY", "n", "10"},
-      {"DECRBY", "n", "3"}, {"INCRBYFLOAT", "fl", "0.7"}, {"SETRANGE", "s1", "2", "XY"},
+      {"SET", "s1", "v"},
+      {"SET", "s2", "v", "EX", "100"},
+      {"SET", "s2", "w", "KEEPTTL", "GET"},
+      {"SETNX", "s3", "x"},
+      {"SETEX", "s4", "100", "y"},
+      {"PSETEX", "s5", "100000", "z"},
+      {"MSET", "m1", "1", "m2", "2"},
+      {"MSETNX", "m3", "3", "m4", "4"},
+      {"GETSET", "m1", "9"},
+      {"GETDEL", "m2"},
+      {"GETEX", "m3", "EX", "50"},
+      {"GETEX", "m4", "PERSIST"},
+      {"APPEND", "s1", "tail"},
+      {"INCR", "n"},
+      {"DECR", "n"},
+      {"INCRBY", "n", "10"},
+      {"DECRBY", "n", "3"},
+      {"INCRBYFLOAT", "fl", "0.7"},
+      {"SETRANGE", "s1", "2", "XY"},
       {"INCREX", "ix", "BYINT", "5", "EX", "100"},
-      {"DEL", "s3"}, {"UNLINK", "s5"}, {"EXPIRE", "s1", "500"}, {"PEXPIRE", "m1", "500000"},
-      {"EXPIREAT", "m3", "4000000000"}, {"PEXPIREAT", "m4", "4000000000000"},
-      {"PERSIST", "m1"}, {"EXPIRE", "m4", "-5"},
-      {"RENAME", "s1", "r1"}, {"RENAMENX", "r1", "r2"}, {"COPY", "r2", "c1"},
-      {"COPY", "r2", "c2", "DB", "1"}, {"MOVE", "c1", "2"},
-      {"HSET", "h", "a", "1", "b", "2"}, {"HSETNX", "h", "c", "3"}, {"HMSET", "h", "d", "4"},
-      {"HDEL", "h", "a"}, {"HINCRBY", "h", "b", "5"}, {"HINCRBYFLOAT", "h", "c", "0.5"},
+      {"DEL", "s3"},
+      {"UNLINK", "s5"},
+      {"EXPIRE", "s1", "500"},
+      {"PEXPIRE", "m1", "500000"},
+      {"EXPIREAT", "m3", "4000000000"},
+      {"PEXPIREAT", "m4", "4000000000000"},
+      {"PERSIST", "m1"},
+      {"EXPIRE", "m4", "-5"},
+      {"RENAME", "s1", "r1"},
+      {"RENAMENX", "r1", "r2"},
+      {"COPY", "r2", "c1"},
+      {"COPY", "r2", "c2", "DB", "1"},
+      {"MOVE", "c1", "2"},
+      {"HSET", "h", "a", "1", "b", "2"},
+      {"HSETNX", "h", "c", "3"},
+      {"HMSET", "h", "d", "4"},
+      {"HDEL", "h", "a"},
+      {"HINCRBY", "h", "b", "5"},
+      {"HINCRBYFLOAT", "h", "c", "0.5"},
       {"HGETDEL", "h", "FIELDS", "1", "d"},
-      {"LPUSH", "l", "a", "b"}, {"RPUSH", "l", "c", "d", "e", "f"}, {"LPUSHX", "l", "z"},
-      {"RPUSHX", "nol", "z"}, {"LPOP", "l"}, {"RPOP", "l", "1"}, {"LSET", "l", "0", "Q"},
-      {"LREM", "l", "1", "c"}, {"LINSERT", "l", "BEFORE", "d", "ins"}, {"LTRIM", "l", "0", "2"},
-      {"LMOVE", "l", "l2", "LEFT", "RIGHT"}, {"RPOPLPUSH", "l", "l2"},
-      {"LMPOP", "2", "none", "l2", "LEFT", "COUNT", "1"}, {"BLPOP", "l2", "1"},
-      {"BRPOP", "l", "1"}, {"BLMOVE", "l2", "l3", "RIGHT", "LEFT", "1"},
-      {"BRPOPLPUSH", "l", "l3", "1"}, {"BLMPOP", "1", "1", "l3", "RIGHT"},
-      {"SADD", "st", "a", "b", "c", "d", "e", "1", "2"}, {"SREM", "st", "a"},
-      {"SPOP", "st"}, {"SPOP", "st", "2"}, {"SMOVE", "st", "st2", "1"},
-      {"SADD", "st3", "x", "b", "c"}, {"SINTERSTORE", "si", "st", "st3"},
-      {"SUNIONSTORE", "su", "st", "st3"}, {"SDIFFSTORE", "sd", "st3", "st"},
-      {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e"}, {"ZINCRBY", "z", "2.5", "a"},
-      {"ZREM", "z", "b"}, {"ZADD", "z2", "1", "c", "7", "q"}, {"ZRANGESTORE", "zr", "z", "0", "1"},
-      {"ZUNIONSTORE", "zu", "2", "z", "z2"}, {"ZINTERSTORE", "zi", "2", "z", "z2"},
-      {"ZDIFFSTORE", "zd", "2", "z", "z2"}, {"ZPOPMIN", "z"}, {"ZPOPMAX", "z", "1"},
-      {"ZMPOP", "1", "zu", "MIN", "COUNT", "2"}, {"BZPOPMIN", "zu", "1"}, {"BZPOPMAX", "zu", "1"},
-      {"BZMPOP", "1", "1", "zi", "MAX"}, {"ZREMRANGEBYRANK", "zu", "0", "0"},
-      {"ZREMRANGEBYSCORE", "z2", "0", "1"}, {"ZADD", "zl", "0", "a", "0", "b", "0", "c"},
+      {"LPUSH", "l", "a", "b"},
+      {"RPUSH", "l", "c", "d", "e", "f"},
+      {"LPUSHX", "l", "z"},
+      {"RPUSHX", "nol", "z"},
+      {"LPOP", "l"},
+      {"RPOP", "l", "1"},
+      {"LSET", "l", "0", "Q"},
+      {"LREM", "l", "1", "c"},
+      {"LINSERT", "l", "BEFORE", "d", "ins"},
+      {"LTRIM", "l", "0", "2"},
+      {"LMOVE", "l", "l2", "LEFT", "RIGHT"},
+      {"RPOPLPUSH", "l", "l2"},
+      {"LMPOP", "2", "none", "l2", "LEFT", "COUNT", "1"},
+      {"BLPOP", "l2", "1"},
+      {"BRPOP", "l", "1"},
+      {"BLMOVE", "l2", "l3", "RIGHT", "LEFT", "1"},
+      {"BRPOPLPUSH", "l", "l3", "1"},
+      {"BLMPOP", "1", "1", "l3", "RIGHT"},
+      {"SADD", "st", "a", "b", "c", "d", "e", "1", "2"},
+      {"SREM", "st", "a"},
+      {"SPOP", "st"},
+      {"SPOP", "st", "2"},
+      {"SMOVE", "st", "st2", "1"},
+      {"SADD", "st3", "x", "b", "c"},
+      {"SINTERSTORE", "si", "st", "st3"},
+      {"SUNIONSTORE", "su", "st", "st3"},
+      {"SDIFFSTORE", "sd", "st3", "st"},
+      {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e"},
+      {"ZINCRBY", "z", "2.5", "a"},
+      {"ZREM", "z", "b"},
+      {"ZADD", "z2", "1", "c", "7", "q"},
+      {"ZRANGESTORE", "zr", "z", "0", "1"},
+      {"ZUNIONSTORE", "zu", "2", "z", "z2"},
+      {"ZINTERSTORE", "zi", "2", "z", "z2"},
+      {"ZDIFFSTORE", "zd", "2", "z", "z2"},
+      {"ZPOPMIN", "z"},
+      {"ZPOPMAX", "z", "1"},
+      {"ZMPOP", "1", "zu", "MIN", "COUNT", "2"},
+      {"BZPOPMIN", "zu", "1"},
+      {"BZPOPMAX", "zu", "1"},
+      {"BZMPOP", "1", "1", "zi", "MAX"},
+      {"ZREMRANGEBYRANK", "zu", "0", "0"},
+      {"ZREMRANGEBYSCORE", "z2", "0", "1"},
+      {"ZADD", "zl", "0", "a", "0", "b", "0", "c"},
       {"ZREMRANGEBYLEX", "zl", "[a", "[b"},
-      {"SELECT", "3"}, {"SET", "x3", "1"}, {"SWAPDB", "3", "2"}, {"FLUSHDB"}, {"SELECT", "0"},
-      {"MULTI"}, {"SET", "t1", "1"}, {"INCR", "t1"}, {"SPOP", "st3"}, {"EXEC"}};
+      {"SELECT", "3"},
+      {"SET", "x3", "1"},
+      {"SWAPDB", "3", "2"},
+      {"FLUSHDB"},
+      {"SELECT", "0"},
+      {"MULTI"},
+      {"SET", "t1", "1"},
+      {"INCR", "t1"},
+      {"SPOP", "st3"},
+      {"EXEC"}};
   std::string stream;
   std::vector<std::string> before;
   {
