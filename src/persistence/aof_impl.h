@@ -123,6 +123,7 @@ class Aof : public AofService {
   std::atomic<uint64_t> delayed_fsync_{0};
   std::atomic<int64_t> last_fork_us_{0};
   std::atomic<int64_t> last_rewrite_end_ms_{0};
+  std::atomic<int64_t> rewrite_start_ms_{0};
   int64_t next_auto_check_ms_ = 0;  // writer thread only
   std::thread writer_;
   std::mutex rewriter_mu_;

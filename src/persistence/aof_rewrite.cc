@@ -278,6 +278,7 @@ Status Aof::Rewrite() {
     return Status::FailedPrecondition(
         "ERR Background append only file rewriting already in progress");
   }
+  rewrite_start_ms_.store(WallClockMs());
   std::lock_guard<std::mutex> g(rewriter_mu_);
   if (rewriter_.joinable()) {
     rewriter_.join();
@@ -295,6 +296,7 @@ Status Aof::Rewrite() {
 
 Status Aof::RewriteLocked() {
   const int64_t t0 = WallClockMs();
+  rewrite_start_ms_.store(t0);
   Status st = NewBase(/*fresh=*/false);
   last_rewrite_sec_.store((WallClockMs() - t0) / 1000);
   last_rewrite_end_ms_.store(WallClockMs());

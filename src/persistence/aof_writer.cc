@@ -232,7 +232,8 @@ std::string Aof::InfoFields() {
   num("aof_rewrite_in_progress", rewrite_in_progress_.load() ? 1 : 0);
   num("aof_rewrite_scheduled", 0);
   num("aof_last_rewrite_time_sec", last_rewrite_sec_.load());
-  num("aof_current_rewrite_time_sec", -1);
+  num("aof_current_rewrite_time_sec",
+      rewrite_in_progress_.load() ? (WallClockMs() - rewrite_start_ms_.load()) / 1000 : -1);
   add("aof_last_bgrewrite_status", last_rewrite_ok_.load() ? "ok" : "err");
   num("aof_rewrites", rewrites_.load());
   num("aof_rewrites_consecutive_failures", rewrite_failures_.load());
