@@ -122,7 +122,9 @@ bool TryFile(const std::string& content, int fd, const std::string& path) {
     Entry::Free(k.entry);
     return Status();
   });
-  if (!st.ok()) EXPECT_FALSE(st.status().message().empty());
+  if (!st.ok()) {
+    EXPECT_FALSE(st.status().message().empty());
+  }
   return st.ok();
 }
 
