@@ -94,6 +94,22 @@ TEST_P(RdbFixture, DumpPayloadsRestoreEveryKey) {
 
 INSTANTIATE_TEST_SUITE_P(Peers, RdbFixture, ::testing::Values("redis70", "redis88"));
 
+// Redis 8.8 in cluster mode writes SLOT_INFO before the keys of each slot.
+TEST(RdbFixtureCluster, SlotInfoIsSkipped) {
+  std::vector<std::string> expected = ReadLines(Fixture("redis88_cluster.expected"));
+  ASSERT_EQ(expected.size(), 51u);
+  std::vector<std::string> got;
+  Result<LoadStats> stats = LoadFile(Fixture("redis88_cluster.rdb"), {}, [&](LoadedKey&& k) {
+    got.push_back(KeyJson(k.db, *k.entry, k.expire_ms));
+    Entry::Free(k.entry);
+    return Status();
+  });
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected);
+}
+
 std::string LoadError(const std::string& file) {
   std::vector<Entry*> keys;
   Result<LoadStats> st = LoadFile(Fixture(file), {}, [&](LoadedKey&& k) {

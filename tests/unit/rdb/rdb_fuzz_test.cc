@@ -154,8 +154,8 @@ TEST_P(RdbFileFuzz, TruncatedAndFlipped) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RdbFileFuzz,
-                         ::testing::Values("redis70.rdb", "redis88.rdb", "redis88_vset.rdb",
-                                           "redis88_hfe.rdb"),
+                         ::testing::Values("redis70.rdb", "redis88.rdb", "redis88_cluster.rdb",
+                                           "redis88_vset.rdb", "redis88_hfe.rdb"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n) c = isalnum(static_cast<unsigned char>(c)) ? c : '_';
