@@ -5,10 +5,12 @@
 // What it reads: every encoding Redis 2.x..8.x writes up to kMaxReadVersion (plain
 // lists/sets/zsets/hashes, ziplists, zipmaps, intsets, listpacks, quicklist 1 and 2,
 // LZF and integer-encoded strings, binary and ASCII doubles, aux fields, RESIZEDB,
-// IDLE/FREQ, second and millisecond expiry, function libraries skipped). Module values
-// and stream values HotKV has no type for are refused with a clear error.
+// IDLE/FREQ, second and millisecond expiry, function libraries skipped), and Redis 8's
+// vector sets (the "vectorset" module type). Other module values, streams and hashes
+// with field expiry, which HotKV has no type for, are refused with a clear error.
 // What it writes: RDB version kWriteVersion (what Redis 7.0 loads) with plain
-// encodings Redis 7.0..8.x and redis-check-rdb accept.
+// encodings Redis 7.0..8.x and redis-check-rdb accept; vector sets in Redis 8's module
+// encoding (loadable by Redis 8 only).
 //
 //   std::string payload = rdb::DumpPayload(*entry, /*compress=*/true);   // DUMP
 //   Result<Entry*> e = rdb::LoadDumpPayload(payload, "key", limits);     // RESTORE
@@ -34,14 +36,15 @@
 #include "common/status.h"
 #include "engine/entry.h"
 #include "types/encoding_limits.h"
+#include "types/zset_defs.h"
 
 namespace hotkv::rdb {
 
 // RDB version of the files and DUMP payloads HotKV writes: Redis 7.0's, so that Redis
 // 7.0 and every later version load them.
 inline constexpr int kWriteVersion = 10;
-// Highest RDB version HotKV reads (Redis 8.x).
-inline constexpr int kMaxReadVersion = 12;
+// Highest RDB version HotKV reads (Redis 8.x; Redis 8.8 writes version 14).
+inline constexpr int kMaxReadVersion = 14;
 
 struct WriteOptions {
   bool compress = true;  // rdbcompression: LZF for strings longer than 20 bytes
@@ -55,7 +58,9 @@ uint64_t Crc64(uint64_t crc, const void* data, size_t len);
 // ---- DUMP / RESTORE ----
 
 // The DUMP payload of a value: object type, object, 2-byte RDB version (little endian),
-// 8-byte CRC64 of everything before (little endian).
+// 8-byte CRC64 of everything before (little endian). An empty string for a value that
+// cannot be serialized (a vector set with a non-cosine metric or made by
+// VSIM.CREATEINDEX: Redis's format has no place for them).
 std::string DumpPayload(const Entry& e, bool compress);
 
 // Checks version and checksum of a DUMP payload (Redis's verifyDumpPayload): false means
@@ -67,6 +72,11 @@ bool VerifyDumpPayload(std::string_view payload);
 // `limits` deciding their encoding, as a write would.
 Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
                                const types::EncodingLimits& limits);
+// The same, with the sorted-set limits (zset-max-listpack-entries / -value) too; the
+// overload above uses Redis's defaults for them.
+Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
+                               const types::EncodingLimits& limits,
+                               const types::ZSetLimits& zset_limits);
 
 // ---- Files ----
 
@@ -84,6 +94,8 @@ class FileWriter {
   // SELECTDB + RESIZEDB for the keys of database `db` that follow.
   Status SelectDb(int db, uint64_t keys, uint64_t keys_with_ttl);
   // One key: [EXPIRETIME_MS] [IDLE|FREQ] type key value. expire_ms < 0: no TTL.
+  // A vector set Redis's format cannot hold (non-cosine metric, VSIM.CREATEINDEX) is
+  // refused: an error Status, nothing of the key written.
   // idle_seconds / lfu_freq are written only when given (Redis writes them when the
   // maxmemory policy is LRU / LFU).
   Status WriteKey(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},
@@ -97,7 +109,9 @@ class FileWriter {
   Impl* impl_;
 };
 
-// One key read from a file: the caller takes ownership of `entry`.
+// One key read from a file: the caller takes ownership of `entry`. An entry with an
+// expiry is allocated with its expire block (Entry::has_expire_block), the TTL not yet
+// set: the caller sets it (SetExpireMs) when it inserts the key.
 struct LoadedKey {
   int db = 0;
   Entry* entry = nullptr;
@@ -110,6 +124,7 @@ struct LoadOptions {
   types::EncodingLimits limits;  // encodings of the collections built
   int num_dbs = 16;              // a SELECTDB past this is an error, as in Redis
   bool verify_checksum = true;   // rdbchecksum: a CRC64 of 0 in the file is never checked
+  types::ZSetLimits zset_limits;  // zset-max-listpack-entries / -value of the zsets built
 };
 
 struct LoadStats {
