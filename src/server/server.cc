@@ -234,22 +234,37 @@ int Server::Run() {
   for (auto& w : workers_) {
     w->Start();
   }
+  if (persistence_ != nullptr) {
+    persistence_->OnServerStarted();
+  }
   while (!shutting_down()) {
     timespec ts{0, 100 * 1000 * 1000};
     int sig = sigtimedwait(&set, nullptr, &ts);
     if (sig == SIGINT || sig == SIGTERM) {
       fprintf(stdout, "Received %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
       fflush(stdout);
+      // As Redis: with save rules set the dataset is saved first; when that fails the
+      // server keeps running ("Errors trying to shut down the server").
+      if (persistence_ != nullptr) {
+        if (Status st = persistence_->PrepareShutdown(ShutdownSave::kDefault, false); !st.ok()) {
+          fprintf(stdout, "# Errors trying to shut down the server. Check the logs for more information.\n");
+          fflush(stdout);
+          continue;
+        }
+      }
       RequestShutdown();
     }
   }
   for (auto& w : workers_) {
     w->Join();
   }
+  if (persistence_ != nullptr) {
+    persistence_->FinishShutdown();
+  }
   config_->SetListenHook(nullptr);
   fprintf(stdout, "HotKV is now ready to exit, bye bye...\n");
   fflush(stdout);
-  return 0;
+  return exit_code_.load(std::memory_order_relaxed);
 }
 
 Status Server::Rebind(const std::vector<std::string>& bind, int64_t port) {
