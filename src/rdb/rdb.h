@@ -40,8 +40,8 @@ namespace hotkv::rdb {
 // RDB version of the files and DUMP payloads HotKV writes: Redis 7.0's, so that Redis
 // 7.0 and every later version load them.
 inline constexpr int kWriteVersion = 10;
-// Highest RDB version HotKV reads (Redis 8.x).
-inline constexpr int kMaxReadVersion = 12;
+// Highest RDB version HotKV reads (Redis 8.x; Redis 8.8 writes version 14).
+inline constexpr int kMaxReadVersion = 14;
 
 struct WriteOptions {
   bool compress = true;  // rdbcompression: LZF for strings longer than 20 bytes

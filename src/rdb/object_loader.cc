@@ -1,0 +1,331 @@
+// LoadObject: one RDB value (any object type Redis 2.x..8.x writes) into a new entry.
+// Plain encodings are read element by element; packed blobs (ziplist, listpack, intset,
+// zipmap) are validated whole first (blobs.h). Collections are built through the types/
+// APIs with the caller's encoding limits, pre-sized from the counts (which Reader::Count
+// has bounded by the bytes that remain). Duplicates, NaN scores and unknown types are
+// errors; nothing is built half way: a failure frees whatever was made.
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "rdb/blobs.h"
+#include "rdb/format.h"
+#include "types/hash_value.h"
+#include "types/list_value.h"
+#include "types/set_value.h"
+#include "types/zset.h"
+#include "types/zset_builder.h"
+
+namespace hotkv::rdb {
+namespace {
+
+using types::HashValue;
+using types::ListValue;
+using types::SetValue;
+using types::ZSetBuilder;
+using types::ZSetValue;
+
+// Redis's zzlStrtod: the score text of a packed zset (at most 127 bytes considered).
+double ScoreFromText(std::string_view s) {
+  char buf[128];
+  size_t n = s.size() < sizeof(buf) - 1 ? s.size() : sizeof(buf) - 1;
+  memcpy(buf, s.data(), n);
+  buf[n] = '\0';
+  return strtod(buf, nullptr);
+}
+
+class ObjectLoader {
+ public:
+  ObjectLoader(Reader& r, std::string_view key, bool expire_block,
+               const types::EncodingLimits& limits)
+      : r_(r), key_(key), expire_block_(expire_block), limits_(limits) {}
+
+  // nullptr: error (r_ failed) or empty (r_ ok, empty_ set).
+  Entry* Load(uint8_t type);
+  bool empty() const { return empty_; }
+
+ private:
+  Entry* Empty() {
+    empty_ = true;
+    return nullptr;
+  }
+  template <typename T>
+  Entry* Wrap(ValueType t, std::unique_ptr<T> v) {
+    return Entry::NewObject(key_, t, v.release(), expire_block_);
+  }
+
+  Entry* LoadList(uint8_t type);
+  Entry* LoadSet(uint8_t type);
+  Entry* LoadZSet(uint8_t type);
+  Entry* LoadHash(uint8_t type);
+  // Reads a blob string and decodes it with `decode`; false after r_.Fail.
+  bool Blob(bool (*decode)(std::string_view, std::vector<BlobItem>*), const char* what);
+
+  Entry* SetFromItems();
+  Entry* ZSetFromItems();
+  Entry* HashFromItems();
+
+  Reader& r_;
+  std::string_view key_;
+  bool expire_block_;
+  const types::EncodingLimits& limits_;
+  bool empty_ = false;
+  std::string s1_, s2_;
+  std::vector<BlobItem> items_;
+};
+
+bool ObjectLoader::Blob(bool (*decode)(std::string_view, std::vector<BlobItem>*),
+                        const char* what) {
+  std::string_view blob;
+  if (!r_.String(&s1_, &blob)) return false;
+  if (!decode(blob, &items_)) return r_.Fail(std::string(what) + " integrity check failed.");
+  return true;
+}
+
+Entry* ObjectLoader::Load(uint8_t type) {
+  switch (type) {
+    case kTypeString: {
+      std::string_view v;
+      if (!r_.String(&s1_, &v)) return nullptr;
+      if (v.size() > UINT32_MAX) return r_.Fail("String too long"), nullptr;
+      return Entry::NewString(key_, v, expire_block_);
+    }
+    case kTypeList:
+    case kTypeListZiplist:
+    case kTypeListQuicklist:
+    case kTypeListQuicklist2:
+      return LoadList(type);
+    case kTypeSet:
+    case kTypeSetIntset:
+    case kTypeSetListpack:
+      return LoadSet(type);
+    case kTypeZSet:
+    case kTypeZSet2:
+    case kTypeZSetZiplist:
+    case kTypeZSetListpack:
+      return LoadZSet(type);
+    case kTypeHash:
+    case kTypeHashZipmap:
+    case kTypeHashZiplist:
+    case kTypeHashListpack:
+      return LoadHash(type);
+    case kTypeStreamListpacks:
+    case kTypeStreamListpacks2:
+    case kTypeStreamListpacks3:
+    case kTypeStreamListpacks4:
+    case kTypeStreamListpacks5:
+      r_.Fail("stream values are not supported yet");
+      return nullptr;
+    case kTypeModulePreGa:
+    case kTypeModule2: {
+      uint64_t id;
+      if (!r_.Len(&id)) return nullptr;
+      r_.Fail("module type '" + ModuleNameFromId(id) + "' is not supported");
+      return nullptr;
+    }
+    case kTypeHashMetadataPreGa:
+    case kTypeHashListpackExPreGa:
+    case kTypeHashMetadata:
+    case kTypeHashListpackEx:
+      r_.Fail("hashes with field expiry are not supported yet");
+      return nullptr;
+    default:
+      r_.Fail("Unknown RDB encoding type " + std::to_string(type));
+      return nullptr;
+  }
+}
+
+Entry* ObjectLoader::LoadList(uint8_t type) {
+  auto list = std::make_unique<ListValue>();
+  auto push_items = [&] {
+    char buf[types::kMaxIntDigits];
+    for (const BlobItem& it : items_) list->PushBack(it.Text(buf), limits_);
+  };
+  if (type == kTypeListZiplist) {
+    if (!Blob(DecodeZiplist, "Ziplist")) return nullptr;
+    push_items();
+  } else {
+    uint64_t n;
+    if (!r_.Count(&n, 1)) return nullptr;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (type == kTypeList) {
+        std::string_view v;
+        if (!r_.String(&s1_, &v)) return nullptr;
+        list->PushBack(v, limits_);
+      } else if (type == kTypeListQuicklist) {
+        if (!Blob(DecodeZiplist, "Ziplist")) return nullptr;
+        push_items();  // an empty node is skipped, as Redis does
+      } else {
+        uint64_t container;
+        if (!r_.Len(&container)) return nullptr;
+        if (container == kQuicklistNodePlain) {
+          std::string_view v;
+          if (!r_.String(&s1_, &v)) return nullptr;
+          list->PushBack(v, limits_);
+        } else if (container == kQuicklistNodePacked) {
+          if (!Blob(DecodeListpack, "Listpack")) return nullptr;
+          push_items();
+        } else {
+          r_.Fail("Quicklist integrity check failed.");
+          return nullptr;
+        }
+      }
+    }
+  }
+  if (list->empty()) return Empty();
+  return Wrap(ValueType::kList, std::move(list));
+}
+
+Entry* ObjectLoader::SetFromItems() {
+  if (items_.empty()) return Empty();
+  char buf[types::kMaxIntDigits];
+  auto set = std::make_unique<SetValue>(
+      SetValue::ForMembers(items_[0].Text(buf), items_.size(), limits_));
+  for (const BlobItem& it : items_) {
+    if (!set->Add(it.Text(buf), limits_)) {
+      r_.Fail("Duplicate set members detected");
+      return nullptr;
+    }
+  }
+  return Wrap(ValueType::kSet, std::move(set));
+}
+
+Entry* ObjectLoader::LoadSet(uint8_t type) {
+  if (type == kTypeSetIntset) {
+    if (!Blob(DecodeIntset, "Intset")) return nullptr;
+    return SetFromItems();
+  }
+  if (type == kTypeSetListpack) {
+    if (!Blob(DecodeListpack, "Listpack")) return nullptr;
+    return SetFromItems();
+  }
+  uint64_t n;
+  if (!r_.Count(&n, 1)) return nullptr;
+  if (n == 0) return Empty();
+  std::string_view m;
+  if (!r_.String(&s1_, &m)) return nullptr;
+  auto set = std::make_unique<SetValue>(SetValue::ForMembers(m, n, limits_));
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i > 0 && !r_.String(&s1_, &m)) return nullptr;
+    if (!set->Add(m, limits_)) {
+      r_.Fail("Duplicate set members detected");
+      return nullptr;
+    }
+  }
+  return Wrap(ValueType::kSet, std::move(set));
+}
+
+Entry* ObjectLoader::ZSetFromItems() {
+  if (items_.empty()) return Empty();
+  if (items_.size() % 2 != 0) {
+    r_.Fail("Zset ziplist or listpack integrity check failed.");
+    return nullptr;
+  }
+  ZSetBuilder builder(items_.size() / 2);
+  char buf[types::kMaxIntDigits], buf2[types::kMaxIntDigits];
+  for (size_t i = 0; i < items_.size(); i += 2) {
+    const BlobItem& s = items_[i + 1];
+    double score = s.is_int ? static_cast<double>(s.value) : ScoreFromText(s.Text(buf2));
+    if (std::isnan(score)) {
+      r_.Fail("Zset with NAN score detected");
+      return nullptr;
+    }
+    if (!builder.Insert(items_[i].Text(buf), score)) {
+      r_.Fail("Duplicate zset fields detected");
+      return nullptr;
+    }
+  }
+  return Wrap(ValueType::kZSet, std::make_unique<ZSetValue>(std::move(builder).Build()));
+}
+
+Entry* ObjectLoader::LoadZSet(uint8_t type) {
+  if (type == kTypeZSetZiplist) {
+    if (!Blob(DecodeZiplist, "Ziplist")) return nullptr;
+    return ZSetFromItems();
+  }
+  if (type == kTypeZSetListpack) {
+    if (!Blob(DecodeListpack, "Listpack")) return nullptr;
+    return ZSetFromItems();
+  }
+  uint64_t n;
+  if (!r_.Count(&n, type == kTypeZSet ? 2 : 9)) return nullptr;
+  if (n == 0) return Empty();
+  ZSetBuilder builder(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string_view m;
+    double score;
+    if (!r_.String(&s1_, &m)) return nullptr;
+    if (!(type == kTypeZSet ? r_.AsciiDouble(&score) : r_.BinaryDouble(&score))) return nullptr;
+    if (std::isnan(score)) {
+      r_.Fail("Zset with NAN score detected");
+      return nullptr;
+    }
+    if (!builder.Insert(m, score)) {
+      r_.Fail("Duplicate zset fields detected");
+      return nullptr;
+    }
+  }
+  return Wrap(ValueType::kZSet, std::make_unique<ZSetValue>(std::move(builder).Build()));
+}
+
+Entry* ObjectLoader::HashFromItems() {
+  if (items_.empty()) return Empty();
+  if (items_.size() % 2 != 0) {
+    r_.Fail("Hash ziplist or listpack integrity check failed.");
+    return nullptr;
+  }
+  auto hash = std::make_unique<HashValue>();
+  hash->ReserveFor(items_.size() / 2, limits_);
+  char buf[types::kMaxIntDigits], buf2[types::kMaxIntDigits];
+  for (size_t i = 0; i < items_.size(); i += 2) {
+    if (!hash->Set(items_[i].Text(buf), items_[i + 1].Text(buf2), limits_)) {
+      r_.Fail("Duplicate hash fields detected");
+      return nullptr;
+    }
+  }
+  return Wrap(ValueType::kHash, std::move(hash));
+}
+
+Entry* ObjectLoader::LoadHash(uint8_t type) {
+  if (type == kTypeHashZipmap) {
+    if (!Blob(DecodeZipmap, "Zipmap")) return nullptr;
+    return HashFromItems();
+  }
+  if (type == kTypeHashZiplist) {
+    if (!Blob(DecodeZiplist, "Ziplist")) return nullptr;
+    return HashFromItems();
+  }
+  if (type == kTypeHashListpack) {
+    if (!Blob(DecodeListpack, "Listpack")) return nullptr;
+    return HashFromItems();
+  }
+  uint64_t n;
+  if (!r_.Count(&n, 2)) return nullptr;
+  if (n == 0) return Empty();
+  auto hash = std::make_unique<HashValue>();
+  hash->ReserveFor(n, limits_);
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string_view f, v;
+    if (!r_.String(&s1_, &f) || !r_.String(&s2_, &v)) return nullptr;
+    if (!hash->Set(f, v, limits_)) {
+      r_.Fail("Duplicate hash fields detected");
+      return nullptr;
+    }
+  }
+  return Wrap(ValueType::kHash, std::move(hash));
+}
+
+}  // namespace
+
+Result<Entry*> LoadObject(Reader& r, uint8_t type, std::string_view key, bool expire_block,
+                          const types::EncodingLimits& limits, bool* empty) {
+  ObjectLoader loader(r, key, expire_block, limits);
+  Entry* e = loader.Load(type);
+  *empty = loader.empty();
+  if (e != nullptr) return e;
+  if (*empty) return Status::InvalidArgument("Empty keys are not allowed");
+  return Status::InvalidArgument(r.error());
+}
+
+}  // namespace hotkv::rdb
