@@ -124,7 +124,7 @@ void Snapshotter::LoadAtStartup() {
     if (load_.cancel.load()) {
       return;
     }
-    Log("# Error loading the RDB file " + path + ": " + st.message());
+    Log("# Error loading the RDB file: " + st.message());
     Log("# Terminating server after rdb file reading failure.");
     server_->RequestExit(1);
     return;  // the loading gate stays: nothing half-loaded is ever served

@@ -68,10 +68,12 @@ class ServerProcess:
             cmd.append(path)
         # DEBUG is refused by default (Redis 8's enable-debug-command no); tests use it.
         cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--enable-debug-command", "yes"]
+        # Each server works in its test's directory: a dump.rdb left there (or in the
+        # directory pytest runs in) must never be loaded by another test's server.
+        if self.tmp_path is not None:
+            cmd += ["--dir", str(self.tmp_path)]
         if IS_REDIS:
             cmd += ["--save", "", "--appendonly", "no"]
-            if self.tmp_path is not None:
-                cmd += ["--dir", str(self.tmp_path)]
         else:
             cmd += self.hotkv_args
         cmd += self.args
