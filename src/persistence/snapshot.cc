@@ -174,12 +174,8 @@ std::string Snapshotter::InfoFields() {
   const uint64_t base = dirty_baseline_.load();
   add("loading", loading_ ? "1" : "0");
   add("async_loading", "0");
-  add("current_cow_peak", "0");
-  add("current_cow_size", "0");
-  add("current_cow_size_age", "0");
-  add("current_fork_perc", "0.00");
-  add("current_save_keys_processed", "0");
-  add("current_save_keys_total", "0");
+  // Left out (docs/commands.md "INFO fields"): the copy-on-write and save-progress fields
+  // (current_cow_*, current_fork_perc, current_save_keys_*, *_cow_size), not measured.
   add("rdb_changes_since_last_save", num(dirty > base ? static_cast<int64_t>(dirty - base) : 0));
   add("rdb_bgsave_in_progress", in_progress ? "1" : "0");
   add("rdb_last_save_time", num(last_save_s_.load()));
@@ -188,7 +184,6 @@ std::string Snapshotter::InfoFields() {
   add("rdb_current_bgsave_time_sec", num(child_ > 0 ? (now_ms - child_start_ms_) / 1000 : -1));
   add("rdb_saves", num(static_cast<int64_t>(saves_.load())));
   add("rdb_saves_consecutive_failures", num(static_cast<int64_t>(consecutive_failures_)));
-  add("rdb_last_cow_size", "0");
   add("rdb_last_load_keys_expired", num(static_cast<int64_t>(load_.keys_expired.load())));
   add("rdb_last_load_keys_loaded", num(static_cast<int64_t>(load_.keys_loaded.load())));
   // HotKV's own: the pause of the last BGSAVE's start (every shard locked + fork).
@@ -202,9 +197,7 @@ std::string Snapshotter::InfoFields() {
   add("aof_rewrites", "0");
   add("aof_rewrites_consecutive_failures", "0");
   add("aof_last_write_status", "ok");
-  add("aof_last_cow_size", "0");
   add("module_fork_in_progress", "0");
-  add("module_fork_last_cow_size", "0");
   if (loading_) {
     const uint64_t total = load_.total_bytes.load(), done = load_.loaded_bytes.load();
     const int64_t elapsed = NowS() - loading_start_s_.load();
