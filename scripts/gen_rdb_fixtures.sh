@@ -8,6 +8,7 @@
 #   <tag>.expected          one JSON line per key (hex keys/values, sets and hashes
 #                           sorted, zset scores "%.17g", expire_ms absolute or -1)
 #   <tag>.dumps             "<key hex> <payload hex>" per line (DUMP payloads)
+#   redis88_cluster.rdb/.expected  Redis 8.8 in cluster mode (SLOT_INFO opcodes)
 #   redis88_vset.rdb, redis88_hfe.rdb  a vector set / a hash with field expiry (Redis
 #                           8.8 only): each must be refused with a clear error
 # Run once by hand when the fixtures need to change; the unit tests need no peer.
@@ -19,11 +20,11 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.rdb "$OUT"/*.expected "$OUT"/*.dumps
 
 gen() {
-  local tag=$1 bin=$2 tmp port pid
+  local tag=$1 bin=$2 extra=${3:-} tmp port pid
   tmp=$(mktemp -d)
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   "$bin" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$tmp" \
-    --enable-debug-command yes >"$tmp/log" 2>&1 &
+    --enable-debug-command yes $extra >"$tmp/log" 2>&1 &
   pid=$!
   trap 'kill $pid 2>/dev/null || true' RETURN
   /usr/bin/python3 - "$port" "$tag" "$OUT" "$tmp" <<'PY'
@@ -37,6 +38,29 @@ for _ in range(200):
     except redis.exceptions.ConnectionError:
         time.sleep(0.05)
 FAR_MS = 4102444800000  # 2100-01-01
+if tag.endswith("_cluster"):
+    # Cluster mode: Redis 7.4+ writes SLOT_INFO opcodes (slot sizes) before the keys.
+    r.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+    for _ in range(200):
+        if b"cluster_state:ok" in r.execute_command("CLUSTER", "INFO"): break
+        time.sleep(0.05)
+    for i in range(50):
+        r.set("ckey:%d" % i, "v%d" % i)
+    r.pexpireat("ckey:7", FAR_MS)
+    r.rpush("clist", "a", "b")
+    r.save()
+    os.replace(os.path.join(tmp, "dump.rdb"), os.path.join(out, tag + ".rdb"))
+    keys = sorted(r.keys("*"))
+    with open(os.path.join(out, tag + ".expected"), "w") as f:
+        for key in keys:
+            t = r.type(key).decode()
+            v = ('"%s"' % r.get(key).hex()) if t == "string" else \
+                "[" + ",".join('"%s"' % x.hex() for x in r.lrange(key, 0, -1)) + "]"
+            f.write('{"db":0,"key":"%s","type":"%s","expire_ms":%d,"value":%s}\n'
+                    % (key.hex(), t, r.execute_command("PEXPIRETIME", key), v))
+    sys.exit(0)
+# A function library: FUNCTION2 opcode in the file (skipped by HotKV).
+r.execute_command("FUNCTION", "LOAD", "#!lua name=fixturelib\nredis.register_function('f1', function() return 1 end)")
 # db 0: every type and size class
 r.set("str:plain", "hello world")
 r.set("str:int", "12345")
@@ -110,5 +134,8 @@ PY
 
 gen redis70 /usr/bin/redis-server
 R88="$ROOT/../shared/peers/redis-8.8/redis-server"
-if [ -x "$R88" ]; then gen redis88 "$R88"; fi
+if [ -x "$R88" ]; then
+  gen redis88 "$R88"
+  gen redis88_cluster "$R88" "--cluster-enabled yes --cluster-config-file nodes.conf"
+fi
 du -sh "$OUT"

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 
 #include "rdb/rdb.h"
@@ -70,13 +69,13 @@ TEST_P(RdbFixture, FileLoadsEveryKeyValueAndTtl) {
 TEST_P(RdbFixture, DumpPayloadsRestoreEveryKey) {
   const std::string tag = GetParam();
   std::map<std::string, std::string> expected;  // key hex -> line with expire_ms -1
-  const std::regex key_re("\"key\":\"([0-9a-f]*)\"");
-  const std::regex exp_re("\"expire_ms\":-?[0-9]+");
-  for (const std::string& line : ReadLines(Fixture(tag + ".expected"))) {
+  for (std::string line : ReadLines(Fixture(tag + ".expected"))) {
     if (line.rfind("{\"db\":0,", 0) != 0) continue;
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(line, m, key_re));
-    expected[m[1]] = std::regex_replace(line, exp_re, "\"expire_ms\":-1");
+    const size_t k = line.find("\"key\":\"") + 7;
+    const std::string key = line.substr(k, line.find('"', k) - k);
+    const size_t e = line.find("\"expire_ms\":") + 12;
+    line.replace(e, line.find(',', e) - e, "-1");
+    expected[key] = line;
   }
   std::vector<std::string> dumps = ReadLines(Fixture(tag + ".dumps"));
   ASSERT_EQ(dumps.size(), expected.size());
@@ -94,6 +93,22 @@ TEST_P(RdbFixture, DumpPayloadsRestoreEveryKey) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Peers, RdbFixture, ::testing::Values("redis70", "redis88"));
+
+// Redis 8.8 in cluster mode writes SLOT_INFO before the keys of each slot.
+TEST(RdbFixtureCluster, SlotInfoIsSkipped) {
+  std::vector<std::string> expected = ReadLines(Fixture("redis88_cluster.expected"));
+  ASSERT_EQ(expected.size(), 51u);
+  std::vector<std::string> got;
+  Result<LoadStats> stats = LoadFile(Fixture("redis88_cluster.rdb"), {}, [&](LoadedKey&& k) {
+    got.push_back(KeyJson(k.db, *k.entry, k.expire_ms));
+    Entry::Free(k.entry);
+    return Status();
+  });
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected);
+}
 
 std::string LoadError(const std::string& file) {
   std::vector<Entry*> keys;
