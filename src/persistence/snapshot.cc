@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/page_prefault.h"
 #include "engine/database.h"
+#include "engine/eviction.h"
 #include "engine/vector_set_value.h"
 #include "server/command_table.h"
 #include "server/shard_state.h"
@@ -96,6 +97,28 @@ rdb::LoadOptions Snapshotter::LoadOpts() {
   return o;
 }
 
+AccessStamp Snapshotter::Access() {
+  AccessStamp a;
+  const int64_t now_ms = WallClockMs();
+  switch (static_cast<EvictionPolicy>(server_->config().maxmemory_policy())) {
+    case EvictionPolicy::kVolatileLru:
+    case EvictionPolicy::kAllkeysLru:
+      a.mode = AccessStamp::Mode::kLru;
+      server_->UpdateLruClock(now_ms);
+      a.lru_clock = server_->lru_clock();
+      break;
+    case EvictionPolicy::kVolatileLfu:
+    case EvictionPolicy::kAllkeysLfu:
+      a.mode = AccessStamp::Mode::kLfu;
+      a.now_minutes = static_cast<uint32_t>(now_ms / 60000);
+      a.lfu_decay_time = server_->config().lfu_decay_time();
+      break;
+    default:
+      break;
+  }
+  return a;
+}
+
 bool Snapshotter::HaveRules() {
   auto rules = ParseSaveRules(server_->config().GetString("save"));
   return rules && !rules->empty();
@@ -119,7 +142,7 @@ void Snapshotter::LoadAtStartup() {
   const std::string path = DbPath();
   loading_start_s_ = NowS();
   const int64_t t0 = MonotonicUs();
-  Status st = LoadSnapshotFile(server_->keyspace(), path, LoadOpts(), true, &load_);
+  Status st = LoadSnapshotFile(server_->keyspace(), path, LoadOpts(), true, &load_, Access());
   if (!st.ok()) {
     if (load_.cancel.load()) {
       return;
@@ -221,7 +244,8 @@ std::string Snapshotter::InfoFields() {
 Status Snapshotter::SaveLocked() {
   const uint64_t dirty = server_->dirty();
   const int64_t t0 = MonotonicUs();
-  Result<WriteStats> r = WriteSnapshotFile(server_->keyspace(), DbPath(), WriteOpts(), WallClockMs());
+  Result<WriteStats> r =
+      WriteSnapshotFile(server_->keyspace(), DbPath(), WriteOpts(), WallClockMs(), Access());
   std::lock_guard<std::mutex> g(mu_);
   if (!r.ok()) {
     Log("# " + r.status().message());
@@ -279,6 +303,7 @@ Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
 Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
   const std::string path = DbPath();
   const rdb::WriteOptions opts = WriteOpts();
+  const AccessStamp access = Access();
   Keyspace& ks = server_->keyspace();
   forking_ = true;
   last_try_s_ = NowS();
@@ -301,7 +326,7 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
     }
     CloseInheritedFds();
     DetachPagePrefaulterInChild();
-    Result<WriteStats> r = WriteSnapshotFile(ks, path, opts, WallClockMs());
+    Result<WriteStats> r = WriteSnapshotFile(ks, path, opts, WallClockMs(), access);
     if (!r.ok()) {
       dprintf(1, "# %s\n", r.status().message().c_str());
       _exit(1);
@@ -525,7 +550,7 @@ Status Snapshotter::DebugReload() {
     }
   }
   LoadProgress progress;
-  Status st = LoadSnapshotFile(ks, DbPath(), LoadOpts(), false, &progress);
+  Status st = LoadSnapshotFile(ks, DbPath(), LoadOpts(), false, &progress, Access());
   ks.UnlockAll();
   if (!st.ok()) {
     // The dataset is gone and the file cannot be read back: as Redis, stop rather than

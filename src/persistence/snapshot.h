@@ -70,6 +70,7 @@ class Snapshotter : public PersistenceHooks {
   std::string DbPath();
   rdb::WriteOptions WriteOpts();
   rdb::LoadOptions LoadOpts();
+  AccessStamp Access();
   bool HaveRules();
   // A synchronous save with every shard locked by the caller. Records the outcome.
   Status SaveLocked();

@@ -5,13 +5,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/memory_usage.h"
 #include "engine/database.h"
+#include "engine/eviction.h"
 
 namespace hotkv::persistence {
 
@@ -25,7 +28,7 @@ Status Errno(const std::string& what) {
 }
 
 Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now_ms,
-                WriteStats* stats) {
+                const AccessStamp& access, WriteStats* stats) {
   rdb::FileWriter w(fd, opts);
   std::vector<std::pair<std::string, std::string>> aux = {
       {"redis-ver", kAuxRedisVer},
@@ -65,7 +68,14 @@ Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now
             return;  // expired: not saved, as Redis's rdbSaveKeyValuePair
           }
         }
-        err = w.WriteKey(*e, expire_ms);
+        std::optional<uint64_t> idle;
+        std::optional<uint8_t> freq;
+        if (access.mode == AccessStamp::Mode::kLru) {
+          idle = access.lru_clock > e->access_clock() ? access.lru_clock - e->access_clock() : 0;
+        } else if (access.mode == AccessStamp::Mode::kLfu) {
+          freq = LfuDecayedCounter(e, access.now_minutes, access.lfu_decay_time);
+        }
+        err = w.WriteKey(*e, expire_ms, idle, freq);
         stats->keys++;
       });
     }
@@ -83,7 +93,8 @@ Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now
 }  // namespace
 
 Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
-                                     const rdb::WriteOptions& opts, int64_t now_ms) {
+                                     const rdb::WriteOptions& opts, int64_t now_ms,
+                                     const AccessStamp& access) {
   const std::string tmp = "temp-" + std::to_string(getpid()) + ".rdb";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -95,7 +106,7 @@ Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
                  ") for saving");
   }
   WriteStats stats;
-  Status st = WriteAll(ks, fd, opts, now_ms, &stats);
+  Status st = WriteAll(ks, fd, opts, now_ms, access, &stats);
   if (st.ok() && fsync(fd) != 0) {
     st = Errno("fsync of " + tmp);
   }
@@ -123,7 +134,7 @@ Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
 }
 
 Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOptions& opts,
-                        bool take_locks, LoadProgress* progress) {
+                        bool take_locks, LoadProgress* progress, const AccessStamp& access) {
   const int64_t now_ms = WallClockMs();
   auto on_key = [&](rdb::LoadedKey&& k) -> Status {
     Entry* e = k.entry;
@@ -152,6 +163,14 @@ Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOp
       db.Insert(ref, e);
       if (k.expire_ms >= 0) {
         db.SetTtl(ref, k.expire_ms);
+      }
+      Entry* in = ref.entry();  // SetTtl may have moved the block
+      if (access.mode == AccessStamp::Mode::kLru && k.idle_seconds) {
+        const uint64_t idle = std::min<uint64_t>(*k.idle_seconds, access.lru_clock);
+        in->set_access_clock(access.lru_clock - static_cast<uint32_t>(idle));
+      } else if (access.mode == AccessStamp::Mode::kLfu && k.lfu_freq) {
+        in->set_lfu_counter(*k.lfu_freq);
+        in->set_access_clock(access.now_minutes);
       }
       progress->keys_loaded.fetch_add(1, std::memory_order_relaxed);
     }

@@ -32,8 +32,20 @@ struct WriteStats {
   uint64_t bytes = 0;
 };
 
+// What the file keeps of each key's access time, as Redis: with an LRU maxmemory-policy
+// the idle seconds (IDLE), with an LFU one the decayed counter (FREQ); loading sets them
+// back under the same policy (Redis's objectSetLRUOrLFU).
+struct AccessStamp {
+  enum class Mode { kNone, kLru, kLfu };
+  Mode mode = Mode::kNone;
+  uint32_t lru_clock = 0;       // LRU: the server's clock (seconds since start)
+  uint32_t now_minutes = 0;     // LFU: minutes since the epoch
+  int64_t lfu_decay_time = 1;   // LFU: lfu-decay-time
+};
+
 Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
-                                     const rdb::WriteOptions& opts, int64_t now_ms);
+                                     const rdb::WriteOptions& opts, int64_t now_ms,
+                                     const AccessStamp& access = {});
 
 struct LoadProgress {
   std::atomic<uint64_t> loaded_bytes{0};
@@ -46,6 +58,6 @@ struct LoadProgress {
 // Loads `path` into `ks` (which should be empty). An error names the file, the offset
 // and the problem (rdb::LoadFile's message), or a duplicate key.
 Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOptions& opts,
-                        bool take_locks, LoadProgress* progress);
+                        bool take_locks, LoadProgress* progress, const AccessStamp& access = {});
 
 }  // namespace hotkv::persistence

@@ -432,3 +432,27 @@ def test_redis_file_loads_in_hotkv(start_server, tmp_path, binary):
         peer.stop()
     s = start_server()
     assert dataset(s.client(decode_responses=False)) == expected
+
+
+def test_lru_idle_and_lfu_freq_survive_a_restart(start_server):
+    s = start_server(args=["--maxmemory-policy", "allkeys-lru"])
+    c = s.client()
+    c.set("old", 1)
+    time.sleep(2.2)
+    c.set("new", 1)
+    c.save()
+    s.stop()
+    c = start_server(args=["--maxmemory-policy", "allkeys-lru"]).client()
+    assert c.object("idletime", "old") >= 2
+    assert c.object("idletime", "new") <= 1
+    s = start_server(args=["--maxmemory-policy", "allkeys-lfu"])
+    c = s.client()
+    c.set("hot", 1)
+    for _ in range(200):
+        c.get("hot")
+    freq = c.object("freq", "hot")
+    assert freq > 5
+    c.save()
+    s.stop()
+    c = start_server(args=["--maxmemory-policy", "allkeys-lfu"]).client()
+    assert c.object("freq", "hot") == freq
