@@ -449,7 +449,9 @@ void ShutdownCommand(CommandContext& ctx) {
       return ctx.rb().Error("ERR Errors trying to SHUTDOWN. Check logs.");
     }
   } else {
-    ShutdownSave mode = save ? ShutdownSave::kSave : nosave ? ShutdownSave::kNoSave : ShutdownSave::kDefault;
+    ShutdownSave mode = save     ? ShutdownSave::kSave
+                        : nosave ? ShutdownSave::kNoSave
+                                 : ShutdownSave::kDefault;
     if (Status st = p->PrepareShutdown(mode, force); !st.ok()) {
       return ctx.rb().Error("ERR Errors trying to SHUTDOWN. Check logs.");
     }

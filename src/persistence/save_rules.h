@@ -30,10 +30,10 @@ inline constexpr int64_t kBgsaveRetryDelaySeconds = 5;
 std::optional<std::vector<SaveRule>> ParseSaveRules(std::string_view text);
 
 struct SaveState {
-  uint64_t changes = 0;          // changes since the last successful save
-  int64_t last_save_s = 0;       // unix time of the last successful save
-  int64_t last_try_s = 0;        // unix time of the last BGSAVE attempt
-  bool last_bgsave_ok = true;    // rdb_last_bgsave_status
+  uint64_t changes = 0;        // changes since the last successful save
+  int64_t last_save_s = 0;     // unix time of the last successful save
+  int64_t last_try_s = 0;      // unix time of the last BGSAVE attempt
+  bool last_bgsave_ok = true;  // rdb_last_bgsave_status
 };
 
 // Whether the cron should start a BGSAVE now (Redis's serverCron condition).

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/page_prefault.h"
+#include "common/string_util.h"
 #include "engine/database.h"
 #include "engine/eviction.h"
 #include "engine/vector_set_value.h"
@@ -97,8 +98,9 @@ rdb::LoadOptions Snapshotter::LoadOpts() {
   return o;
 }
 
-AccessStamp Snapshotter::Access() {
+AccessStamp Snapshotter::Access(const char* delay_option) {
   AccessStamp a;
+  a.key_delay_us = ParseInt64(server_->config().GetString(delay_option)).value_or(0);
   const int64_t now_ms = WallClockMs();
   switch (static_cast<EvictionPolicy>(server_->config().maxmemory_policy())) {
     case EvictionPolicy::kVolatileLru:
@@ -142,7 +144,8 @@ void Snapshotter::LoadAtStartup() {
   const std::string path = DbPath();
   loading_start_s_ = NowS();
   const int64_t t0 = MonotonicUs();
-  Status st = LoadSnapshotFile(server_->keyspace(), path, LoadOpts(), true, &load_, Access());
+  Status st = LoadSnapshotFile(server_->keyspace(), path, LoadOpts(), true, &load_,
+                               Access("key-load-delay"));
   if (!st.ok()) {
     if (load_.cancel.load()) {
       return;
@@ -163,8 +166,7 @@ void Snapshotter::LoadAtStartup() {
   server_->SetGate(kGateLoading, false);
 }
 
-std::optional<std::string> Snapshotter::RejectCommand(const CommandSpec* cmd,
-                                                      bool in_multi_write) {
+std::optional<std::string> Snapshotter::RejectCommand(const CommandSpec* cmd, bool in_multi_write) {
   const uint32_t gate = server_->dispatch_gate();
   if ((gate & kGateLoading) && !cmd->is(kCmdLoading)) {
     return std::string("LOADING Redis is loading the dataset in memory");
@@ -244,8 +246,8 @@ std::string Snapshotter::InfoFields() {
 Status Snapshotter::SaveLocked() {
   const uint64_t dirty = server_->dirty();
   const int64_t t0 = MonotonicUs();
-  Result<WriteStats> r =
-      WriteSnapshotFile(server_->keyspace(), DbPath(), WriteOpts(), WallClockMs(), Access());
+  Result<WriteStats> r = WriteSnapshotFile(server_->keyspace(), DbPath(), WriteOpts(),
+                                           WallClockMs(), Access("rdb-key-save-delay"));
   std::lock_guard<std::mutex> g(mu_);
   if (!r.ok()) {
     Log("# " + r.status().message());
@@ -303,7 +305,7 @@ Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
 Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
   const std::string path = DbPath();
   const rdb::WriteOptions opts = WriteOpts();
-  const AccessStamp access = Access();
+  const AccessStamp access = Access("rdb-key-save-delay");
   Keyspace& ks = server_->keyspace();
   forking_ = true;
   last_try_s_ = NowS();
@@ -405,9 +407,7 @@ void Snapshotter::KillChildLocked() {
   ReapLocked(true);
 }
 
-void Snapshotter::UpdateWriteGateLocked() {
-  server_->SetGate(kGateWriteError, !last_bgsave_ok_);
-}
+void Snapshotter::UpdateWriteGateLocked() { server_->SetGate(kGateWriteError, !last_bgsave_ok_); }
 
 void Snapshotter::ThreadMain() {
   std::unique_lock<std::mutex> lk(mu_);
@@ -436,12 +436,14 @@ void Snapshotter::ThreadMain() {
       StartBgsaveLocked(lk);
       continue;
     }
-    std::optional<std::vector<SaveRule>> rules = ParseSaveRules(server_->config().GetString("save"));
+    std::optional<std::vector<SaveRule>> rules =
+        ParseSaveRules(server_->config().GetString("save"));
     if (!rules || rules->empty()) {
       continue;
     }
     const uint64_t dirty = server_->dirty(), base = dirty_baseline_.load();
-    SaveState st{dirty > base ? dirty - base : 0, last_save_s_.load(), last_try_s_, last_bgsave_ok_};
+    SaveState st{dirty > base ? dirty - base : 0, last_save_s_.load(), last_try_s_,
+                 last_bgsave_ok_};
     for (const SaveRule& r : *rules) {
       if (SaveDue({r}, st, now_s)) {
         Log("* " + std::to_string(r.changes) + " changes in " + std::to_string(r.seconds) +
@@ -550,7 +552,8 @@ Status Snapshotter::DebugReload() {
     }
   }
   LoadProgress progress;
-  Status st = LoadSnapshotFile(ks, DbPath(), LoadOpts(), false, &progress, Access());
+  Status st =
+      LoadSnapshotFile(ks, DbPath(), LoadOpts(), false, &progress, Access("key-load-delay"));
   ks.UnlockAll();
   if (!st.ok()) {
     // The dataset is gone and the file cannot be read back: as Redis, stop rather than

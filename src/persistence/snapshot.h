@@ -70,7 +70,8 @@ class Snapshotter : public PersistenceHooks {
   std::string DbPath();
   rdb::WriteOptions WriteOpts();
   rdb::LoadOptions LoadOpts();
-  AccessStamp Access();
+  // `delay_option`: the testing delay that applies (rdb-key-save-delay / key-load-delay).
+  AccessStamp Access(const char* delay_option);
   bool HaveRules();
   // A synchronous save with every shard locked by the caller. Records the outcome.
   Status SaveLocked();
@@ -100,7 +101,7 @@ class Snapshotter : public PersistenceHooks {
   uint64_t dirty_at_fork_ = 0;
   bool child_killed_ = false;
   bool bgsave_scheduled_ = false;
-  int bgsave_requests_ = 0;        // BGSAVEs asked of the thread, not yet started
+  int bgsave_requests_ = 0;  // BGSAVEs asked of the thread, not yet started
   uint64_t bgsave_request_gen_ = 0;
   uint64_t bgsave_done_gen_ = 0;
   Status bgsave_request_status_;

@@ -56,19 +56,29 @@ void LastSaveCommand(CommandContext& ctx) { ctx.rb().Integer(g_snapshotter->Last
 
 void RegisterSnapshotCommands(CommandTable& t, Snapshotter* snapshotter) {
   g_snapshotter = snapshotter;
-  t.Add({.name = "save", .arity = 1, .flags = "admin noscript no_async_loading no_multi",
-         .acl = "@admin @slow @dangerous", .handler = SaveCommand,
+  t.Add({.name = "save",
+         .arity = 1,
+         .flags = "admin noscript no_async_loading no_multi",
+         .acl = "@admin @slow @dangerous",
+         .handler = SaveCommand,
          .doc = {"server", "1.0.0", "O(N) where N is the total number of keys in all databases",
                  "Writes the dataset to dump.rdb, every client waiting meanwhile.", ""}});
-  t.Add({.name = "bgsave", .arity = -1, .flags = "admin noscript no_async_loading",
-         .acl = "@admin @slow @dangerous", .handler = BgsaveCommand,
+  t.Add({.name = "bgsave",
+         .arity = -1,
+         .flags = "admin noscript no_async_loading",
+         .acl = "@admin @slow @dangerous",
+         .handler = BgsaveCommand,
          .doc = {"server", "1.0.0", "O(1)",
                  "Writes the dataset to dump.rdb from a forked child while clients are served.",
                  "[SCHEDULE]"}});
-  t.Add({.name = "lastsave", .arity = 1, .flags = "loading stale fast", .acl = "@admin @fast @dangerous",
-         .handler = LastSaveCommand,
-         .doc = {"server", "1.0.0", "O(1)", "Returns the Unix time of the last successful save.", ""},
-         .tips = {"nondeterministic_output"}});
+  t.Add(
+      {.name = "lastsave",
+       .arity = 1,
+       .flags = "loading stale fast",
+       .acl = "@admin @fast @dangerous",
+       .handler = LastSaveCommand,
+       .doc = {"server", "1.0.0", "O(1)", "Returns the Unix time of the last successful save.", ""},
+       .tips = {"nondeterministic_output"}});
 }
 
 }  // namespace hotkv::persistence

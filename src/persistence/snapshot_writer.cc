@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -23,9 +23,7 @@ namespace {
 // The version HotKV reports to tools that read aux fields (redis-check-rdb prints it).
 constexpr const char* kAuxRedisVer = "7.0.0";
 
-Status Errno(const std::string& what) {
-  return Status::IoError(what + ": " + strerror(errno));
-}
+Status Errno(const std::string& what) { return Status::IoError(what + ": " + strerror(errno)); }
 
 Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now_ms,
                 const AccessStamp& access, WriteStats* stats) {
@@ -77,6 +75,9 @@ Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now
         }
         err = w.WriteKey(*e, expire_ms, idle, freq);
         stats->keys++;
+        if (access.key_delay_us > 0) {
+          usleep(static_cast<useconds_t>(access.key_delay_us));
+        }
       });
     }
     if (!err.ok()) {
@@ -176,6 +177,9 @@ Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOp
     }
     if (take_locks) {
       shard.lock.unlock();
+    }
+    if (access.key_delay_us > 0) {
+      usleep(static_cast<useconds_t>(access.key_delay_us));
     }
     return st;
   };

@@ -32,15 +32,18 @@ struct WriteStats {
   uint64_t bytes = 0;
 };
 
-// What the file keeps of each key's access time, as Redis: with an LRU maxmemory-policy
-// the idle seconds (IDLE), with an LFU one the decayed counter (FREQ); loading sets them
-// back under the same policy (Redis's objectSetLRUOrLFU).
+// Per-key options. What the file keeps of each key's access time, as Redis: with an LRU
+// maxmemory-policy the idle seconds (IDLE), with an LFU one the decayed counter (FREQ); loading
+// sets them back under the same policy (Redis's objectSetLRUOrLFU).
 struct AccessStamp {
   enum class Mode { kNone, kLru, kLfu };
   Mode mode = Mode::kNone;
-  uint32_t lru_clock = 0;       // LRU: the server's clock (seconds since start)
-  uint32_t now_minutes = 0;     // LFU: minutes since the epoch
-  int64_t lfu_decay_time = 1;   // LFU: lfu-decay-time
+  uint32_t lru_clock = 0;      // LRU: the server's clock (seconds since start)
+  uint32_t now_minutes = 0;    // LFU: minutes since the epoch
+  int64_t lfu_decay_time = 1;  // LFU: lfu-decay-time
+  // Testing aids (Redis's rdb-key-save-delay / key-load-delay): microseconds of sleep
+  // after each key written / loaded; 0 or less: none.
+  int64_t key_delay_us = 0;
 };
 
 Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,

@@ -38,8 +38,7 @@ class PersistenceHooks {
   // Called by the dispatcher when a gate bit is set: the error reply for `cmd` (with its
   // leading '-' left out), or nothing when it may run. `in_multi_write`: EXEC whose queue
   // holds a write command.
-  virtual std::optional<std::string> RejectCommand(const CommandSpec* cmd,
-                                                   bool in_multi_write) = 0;
+  virtual std::optional<std::string> RejectCommand(const CommandSpec* cmd, bool in_multi_write) = 0;
 
   // The fields of INFO persistence (without the "# Persistence" header).
   virtual std::string InfoFields() = 0;

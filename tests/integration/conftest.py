@@ -79,7 +79,9 @@ class ServerProcess:
         cmd += self.args
         return cmd
 
-    def start(self, timeout=15.0):
+    def start(self, timeout=15.0, accept_loading=False):
+        """Waits until the server answers PING (with `accept_loading`, a -LOADING reply
+        while it loads a dataset counts as started)."""
         self.proc = subprocess.Popen(self.command_line(), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         deadline = time.time() + timeout
@@ -98,7 +100,8 @@ class ServerProcess:
                         if not chunk:
                             break
                         data += chunk
-                    if data.startswith(b"+PONG") or data.startswith(b"-NOAUTH"):
+                    if data.startswith(b"+PONG") or data.startswith(b"-NOAUTH") or (
+                            accept_loading and data.startswith(b"-LOADING")):
                         return self
             except OSError:
                 pass

@@ -2,8 +2,6 @@
 // another one holds the same keys, values and TTLs in the same databases; keys already
 // expired are neither written nor loaded; the destination is replaced atomically; a
 // truncated file is an error naming the offset, and a duplicate key is refused.
-#include "persistence/snapshot_writer.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +12,7 @@
 
 #include "common/clock.h"
 #include "engine/database.h"
+#include "persistence/snapshot_writer.h"
 
 namespace hotkv::persistence {
 namespace {
