@@ -74,6 +74,11 @@ Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now
           freq = LfuDecayedCounter(e, access.now_minutes, access.lfu_decay_time);
         }
         err = w.WriteKey(*e, expire_ms, idle, freq);
+        if (!err.ok()) {
+          err = Status::IoError("Error saving key '" + std::string(e->key().substr(0, 128)) +
+                                "' of DB " + std::to_string(db) + ": " + err.message());
+          return;
+        }
         stats->keys++;
         if (access.key_delay_us > 0) {
           usleep(static_cast<useconds_t>(access.key_delay_us));

@@ -354,11 +354,19 @@ def test_failed_bgsave_stops_writes(start_server, tmp_path):
     assert c.get("a") == "1"  # reads still work
     assert error_reply(c, "SAVE") == "ERR"
     assert error_reply(c, "SHUTDOWN") == "ERR Errors trying to SHUTDOWN. Check logs."
+    # SIGTERM with save rules: the save fails, so the server keeps running (as Redis).
+    s.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert s.alive() and c.get("a") == "1"
     c.config_set("stop-writes-on-bgsave-error", "no")
     assert c.set("a", 2) is True
     c.config_set("stop-writes-on-bgsave-error", "yes")
     c.config_set("save", "")  # Redis: only with save rules set
     assert c.set("a", 3) is True
+    c.config_set("save", "3600 1000")
+    with pytest.raises(redis.exceptions.ConnectionError):
+        c.execute_command("SHUTDOWN", "FORCE")  # the save fails, FORCE exits anyway
+    assert s.proc.wait(10) == 0
 
 
 # --- bad files ------------------------------------------------------------------------------
