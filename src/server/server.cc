@@ -245,8 +245,21 @@ int Server::Run() {
       fflush(stdout);
       // As Redis: with save rules set the dataset is saved first; when that fails the
       // server keeps running ("Errors trying to shut down the server").
+      // shutdown-on-sigint / shutdown-on-sigterm: "default", or save|nosave, now, force.
       if (persistence_ != nullptr) {
-        if (Status st = persistence_->PrepareShutdown(ShutdownSave::kDefault, false); !st.ok()) {
+        ShutdownSave mode = ShutdownSave::kDefault;
+        bool force = false;
+        for (const std::string& w : Config::SplitValue(
+                 config_->GetString(sig == SIGINT ? "shutdown-on-sigint" : "shutdown-on-sigterm"))) {
+          if (w == "save") {
+            mode = ShutdownSave::kSave;
+          } else if (w == "nosave") {
+            mode = ShutdownSave::kNoSave;
+          } else if (w == "force") {
+            force = true;
+          }
+        }
+        if (Status st = persistence_->PrepareShutdown(mode, force); !st.ok()) {
           fprintf(stdout, "# Errors trying to shut down the server. Check the logs for more information.\n");
           fflush(stdout);
           continue;

@@ -321,6 +321,18 @@ def test_sigterm_saves_only_with_rules(start_server, tmp_path):
     assert s.client().get("k") == "v"
 
 
+def test_shutdown_on_sigterm_and_sigint_flags(start_server, tmp_path):
+    s = start_server(args=["--shutdown-on-sigterm", "save"])  # no save rules
+    s.client().set("k", "v")
+    assert s.stop(signal.SIGTERM) == 0
+    s = start_server(args=["--save", "3600 1", "--shutdown-on-sigint", "nosave"])
+    assert s.client().get("k") == "v"
+    s.client().set("k", "changed")
+    assert s.stop(signal.SIGINT) == 0
+    s = start_server()
+    assert s.client().get("k") == "v"
+
+
 def test_debug_reload(start_server):
     s = start_server()
     c = s.client(decode_responses=False)
