@@ -508,3 +508,44 @@ def test_lru_idle_and_lfu_freq_survive_a_restart(start_server):
     s.stop()
     c = start_server(args=["--maxmemory-policy", "allkeys-lfu"]).client()
     assert c.object("freq", "hot") == freq
+
+
+def test_vector_sets_survive_bgsave_and_restart(start_server, tmp_path):
+    s = start_server()
+    c = s.client()
+    for i in range(50):
+        c.execute_command("VADD", "vs", "VALUES", 3, i, i * 2 % 7, 1, f"e{i}")
+    c.execute_command("VSETATTR", "vs", "e3", '{"n":3}')
+    emb = c.execute_command("VEMB", "vs", "e7")
+    near = c.execute_command("VSIM", "vs", "ELE", "e10", "COUNT", 5)
+    # BGSAVEs while another client keeps adding vectors (their HNSW inserts run outside
+    # the shard lock: the fork barrier waits for them).
+    stop = threading.Event()
+    added = [0]
+
+    def writer():
+        w = s.client()
+        while not stop.is_set():
+            w.execute_command("VADD", "busy", "VALUES", 3, added[0], 1, 2, f"b{added[0]}")
+            added[0] += 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        for _ in range(3):
+            assert cmd(c, "BGSAVE") == "Background saving started"
+            wait_bgsave(c)
+            assert info(c, "rdb_last_bgsave_status") == "ok"
+    finally:
+        stop.set()
+        t.join(10)
+    assert c.save() is True
+    s.stop(signal.SIGKILL)
+    c = start_server().client()
+    assert c.execute_command("VCARD", "vs") == 50
+    assert c.execute_command("VCARD", "busy") == added[0]
+    # Vectors are stored quantized (Q8 by default), as Redis stores them: close, not exact.
+    got = [float(x) for x in c.execute_command("VEMB", "vs", "e7")]
+    assert got == pytest.approx([float(x) for x in emb], rel=0.02, abs=0.05)
+    assert c.execute_command("VGETATTR", "vs", "e3") == '{"n":3}'
+    assert c.execute_command("VSIM", "vs", "ELE", "e10", "COUNT", 5)[0] == near[0] == "e10"
