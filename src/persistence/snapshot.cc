@@ -211,8 +211,6 @@ std::string Snapshotter::InfoFields() {
   add("rdb_saves_consecutive_failures", num(static_cast<int64_t>(consecutive_failures_)));
   add("rdb_last_load_keys_expired", num(static_cast<int64_t>(load_.keys_expired.load())));
   add("rdb_last_load_keys_loaded", num(static_cast<int64_t>(load_.keys_loaded.load())));
-  // HotKV's own: the pause of the last BGSAVE's start (every shard locked + fork).
-  add("rdb_last_fork_usec", num(last_fork_us_));
   add("aof_enabled", "0");
   add("aof_rewrite_in_progress", "0");
   add("aof_rewrite_scheduled", "0");
@@ -240,6 +238,9 @@ std::string Snapshotter::InfoFields() {
     add("loading_loaded_perc", p);
     add("loading_eta_seconds", num(eta));
   }
+  // HotKV's own, after Redis's fields: the pause of the last BGSAVE's start (every shard
+  // locked + fork).
+  add("rdb_last_fork_usec", num(last_fork_us_));
   return o;
 }
 
