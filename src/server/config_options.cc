@@ -157,8 +157,7 @@ void Config::BuildTable() {
     v->iv = std::max<int64_t>(v->iv, 16 * 1024);  // Redis's minimum backlog
     return Status::Ok();
   };
-  // Persistence is not implemented yet: `save` is accepted (a stock redis.conf has save
-  // lines) and reported back, but nothing is written; `appendonly yes` is refused, since
+  // The append-only file is not implemented yet: `appendonly yes` is refused, since
   // accepting it would promise durability HotKV does not provide.
   Find("appendonly")->check = [](ParsedValue* v, bool) {
     if (v->iv != 0) {
@@ -289,9 +288,6 @@ std::vector<std::string> Config::StartupWarnings() {
     std::string v = GetString(name);
     return !v.empty() && v != "0" && v != "no";
   };
-  if (has("save")) {
-    out.push_back("persistence is not implemented; 'save " + GetString("save") + "' has no effect");
-  }
   if (has("replicaof")) {
     out.push_back("replication is not implemented; 'replicaof " + GetString("replicaof") +
                   "' is ignored and this server accepts writes");
