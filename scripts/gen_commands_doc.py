@@ -21,10 +21,10 @@ NOTES = {
     "waitaof": "no AOF, no replication: [0, 0] as a Redis master without replicas; numlocal 1 refused as with appendonly off",
     "increx": "a BYFLOAT result that looks like an integer reports OBJECT ENCODING int, not embstr (as INCRBYFLOAT)",
     "incrbyfloat": "a result that looks like an integer reports OBJECT ENCODING int, not embstr",
-    "save": "accepted config only: persistence is not implemented",
-    "shutdown": "SAVE is refused (no persistence); NOW/FORCE are accepted and have nothing to wait for",
-    "debug": "only DEBUG SLEEP",
-    "lastsave": "returns the start-up time (no persistence)",
+    "save": "writes dump.rdb in the calling worker with every shard locked (every client waits, as Redis's SAVE blocks the server); see docs/persistence.md",
+    "bgsave": "SCHEDULE has no other child process (AOF rewrite) to wait for; inside MULTI/EXEC the BGSAVE is scheduled, as in Redis",
+    "shutdown": "NOW and FORCE are accepted (no replicas to wait for); no shutdown is ever in progress for ABORT",
+    "debug": "only DEBUG RELOAD (no options) and DEBUG SLEEP",
     "object|freq": "needs an LFU maxmemory-policy, as in Redis",
     "memory|usage": "SAMPLES is accepted; sizes are exact, not sampled",
     "client|list": "every Redis 8.8 field; TYPE master/replica/slave match nothing (no "
@@ -59,11 +59,11 @@ INFO_GAPS = [
      "`mem_clients_slaves`, `mem_aof_buffer`, `mem_cluster_*` (no replication, AOF or cluster); "
      "`mem_overhead_db_hashtable_rehashing` (tables resize at once), `active_defrag_running` "
      "(no active defragmentation)."),
-    ("Persistence", "fork, COW, RDB save and AOF rewrite counters (`current_cow_*`, "
-     "`current_fork_perc`, `current_save_keys_*`, `rdb_last_bgsave_time_sec`, "
-     "`rdb_current_bgsave_time_sec`, `rdb_saves*`, `rdb_last_cow_size`, `rdb_last_load_*`, "
-     "`aof_rewrite_scheduled`, `aof_*_rewrite_time_sec`, `aof_rewrites*`, `aof_last_cow_size`, "
-     "`module_fork_*`): no persistence."),
+    ("Persistence", "copy-on-write and save-progress figures (`current_cow_*`, "
+     "`current_fork_perc`, `current_save_keys_*`, `rdb_last_cow_size`, `aof_last_cow_size`, "
+     "`module_fork_last_cow_size`: not measured); `loading_rdb_used_mem` is 0 (the used-mem "
+     "aux field is not read back). HotKV adds `rdb_last_fork_usec` (the pause of the last "
+     "BGSAVE's start: every shard locked, then fork)."),
     ("Stats", "`total_net_repl_*`, `instantaneous_*_repl_kbps`, `sync_*`, "
      "`slave_expires_tracked_keys` (no replication); `instantaneous_input_kbps`, "
      "`instantaneous_output_kbps`, `eventloop_*`, `instantaneous_eventloop_*`, "
@@ -102,7 +102,7 @@ OTHER_ISSUES = [
      "`HPEXPIRETIME`, `HTTL`, `HPTTL`, `HPERSIST`, `HGETEX`, `HSETEX`"),
     ("strings", "`SET` options `IFEQ`/`IFNE`/`IFDEQ`/`IFDNE`, `DIGEST`, `DELEX`, `MSETEX`"),
     ("keys", "`SORT`, `SORT_RO`"),
-    ("persistence", "`DUMP`, `RESTORE`, `MIGRATE` (RDB payloads), `SAVE`, `BGSAVE`, `BGREWRITEAOF`"),
+    ("persistence", "`DUMP`, `RESTORE`, `MIGRATE` (RDB payloads), `BGREWRITEAOF`"),
     ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), HyperLogLog "
      "(`PF*`), geo (`GEO*`)"),
 ]

@@ -7,6 +7,8 @@
 #include "common/memory_usage.h"
 #include "common/page_prefault.h"
 #include "persistence/aof_writer.h"
+#include "persistence/snapshot.h"
+#include "persistence/snapshot_family.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -63,8 +65,16 @@ int main(int argc, char** argv) {
   }
   hotkv::CommandTable table;
   hotkv::RegisterAllCommands(table);
-  table.Finalize();
   hotkv::Server server(&config, &table);
   server.set_aof(hotkv::persistence::MakeAofService(server));
-  return server.Run();
+  // Persistence (persistence/): snapshots and loading, behind server/persistence_hooks.h.
+  hotkv::persistence::Snapshotter snapshotter(&server);
+  hotkv::persistence::RegisterSnapshotCommands(table, &snapshotter);
+  table.Finalize();
+  server.set_persistence(&snapshotter);
+  snapshotter.PrepareStartup();
+  int rc = server.Run();
+  snapshotter.FinishShutdown();
+  server.set_persistence(nullptr);
+  return rc;
 }

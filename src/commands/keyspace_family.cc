@@ -217,6 +217,7 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
   Database::TablesChanged();
   std::vector<DbTable> detached;
   const int num_dbs = ctx.keyspace().num_dbs();
+  uint64_t removed = 0;
   ctx.ForEachShard([&](Shard& s, uint32_t) {
     for (int d = 0; d < num_dbs; d++) {
       if (only_db >= 0 && d != only_db) {
@@ -227,6 +228,7 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
         continue;
       }
       InvalidateWatchesInDb(s, d);
+      removed += t.keys.size();
       if (free_here) {
         t.keys.Clear([](Entry* e) { Entry::Free(e); });
       } else {
@@ -240,7 +242,15 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
     ctx.set_all_shards_locked(false);
     ks.UnlockAll();
   }
-  WorkerStats::Inc(ctx.worker().stats().dirty);
+  // Redis's emptyData: every removed key is a change. FLUSHALL then kills a running
+  // BGSAVE and, with save rules set, saves the empty dataset at once (which resets the
+  // change counter), as Redis's flushAllDataAndResetRDB.
+  WorkerStats::Inc(ctx.worker().stats().dirty, removed);
+  if (only_db < 0) {
+    if (PersistenceHooks* p = ctx.server().persistence()) {
+      p->OnFlushAll(ctx.all_shards_locked());
+    }
+  }
   if (free_here) {
     return ctx.rb().Ok();
   }

@@ -1,5 +1,5 @@
-// Server commands: INFO CONFIG (GET SET RESETSTAT REWRITE HELP) TIME LASTSAVE SHUTDOWN
-// DEBUG (SLEEP) SLOWLOG (GET LEN RESET HELP) MEMORY (USAGE HELP).
+// Server commands: INFO CONFIG (GET SET RESETSTAT REWRITE HELP) TIME SHUTDOWN
+// DEBUG (RELOAD SLEEP) SLOWLOG (GET LEN RESET HELP) MEMORY (USAGE HELP).
 //
 // INFO uses Redis's section and field names so that tools parsing it keep working;
 // HotKV-specific facts are added as extra fields (hotkv_version, worker_threads). The
@@ -157,9 +157,21 @@ std::string MemorySection(Server& s) {
 
 std::string PersistenceSection(Server& s) {
   std::string o = "# Persistence\r\n";
+  if (PersistenceHooks* p = s.persistence()) {
+    std::string fields = p->InfoFields();
+    // The snapshot side prints the aof_* block as idle stand-ins (aof_enabled through
+    // module_fork_in_progress): the AOF service's own lines replace it, in the same place.
+    const size_t from = fields.find("aof_enabled:");
+    const size_t mf = fields.find("module_fork_in_progress:");
+    if (s.aof() != nullptr && from != std::string::npos && mf != std::string::npos) {
+      const size_t to = fields.find("\r\n", mf) + 2;
+      fields.replace(from, to - from, s.aof()->InfoFields());
+    }
+    return o + fields;
+  }
   AddField(o, "loading", 0);
   AddField(o, "async_loading", 0);
-  AddField(o, "rdb_changes_since_last_save", static_cast<int64_t>(s.SumStat(&WorkerStats::dirty)));
+  AddField(o, "rdb_changes_since_last_save", static_cast<int64_t>(s.dirty()));
   AddField(o, "rdb_bgsave_in_progress", 0);
   AddField(o, "rdb_last_save_time", s.start_time_ms() / 1000);
   AddField(o, "rdb_last_bgsave_status", "ok");
@@ -415,30 +427,47 @@ void TimeCommand(CommandContext& ctx) {
   ctx.rb().Bulk(std::to_string(us % 1000000));
 }
 
-void LastSaveCommand(CommandContext& ctx) { ctx.rb().Integer(ctx.server().start_time_ms() / 1000); }
-
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] | ABORT, as Redis 8: the save (with save rules
+// set, or SAVE) is made by the persistence layer; when it fails the server keeps running
+// unless FORCE. NOW has nothing to skip (no replicas to wait for), and so no shutdown is
+// ever in progress for ABORT to cancel.
 void ShutdownCommand(CommandContext& ctx) {
-  bool save = false, abort_req = false;
+  bool save = false, nosave = false, abort_req = false, force = false, now = false;
   for (size_t i = 1; i < ctx.argc(); i++) {
     std::string_view a = ctx.arg(i);
     if (EqualsIgnoreCase(a, "NOSAVE")) {
-      save = false;
+      nosave = true;
     } else if (EqualsIgnoreCase(a, "SAVE")) {
       save = true;
-    } else if (EqualsIgnoreCase(a, "NOW") || EqualsIgnoreCase(a, "FORCE")) {
-      // Nothing to wait for or to force: no replicas, no persistence.
+    } else if (EqualsIgnoreCase(a, "NOW")) {
+      now = true;
+    } else if (EqualsIgnoreCase(a, "FORCE")) {
+      force = true;
     } else if (EqualsIgnoreCase(a, "ABORT")) {
       abort_req = true;
     } else {
       return ctx.rb().Error(errors::kSyntax);
     }
   }
+  if ((save && nosave) || (abort_req && ctx.argc() != 2)) {
+    return ctx.rb().Error(errors::kSyntax);
+  }
   if (abort_req) {
     return ctx.rb().Error("ERR No shutdown in progress.");
   }
-  if (save) {
-    // SAVE asks for a snapshot, which HotKV cannot write yet: refuse rather than lose data.
-    return ctx.rb().Error("ERR Errors trying to SHUTDOWN. Check logs.");
+  (void)now;
+  PersistenceHooks* p = ctx.server().persistence();
+  if (p == nullptr) {
+    if (save && !force) {
+      return ctx.rb().Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    }
+  } else {
+    ShutdownSave mode = save     ? ShutdownSave::kSave
+                        : nosave ? ShutdownSave::kNoSave
+                                 : ShutdownSave::kDefault;
+    if (Status st = p->PrepareShutdown(mode, force); !st.ok()) {
+      return ctx.rb().Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    }
   }
   ctx.client().set_close_after_reply();
   ctx.server().RequestShutdown();
@@ -461,8 +490,19 @@ void DebugCommand(CommandContext& ctx) {
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(*secs * 1e6)));
     return ctx.rb().Ok();
   }
+  if (EqualsIgnoreCase(sub, "RELOAD") && ctx.argc() == 2) {
+    PersistenceHooks* p = ctx.server().persistence();
+    if (p == nullptr) {
+      return ctx.rb().Error("ERR Error trying to load the RDB dump, check server logs.");
+    }
+    if (Status st = p->DebugReload(); !st.ok()) {
+      return ctx.rb().Error(st.message());
+    }
+    return ctx.rb().Ok();
+  }
   if (EqualsIgnoreCase(sub, "HELP")) {
     static const char* kLines[] = {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                                   "RELOAD", "    Save the RDB on disk and reload it back to memory.",
                                    "SLEEP <seconds>", "    Stop the server's worker for <seconds> (may be fractional).",
                                    "HELP", "    Print this help."};
     ctx.rb().Array(std::size(kLines));
@@ -537,17 +577,13 @@ void RegisterServerCommands(CommandTable& t) {
          .handler = TimeCommand,
          .doc = {"server", "2.6.0", "O(1)", "Returns the server time as seconds and microseconds.", ""},
          .tips = {"nondeterministic_output"}});
-  t.Add({.name = "lastsave", .arity = 1, .flags = "loading stale fast", .acl = "@admin @fast @dangerous",
-         .handler = LastSaveCommand,
-         .doc = {"server", "1.0.0", "O(1)", "Returns the Unix time of the last successful save (start-up time: HotKV has no persistence yet).", ""},
-         .tips = {"nondeterministic_output"}});
   t.Add({.name = "shutdown", .arity = -1, .flags = "admin noscript loading stale no_multi allow_busy",
          .acl = "@admin @slow @dangerous", .handler = ShutdownCommand,
          .doc = {"server", "1.0.0", "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
                  "Stops the server after finishing replies in flight.", "[abort-selector: <save-selector-block: [save-selector: NOSAVE | SAVE] [NOW] [FORCE]> | ABORT]"}});
   t.Add({.name = "debug", .arity = -2, .flags = "admin noscript loading stale protected", .acl = "@admin @slow @dangerous",
          .handler = DebugCommand,
-         .doc = {"server", "1.0.0", "Depends on subcommand.", "Debugging helpers (SLEEP).", ""}});
+         .doc = {"server", "1.0.0", "Depends on subcommand.", "Debugging helpers (RELOAD, SLEEP).", ""}});
   t.Add({.name = "slowlog", .arity = -2, .acl = "@slow",
          .doc = {"server", "2.2.12", "Depends on subcommand.", "A container for slow log commands.", ""}});
   t.AddSub("slowlog", {.name = "get", .arity = -2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",

@@ -68,6 +68,7 @@ void InsertVectorSet(CommandContext& ctx, std::string_view key, std::shared_ptr<
 
 void FinishVectorWrite(CommandContext& ctx, std::string_view key, VectorSet& set, bool modified,
                        int64_t notify_class, std::string_view event) {
+  g_vector_writes_outside_lock.fetch_sub(1, std::memory_order_acq_rel);
   KeyShardLock lock(ctx, key);
   const int still_running = set.EndWrite();
   if (modified) {

@@ -61,7 +61,10 @@ bool FindVectorSet(CommandContext& ctx, std::string_view key, bool read,
 void InsertVectorSet(CommandContext& ctx, std::string_view key, std::shared_ptr<VectorSet> set);
 
 // A write that will run on `set` without the shard lock. Call under the lock.
-inline void BeginVectorWrite(VectorSet& set) { set.BeginWrite(); }
+inline void BeginVectorWrite(VectorSet& set) {
+  set.BeginWrite();
+  g_vector_writes_outside_lock.fetch_add(1, std::memory_order_acq_rel);
+}
 // After such a write (the lock not held): takes the key's shard lock, ends the write,
 // records the change of `key` as `event` (class `notify_class`) when `modified`, and
 // deletes the key (with a "del" event) when it still holds `set`, the set is empty and

@@ -124,6 +124,8 @@ PrefaultStats GetPrefaultStats() {
   return s;
 }
 
+void DetachPagePrefaulterInChild() { g_prefaulter.store(nullptr, std::memory_order_release); }
+
 }  // namespace hotkv
 
 // Interposes libc's mprotect for the shared libraries that import it (libmimalloc.so
@@ -143,6 +145,7 @@ extern "C" int mprotect(void* addr, size_t len, int prot) {
 namespace hotkv {
 bool StartPagePrefaulter() { return false; }
 PrefaultStats GetPrefaultStats() { return {}; }
+void DetachPagePrefaulterInChild() {}
 }  // namespace hotkv
 
 #endif

@@ -44,4 +44,8 @@ struct PrefaultStats {
 };
 PrefaultStats GetPrefaultStats();
 
+// In a forked child (BGSAVE): stops handing commits to the prefault thread, which does
+// not exist in the child (its queue's mutex may have been held at the fork).
+void DetachPagePrefaulterInChild();
+
 }  // namespace hotkv

@@ -93,6 +93,12 @@ class VectorSet {
   std::array<std::mutex, kAttributeLocks> attribute_locks_;
 };
 
+// Vector writes of the whole process running on an index outside their shard lock:
+// raised under the shard lock before such a write starts, lowered when its engine call
+// has returned (before the shard is locked again). With every shard locked, no new one
+// can start, so a snapshot's fork barrier waits for this to reach zero.
+inline std::atomic<int> g_vector_writes_outside_lock{0};
+
 // What the entry owns (Entry::object() of a kVectorSet entry).
 struct VectorSetValue {
   std::shared_ptr<VectorSet> set;

@@ -238,9 +238,9 @@ std::string Aof::InfoFields() {
   num("aof_rewrites", rewrites_.load());
   num("aof_rewrites_consecutive_failures", rewrite_failures_.load());
   add("aof_last_write_status", last_write_ok_.load() ? "ok" : "err");
-  num("aof_last_cow_size", 0);
+  // No copy-on-write figures (aof_last_cow_size, module_fork_last_cow_size): not measured,
+  // and no constant stand-ins (as INFO's rdb_* side).
   num("module_fork_in_progress", 0);
-  num("module_fork_last_cow_size", 0);
   if (on) {
     num("aof_current_size", current_size_.load());
     num("aof_base_size", base_size_.load());

@@ -279,9 +279,6 @@ std::vector<std::string> Config::StartupWarnings() {
     std::string v = GetString(name);
     return !v.empty() && v != "0" && v != "no";
   };
-  if (has("save")) {
-    out.push_back("persistence is not implemented; 'save " + GetString("save") + "' has no effect");
-  }
   if (has("replicaof")) {
     out.push_back("replication is not implemented; 'replicaof " + GetString("replicaof") +
                   "' is ignored and this server accepts writes");

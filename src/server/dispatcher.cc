@@ -326,6 +326,37 @@ bool RejectedForMemory(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec
   return true;
 }
 
+// The persistence layer's gate (server/persistence_hooks.h): -LOADING while a dataset
+// loads, -MISCONF after a failed BGSAVE with stop-writes-on-bgsave-error. EXEC of a queue
+// holding a write command is refused as the write itself would be, and discards the
+// transaction (Redis's execCommandAbort).
+bool RejectedByPersistence(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd) {
+  PersistenceHooks* p = w.server().persistence();
+  if (p == nullptr) {
+    return false;
+  }
+  bool exec_write = false;
+  const bool is_exec = c.in_multi() && (cmd->parent ? cmd->parent->name : cmd->name) == "exec";
+  if (is_exec) {
+    for (const QueuedCommand& q : c.multi_queue()) {
+      exec_write = exec_write || q.cmd->is(kCmdWrite);
+    }
+  }
+  std::optional<std::string> err = p->RejectCommand(cmd, exec_write);
+  if (!err) {
+    return false;
+  }
+  if (is_exec) {
+    c.EndMulti();
+    UnwatchAll(w.server().keyspace(), c);
+    rb.Error("EXECABORT Transaction discarded because of: " + *err);
+    WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
+    return true;
+  }
+  Reject(w, c, rb, cmd, *err);
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -432,6 +463,9 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
     return;
   }
   if (server.config().maxmemory() > 0 && RejectedForMemory(w, c, rb, cmd, now)) {
+    return;
+  }
+  if (server.dispatch_gate() != 0 && RejectedByPersistence(w, c, rb, cmd)) {
     return;
   }
   if (c.in_multi() && !AllowedInMulti(cmd)) {

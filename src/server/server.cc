@@ -160,7 +160,7 @@ void Server::ResetStats() {
 }
 
 void Server::UpdateLruClock(int64_t now_ms) {
-  uint32_t lru = static_cast<uint32_t>((now_ms - start_time_ms_) / 1000);
+  uint32_t lru = kLruClockBase + static_cast<uint32_t>((now_ms - start_time_ms_) / 1000);
   lru_clock_.store(lru, std::memory_order_relaxed);
   bool lfu = config_->lfu_policy();
   keyspace_->SetAccessClock(lfu ? static_cast<uint32_t>(now_ms / 60000) : lru, lfu);
@@ -253,12 +253,37 @@ int Server::Run() {
   for (auto& w : workers_) {
     w->Start();
   }
+  if (persistence_ != nullptr) {
+    persistence_->OnServerStarted();
+  }
   while (!shutting_down()) {
     timespec ts{0, 100 * 1000 * 1000};
     int sig = sigtimedwait(&set, nullptr, &ts);
     if (sig == SIGINT || sig == SIGTERM) {
       fprintf(stdout, "Received %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
       fflush(stdout);
+      // As Redis: with save rules set the dataset is saved first; when that fails the
+      // server keeps running ("Errors trying to shut down the server").
+      // shutdown-on-sigint / shutdown-on-sigterm: "default", or save|nosave, now, force.
+      if (persistence_ != nullptr) {
+        ShutdownSave mode = ShutdownSave::kDefault;
+        bool force = false;
+        for (const std::string& w : Config::SplitValue(
+                 config_->GetString(sig == SIGINT ? "shutdown-on-sigint" : "shutdown-on-sigterm"))) {
+          if (w == "save") {
+            mode = ShutdownSave::kSave;
+          } else if (w == "nosave") {
+            mode = ShutdownSave::kNoSave;
+          } else if (w == "force") {
+            force = true;
+          }
+        }
+        if (Status st = persistence_->PrepareShutdown(mode, force); !st.ok()) {
+          fprintf(stdout, "# Errors trying to shut down the server. Check the logs for more information.\n");
+          fflush(stdout);
+          continue;
+        }
+      }
       RequestShutdown();
     }
   }
@@ -268,10 +293,13 @@ int Server::Run() {
   if (aof_ != nullptr) {
     aof_->Stop();
   }
+  if (persistence_ != nullptr) {
+    persistence_->FinishShutdown();
+  }
   config_->SetListenHook(nullptr);
   fprintf(stdout, "HotKV is now ready to exit, bye bye...\n");
   fflush(stdout);
-  return 0;
+  return exit_code_.load(std::memory_order_relaxed);
 }
 
 Status Server::Rebind(const std::vector<std::string>& bind, int64_t port) {

@@ -23,6 +23,7 @@
 #include "server/aof_service.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/persistence_hooks.h"
 #include "server/slowlog.h"
 #include "server/write_stream.h"
 #include "server/worker.h"
@@ -67,6 +68,27 @@ class Server {
   int Run();
   // Asks every worker to stop (from a signal, SHUTDOWN, or tests).
   void RequestShutdown();
+  // Stops the server with exit code `code` (a dataset that cannot be loaded).
+  void RequestExit(int code) {
+    exit_code_.store(code, std::memory_order_relaxed);
+    RequestShutdown();
+  }
+
+  // The persistence layer (persistence/), installed by main.cc before Run(); may be null.
+  void set_persistence(PersistenceHooks* p) { persistence_ = p; }
+  PersistenceHooks* persistence() const { return persistence_; }
+  // PersistenceHooks::kGate* bits: non-zero while some commands must be refused.
+  uint32_t dispatch_gate() const { return dispatch_gate_.load(std::memory_order_relaxed); }
+  void SetGate(uint32_t bit, bool on) {
+    if (on) {
+      dispatch_gate_.fetch_or(bit, std::memory_order_release);
+    } else {
+      dispatch_gate_.fetch_and(~bit, std::memory_order_release);
+    }
+  }
+  // Changes since start (Redis's server.dirty without the resets): the workers' counters
+  // summed. Persistence keeps its own baseline of the last save.
+  uint64_t dirty() { return SumStat(&WorkerStats::dirty); }
   bool shutting_down() const { return shutdown_.load(std::memory_order_acquire); }
 
   Config& config() { return *config_; }
@@ -89,7 +111,10 @@ class Server {
 
   int64_t start_time_ms() const { return start_time_ms_; }
   const std::string& run_id() const { return run_id_; }
-  // LRU clock in seconds since start (OBJECT IDLETIME), advanced by worker 0's cron.
+  // LRU clock in seconds since start plus kLruClockBase (OBJECT IDLETIME), advanced by
+  // worker 0's cron. The base leaves room below the start for keys loaded from an RDB file
+  // with an idle time longer than the uptime (IDLE records: up to 34 years).
+  static constexpr uint32_t kLruClockBase = 1u << 30;
   uint32_t lru_clock() const { return lru_clock_.load(std::memory_order_relaxed); }
   void UpdateLruClock(int64_t now_ms);
   int64_t last_stat_reset_ms() const { return stat_reset_ms_.load(); }
@@ -121,6 +146,9 @@ class Server {
   std::atomic<bool> aof_sync_always_{false};
   std::unique_ptr<KeyObserver> listener_;
   std::atomic<bool> shutdown_{false};
+  std::atomic<int> exit_code_{0};
+  PersistenceHooks* persistence_ = nullptr;
+  std::atomic<uint32_t> dispatch_gate_{0};
   int64_t start_time_ms_;
   std::string run_id_;
   std::atomic<uint32_t> lru_clock_{0};

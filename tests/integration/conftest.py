@@ -68,16 +68,20 @@ class ServerProcess:
             cmd.append(path)
         # DEBUG is refused by default (Redis 8's enable-debug-command no); tests use it.
         cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--enable-debug-command", "yes"]
+        # Each server works in its test's directory: a dump.rdb left there (or in the
+        # directory pytest runs in) must never be loaded by another test's server.
+        if self.tmp_path is not None:
+            cmd += ["--dir", str(self.tmp_path)]
         if IS_REDIS:
             cmd += ["--save", "", "--appendonly", "no"]
-            if self.tmp_path is not None:
-                cmd += ["--dir", str(self.tmp_path)]
         else:
             cmd += self.hotkv_args
         cmd += self.args
         return cmd
 
-    def start(self, timeout=15.0):
+    def start(self, timeout=15.0, accept_loading=False):
+        """Waits until the server answers PING (with `accept_loading`, a -LOADING reply
+        while it loads a dataset counts as started)."""
         self.proc = subprocess.Popen(self.command_line(), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         deadline = time.time() + timeout
@@ -96,7 +100,8 @@ class ServerProcess:
                         if not chunk:
                             break
                         data += chunk
-                    if data.startswith(b"+PONG") or data.startswith(b"-NOAUTH"):
+                    if data.startswith(b"+PONG") or data.startswith(b"-NOAUTH") or (
+                            accept_loading and data.startswith(b"-LOADING")):
                         return self
             except OSError:
                 pass

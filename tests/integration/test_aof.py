@@ -321,11 +321,16 @@ def test_info_persistence_aof_fields(tmp_path):
     srv = start(tmp_path, "--appendonly", "yes")
     info = srv.client().info("persistence")  # keeps the server's order
     names = [k for k in info if k.startswith("aof_")]
+    keys = list(info)
+    # Where Redis 8.8 has them: after the rdb_* fields, module_fork_in_progress between.
+    assert keys.index("aof_enabled") > keys.index("rdb_last_bgsave_status")
+    assert keys.index("aof_last_write_status") < keys.index("module_fork_in_progress") < \
+        keys.index("aof_current_size")
     assert names == ["aof_enabled", "aof_rewrite_in_progress", "aof_rewrite_scheduled",
                      "aof_last_rewrite_time_sec", "aof_current_rewrite_time_sec",
                      "aof_last_bgrewrite_status", "aof_rewrites",
                      "aof_rewrites_consecutive_failures", "aof_last_write_status",
-                     "aof_last_cow_size", "aof_current_size", "aof_base_size",
+                     "aof_current_size", "aof_base_size",
                      "aof_pending_rewrite", "aof_buffer_length", "aof_pending_bio_fsync",
                      "aof_delayed_fsync"]
     srv.stop()
@@ -571,3 +576,23 @@ def test_rdb_preamble_aof_of_old_redis(tmp_path):
         out = subprocess.run([CHECK_AOF, str(old / "appendonlydir" / "appendonly.aof.manifest")],
                              capture_output=True, text=True)
         assert out.returncode == 0 and "RDB preamble is valid" in out.stdout, out.stdout
+
+
+def test_aof_wins_over_dump_rdb_at_start_up(tmp_path):
+    """As Redis: with appendonly yes the AOF is the dataset; dump.rdb is not read."""
+    srv = start(tmp_path, "--appendfsync", "always")
+    r = srv.client()
+    r.set("a", "from-rdb")
+    r.set("only_in_rdb", "x")
+    assert r.save()
+    r.set("a", "from-aof")
+    r.delete("only_in_rdb")
+    assert r.config_set("appendonly", "yes")
+    r.set("b", "1")
+    kill9(srv)
+    assert os.path.exists(os.path.join(str(tmp_path), "dump.rdb"))
+    srv = start(tmp_path, "--appendonly", "yes")
+    r = srv.client()
+    assert r.mget("a", "b", "only_in_rdb") == ["from-aof", "1", None]
+    assert r.info("persistence")["aof_enabled"] == 1
+    srv.stop()
