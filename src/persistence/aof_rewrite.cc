@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "engine/keyspace.h"
+#include "engine/vector_set_value.h"
 #include "persistence/aof_base_commands.h"
 #include "persistence/aof_impl.h"
 #include "persistence/aof_loader.h"
@@ -148,6 +149,17 @@ Status Aof::NewBase(bool fresh) {
   const int64_t now_ms = WallClockMs();
   const int64_t t0 = MonotonicNs();
   ks.LockAll();
+  // Vector writes run outside their shard lock (VADD's HNSW insert): none can start now;
+  // wait for those running to finish so that the child's image holds no half-linked node.
+  const int64_t vector_deadline = MonotonicUs() + 10 * 1000 * 1000;
+  while (g_vector_writes_outside_lock.load(std::memory_order_acquire) > 0) {
+    if (MonotonicUs() > vector_deadline) {
+      ks.UnlockAll();
+      close(new_fd);
+      return Status::IoError("AOF rewrite: vector writes did not finish within 10 s");
+    }
+    std::this_thread::yield();
+  }
   {
     std::lock_guard<std::mutex> io(io_mu_);
     // Everything drained from here on is after the barrier; what came before is in the

@@ -596,3 +596,38 @@ def test_aof_wins_over_dump_rdb_at_start_up(tmp_path):
     assert r.mget("a", "b", "only_in_rdb") == ["from-aof", "1", None]
     assert r.info("persistence")["aof_enabled"] == 1
     srv.stop()
+
+
+def test_vector_sets_through_rewrite_with_inserts_running(tmp_path):
+    srv = start(tmp_path, "--appendonly", "yes")
+    r = srv.client()
+    added = [0]
+    stop = threading.Event()
+
+    def run():
+        c = srv.client()
+        i = 0
+        while not stop.is_set():
+            c.execute_command("VADD", "vs", "VALUES", 3, i % 7 + 1, i % 5 + 1, i % 3 + 1, f"e{i}")
+            added[0] = i + 1
+            i += 1
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.2)
+    assert r.bgrewriteaof()
+    deadline = time.time() + 10
+    while r.info("persistence")["aof_rewrites"] < 1 and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.1)
+    stop.set()
+    t.join()
+    assert r.info("persistence")["aof_last_bgrewrite_status"] == "ok"
+    assert r.execute_command("VCARD", "vs") == added[0]
+    emb = r.execute_command("VEMB", "vs", "e1")
+    srv.stop()
+    srv = start(tmp_path, "--appendonly", "yes")
+    r = srv.client()
+    assert r.execute_command("VCARD", "vs") == added[0]
+    assert r.execute_command("VEMB", "vs", "e1") == emb
+    srv.stop()
