@@ -78,7 +78,8 @@ class Server {
 
   int64_t start_time_ms() const { return start_time_ms_; }
   const std::string& run_id() const { return run_id_; }
-  // LRU clock in seconds since start (OBJECT IDLETIME), advanced by worker 0's cron.
+  // LRU clock: Unix time in seconds (OBJECT IDLETIME), advanced by worker 0's cron. An
+  // absolute clock, so that RESTORE ... IDLETIME can date a key before the server started.
   uint32_t lru_clock() const { return lru_clock_.load(std::memory_order_relaxed); }
   void UpdateLruClock(int64_t now_ms);
   int64_t last_stat_reset_ms() const { return stat_reset_ms_.load(); }
