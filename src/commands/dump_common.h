@@ -2,6 +2,7 @@
 // and the table entries; dump_family_migrate.cc: MIGRATE).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,8 @@ bool LazyServerDel(CommandContext& ctx);
 // MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE] [AUTH password]
 // [AUTH2 username password] [KEYS key ...] (self_locking: see dump_family_migrate.cc).
 void MigrateCommand(CommandContext& ctx);
+// Connections to MIGRATE targets cached by all workers (INFO migrate_cached_sockets).
+int64_t MigrateCachedSockets();
 // Redis's migrateGetKeys: the key at 3, or the keys after KEYS (AUTH/AUTH2 values skipped).
 void MigrateGetKeys(const std::vector<std::string_view>& args, std::vector<int>* out);
 

@@ -22,6 +22,8 @@
 // syntax error, "When using MIGRATE KEYS option, the key argument must be set to the
 // empty string", then the timeout and the db as integers.
 #include <algorithm>
+#include <atomic>
+#include <iterator>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -52,36 +54,61 @@ struct CachedSocket {
   int64_t last_use_ms = 0;
 };
 
-// This worker's connections to MIGRATE targets, by "host:port" as given.
-thread_local std::unordered_map<std::string, CachedSocket> t_sockets;
+// Cached sockets of every worker (INFO migrate_cached_sockets).
+std::atomic<int64_t> g_cached_sockets{0};
 
-void CloseIdleSockets(int64_t now_ms) {
-  for (auto it = t_sockets.begin(); it != t_sockets.end();) {
-    if (now_ms - it->second.last_use_ms > kSocketCacheTtlMs) {
-      it = t_sockets.erase(it);
-    } else {
-      ++it;
+// This worker's connections to MIGRATE targets, by "host:port" as given.
+class SocketCache {
+ public:
+  ~SocketCache() { g_cached_sockets.fetch_sub(static_cast<int64_t>(map_.size())); }
+
+  CachedSocket* Find(const std::string& name) {
+    auto it = map_.find(name);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  CachedSocket& Add(const std::string& name) {
+    if (map_.size() >= kMaxCachedSockets) {
+      Erase(map_.begin());
+    }
+    g_cached_sockets.fetch_add(1);
+    return map_[name];
+  }
+  void Erase(const std::string& name) {
+    auto it = map_.find(name);
+    if (it != map_.end()) {
+      Erase(it);
     }
   }
-}
+  void CloseIdle(int64_t now_ms) {
+    for (auto it = map_.begin(); it != map_.end();) {
+      it = now_ms - it->second.last_use_ms > kSocketCacheTtlMs ? Erase(it) : std::next(it);
+    }
+  }
+
+ private:
+  using Map = std::unordered_map<std::string, CachedSocket>;
+  Map::iterator Erase(Map::iterator it) {
+    g_cached_sockets.fetch_sub(1);
+    return map_.erase(it);
+  }
+  Map map_;
+};
+
+thread_local SocketCache t_sockets;
 
 // A cached or new connection; null when the host does not resolve or no socket could be
 // created (Redis's migrateGetSocket).
 CachedSocket* GetSocket(const std::string& name, const std::string& host, int port,
                         int64_t timeout_ms, int64_t now_ms) {
-  auto it = t_sockets.find(name);
-  if (it != t_sockets.end()) {
-    it->second.last_use_ms = now_ms;
-    return &it->second;
-  }
-  if (t_sockets.size() >= kMaxCachedSockets) {
-    t_sockets.erase(t_sockets.begin());
+  if (CachedSocket* cs = t_sockets.Find(name)) {
+    cs->last_use_ms = now_ms;
+    return cs;
   }
   Result<BlockingSocket> s = BlockingSocket::Connect(host, port, timeout_ms);
   if (!s.ok()) {
     return nullptr;
   }
-  CachedSocket& cs = t_sockets[name];
+  CachedSocket& cs = t_sockets.Add(name);
   cs.sock = std::move(*s);
   cs.last_dbid = -1;
   cs.last_use_ms = now_ms;
@@ -271,6 +298,8 @@ std::string BuildRequest(const MigrateArgs& a, bool select, const std::vector<Mi
 
 }  // namespace
 
+int64_t MigrateCachedSockets() { return g_cached_sockets.load(std::memory_order_relaxed); }
+
 void MigrateGetKeys(const std::vector<std::string_view>& args, std::vector<int>* out) {
   const int argc = static_cast<int>(args.size());
   int first = 3;
@@ -315,7 +344,7 @@ void MigrateCommand(CommandContext& ctx) {
   const int port = atoi(std::string(ctx.arg(2)).c_str());
   const std::string name = host + ":" + std::string(ctx.arg(2));
   const int64_t now = WallClockMs();
-  CloseIdleSockets(now);
+  t_sockets.CloseIdle(now);
 
   bool may_retry = true;
   while (true) {
@@ -368,7 +397,7 @@ void MigrateCommand(CommandContext& ctx) {
     // header read, or no RESTORE reply at all (a cached socket the target had closed).
     const bool nothing_done = !headers_ok || (socket_error && replies == 0 && error_from_target.empty());
     if (nothing_done) {
-      t_sockets.erase(name);
+      t_sockets.Erase(name);
       if (may_retry && !timed_out) {
         may_retry = false;
         continue;
@@ -378,7 +407,7 @@ void MigrateCommand(CommandContext& ctx) {
     }
     DeleteSentKeys(ctx, sent);
     if (socket_error) {
-      t_sockets.erase(name);
+      t_sockets.Erase(name);
     }
     if (!error_from_target.empty()) {
       return ctx.rb().Error(error_from_target);

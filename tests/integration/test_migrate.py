@@ -279,3 +279,9 @@ def test_command_getkeys(r):
     assert keys("h", 1, "", 0, 100, "AUTH2", "u", "KEYS", "KEYS", "a") == ["a"]
     flags = cmd(r, "COMMAND", "GETKEYSANDFLAGS", "MIGRATE", "h", 1, "", 0, 100, "KEYS", "a")
     assert flags == [["a", ["RW", "access", "delete"]]]
+
+
+def test_info_counts_cached_connections(rb, redis7, target):
+    rb.set(b"k", b"v")
+    assert migrate(rb, redis7.port, "k") == b"OK"
+    assert rb.info("stats")["migrate_cached_sockets"] >= 1
