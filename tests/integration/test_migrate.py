@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from conftest import cmd, error_reply, free_port, wait_until
+from conftest import cmd, error_reply, free_port, parse_client_line, wait_until
 from helpers_dump import REDIS7, assert_same_keys, populate, snapshot, start_peer
 
 
@@ -285,3 +285,69 @@ def test_info_counts_cached_connections(rb, redis7, target):
     rb.set(b"k", b"v")
     assert migrate(rb, redis7.port, "k") == b"OK"
     assert rb.info("stats")["migrate_cached_sockets"] >= 1
+
+
+class GatedTarget:
+    """A fake target that reads MIGRATE's request, then waits for `release` before answering
+    +OK to each of its `replies` commands (SELECT and the RESTOREs)."""
+
+    def __init__(self, replies):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.port = self.sock.getsockname()[1]
+        self.received = threading.Event()
+        self.release = threading.Event()
+        self.replies = replies
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        conn, _ = self.sock.accept()
+        data = b""
+        while data.count(b"RESTORE") < self.replies - 1:
+            data += conn.recv(65536)
+        self.received.set()
+        self.release.wait(10)
+        conn.sendall(b"+OK\r\n" * self.replies)
+        self.conn = conn
+
+    def close(self):
+        self.sock.close()
+
+
+def other_worker_client(srv, raw):
+    """A client whose connection a different worker serves than the raw connection's."""
+    mine = parse_client_line(raw.command("CLIENT", "INFO").decode())["io-thread"]
+    for _ in range(64):
+        c = srv.client(single_connection_client=True)
+        if parse_client_line(c.execute_command("CLIENT", "INFO"))["io-thread"] != mine:
+            return c
+        c.close()
+    pytest.skip("no connection landed on another worker")
+
+
+@pytest.mark.hotkv_only
+@pytest.mark.parametrize("change", [False, True])
+def test_no_shard_lock_is_held_while_talking_to_the_target(start_server, change):
+    srv = start_server(hotkv_args=["--threads", "4"])
+    a = srv.raw(timeout=10)
+    a.command("SET", "k", "v")
+    b = other_worker_client(srv, a)
+    t = GatedTarget(replies=2)
+    try:
+        a.send_command("MIGRATE", "127.0.0.1", t.port, "k", 0, 5000)
+        assert t.received.wait(10)
+        # MIGRATE is waiting for the target: its key's shard is free meanwhile.
+        assert b.get("k") == "v"
+        if change:
+            assert b.append("k", "+")
+        t.release.set()
+        assert a.read_reply() == "OK"
+        # A key written while MIGRATE talked to the target is kept; otherwise deleted.
+        assert b.get("k") == ("v+" if change else None)
+    finally:
+        t.release.set()
+        t.close()
+        b.close()
+        a.close()
