@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,9 @@ namespace hotkv {
 
 // rdbcompression: DUMP payloads compress strings longer than 20 bytes with LZF.
 bool DumpCompressionOn(CommandContext& ctx);
+// The error for a value rdb/ cannot serialize (DumpPayload returned nothing: vector sets
+// until the RDB library encodes them).
+std::string NotDumpableError(const Entry& e);
 // lazyfree-lazy-server-del: keys a command deletes implicitly (RESTORE REPLACE, MIGRATE)
 // are freed in the background when large.
 bool LazyServerDel(CommandContext& ctx);

@@ -31,6 +31,10 @@ bool DumpCompressionOn(CommandContext& ctx) {
   return ctx.server().config().GetString("rdbcompression") == "yes";
 }
 
+std::string NotDumpableError(const Entry& e) {
+  return "ERR DUMP of " + std::string(TypeName(e.type())) + " values is not supported yet";
+}
+
 bool LazyServerDel(CommandContext& ctx) {
   return ctx.server().config().GetString("lazyfree-lazy-server-del") == "yes";
 }
@@ -57,7 +61,11 @@ void DumpCommand(CommandContext& ctx) {
   if (e == nullptr) {
     return ctx.rb().Null();
   }
-  ctx.rb().Bulk(rdb::DumpPayload(*e, DumpCompressionOn(ctx)));
+  const std::string payload = rdb::DumpPayload(*e, DumpCompressionOn(ctx));
+  if (payload.empty()) {
+    return ctx.rb().Error(NotDumpableError(*e));
+  }
+  ctx.rb().Bulk(payload);
 }
 
 struct RestoreOptions {

@@ -216,7 +216,10 @@ ShardLockSet LockKeys(CommandContext& ctx, const std::vector<std::string_view>& 
   return set;
 }
 
-std::vector<MigrateItem> ReadKeys(CommandContext& ctx, const std::vector<std::string_view>& keys) {
+// The keys that exist, with their payloads; an error text instead when one of them
+// cannot be serialized.
+std::vector<MigrateItem> ReadKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
+                                  std::string* error) {
   std::vector<MigrateItem> items;
   const bool compress = DumpCompressionOn(ctx);
   ShardLockSet locks = LockKeys(ctx, keys);
@@ -228,6 +231,10 @@ std::vector<MigrateItem> ReadKeys(CommandContext& ctx, const std::vector<std::st
     MigrateItem it;
     it.key = k;
     it.payload = rdb::DumpPayload(*e, compress);
+    if (it.payload.empty()) {
+      *error = NotDumpableError(*e);
+      break;
+    }
     if (e->has_ttl()) {
       it.expire_ms = e->expire_ms();
       it.ttl_ms = std::max<int64_t>(it.expire_ms - ctx.now_ms(), 1);
@@ -335,7 +342,11 @@ void MigrateCommand(CommandContext& ctx) {
   for (size_t i = 0; i < a->num_keys; i++) {
     keys.push_back(ctx.arg(a->first_key + i));
   }
-  const std::vector<MigrateItem> items = ReadKeys(ctx, keys);
+  std::string error;
+  const std::vector<MigrateItem> items = ReadKeys(ctx, keys, &error);
+  if (!error.empty()) {
+    return ctx.rb().Error(error);
+  }
   if (items.empty()) {
     return ctx.rb().SimpleString("NOKEY");
   }
