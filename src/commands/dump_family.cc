@@ -21,6 +21,7 @@
 #include "commands/dump_common.h"
 #include "commands/helpers.h"
 #include "commands/register.h"
+#include "commands/zset_common.h"
 #include "engine/lazy_free.h"
 #include "rdb/rdb.h"
 #include "server/server.h"
@@ -152,8 +153,8 @@ void RestoreCommand(CommandContext& ctx) {
   if (!PayloadFooterOk(payload)) {
     return ctx.rb().Error("ERR DUMP payload version or checksum are wrong");
   }
-  Result<Entry*> loaded =
-      rdb::LoadDumpPayload(payload, key, EncodingLimitsFrom(ctx.server().config()));
+  Result<Entry*> loaded = rdb::LoadDumpPayload(
+      payload, key, EncodingLimitsFrom(ctx.server().config()), ZLimits(ctx));
   if (!loaded.ok()) {
     return ctx.rb().Error("ERR Bad data format");
   }

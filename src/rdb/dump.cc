@@ -35,6 +35,12 @@ bool VerifyDumpPayload(std::string_view payload) {
 
 Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
                                const types::EncodingLimits& limits) {
+  return LoadDumpPayload(payload, key, limits, types::ZSetLimits());
+}
+
+Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
+                               const types::EncodingLimits& limits,
+                               const types::ZSetLimits& zset_limits) {
   if (payload.size() < kFooter + 1) return Status::InvalidArgument("Bad data format");
   const auto* b = reinterpret_cast<const uint8_t*>(payload.data());
   Reader r(b, b + payload.size() - kFooter);
@@ -42,7 +48,7 @@ Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
   r.U8(&type);
   if (!r.ok()) return Status::InvalidArgument("Bad data format");
   bool empty = false;
-  return LoadObject(r, type, key, /*expire_block=*/false, limits, &empty);
+  return LoadObject(r, type, key, /*expire_block=*/false, limits, zset_limits, &empty);
 }
 
 }  // namespace hotkv::rdb

@@ -177,7 +177,7 @@ Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
     std::string_view key;
     if (!r.String(&s1, &key)) return fail(op_offset, r.error());
     bool empty = false;
-    Result<Entry*> e = LoadObject(r, type, key, expire_ms >= 0, opts.limits, &empty);
+    Result<Entry*> e = LoadObject(r, type, key, expire_ms >= 0, opts.limits, opts.zset_limits, &empty);
     if (!e.ok() && !empty) return fail(op_offset, e.status().message());
     if (e.ok()) {
       LoadedKey k;

@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "engine/entry.h"
 #include "types/encoding_limits.h"
+#include "types/zset_defs.h"
 
 namespace hotkv::rdb {
 
@@ -168,6 +169,7 @@ class Reader {
 // expire block when `expire_block`). Empty collections fail with `*empty` set (a file
 // loader skips such keys, as Redis does; RESTORE refuses them).
 Result<Entry*> LoadObject(Reader& r, uint8_t type, std::string_view key, bool expire_block,
-                          const types::EncodingLimits& limits, bool* empty);
+                          const types::EncodingLimits& limits,
+                          const types::ZSetLimits& zset_limits, bool* empty);
 
 }  // namespace hotkv::rdb

@@ -38,8 +38,8 @@ double ScoreFromText(std::string_view s) {
 class ObjectLoader {
  public:
   ObjectLoader(Reader& r, std::string_view key, bool expire_block,
-               const types::EncodingLimits& limits)
-      : r_(r), key_(key), expire_block_(expire_block), limits_(limits) {}
+               const types::EncodingLimits& limits, const types::ZSetLimits& zset_limits)
+      : r_(r), key_(key), expire_block_(expire_block), limits_(limits), zset_limits_(zset_limits) {}
 
   // nullptr: error (r_ failed) or empty (r_ ok, empty_ set).
   Entry* Load(uint8_t type);
@@ -70,6 +70,7 @@ class ObjectLoader {
   std::string_view key_;
   bool expire_block_;
   const types::EncodingLimits& limits_;
+  const types::ZSetLimits& zset_limits_;
   bool empty_ = false;
   std::string s1_, s2_;
   std::vector<BlobItem> items_;
@@ -236,7 +237,7 @@ Entry* ObjectLoader::ZSetFromItems() {
       return nullptr;
     }
   }
-  return Wrap(ValueType::kZSet, std::make_unique<ZSetValue>(std::move(builder).Build()));
+  return Wrap(ValueType::kZSet, std::make_unique<ZSetValue>(std::move(builder).Build(zset_limits_)));
 }
 
 Entry* ObjectLoader::LoadZSet(uint8_t type) {
@@ -266,7 +267,7 @@ Entry* ObjectLoader::LoadZSet(uint8_t type) {
       return nullptr;
     }
   }
-  return Wrap(ValueType::kZSet, std::make_unique<ZSetValue>(std::move(builder).Build()));
+  return Wrap(ValueType::kZSet, std::make_unique<ZSetValue>(std::move(builder).Build(zset_limits_)));
 }
 
 Entry* ObjectLoader::HashFromItems() {
@@ -319,8 +320,9 @@ Entry* ObjectLoader::LoadHash(uint8_t type) {
 }  // namespace
 
 Result<Entry*> LoadObject(Reader& r, uint8_t type, std::string_view key, bool expire_block,
-                          const types::EncodingLimits& limits, bool* empty) {
-  ObjectLoader loader(r, key, expire_block, limits);
+                          const types::EncodingLimits& limits,
+                          const types::ZSetLimits& zset_limits, bool* empty) {
+  ObjectLoader loader(r, key, expire_block, limits, zset_limits);
   Entry* e = loader.Load(type);
   *empty = loader.empty();
   if (e != nullptr) return e;

@@ -34,6 +34,7 @@
 #include "common/status.h"
 #include "engine/entry.h"
 #include "types/encoding_limits.h"
+#include "types/zset_defs.h"
 
 namespace hotkv::rdb {
 
@@ -55,7 +56,8 @@ uint64_t Crc64(uint64_t crc, const void* data, size_t len);
 // ---- DUMP / RESTORE ----
 
 // The DUMP payload of a value: object type, object, 2-byte RDB version (little endian),
-// 8-byte CRC64 of everything before (little endian).
+// 8-byte CRC64 of everything before (little endian). An empty string for a value that
+// cannot be serialized yet (vector sets).
 std::string DumpPayload(const Entry& e, bool compress);
 
 // Checks version and checksum of a DUMP payload (Redis's verifyDumpPayload): false means
@@ -67,6 +69,11 @@ bool VerifyDumpPayload(std::string_view payload);
 // `limits` deciding their encoding, as a write would.
 Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
                                const types::EncodingLimits& limits);
+// The same, with the sorted-set limits (zset-max-listpack-entries / -value) too; the
+// overload above uses Redis's defaults for them.
+Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
+                               const types::EncodingLimits& limits,
+                               const types::ZSetLimits& zset_limits);
 
 // ---- Files ----
 
@@ -84,6 +91,7 @@ class FileWriter {
   // SELECTDB + RESIZEDB for the keys of database `db` that follow.
   Status SelectDb(int db, uint64_t keys, uint64_t keys_with_ttl);
   // One key: [EXPIRETIME_MS] [IDLE|FREQ] type key value. expire_ms < 0: no TTL.
+  // A vector set is refused (an error Status, nothing written).
   // idle_seconds / lfu_freq are written only when given (Redis writes them when the
   // maxmemory policy is LRU / LFU).
   Status WriteKey(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},
@@ -97,7 +105,9 @@ class FileWriter {
   Impl* impl_;
 };
 
-// One key read from a file: the caller takes ownership of `entry`.
+// One key read from a file: the caller takes ownership of `entry`. An entry with an
+// expiry is allocated with its expire block (Entry::has_expire_block), the TTL not yet
+// set: the caller sets it (SetExpireMs) when it inserts the key.
 struct LoadedKey {
   int db = 0;
   Entry* entry = nullptr;
@@ -110,6 +120,7 @@ struct LoadOptions {
   types::EncodingLimits limits;  // encodings of the collections built
   int num_dbs = 16;              // a SELECTDB past this is an error, as in Redis
   bool verify_checksum = true;   // rdbchecksum: a CRC64 of 0 in the file is never checked
+  types::ZSetLimits zset_limits;  // zset-max-listpack-entries / -value of the zsets built
 };
 
 struct LoadStats {

@@ -83,6 +83,19 @@ def test_small_encodings_stay_compact_after_restore(rb, redis7):
     assert enc[b"l:small"] in (b"listpack", b"quicklist")
 
 
+def test_restore_follows_the_encoding_config(rb, restore_config):
+    restore_config("zset-max-listpack-entries", "hash-max-listpack-entries")
+    rb.zadd(b"z", {b"a": 1, b"b": 2, b"c": 3})
+    rb.hset(b"h", mapping={b"a": b"1", b"b": b"2", b"c": b"3"})
+    pz, ph = rb.dump(b"z"), rb.dump(b"h")
+    rb.config_set("zset-max-listpack-entries", 2)
+    rb.config_set("hash-max-listpack-entries", 2)
+    assert rb.restore(b"z2", 0, pz) and rb.restore(b"h2", 0, ph)
+    assert rb.object("encoding", b"z2") == b"skiplist"
+    assert rb.object("encoding", b"h2") == b"hashtable"
+    assert rb.zrange(b"z2", 0, -1, withscores=True) == [(b"a", 1), (b"b", 2), (b"c", 3)]
+
+
 @pytest.mark.hotkv_only
 def test_payloads_are_rdb_version_10(rb):
     # Redis 7.0's RDB version, so that 7.0 and every later version accept them.

@@ -145,6 +145,47 @@ TEST(RdbDump, VerifyRejectsBadVersionAndChecksum) {
   EXPECT_FALSE(VerifyDumpPayload("short"));
 }
 
+TEST(RdbDump, LoadedCollectionsFollowTheEncodingLimits) {
+  EntryPtr h(MakeHash("h", {{"a", "1"}, {"b", "2"}, {"c", "3"}}));
+  EntryPtr z(MakeZSet("z", {{"a", 1}, {"b", 2}, {"c", 3}}));
+  EntryPtr s(MakeSet("s", {"1", "2", "3"}));
+  const std::string hp = DumpPayload(*h, true), zp = DumpPayload(*z, true), sp = DumpPayload(*s, true);
+  auto encoding = [](Result<Entry*> e) {
+    EXPECT_TRUE(e.ok());
+    EntryPtr holder(*e);
+    return std::string(holder->EncodingName());
+  };
+  EXPECT_EQ(encoding(LoadDumpPayload(hp, "h", {})), "listpack");
+  EXPECT_EQ(encoding(LoadDumpPayload(zp, "z", {})), "listpack");
+  EXPECT_EQ(encoding(LoadDumpPayload(sp, "s", {})), "intset");
+  types::EncodingLimits small;
+  small.hash_max_listpack_entries = 2;
+  small.set_max_intset_entries = 2;
+  small.set_max_listpack_entries = 2;
+  types::ZSetLimits zsmall;
+  zsmall.max_listpack_entries = 2;
+  EXPECT_EQ(encoding(LoadDumpPayload(hp, "h", small)), "hashtable");
+  EXPECT_EQ(encoding(LoadDumpPayload(sp, "s", small)), "hashtable");
+  EXPECT_EQ(encoding(LoadDumpPayload(zp, "z", small, zsmall)), "skiplist");
+}
+
+TEST(RdbDump, VectorSetsAreRefused) {
+  // A vector-set entry without an index: only its type is looked at.
+  EntryPtr v(Entry::NewObject("v", ValueType::kVectorSet, nullptr, false));
+  EXPECT_EQ(DumpPayload(*v, true), "");
+  char tmpl[] = "/tmp/rdb_vset_XXXXXX";
+  int fd = mkstemp(tmpl);
+  FileWriter w(fd, {});
+  ASSERT_TRUE(w.Begin({}).ok());
+  const uint64_t before = w.bytes_written();
+  Status st = w.WriteKey(*v, -1);
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "vectorset values cannot be written to an RDB file yet");
+  EXPECT_EQ(w.bytes_written(), before);
+  close(fd);
+  unlink(tmpl);
+}
+
 class TempFile {
  public:
   TempFile() {

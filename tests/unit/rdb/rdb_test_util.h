@@ -102,4 +102,66 @@ inline std::string Render(const Entry& e) {
   return out;
 }
 
+inline std::string HexQuoted(std::string_view s) {
+  static const char* d = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    out += d[c >> 4];
+    out += d[c & 15];
+  }
+  return out + "\"";
+}
+
+inline std::string JoinJson(std::vector<std::string> parts, bool sort) {
+  if (sort) std::sort(parts.begin(), parts.end());
+  std::string out = "[";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
+  return out + "]";
+}
+
+// One key as the JSON line of tests/unit/rdb/fixtures/*.expected (and hotkv-rdbtool):
+// {"db":0,"key":"<hex>","type":"list","expire_ms":-1,"value":...}, strings hex, sets and
+// hashes sorted, zset scores "%.17g".
+inline std::string KeyJson(int db, const Entry& e, int64_t expire_ms) {
+  std::vector<std::string> parts;
+  std::string value;
+  switch (e.type()) {
+    case ValueType::kString:
+      value = HexQuoted(e.str());
+      break;
+    case ValueType::kList:
+      e.As<types::ListValue>()->ForEach([&](std::string_view v) {
+        parts.push_back(HexQuoted(v));
+        return true;
+      });
+      value = JoinJson(parts, false);
+      break;
+    case ValueType::kSet:
+      e.As<types::SetValue>()->ForEach([&](std::string_view v) {
+        parts.push_back(HexQuoted(v));
+        return true;
+      });
+      value = JoinJson(parts, true);
+      break;
+    case ValueType::kZSet:
+      e.As<types::ZSetValue>()->ForEach([&](std::string_view m, double s) {
+        parts.push_back("[" + HexQuoted(m) + ",\"" + FormatScore(s) + "\"]");
+      });
+      value = JoinJson(parts, false);
+      break;
+    case ValueType::kHash:
+      e.As<types::HashValue>()->ForEach([&](std::string_view f, std::string_view v) {
+        parts.push_back("[" + HexQuoted(f) + "," + HexQuoted(v) + "]");
+        return true;
+      });
+      value = JoinJson(parts, true);
+      break;
+    default:
+      value = "null";
+  }
+  return "{\"db\":" + std::to_string(db) + ",\"key\":" + HexQuoted(e.key()) + ",\"type\":\"" +
+         std::string(TypeName(e.type())) + "\",\"expire_ms\":" + std::to_string(expire_ms) +
+         ",\"value\":" + value + "}";
+}
+
 }  // namespace hotkv::rdb::testing
