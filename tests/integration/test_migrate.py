@@ -351,3 +351,15 @@ def test_no_shard_lock_is_held_while_talking_to_the_target(start_server, change)
         t.close()
         b.close()
         a.close()
+
+
+def test_redis7_migrates_to_this_server_with_auth(start_server, target):
+    srv = start_server(args=["--requirepass", "pw"])
+    here = srv.client(decode_responses=False)
+    target.set(b"k", b"v")
+    assert error_reply(target, "MIGRATE", "127.0.0.1", srv.port, "k", 0, 5000) == \
+        "ERR Target instance replied with error: NOAUTH Authentication required."
+    assert cmd(target, "MIGRATE", "127.0.0.1", srv.port, "k", 3, 5000, "AUTH", "pw") == b"OK"
+    here.select(3)
+    assert here.get(b"k") == b"v" and target.exists(b"k") == 0
+    here.close()
