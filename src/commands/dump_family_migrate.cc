@@ -303,6 +303,59 @@ std::string BuildRequest(const MigrateArgs& a, bool select, const std::vector<Mi
   return out;
 }
 
+// One round with the target: the request written, then the replies read.
+struct Exchange {
+  bool write_error = false;
+  bool timed_out = false;     // the last failed operation ran out of time
+  bool headers_ok = false;    // written, and the AUTH / SELECT replies read
+  bool socket_error = false;  // a RESTORE reply could not be read
+  size_t replies = 0;         // RESTORE replies read
+  std::string error_from_target;  // the reply for the client, when the target refused
+  std::vector<const MigrateItem*> sent;  // keys the target accepted (to delete unless COPY)
+};
+
+Exchange TalkToTarget(CachedSocket& cs, const MigrateArgs& a, const std::vector<MigrateItem>& items) {
+  Exchange x;
+  const bool select = cs.last_dbid != a.dbid;
+  const std::string request = BuildRequest(a, select, items);
+  for (size_t pos = 0; pos < request.size() && !x.write_error; pos += kWriteChunk) {
+    IoOutcome r = cs.sock.Write(std::string_view(request).substr(pos, kWriteChunk), a.timeout_ms);
+    x.write_error = r != IoOutcome::kOk;
+    x.timed_out = r == IoOutcome::kTimeout;
+  }
+  auto read = [&](std::string* out) {
+    IoOutcome r = cs.sock.ReadLine(out, kMaxReplyLine, a.timeout_ms);
+    x.timed_out = r == IoOutcome::kTimeout;
+    // Redis's syncReadLine: an empty line counts as a failed read.
+    return r == IoOutcome::kOk && !out->empty();
+  };
+  std::string auth_line, select_line, line;
+  x.headers_ok = !x.write_error && (!a.password || read(&auth_line)) &&
+                 (!select || read(&select_line));
+  if (!x.headers_ok) {
+    return x;
+  }
+  // As Redis: an AUTH or SELECT error makes every RESTORE reply count as an error.
+  const bool auth_err = a.password && auth_line[0] == '-';
+  const bool select_err = select && select_line[0] == '-';
+  for (; x.replies < items.size(); x.replies++) {
+    if (!read(&line)) {
+      x.socket_error = true;
+      break;
+    }
+    if (auth_err || select_err || line[0] == '-') {
+      if (x.error_from_target.empty()) {
+        cs.last_dbid = -1;
+        const std::string& err = auth_err ? auth_line : select_err ? select_line : line;
+        x.error_from_target = "ERR Target instance replied with error: " + err.substr(1);
+      }
+    } else if (!a.copy) {
+      x.sent.push_back(&items[x.replies]);
+    }
+  }
+  return x;
+}
+
 }  // namespace
 
 int64_t MigrateCachedSockets() { return g_cached_sockets.load(std::memory_order_relaxed); }
@@ -363,67 +416,27 @@ void MigrateCommand(CommandContext& ctx) {
     if (cs == nullptr) {
       return ctx.rb().Error("IOERR error or timeout connecting to the client");
     }
-    const bool select = cs->last_dbid != a->dbid;
-    const std::string request = BuildRequest(*a, select, items);
-    bool write_error = false;
-    bool timed_out = false;
-    bool socket_error = false;
-    std::string error_from_target;
-    std::vector<const MigrateItem*> sent;
-    size_t replies = 0;
-    for (size_t pos = 0; pos < request.size() && !write_error; pos += kWriteChunk) {
-      IoOutcome r = cs->sock.Write(std::string_view(request).substr(pos, kWriteChunk), a->timeout_ms);
-      write_error = r != IoOutcome::kOk;
-      timed_out = r == IoOutcome::kTimeout;
-    }
-    std::string auth_line, select_line, line;
-    auto read = [&](std::string* out) {
-      IoOutcome r = cs->sock.ReadLine(out, kMaxReplyLine, a->timeout_ms);
-      timed_out = r == IoOutcome::kTimeout;
-      // Redis's syncReadLine: an empty line counts as a failed read.
-      return r == IoOutcome::kOk && !out->empty();
-    };
-    bool headers_ok = !write_error && (!a->password || read(&auth_line)) &&
-                      (!select || read(&select_line));
-    if (headers_ok) {
-      for (; replies < items.size(); replies++) {
-        if (!read(&line)) {
-          socket_error = true;
-          break;
-        }
-        const bool auth_err = a->password && auth_line[0] == '-';
-        const bool select_err = select && select_line[0] == '-';
-        if (auth_err || select_err || line[0] == '-') {
-          if (error_from_target.empty()) {
-            cs->last_dbid = -1;
-            const std::string& err = auth_err ? auth_line : select_err ? select_line : line;
-            error_from_target = "ERR Target instance replied with error: " + err.substr(1);
-          }
-        } else if (!a->copy) {
-          sent.push_back(&items[replies]);
-        }
-      }
-    }
+    Exchange x = TalkToTarget(*cs, *a, items);
     // Retry on a fresh connection only when nothing was processed: a failed write or
-    // header read, or no RESTORE reply at all (a cached socket the target had closed).
-    const bool nothing_done = !headers_ok || (socket_error && replies == 0 && error_from_target.empty());
-    if (nothing_done) {
+    // header read, or no RESTORE reply at all (a cached socket the target had closed),
+    // and not after a timeout.
+    if (!x.headers_ok || (x.socket_error && x.replies == 0 && x.error_from_target.empty())) {
       t_sockets.Erase(name);
-      if (may_retry && !timed_out) {
+      if (may_retry && !x.timed_out) {
         may_retry = false;
         continue;
       }
-      return ctx.rb().Error(write_error ? "IOERR error or timeout writing to target instance"
-                                        : "IOERR error or timeout reading to target instance");
+      return ctx.rb().Error(x.write_error ? "IOERR error or timeout writing to target instance"
+                                          : "IOERR error or timeout reading to target instance");
     }
-    DeleteSentKeys(ctx, sent);
-    if (socket_error) {
+    DeleteSentKeys(ctx, x.sent);
+    if (x.socket_error) {
       t_sockets.Erase(name);
     }
-    if (!error_from_target.empty()) {
-      return ctx.rb().Error(error_from_target);
+    if (!x.error_from_target.empty()) {
+      return ctx.rb().Error(x.error_from_target);
     }
-    if (socket_error) {
+    if (x.socket_error) {
       return ctx.rb().Error("IOERR error or timeout reading to target instance");
     }
     cs->last_dbid = a->dbid;
