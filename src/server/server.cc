@@ -159,7 +159,7 @@ void Server::ResetStats() {
 }
 
 void Server::UpdateLruClock(int64_t now_ms) {
-  uint32_t lru = static_cast<uint32_t>(now_ms / 1000);
+  uint32_t lru = kLruClockBase + static_cast<uint32_t>((now_ms - start_time_ms_) / 1000);
   lru_clock_.store(lru, std::memory_order_relaxed);
   bool lfu = config_->lfu_policy();
   keyspace_->SetAccessClock(lfu ? static_cast<uint32_t>(now_ms / 60000) : lru, lfu);

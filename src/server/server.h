@@ -78,8 +78,10 @@ class Server {
 
   int64_t start_time_ms() const { return start_time_ms_; }
   const std::string& run_id() const { return run_id_; }
-  // LRU clock: Unix time in seconds (OBJECT IDLETIME), advanced by worker 0's cron. An
-  // absolute clock, so that RESTORE ... IDLETIME can date a key before the server started.
+  // LRU clock in seconds since start plus kLruClockBase (OBJECT IDLETIME), advanced by
+  // worker 0's cron. The base leaves room below the start for keys loaded from an RDB file
+  // with an idle time longer than the uptime (IDLE records: up to 34 years).
+  static constexpr uint32_t kLruClockBase = 1u << 30;
   uint32_t lru_clock() const { return lru_clock_.load(std::memory_order_relaxed); }
   void UpdateLruClock(int64_t now_ms);
   int64_t last_stat_reset_ms() const { return stat_reset_ms_.load(); }
