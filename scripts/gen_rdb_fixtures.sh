@@ -9,8 +9,10 @@
 #                           sorted, zset scores "%.17g", expire_ms absolute or -1)
 #   <tag>.dumps             "<key hex> <payload hex>" per line (DUMP payloads)
 #   redis88_cluster.rdb/.expected  Redis 8.8 in cluster mode (SLOT_INFO opcodes)
-#   redis88_vset.rdb, redis88_hfe.rdb  a vector set / a hash with field expiry (Redis
-#                           8.8 only): each must be refused with a clear error
+#   redis88_vset.rdb/.expected/.dumps  vector sets of every quantisation, REDUCE, M,
+#                           attributes (Redis 8.8 only); .expected: "K key quant dim card"
+#                           and "E key label attributes VEMB" lines, all hex but VEMB
+#   redis88_hfe.rdb         a hash with field expiry (Redis 8.8 only): refused
 # Run once by hand when the fixtures need to change; the unit tests need no peer.
 #   scripts/gen_rdb_fixtures.sh [out_dir]
 set -euo pipefail
@@ -119,9 +121,37 @@ with open(os.path.join(out, tag + ".dumps"), "w") as f:
         f.write("%s %s\n" % (hx(key), hx(r.dump(key))))
 if tag == "redis88":
     r.flushall()
-    r.execute_command("VADD", "vset", "VALUES", 3, 1, 2, 3, "e1")
+    import random
+    rnd = random.Random(7)
+    def vec(n): return [str(round(rnd.gauss(0, 2), 4)) for _ in range(n)]
+    for i in range(100):
+        extra = ["SETATTR", '{"i":%d}' % i] if i % 3 == 0 else []
+        r.execute_command("VADD", "vs:q8", "VALUES", 8, *vec(8), "e%d" % i, *extra)
+    for i in range(40):
+        r.execute_command("VADD", "vs:noquant", "VALUES", 4, *vec(4), "n%d" % i, "NOQUANT")
+    for i in range(40):
+        r.execute_command("VADD", "vs:bin", "VALUES", 70, *vec(70), "b%d" % i, "BIN")
+    for i in range(20):
+        r.execute_command("VADD", "vs:reduce", "REDUCE", 4, "VALUES", 10, *vec(10), "r%d" % i)
+    for i in range(30):
+        r.execute_command("VADD", "vs:m8", "VALUES", 3, *vec(3), "m%d" % i, "M", 8)
     r.save()
     os.replace(os.path.join(tmp, "dump.rdb"), os.path.join(out, "redis88_vset.rdb"))
+    # K <key hex> <quant> <dim> <card>, then E <key hex> <label hex> <attributes hex or -> <VEMB>
+    with open(os.path.join(out, "redis88_vset.expected"), "w") as f:
+        for key in sorted(r.keys("*")):
+            info = r.execute_command("VINFO", key)
+            info = dict(zip(info[::2], info[1::2]))
+            f.write("K %s %s %d %d\n" % (key.hex(), info[b"quant-type"].decode(), r.execute_command("VDIM", key),
+                                         r.execute_command("VCARD", key)))
+            for label in sorted(r.execute_command("VRANDMEMBER", key, 100000)):
+                emb = r.execute_command("VEMB", key, label)
+                attr = r.execute_command("VGETATTR", key, label)
+                f.write("E %s %s %s %s\n" % (key.hex(), label.hex(), attr.hex() if attr else "-",
+                                               ",".join(repr(float(x)) for x in emb)))
+    with open(os.path.join(out, "redis88_vset.dumps"), "w") as f:
+        for key in sorted(r.keys("*")):
+            f.write("%s %s\n" % (key.hex(), r.dump(key).hex()))
     r.flushall()
     r.hset("hfe", mapping={"f": "v", "g": "w"}); r.execute_command("HEXPIRE", "hfe", 100000, "FIELDS", 1, "f")
     r.save()

@@ -16,7 +16,8 @@ std::string DumpPayload(const Entry& e, bool compress) {
   int type = Encoder::ObjectType(e);
   if (type < 0) return std::string();
   enc.Byte(static_cast<uint8_t>(type));
-  if (!enc.Object(e)) return std::string();
+  std::string error;
+  if (!enc.Object(e, &error)) return std::string();
   enc.Byte(kWriteVersion & 0xff);
   enc.Byte((kWriteVersion >> 8) & 0xff);
   enc.U64Le(Crc64(0, out.data(), out.size()));

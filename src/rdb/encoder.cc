@@ -1,9 +1,11 @@
 // Encoder: RDB bytes for lengths, strings and whole values, as Redis's rdbSave* writes
 // them. Values use the plain encodings every Redis since 2.x loads (Redis 7.0 and 8.x
-// included): STRING, LIST, SET, ZSET_2 (binary doubles), HASH.
+// included): STRING, LIST, SET, ZSET_2 (binary doubles), HASH; vector sets are Redis
+// 8's "vectorset" module values (vector_set_codec.cc).
 #include <liblzf/lzf.h>
 
 #include "rdb/format.h"
+#include "rdb/vector_set_codec.h"
 #include "engine/entry.h"
 #include "types/element.h"
 #include "types/hash_value.h"
@@ -106,11 +108,12 @@ int Encoder::ObjectType(const Entry& e) {
     case ValueType::kSet: return kTypeSet;
     case ValueType::kZSet: return kTypeZSet2;
     case ValueType::kHash: return kTypeHash;
+    case ValueType::kVectorSet: return kTypeModule2;
     default: return -1;
   }
 }
 
-bool Encoder::Object(const Entry& e) {
+bool Encoder::Object(const Entry& e, std::string* error) {
   switch (e.type()) {
     case ValueType::kString:
       String(e.str());
@@ -152,7 +155,10 @@ bool Encoder::Object(const Entry& e) {
       });
       return true;
     }
+    case ValueType::kVectorSet:
+      return WriteVectorSet(*this, e, error);
     default:
+      *error = std::string(TypeName(e.type())) + " values cannot be written to an RDB file";
       return false;
   }
 }

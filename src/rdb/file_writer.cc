@@ -81,6 +81,7 @@ Status FileWriter::WriteKey(const Entry& e, int64_t expire_ms, std::optional<uin
                                    " values cannot be written to an RDB file yet");
   }
   Encoder& enc = impl_->enc;
+  const size_t mark = impl_->buf.size();
   if (expire_ms >= 0) {
     enc.Byte(kOpExpireTimeMs);
     enc.U64Le(static_cast<uint64_t>(expire_ms));
@@ -94,7 +95,11 @@ Status FileWriter::WriteKey(const Entry& e, int64_t expire_ms, std::optional<uin
   }
   enc.Byte(static_cast<uint8_t>(type));
   enc.String(e.key());
-  enc.Object(e);
+  std::string error;
+  if (!enc.Object(e, &error)) {
+    impl_->buf.resize(mark);  // nothing of the key is written
+    return Status::InvalidArgument(error);
+  }
   return impl_->MaybeFlush();
 }
 

@@ -113,8 +113,10 @@ class Encoder {
   void U64Le(uint64_t v);
   // The object type byte of an entry (kTypeString, kTypeList, ...).
   static int ObjectType(const Entry& e);
-  // The object (no type byte). Vector sets are refused (returns false).
-  bool Object(const Entry& e);
+  // The object (no type byte). False, with `error` set, for a value that cannot be
+  // represented (some vector sets, see vector_set_codec.h); the output then holds a
+  // partial object the caller must drop.
+  bool Object(const Entry& e, std::string* error);
 
  private:
   std::string* out_;

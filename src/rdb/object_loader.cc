@@ -11,6 +11,7 @@
 
 #include "rdb/blobs.h"
 #include "rdb/format.h"
+#include "rdb/vector_set_codec.h"
 #include "types/hash_value.h"
 #include "types/list_value.h"
 #include "types/set_value.h"
@@ -122,6 +123,10 @@ Entry* ObjectLoader::Load(uint8_t type) {
     case kTypeModule2: {
       uint64_t id;
       if (!r_.Len(&id)) return nullptr;
+      if (type == kTypeModule2 && id == VectorSetModuleId()) {
+        Entry* e = LoadVectorSet(r_, key_, expire_block_, &empty_);
+        return e;
+      }
       r_.Fail("module type '" + ModuleNameFromId(id) + "' is not supported");
       return nullptr;
     }

@@ -5,10 +5,12 @@
 // What it reads: every encoding Redis 2.x..8.x writes up to kMaxReadVersion (plain
 // lists/sets/zsets/hashes, ziplists, zipmaps, intsets, listpacks, quicklist 1 and 2,
 // LZF and integer-encoded strings, binary and ASCII doubles, aux fields, RESIZEDB,
-// IDLE/FREQ, second and millisecond expiry, function libraries skipped). Module values
-// and stream values HotKV has no type for are refused with a clear error.
+// IDLE/FREQ, second and millisecond expiry, function libraries skipped), and Redis 8's
+// vector sets (the "vectorset" module type). Other module values, streams and hashes
+// with field expiry, which HotKV has no type for, are refused with a clear error.
 // What it writes: RDB version kWriteVersion (what Redis 7.0 loads) with plain
-// encodings Redis 7.0..8.x and redis-check-rdb accept.
+// encodings Redis 7.0..8.x and redis-check-rdb accept; vector sets in Redis 8's module
+// encoding (loadable by Redis 8 only).
 //
 //   std::string payload = rdb::DumpPayload(*entry, /*compress=*/true);   // DUMP
 //   Result<Entry*> e = rdb::LoadDumpPayload(payload, "key", limits);     // RESTORE
@@ -57,7 +59,8 @@ uint64_t Crc64(uint64_t crc, const void* data, size_t len);
 
 // The DUMP payload of a value: object type, object, 2-byte RDB version (little endian),
 // 8-byte CRC64 of everything before (little endian). An empty string for a value that
-// cannot be serialized yet (vector sets).
+// cannot be serialized (a vector set with a non-cosine metric or made by
+// VSIM.CREATEINDEX: Redis's format has no place for them).
 std::string DumpPayload(const Entry& e, bool compress);
 
 // Checks version and checksum of a DUMP payload (Redis's verifyDumpPayload): false means
@@ -91,7 +94,8 @@ class FileWriter {
   // SELECTDB + RESIZEDB for the keys of database `db` that follow.
   Status SelectDb(int db, uint64_t keys, uint64_t keys_with_ttl);
   // One key: [EXPIRETIME_MS] [IDLE|FREQ] type key value. expire_ms < 0: no TTL.
-  // A vector set is refused (an error Status, nothing written).
+  // A vector set Redis's format cannot hold (non-cosine metric, VSIM.CREATEINDEX) is
+  // refused: an error Status, nothing of the key written.
   // idle_seconds / lfu_freq are written only when given (Redis writes them when the
   // maxmemory policy is LRU / LFU).
   Status WriteKey(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},

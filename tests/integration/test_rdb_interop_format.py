@@ -172,3 +172,104 @@ def test_peer_dumps_and_save_load_in_hotkv(tmp_path, peer_binary):
     loaded = normalize(run_tool("load", str(tmp_path / "dump.rdb")))
     expected[(0, hx(b"str:ttl"))] = ("string", 4102444800000, expected[(0, hx(b"str:ttl"))][2])
     assert loaded == expected
+
+
+# ---- Vector sets (Redis 8's "vectorset" module values; Redis 7.0 has no vector sets) ----
+
+def redis8_binary():
+    path = PEERS["redis-8.8"]
+    if not os.path.exists(path):
+        pytest.skip("redis-8.8 not present")
+    return path
+
+
+def parse_vsets(text):
+    """K/E/D lines of hotkv-rdbtool -> ({key: (quant, dim, card)}, {(key, label): (attrs, vec)}, {key: payload})."""
+    sets, elems, dumps = {}, {}, {}
+    for line in text.splitlines():
+        parts = line.split()
+        if parts[0] == "K":
+            sets[bytes.fromhex(parts[1])] = (parts[2], int(parts[3]), int(parts[4]))
+        elif parts[0] == "E":
+            attrs = None if parts[3] == "-" else bytes.fromhex(parts[3])
+            elems[(bytes.fromhex(parts[1]), bytes.fromhex(parts[2]))] = (attrs, [float(x) for x in parts[4].split(",")])
+        elif parts[0] == "D":
+            dumps[bytes.fromhex(parts[1])] = bytes.fromhex(parts[2])
+    return sets, elems, dumps
+
+
+def check_peer_vsets(client, sets, elems):
+    for key, (quant, dim, card) in sets.items():
+        info = client.execute_command("VINFO", key)
+        info = dict(zip(info[::2], info[1::2]))
+        assert info[b"quant-type"].decode() == quant, key
+        assert client.execute_command("VDIM", key) == dim
+        assert client.execute_command("VCARD", key) == card
+    for (key, label), (attrs, vec) in elems.items():
+        got = [float(x) for x in client.execute_command("VEMB", key, label)]
+        if sets[key][0] == "bin":
+            assert [x > 0 for x in got] == [x > 0 for x in vec], (key, label)
+        else:
+            assert got == pytest.approx(vec, rel=1e-5, abs=1e-6), (key, label)
+        assert client.execute_command("VGETATTR", key, label) == attrs
+    # The graph Redis loaded answers searches: an element finds itself (or a twin with
+    # the same quantised direction) at similarity 1.
+    for key in sets:
+        labels = [label for (k, label) in elems if k == key][:10]
+        for label in labels:
+            hits = client.execute_command("VSIM", key, "ELE", label, "COUNT", 5, "EF", 200, "WITHSCORES")
+            scores = dict(zip(hits[::2], (float(x) for x in hits[1::2])))
+            assert label in scores and scores[label] == pytest.approx(1.0, abs=2e-3), (key, label, hits)
+
+
+def test_hotkv_vector_sets_load_and_restore_in_redis8(tmp_path):
+    binary = redis8_binary()
+    out = subprocess.run([TOOL, "sample-vset-file", str(tmp_path / "dump.rdb")], check=True,
+                         capture_output=True, text=True).stdout
+    sets, elems, dumps = parse_vsets(out)
+    assert len(sets) == 5 and len(dumps) == 5
+    peer = Peer(binary, tmp_path)
+    try:
+        assert peer.client.dbsize() == 5
+        check_peer_vsets(peer.client, sets, elems)
+        assert dict(zip(*[iter(peer.client.execute_command("VINFO", b"vs:reduce"))] * 2))[b"projection-input-dim"] == 12
+        peer.client.flushall()
+        for key, payload in dumps.items():
+            peer.client.restore(key, 0, payload)
+        check_peer_vsets(peer.client, sets, elems)
+    finally:
+        peer.stop()
+
+
+def test_redis8_vector_sets_load_in_hotkv(tmp_path):
+    """Redis 8.8's own vector sets (VADD of every quantisation) read back as VEMB shows them."""
+    binary = redis8_binary()
+    peer = Peer(binary, tmp_path)
+    try:
+        c = peer.client
+        for i in range(60):
+            v = [str((i * 7 + j * 3) % 11 - 5) for j in range(6)]
+            c.execute_command("VADD", "q8", "VALUES", 6, *v, "e%d" % i, "SETATTR", '{"i":%d}' % i)
+            c.execute_command("VADD", "f32", "VALUES", 6, *v, "e%d" % i, "NOQUANT")
+            c.execute_command("VADD", "bin", "VALUES", 6, *v, "e%d" % i, "BIN")
+        expected = {}
+        for key in (b"q8", b"f32", b"bin"):
+            for i in range(60):
+                label = b"e%d" % i
+                expected[(key, label)] = [float(x) for x in c.execute_command("VEMB", key, label)]
+        payload = c.dump("q8")
+        c.save()
+    finally:
+        peer.stop()
+    out = subprocess.run([TOOL, "load", str(tmp_path / "dump.rdb")], check=True, capture_output=True, text=True).stdout
+    sets, elems, _ = parse_vsets(out)
+    assert sets == {b"q8": ("int8", 6, 60), b"f32": ("f32", 6, 60), b"bin": ("bin", 6, 60)}
+    for (key, label), vec in expected.items():
+        attrs, got = elems[(key, label)]
+        if key == b"bin":
+            assert [x > 0 for x in got] == [x > 0 for x in vec]
+        else:
+            assert got == pytest.approx(vec, rel=1e-5, abs=1e-6), (key, label)
+        assert attrs == (('{"i":%s}' % label[1:].decode()).encode() if key == b"q8" else None)
+    out = subprocess.run([TOOL, "restore", "q8", payload.hex()], check=True, capture_output=True, text=True).stdout
+    assert parse_vsets(out)[0] == {b"q8": ("int8", 6, 60)}

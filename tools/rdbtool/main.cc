@@ -8,6 +8,10 @@
 //   hotkv-rdbtool load PATH                         print every key of an RDB file
 //   hotkv-rdbtool restore KEY HEX                   decode a DUMP payload, print the key
 //   hotkv-rdbtool bench PATH                        decode a file, print keys/s
+//   hotkv-rdbtool sample-vset-file PATH             write sample vector sets (Redis 8 only);
+//                                                   print "K key quant dim card", "E key
+//                                                   label attrs vector" and "D key payload"
+// Vector sets print as K/E lines (load, restore) instead of JSON.
 //
 // Content lines: {"db":0,"key":"<hex>","type":"list","expire_ms":-1,"value":...}; strings
 // and members are hex; sets and hashes sorted; zset scores are "%.17g" text.
@@ -19,10 +23,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/vector_set_value.h"
 #include "rdb/rdb.h"
+#include "vector/hnsw_index.h"
 #include "types/hash_value.h"
 #include "types/list_value.h"
 #include "types/set_value.h"
@@ -90,6 +98,8 @@ std::string KeyJson(int db, const Entry& e, int64_t expire_ms) {
          std::string(hotkv::TypeName(e.type())) + "\",\"expire_ms\":" + std::to_string(expire_ms) +
          ",\"value\":" + ValueJson(e) + "}";
 }
+
+void PrintVectorSet(const Entry& e);
 
 struct Sample {
   int db;
@@ -218,7 +228,11 @@ int SampleDumps(bool compress) {
 int Load(const char* path) {
   hotkv::rdb::LoadOptions opts;
   auto stats = hotkv::rdb::LoadFile(path, opts, [](hotkv::rdb::LoadedKey&& k) {
-    printf("%s\n", KeyJson(k.db, *k.entry, k.expire_ms).c_str());
+    if (k.entry->type() == ValueType::kVectorSet) {
+      PrintVectorSet(*k.entry);
+    } else {
+      printf("%s\n", KeyJson(k.db, *k.entry, k.expire_ms).c_str());
+    }
     Entry::Free(k.entry);
     return hotkv::Status();
   });
@@ -231,6 +245,102 @@ int Load(const char* path) {
 
 // Decodes a file into entries (freed at once) and prints keys/s: the format's share of
 // a load, for comparing with Redis's "DB loaded from disk" time.
+// Vector sets of every quantisation (and REDUCE, attributes), for Redis 8 interop.
+std::vector<Sample> MakeVectorSamples() {
+  std::vector<Sample> out;
+  uint32_t seed = 1;
+  auto rnd = [&seed] {  // deterministic, no <random> distribution differences
+    seed = seed * 1103515245u + 12345u;
+    return static_cast<float>((seed >> 8) % 20001) / 2500.0f - 4.0f;
+  };
+  auto make = [&](const std::string& key, hotkv::vector::Quantization q, uint32_t dim, int n,
+                  uint32_t reduce_from, uint32_t m) {
+    hotkv::vector::IndexOptions opts;
+    opts.dim = dim;
+    opts.quant = q;
+    opts.m = m;
+    auto index = hotkv::vector::HnswIndex::Create(opts);
+    hotkv::VectorSetFlags flags;
+    flags.projection_input_dim = reduce_from;
+    auto set = std::make_shared<hotkv::VectorSet>(std::move(*index), flags);
+    int64_t attrs = 0;
+    for (int i = 0; i < n; ++i) {
+      std::vector<float> v(reduce_from ? reduce_from : dim);
+      for (float& x : v) x = rnd();
+      if (reduce_from) v = set->Project(v);
+      std::string json = "{\"i\":" + std::to_string(i) + "}";
+      std::optional<std::string_view> a;
+      if (i % 4 == 0) {
+        a = json;
+        ++attrs;
+      }
+      (void)set->index().Add(key.substr(3) + std::to_string(i), v, a);
+    }
+    set->AddAttributeCount(attrs);
+    out.push_back({0, Entry::NewObject(key, ValueType::kVectorSet, new hotkv::VectorSetValue{set}, false), -1});
+  };
+  make("vs:q8", hotkv::vector::Quantization::kQ8, 8, 200, 0, 16);
+  make("vs:f32", hotkv::vector::Quantization::kFloat32, 5, 60, 0, 16);
+  make("vs:bin", hotkv::vector::Quantization::kBinary, 70, 60, 0, 16);
+  make("vs:reduce", hotkv::vector::Quantization::kQ8, 4, 30, 12, 16);
+  make("vs:m6", hotkv::vector::Quantization::kQ8, 3, 50, 0, 6);
+  return out;
+}
+
+// "K key quant dim card" and "E key label attributes vector" lines (hex but the vector).
+void PrintVectorSet(const Entry& e) {
+  const hotkv::VectorSet& set = *e.As<hotkv::VectorSetValue>()->set;
+  const char* quant = set.options().quant == hotkv::vector::Quantization::kQ8       ? "int8"
+                      : set.options().quant == hotkv::vector::Quantization::kBinary ? "bin"
+                                                                                    : "f32";
+  std::string key = Hex(e.key());
+  key = key.substr(1, key.size() - 2);
+  printf("K %s %s %u %zu\n", key.c_str(), quant, set.dim(), set.index().size());
+  std::vector<std::string> lines;
+  set.index().ForEachElement([&](const hotkv::vector::ElementView& v) {
+    std::string label = Hex(v.label), attrs = v.attributes.empty() ? "-" : Hex(v.attributes);
+    std::string line = "E " + key + " " + label.substr(1, label.size() - 2) + " " +
+                       (attrs == "-" ? attrs : attrs.substr(1, attrs.size() - 2)) + " ";
+    for (size_t j = 0; j < v.vector.size(); ++j) {
+      char buf[32];
+      snprintf(buf, sizeof(buf), "%s%.9g", j ? "," : "", v.vector[j]);
+      line += buf;
+    }
+    lines.push_back(line);
+  });
+  std::sort(lines.begin(), lines.end());
+  for (const auto& l : lines) printf("%s\n", l.c_str());
+}
+
+int VectorSampleFile(const char* path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    perror("open");
+    return 1;
+  }
+  std::vector<Sample> samples = MakeVectorSamples();
+  hotkv::rdb::FileWriter w(fd, {.compress = true, .checksum = true});
+  hotkv::Status st = w.Begin({{"redis-ver", "8.8.0"}});
+  if (st.ok()) st = w.SelectDb(0, samples.size(), 0);
+  for (const Sample& s : samples) {
+    if (st.ok()) st = w.WriteKey(*s.entry, -1);
+  }
+  if (st.ok()) st = w.Finish();
+  close(fd);
+  if (!st.ok()) {
+    fprintf(stderr, "%s\n", st.message().c_str());
+    return 1;
+  }
+  for (const Sample& s : samples) {
+    PrintVectorSet(*s.entry);
+    std::string p = hotkv::rdb::DumpPayload(*s.entry, true);
+    std::string k = Hex(s.entry->key()), ph = Hex(p);
+    printf("D %s %s\n", k.substr(1, k.size() - 2).c_str(), ph.substr(1, ph.size() - 2).c_str());
+    Entry::Free(s.entry);
+  }
+  return 0;
+}
+
 int Bench(const char* path) {
   auto start = std::chrono::steady_clock::now();
   auto stats = hotkv::rdb::LoadFile(path, {}, [](hotkv::rdb::LoadedKey&& k) {
@@ -261,7 +371,11 @@ int Restore(const char* key, const char* hex) {
     fprintf(stderr, "ERR Bad data format (%s)\n", e.status().message().c_str());
     return 1;
   }
-  printf("%s\n", KeyJson(0, **e, -1).c_str());
+  if ((*e)->type() == ValueType::kVectorSet) {
+    PrintVectorSet(**e);
+  } else {
+    printf("%s\n", KeyJson(0, **e, -1).c_str());
+  }
   Entry::Free(*e);
   return 0;
 }
@@ -274,10 +388,11 @@ int main(int argc, char** argv) {
   if (cmd == "sample-file" && argc >= 3) return SampleFile(argv[2], compress);
   if (cmd == "sample-dumps") return SampleDumps(compress);
   if (cmd == "load" && argc == 3) return Load(argv[2]);
+  if (cmd == "sample-vset-file" && argc == 3) return VectorSampleFile(argv[2]);
   if (cmd == "bench" && argc == 3) return Bench(argv[2]);
   if (cmd == "restore" && argc == 4) return Restore(argv[2], argv[3]);
   fprintf(stderr,
           "usage: hotkv-rdbtool sample-file PATH [--no-compress] | sample-dumps [--no-compress] |"
-          " load PATH | restore KEY HEX | bench PATH\n");
+          " load PATH | restore KEY HEX | bench PATH | sample-vset-file PATH\n");
   return 2;
 }

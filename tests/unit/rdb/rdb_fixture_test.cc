@@ -120,12 +120,6 @@ std::string LoadError(const std::string& file) {
   return st.ok() ? "ok" : st.status().message();
 }
 
-TEST(RdbFixtureRefused, VectorSetNamesTheModuleType) {
-  EXPECT_NE(LoadError("redis88_vset.rdb").find("module type 'vectorset' is not supported"),
-            std::string::npos)
-      << LoadError("redis88_vset.rdb");
-}
-
 TEST(RdbFixtureRefused, HashWithFieldExpiry) {
   EXPECT_NE(LoadError("redis88_hfe.rdb").find("hashes with field expiry are not supported yet"),
             std::string::npos)

@@ -1,5 +1,5 @@
 // Corrupt input never crashes or leaks: every fixture file and DUMP payload (from Redis
-// 7.0 and 8.8, and the hand-built legacy encodings) is loaded truncated at every length
+// 7.0 and 8.8 including vector sets, and the hand-built legacy encodings) is loaded truncated at every length
 // (densely sampled for files) and with thousands of seeded random bit flips and byte
 // overwrites; payloads get their CRC recomputed, files are loaded with checksum
 // verification off, so the decoder itself meets the garbage. A failed load must return
@@ -37,7 +37,7 @@ std::string Unhex(const std::string& hex) {
 
 std::vector<std::string> Payloads() {
   std::vector<std::string> out;
-  for (const char* tag : {"redis70", "redis88"}) {
+  for (const char* tag : {"redis70", "redis88", "redis88_vset"}) {
     std::ifstream in(Fixture(std::string(tag) + ".dumps"));
     for (std::string key, payload; in >> key >> payload;) out.push_back(Unhex(payload));
   }

@@ -169,23 +169,6 @@ TEST(RdbDump, LoadedCollectionsFollowTheEncodingLimits) {
   EXPECT_EQ(encoding(LoadDumpPayload(zp, "z", small, zsmall)), "skiplist");
 }
 
-TEST(RdbDump, VectorSetsAreRefused) {
-  // A vector-set entry without an index: only its type is looked at.
-  EntryPtr v(Entry::NewObject("v", ValueType::kVectorSet, nullptr, false));
-  EXPECT_EQ(DumpPayload(*v, true), "");
-  char tmpl[] = "/tmp/rdb_vset_XXXXXX";
-  int fd = mkstemp(tmpl);
-  FileWriter w(fd, {});
-  ASSERT_TRUE(w.Begin({}).ok());
-  const uint64_t before = w.bytes_written();
-  Status st = w.WriteKey(*v, -1);
-  EXPECT_FALSE(st.ok());
-  EXPECT_EQ(st.message(), "vectorset values cannot be written to an RDB file yet");
-  EXPECT_EQ(w.bytes_written(), before);
-  close(fd);
-  unlink(tmpl);
-}
-
 class TempFile {
  public:
   TempFile() {
