@@ -14,7 +14,7 @@ namespace hotkv {
 // rdbcompression: DUMP payloads compress strings longer than 20 bytes with LZF.
 bool DumpCompressionOn(CommandContext& ctx);
 // The error for a value rdb/ cannot serialize (DumpPayload returned nothing: vector sets
-// until the RDB library encodes them).
+// of a metric other than cosine, HotKV's VSIM.CREATEINDEX sets).
 std::string NotDumpableError(const Entry& e);
 // lazyfree-lazy-server-del: keys a command deletes implicitly (RESTORE REPLACE, MIGRATE)
 // are freed in the background when large.

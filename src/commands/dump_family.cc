@@ -33,7 +33,7 @@ bool DumpCompressionOn(CommandContext& ctx) {
 }
 
 std::string NotDumpableError(const Entry& e) {
-  return "ERR DUMP of " + std::string(TypeName(e.type())) + " values is not supported yet";
+  return "ERR DUMP is not supported for this " + std::string(TypeName(e.type())) + " value";
 }
 
 bool LazyServerDel(CommandContext& ctx) {
@@ -43,7 +43,8 @@ bool LazyServerDel(CommandContext& ctx) {
 namespace {
 
 // Redis 8.8's verifyDumpPayload: a version HotKV reads and either a CRC64 of 0 (a
-// payload written without a checksum: not checked) or the right one.
+// payload written without a checksum: not checked) or the right one. (rdb's
+// VerifyDumpPayload checks a CRC of 0 too, as Redis 7.0 did.)
 bool PayloadFooterOk(std::string_view payload) {
   constexpr size_t kFooter = 10;  // 2-byte RDB version, 8-byte CRC64
   if (payload.size() < kFooter) {

@@ -393,18 +393,22 @@ def test_a_restored_ttl_expires(rb):
 
 
 @pytest.mark.hotkv_only
-def test_a_vector_set_dumps_whole_or_is_refused(rb):
-    # Never an empty payload: either one that RESTOREs to the same set, or an error until
-    # the RDB library encodes vector sets.
-    rb.execute_command("VADD", "vs", "VALUES", 3, 1, 2, 3, "a")
-    try:
-        payload = rb.dump(b"vs")
-    except redis.ResponseError as e:
-        assert str(e) == "DUMP of vectorset values is not supported yet"
-        assert error_reply(rb, "MIGRATE", "127.0.0.1", 1, "vs", 0, 100) == \
-            "ERR DUMP of vectorset values is not supported yet"
-        assert rb.exists(b"vs") == 1
-        return
-    assert payload
-    assert rb.restore(b"vs2", 0, payload)
-    assert rb.execute_command("VEMB", "vs2", "a") == rb.execute_command("VEMB", "vs", "a")
+def test_a_vector_set_the_format_cannot_hold_is_refused(rb):
+    # Redis 8's vector-set encoding has no L2 metric: an error, never an empty payload.
+    assert rb.execute_command("VSIM.CREATEINDEX", "l2", "DIM", 3, "METRIC", "L2")
+    assert error_reply(rb, "DUMP", "l2") == "ERR DUMP is not supported for this vectorset value"
+    assert error_reply(rb, "MIGRATE", "127.0.0.1", 1, "l2", 0, 100) == \
+        "ERR DUMP is not supported for this vectorset value"
+    assert rb.exists(b"l2") == 1
+
+
+@pytest.mark.hotkv_only
+def test_a_vector_set_round_trips(rb):
+    for i in range(20):
+        rb.execute_command("VADD", "vs", "VALUES", 2, i, 20 - i, f"e{i}", "SETATTR", f'{{"i":{i}}}')
+    assert rb.restore(b"vs2", 0, rb.dump(b"vs"))
+    got, want = vector_set_view(rb, "vs2"), vector_set_view(rb, "vs")
+    assert got.keys() == want.keys() and len(got) == 20
+    for e, (vec, attrs) in want.items():
+        assert got[e][1] == attrs
+        assert got[e][0] == pytest.approx(vec, rel=1e-5, abs=1e-5)
