@@ -38,6 +38,10 @@ NOTES = {
     "command|list": "FILTERBY MODULE matches nothing: vector sets are built in, where Redis 8 "
                     "has them in its vectorset module",
     "auth": "the default user only (requirepass); no ACL users",
+    "migrate": "connections to targets are cached per worker thread (an idle one is closed at "
+               "that worker's next MIGRATE after 10 s, not by a timer); RESTORE-ASKING is never "
+               "sent (no cluster mode yet); a key changed by another client while MIGRATE "
+               "talked to the target is not deleted (see docs/persistence.md)",
     "hello": "AUTH with the default user only",
     "vadd": "M up to 255; CAS runs the insert at once (never under a keyspace lock); non-finite components refused; see docs/vector.md",
     "vsim": "NOTHREAD changes nothing (searches never hold a keyspace lock)",
@@ -72,11 +76,11 @@ INFO_GAPS = [
      "`expired_stale_perc` (not estimated); `total_eviction_exceeded_time`, "
      "`current_eviction_exceeded_time` (time over maxmemory is not measured); "
      "`evicted_clients`, `evicted_scripts`, `latest_fork_usec`, "
-     "`total_forks`, `migrate_cached_sockets`, `active_defrag_*`, `total_active_defrag_time`, "
+     "`total_forks`, `active_defrag_*`, `total_active_defrag_time`, "
      "`current_active_defrag_time`, `tracking_total_*`, `unexpected_error_replies`, "
      "`dump_payload_sanitizations`, `io_threaded_*`, `acl_access_denied_*` (features HotKV "
-     "does not have: client eviction, scripting, fork, MIGRATE, defragmentation, client "
-     "tracking, RESTORE, I/O threads, ACL)."),
+     "does not have: client eviction, scripting, fork, defragmentation, client tracking, "
+     "deep sanitization as a separate step (RESTORE always validates), I/O threads, ACL)."),
     ("Replication", "`repl_backlog_size`, `repl_backlog_first_byte_offset`, "
      "`repl_backlog_histlen` (no replication backlog)."),
     ("CPU", "`used_cpu_sys_main_thread`, `used_cpu_user_main_thread` (commands run on every "
@@ -102,7 +106,7 @@ OTHER_ISSUES = [
      "`HPEXPIRETIME`, `HTTL`, `HPTTL`, `HPERSIST`, `HGETEX`, `HSETEX`"),
     ("strings", "`SET` options `IFEQ`/`IFNE`/`IFDEQ`/`IFDNE`, `DIGEST`, `DELEX`, `MSETEX`"),
     ("keys", "`SORT`, `SORT_RO`"),
-    ("persistence", "`DUMP`, `RESTORE`, `MIGRATE` (RDB payloads), `BGREWRITEAOF`"),
+    ("persistence", "`BGREWRITEAOF`"),
     ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), HyperLogLog "
      "(`PF*`), geo (`GEO*`)"),
 ]

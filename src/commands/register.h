@@ -29,6 +29,7 @@ void RegisterHashCommands(CommandTable& t);
 void RegisterSetCommands(CommandTable& t);
 void RegisterVectorSetCommands(CommandTable& t);  // Redis 8: VADD, VSIM, ...
 void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ...
+void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKING, MIGRATE
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -51,6 +52,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterSetCommands(t);
   RegisterVectorSetCommands(t);
   RegisterVsimCommands(t);
+  RegisterDumpCommands(t);
 }
 
 }  // namespace hotkv

@@ -15,6 +15,7 @@
 #include <map>
 #include <thread>
 
+#include "commands/dump_common.h"
 #include "commands/helpers.h"
 #include "common/clock.h"
 #include "common/page_prefault.h"
@@ -204,6 +205,7 @@ std::string StatsSection(Server& s) {
   AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
   AddField(o, "pubsub_patterns", s.pubsub().NumPat());
   AddField(o, "pubsubshard_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kShard)));
+  AddField(o, "migrate_cached_sockets", MigrateCachedSockets());
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
   AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));

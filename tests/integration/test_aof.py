@@ -631,3 +631,24 @@ def test_vector_sets_through_rewrite_with_inserts_running(tmp_path):
     assert r.execute_command("VCARD", "vs") == added[0]
     assert r.execute_command("VEMB", "vs", "e1") == emb
     srv.stop()
+
+
+def test_migrate_is_recorded_as_the_deletes_it_did(tmp_path):
+    dst_dir = tmp_path / "dst"
+    dst_dir.mkdir()
+    dst = start(dst_dir)
+    srv = start(tmp_path, "--appendonly", "yes", "--appendfsync", "always")
+    r = srv.client()
+    r.set("moved", "1")
+    r.set("copied", "2")
+    r.set("stays", "3")
+    assert r.migrate("127.0.0.1", dst.port, "moved", 0, 5000)
+    assert r.migrate("127.0.0.1", dst.port, "copied", 0, 5000, copy=True)
+    srv.stop()
+    dst.stop()  # a replayed MIGRATE would find no server: the load must not need one
+    with open(os.path.join(aof_dir(tmp_path), "appendonly.aof.1.incr.aof"), "rb") as f:
+        data = f.read()
+    assert b"MIGRATE" not in data.upper() and b"$3\r\nDEL\r\n$5\r\nmoved\r\n" in data
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert srv.client().mget("moved", "copied", "stays") == [None, "2", "3"]
+    srv.stop()

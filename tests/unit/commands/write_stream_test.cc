@@ -218,6 +218,27 @@ TEST_F(WriteStreamTest, BlockingPopsWithDataAndMpops) {
                          "ZADD z 1 a 2 b", "ZPOPMAX z", "ZPOPMIN z 3"}));
 }
 
+TEST_F(WriteStreamTest, RestoreWithRelativeTtlBecomesAbsttl) {
+  Run({"SET", "src", "value"});
+  const std::string dump = Run({"DUMP", "src"});
+  ASSERT_EQ(dump[0], '$');
+  const size_t eol = dump.find("\r\n");
+  const std::string payload = dump.substr(eol + 2, std::stoul(dump.substr(1, eol - 1)));
+  RefreshCachedClock();
+  const int64_t now = CachedNowMs();
+  EXPECT_EQ(Run({"RESTORE", "a", "100000", payload}), "+OK\r\n");
+  EXPECT_EQ(Run({"RESTORE", "b", "0", payload}), "+OK\r\n");
+  EXPECT_EQ(Run({"RESTORE", "a", "-5", payload, "REPLACE"}).substr(0, 4), "-ERR");
+  std::vector<std::string> got = Stream();
+  ASSERT_EQ(got.size(), 4u);
+  const std::string prefix = "RESTORE a ";
+  ASSERT_EQ(got[2].substr(0, prefix.size()), prefix);
+  const int64_t at = std::stoll(got[2].substr(prefix.size()));
+  EXPECT_TRUE(at >= now + 100000 && at <= now + 160000) << at;
+  EXPECT_EQ(got[2].substr(got[2].size() - 7), " ABSTTL");
+  EXPECT_EQ(got[3], "RESTORE b 0 " + payload);
+}
+
 TEST_F(WriteStreamTest, FlushAndSwapDb) {
   Run({"SET", "a", "1"});
   Run({"SELECT", "2"});
