@@ -18,11 +18,12 @@ import redis
 # Notes on commands whose support is partial or differs from Redis on purpose.
 NOTES = {
     "wait": "no replication: waits for its timeout and counts 0 replicas, as a Redis master without replicas",
-    "waitaof": "no AOF, no replication: [0, 0] as a Redis master without replicas; numlocal 1 refused as with appendonly off",
+    "waitaof": "with appendonly yes the local AOF counts once this client's writes are fsynced; no replication: replicas always 0",
+    "bgrewriteaof": "refused while appendonly is off (Redis writes a one-off AOF then); see docs/persistence.md",
     "increx": "a BYFLOAT result that looks like an integer reports OBJECT ENCODING int, not embstr (as INCRBYFLOAT)",
     "incrbyfloat": "a result that looks like an integer reports OBJECT ENCODING int, not embstr",
     "save": "writes dump.rdb in the calling worker with every shard locked (every client waits, as Redis's SAVE blocks the server); see docs/persistence.md",
-    "bgsave": "SCHEDULE has no other child process (AOF rewrite) to wait for; inside MULTI/EXEC the BGSAVE is scheduled, as in Redis",
+    "bgsave": "SCHEDULE does not wait for an AOF rewrite child (both may run at once); inside MULTI/EXEC the BGSAVE is scheduled, as in Redis",
     "shutdown": "NOW and FORCE are accepted (no replicas to wait for); no shutdown is ever in progress for ABORT",
     "debug": "only DEBUG RELOAD (no options) and DEBUG SLEEP",
     "object|freq": "needs an LFU maxmemory-policy, as in Redis",
@@ -106,7 +107,6 @@ OTHER_ISSUES = [
      "`HPEXPIRETIME`, `HTTL`, `HPTTL`, `HPERSIST`, `HGETEX`, `HSETEX`"),
     ("strings", "`SET` options `IFEQ`/`IFNE`/`IFDEQ`/`IFDNE`, `DIGEST`, `DELEX`, `MSETEX`"),
     ("keys", "`SORT`, `SORT_RO`"),
-    ("persistence", "`BGREWRITEAOF`"),
     ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), HyperLogLog "
      "(`PF*`), geo (`GEO*`)"),
 ]

@@ -103,7 +103,7 @@ void RegisterWaitCommands(CommandTable& t) {
          .handler = WaitAofCommand,
          .doc = {"generic", "7.2.0", "O(1)",
                  "Waits for the connection's writes to reach the append-only file locally and "
-                 "on replicas (HotKV has neither: both counts are 0).",
+                 "on replicas (HotKV has no replicas: that count is 0).",
                  "numlocal:integer numreplicas:integer timeout:integer"},
          .tips = {"request_policy:all_shards", "response_policy:agg_min"}});
 }
