@@ -19,11 +19,9 @@ import redis
 NOTES = {
     "wait": "no replication: waits for its timeout and counts 0 replicas, as a Redis master without replicas",
     "waitaof": "with appendonly yes the local AOF counts once this client's writes are fsynced; no replication: replicas always 0",
-    "bgrewriteaof": "refused while appendonly is off (Redis writes a one-off AOF then); see docs/persistence.md",
     "increx": "a BYFLOAT result that looks like an integer reports OBJECT ENCODING int, not embstr (as INCRBYFLOAT)",
     "incrbyfloat": "a result that looks like an integer reports OBJECT ENCODING int, not embstr",
     "save": "writes dump.rdb in the calling worker with every shard locked (every client waits, as Redis's SAVE blocks the server); see docs/persistence.md",
-    "bgsave": "SCHEDULE does not wait for an AOF rewrite child (both may run at once); inside MULTI/EXEC the BGSAVE is scheduled, as in Redis",
     "shutdown": "NOW and FORCE are accepted (no replicas to wait for); no shutdown is ever in progress for ABORT",
     "debug": "only DEBUG RELOAD (no options) and DEBUG SLEEP",
     "object|freq": "needs an LFU maxmemory-policy, as in Redis",
@@ -76,11 +74,10 @@ INFO_GAPS = [
      "sampled); `expired_subkeys`, `expired_subkeys_active` (no hash-field expiry); "
      "`expired_stale_perc` (not estimated); `total_eviction_exceeded_time`, "
      "`current_eviction_exceeded_time` (time over maxmemory is not measured); "
-     "`evicted_clients`, `evicted_scripts`, `latest_fork_usec`, "
-     "`total_forks`, `active_defrag_*`, `total_active_defrag_time`, "
+     "`evicted_clients`, `evicted_scripts`, `active_defrag_*`, `total_active_defrag_time`, "
      "`current_active_defrag_time`, `tracking_total_*`, `unexpected_error_replies`, "
      "`dump_payload_sanitizations`, `io_threaded_*`, `acl_access_denied_*` (features HotKV "
-     "does not have: client eviction, scripting, fork, defragmentation, client tracking, "
+     "does not have: client eviction, scripting, defragmentation, client tracking, "
      "deep sanitization as a separate step (RESTORE always validates), I/O threads, ACL)."),
     ("Replication", "`repl_backlog_size`, `repl_backlog_first_byte_offset`, "
      "`repl_backlog_histlen` (no replication backlog)."),

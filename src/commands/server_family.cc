@@ -205,6 +205,8 @@ std::string StatsSection(Server& s) {
   AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
   AddField(o, "pubsub_patterns", s.pubsub().NumPat());
   AddField(o, "pubsubshard_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kShard)));
+  AddField(o, "latest_fork_usec", s.latest_fork_usec());
+  AddField(o, "total_forks", s.total_forks());
   AddField(o, "migrate_cached_sockets", MigrateCachedSockets());
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));

@@ -2,8 +2,8 @@
 //
 // BGREWRITEAOF starts a rewrite in the background (persistence/aof_writer.cc: a new RDB
 // base of the current data and a fresh incremental file, the manifest swapped atomically)
-// and answers at once, as Redis. Errors: one already running, or appendonly off (Redis
-// writes a one-off AOF then; HotKV refuses, see docs/persistence.md).
+// and answers at once, as Redis: "scheduled" while a BGSAVE child runs (one child at a
+// time). With appendonly off it writes a one-off base, as Redis. Error: one already running.
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "server/server.h"
@@ -17,10 +17,12 @@ void BgRewriteAofCommand(CommandContext& ctx) {
   if (aof == nullptr) {
     return ctx.rb().Error("ERR BGREWRITEAOF needs appendonly yes in HotKV");
   }
-  if (Status st = aof->Rewrite(); !st.ok()) {
+  bool scheduled = false;
+  if (Status st = aof->Rewrite(&scheduled); !st.ok()) {
     return ctx.rb().Error(st.message());
   }
-  ctx.rb().SimpleString("Background append only file rewriting started");
+  ctx.rb().SimpleString(scheduled ? "Background append only file rewriting scheduled"
+                                  : "Background append only file rewriting started");
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "persistence/aof_loader.h"
 #include "rdb/rdb.h"
 #include "server/dispatcher.h"
+#include "server/persistence_hooks.h"
 #include "server/server.h"
 
 namespace hotkv::persistence {
@@ -62,6 +63,7 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
   if (off < unwritten_.size()) {
     const int err = errno;
     unwritten_.erase(0, off);
+    SetWriteError(err != 0 ? err : ENOSPC);  // a short write with no errno: as Redis
     if (last_write_ok_.exchange(false)) {
       fprintf(stderr, "# Error writing to the AOF file: %s (retrying; %zu bytes kept)\n",
               strerror(err), unwritten_.size());
@@ -78,6 +80,7 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
   unwritten_.clear();
   if (!last_write_ok_.load(std::memory_order_relaxed)) {
     last_write_ok_.store(true);
+    SetWriteError(0);
     fprintf(stderr, "# AOF write error looks solved, HotKV can write again.\n");
   }
   // no-appendfsync-on-rewrite yes: no fsync while a rewrite child writes (the next fsync
@@ -90,6 +93,12 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
     }
   }
   return complete;
+}
+
+void Aof::SetWriteError(int err) {
+  last_write_errno_.store(err);
+  // Writes (and PING) get -MISCONF while it is raised (Snapshotter::RejectCommand).
+  server_.SetGate(PersistenceHooks::kGateAofWriteError, err != 0);
 }
 
 void Aof::WaitDurable(uint64_t seq) {

@@ -55,7 +55,8 @@ class Aof : public AofService {
   void WaitDurable(uint64_t seq) override;
   bool IsDurable(uint64_t seq) const override;
   void NotifyWhenDurable(uint64_t seq, std::function<void()> done) override;
-  Status Rewrite() override;
+  Status Rewrite(bool* scheduled) override;
+  int write_errno() const override { return last_write_errno_.load(); }
   bool enabled() const override { return enabled_.load(std::memory_order_acquire); }
   std::string InfoFields() override;
 
@@ -66,11 +67,16 @@ class Aof : public AofService {
   // ctl_mu_ held: a new base and incr file. Every shard is locked for the switch to the
   // new incr file and the fork; the child writes the base while the workers serve; then
   // the manifest is swapped. `fresh`: no AOF yet (records so far are dropped: the base
-  // holds them), else a rewrite (they go to the old incr file).
-  Status NewBase(bool fresh);
+  // holds them), else a rewrite (they go to the old incr file). `base_only`: BGREWRITEAOF
+  // with appendonly off: a base and a manifest naming only it, no incr file (as Redis).
+  // Forks only once no other child runs (Server::TryClaimChild, waiting for a BGSAVE).
+  Status NewBase(bool fresh, bool base_only = false);
+  // Records a failed (err != 0) or successful AOF write: INFO, the MISCONF gate.
+  void SetWriteError(int err);
   struct BaseOptions {
     bool compress;
     bool checksum;
+    int64_t key_delay_us;  // rdb-key-save-delay (a testing aid, as Redis's rewrite child)
   };
   // Writes the RDB base; runs in the forked child (touches no lock, no config).
   Status WriteRdbBase(const std::string& path, const BaseOptions& opts);
@@ -116,7 +122,11 @@ class Aof : public AofService {
   std::atomic<int64_t> current_size_{0};  // total size of base + incr files now
   std::atomic<bool> last_write_ok_{true};
   std::atomic<bool> last_rewrite_ok_{true};
-  std::atomic<bool> rewrite_in_progress_{false};
+  std::atomic<bool> rewrite_in_progress_{false};  // its child is running
+  std::atomic<bool> rewrite_job_{false};          // a rewriter thread is waiting or running
+  std::atomic<bool> rewrite_scheduled_{false};    // waiting for a BGSAVE child to end
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> last_write_errno_{0};
   std::atomic<int64_t> rewrites_{0};
   std::atomic<int64_t> rewrite_failures_{0};
   std::atomic<int64_t> last_rewrite_sec_{-1};

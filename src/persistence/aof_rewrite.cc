@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -100,6 +101,9 @@ Status Aof::WriteRdbBase(const std::string& path, const BaseOptions& opts) {
         }
         const int64_t exp = e->has_ttl() ? e->expire_ms() : -1;
         st = w.WriteKey(*e, exp);
+        if (opts.key_delay_us > 0) {
+          usleep(static_cast<useconds_t>(opts.key_delay_us));
+        }
       });
     }
   }
@@ -113,7 +117,7 @@ Status Aof::WriteRdbBase(const std::string& path, const BaseOptions& opts) {
   return st;
 }
 
-Status Aof::NewBase(bool fresh) {
+Status Aof::NewBase(bool fresh, bool base_only) {
   WriteStream& ws = server_.write_stream();
   Keyspace& ks = server_.keyspace();
   const int64_t base_seq = manifest_.cur_base_seq + 1;
@@ -123,11 +127,13 @@ Status Aof::NewBase(bool fresh) {
   const std::string base_name = AofManifest::BaseName(prefix_, base_seq, rdb_base);
   const std::string incr_name = AofManifest::IncrName(prefix_, incr_seq);
   const std::string incr_path = dir_ + "/" + incr_name;
-  int new_fd = open(incr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (new_fd < 0) {
+  int new_fd = base_only ? -1
+                         : open(incr_path.c_str(),
+                                O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (new_fd < 0 && !base_only) {
     return Status::IoError("Can't open the append-only file " + incr_path + ": " + strerror(errno));
   }
-  if (!fresh) {
+  if (!fresh && !base_only) {
     // A rewrite: the manifest names the new incr file before anything goes into it, so a
     // crash at any point leaves a manifest that covers every write (Redis does the same).
     AofManifest mid = manifest_;
@@ -142,10 +148,29 @@ Status Aof::NewBase(bool fresh) {
   // gets is consistent and every record committed so far predates it. Those go to the old
   // incr file (a rewrite) or are dropped (a fresh AOF: the base holds them); every later
   // one goes to the new incr file.
-  const BaseOptions opts{server_.config().GetString("rdbcompression") != "no",
-                         server_.config().GetString("rdbchecksum") != "no"};
+  const BaseOptions opts{
+      server_.config().GetString("rdbcompression") != "no",
+      server_.config().GetString("rdbchecksum") != "no",
+      std::max<int64_t>(0, std::stoll(server_.config().GetString("rdb-key-save-delay")))};
   const std::string tmp =
       dir_ + "/temp-rewriteaof-bg-" + std::to_string(getpid()) + (rdb_base ? ".rdb" : ".aof");
+  // One child at a time (as Redis): a running BGSAVE child is waited for. The slot may
+  // be ours already (the rewriter thread claims it first; AOF work is under ctl_mu_).
+  while (server_.active_child() != Server::ChildKind::kAof &&
+         !server_.TryClaimChild(Server::ChildKind::kAof)) {
+    if (stopping_.load()) {
+      if (new_fd >= 0) {
+        close(new_fd);
+      }
+      return Status::IoError("AOF rewrite: the server is shutting down");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  struct SlotGuard {
+    Server& s;
+    ~SlotGuard() { s.ReleaseChild(Server::ChildKind::kAof); }
+  } slot{server_};
+  rewrite_scheduled_.store(false);
   const int64_t now_ms = WallClockMs();
   const int64_t t0 = MonotonicNs();
   ks.LockAll();
@@ -155,12 +180,14 @@ Status Aof::NewBase(bool fresh) {
   while (g_vector_writes_outside_lock.load(std::memory_order_acquire) > 0) {
     if (MonotonicUs() > vector_deadline) {
       ks.UnlockAll();
-      close(new_fd);
+      if (new_fd >= 0) {
+        close(new_fd);
+      }
       return Status::IoError("AOF rewrite: vector writes did not finish within 10 s");
     }
     std::this_thread::yield();
   }
-  {
+  if (!base_only) {
     std::lock_guard<std::mutex> io(io_mu_);
     // Everything drained from here on is after the barrier; what came before is in the
     // base, so what a failed write left behind may go too.
@@ -180,6 +207,7 @@ Status Aof::NewBase(bool fresh) {
     cur_db_ = -1;
     last_ts_ = 0;
   }
+  const int64_t t_fork = MonotonicNs();
   const pid_t pid = fork();
   if (pid == 0) {
     // The child: a copy-on-write image of every shard. No lock, no stdio, no config.
@@ -189,8 +217,12 @@ Status Aof::NewBase(bool fresh) {
     _exit(st.ok() ? 0 : 1);
   }
   const int fork_errno = errno;
+  const int64_t fork_us = (MonotonicNs() - t_fork) / 1000;
   ks.UnlockAll();
   last_fork_us_.store((MonotonicNs() - t0) / 1000);
+  if (pid >= 0) {
+    server_.RecordFork(fork_us);
+  }
   if (pid < 0) {
     return Status::IoError(std::string("Can't rewrite append only file in background: fork: ") +
                            strerror(fork_errno));
@@ -224,6 +256,13 @@ Status Aof::NewBase(bool fresh) {
   next.cur_incr_seq = incr_seq;
   next.base = {base_name, base_seq, 'b'};
   next.incrs = {{incr_name, incr_seq, 'i'}};
+  if (base_only) {
+    for (const AofFileInfo& f : manifest_.incrs) {
+      next.history.push_back({f.name, f.seq, 'h'});
+    }
+    next.incrs.clear();
+    next.cur_incr_seq = manifest_.cur_incr_seq;
+  }
   return InstallManifest(next);
 }
 
@@ -250,7 +289,7 @@ Status Aof::InstallManifest(const AofManifest& next) {
 
 void Aof::MaybeAutoRewrite() {
   const int64_t now = WallClockMs();
-  if (now < next_auto_check_ms_ || rewrite_in_progress_.load()) {
+  if (now < next_auto_check_ms_ || rewrite_job_.load()) {
     return;
   }
   next_auto_check_ms_ = now + 100;  // the config is read ten times a second, not per round
@@ -273,7 +312,11 @@ void Aof::MaybeAutoRewrite() {
   const int64_t min_size = std::stoll(c.GetString("auto-aof-rewrite-min-size"));
   const int64_t cur = current_size_.load();
   const int64_t base = std::max<int64_t>(1, base_size_.load());
-  if (cur >= min_size && (cur - base) * 100 / base >= pct && Rewrite().ok()) {
+  bool scheduled = false;
+  if (server_.active_child() != Server::ChildKind::kNone) {
+    return;  // as Redis's cron: no automatic rewrite while a child (BGSAVE) runs
+  }
+  if (cur >= min_size && (cur - base) * 100 / base >= pct && Rewrite(&scheduled).ok()) {
     // On the rewriter thread: this one goes on writing the stream meanwhile.
     fprintf(stdout, "Starting automatic rewriting of AOF on %lld%% growth\n",
             static_cast<long long>(pct));
@@ -281,14 +324,20 @@ void Aof::MaybeAutoRewrite() {
   }
 }
 
-Status Aof::Rewrite() {
-  if (!enabled()) {
-    // Redis writes a fresh AOF even when appendonly is off; HotKV needs it on.
-    return Status::FailedPrecondition("ERR BGREWRITEAOF needs appendonly yes in HotKV");
-  }
-  if (rewrite_in_progress_.exchange(true)) {
+Status Aof::Rewrite(bool* scheduled) {
+  *scheduled = false;
+  if (rewrite_in_progress_.load()) {
     return Status::FailedPrecondition(
         "ERR Background append only file rewriting already in progress");
+  }
+  if (rewrite_job_.exchange(true)) {
+    *scheduled = true;  // a rewrite is already waiting for the BGSAVE child
+    return Status::Ok();
+  }
+  if (server_.active_child() != Server::ChildKind::kNone) {
+    // One child at a time, as Redis: it starts once the BGSAVE child is done.
+    rewrite_scheduled_.store(true);
+    *scheduled = true;
   }
   rewrite_start_ms_.store(WallClockMs());
   std::lock_guard<std::mutex> g(rewriter_mu_);
@@ -296,12 +345,21 @@ Status Aof::Rewrite() {
     rewriter_.join();
   }
   rewriter_ = std::thread([this] {
-    std::lock_guard<std::mutex> c(ctl_mu_);
-    if (!enabled()) {
-      rewrite_in_progress_.store(false);
-      return;
+    // Wait for a BGSAVE child outside ctl_mu_ (CONFIG SET goes on meanwhile), then hold
+    // the child slot from here on, so that no BGSAVE starts before this fork.
+    while (!server_.TryClaimChild(Server::ChildKind::kAof) && !stopping_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    (void)RewriteLocked();
+    if (!stopping_.load()) {
+      rewrite_in_progress_.store(true);
+      rewrite_scheduled_.store(false);
+      std::lock_guard<std::mutex> c(ctl_mu_);
+      (void)RewriteLocked();
+    }
+    server_.ReleaseChild(Server::ChildKind::kAof);
+    rewrite_scheduled_.store(false);
+    rewrite_in_progress_.store(false);
+    rewrite_job_.store(false);
   });
   return Status::Ok();
 }
@@ -309,7 +367,26 @@ Status Aof::Rewrite() {
 Status Aof::RewriteLocked() {
   const int64_t t0 = WallClockMs();
   rewrite_start_ms_.store(t0);
-  Status st = NewBase(/*fresh=*/false);
+  Status st;
+  if (enabled()) {
+    st = NewBase(/*fresh=*/false);
+  } else {
+    // appendonly off: a one-off base in the AOF directory, as Redis's BGREWRITEAOF.
+    ReadConfig();
+    const std::string manifest_path = dir_ + "/" + AofManifest::ManifestName(prefix_);
+    if (mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST) {
+      st = Status::IoError("Can't open or create append-only dir " + dir_ + ": " +
+                           strerror(errno));
+    } else if (Result<std::string> text = ReadWholeFile(manifest_path); text.ok()) {
+      Result<AofManifest> m = AofManifest::Parse(text.value(), manifest_path);
+      if (m.ok()) {
+        manifest_ = std::move(m).value();
+      }
+    }
+    if (st.ok()) {
+      st = NewBase(/*fresh=*/true, /*base_only=*/true);
+    }
+  }
   last_rewrite_sec_.store((WallClockMs() - t0) / 1000);
   last_rewrite_end_ms_.store(WallClockMs());
   if (st.ok()) {

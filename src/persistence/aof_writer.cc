@@ -137,6 +137,7 @@ void Aof::Disable() {
     return;
   }
   server_.set_aof_sync_always(false);
+  SetWriteError(0);  // as Redis: an AOF that is off refuses nothing
   {
     std::lock_guard<std::mutex> b(bg_mu_);
     bg_stop_ = true;
@@ -158,6 +159,7 @@ void Aof::Disable() {
 }
 
 void Aof::Stop() {
+  stopping_.store(true);
   {
     std::lock_guard<std::mutex> r(rewriter_mu_);
     if (rewriter_.joinable()) {
@@ -230,7 +232,7 @@ std::string Aof::InfoFields() {
   const bool on = enabled();
   num("aof_enabled", on ? 1 : 0);
   num("aof_rewrite_in_progress", rewrite_in_progress_.load() ? 1 : 0);
-  num("aof_rewrite_scheduled", 0);
+  num("aof_rewrite_scheduled", rewrite_scheduled_.load() ? 1 : 0);
   num("aof_last_rewrite_time_sec", last_rewrite_sec_.load());
   num("aof_current_rewrite_time_sec",
       rewrite_in_progress_.load() ? (WallClockMs() - rewrite_start_ms_.load()) / 1000 : -1);

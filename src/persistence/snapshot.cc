@@ -185,6 +185,14 @@ std::optional<std::string> Snapshotter::RejectCommand(const CommandSpec* cmd, bo
       return std::string(kMisconf);
     }
   }
+  if (gate & kGateAofWriteError) {
+    // Redis's DISK_ERROR_TYPE_AOF: a failed AOF write refuses writes (and PING) until a
+    // write succeeds again, whatever stop-writes-on-bgsave-error says.
+    const int err = server_->aof() != nullptr ? server_->aof()->write_errno() : 0;
+    if (err != 0 && (cmd->is(kCmdWrite) || in_multi_write || cmd->full_name == "ping")) {
+      return std::string("MISCONF Errors writing to the AOF file: ") + strerror(err);
+    }
+  }
   return std::nullopt;
 }
 
@@ -297,7 +305,14 @@ Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
     cv_.notify_all();
     return BgsaveReply::kScheduled;
   }
-  (void)schedule;  // no other kind of child (AOF rewrite) exists to wait for
+  if (server_->active_child() == Server::ChildKind::kAof) {
+    // One child at a time, as Redis: SCHEDULE starts it once the rewrite is done.
+    if (!schedule) {
+      return BgsaveReply::kOtherChild;
+    }
+    bgsave_scheduled_ = true;
+    return BgsaveReply::kScheduled;
+  }
   const uint64_t gen = ++bgsave_request_gen_;
   bgsave_requests_++;
   cv_.notify_all();
@@ -313,6 +328,9 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
   const rdb::WriteOptions opts = WriteOpts();
   const AccessStamp access = Access("rdb-key-save-delay");
   Keyspace& ks = server_->keyspace();
+  if (!server_->TryClaimChild(Server::ChildKind::kRdb)) {
+    return Status::FailedPrecondition("Another child process is active");
+  }
   forking_ = true;
   last_try_s_ = NowS();
   lk.unlock();
@@ -325,6 +343,7 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
   const uint64_t dirty = server_->dirty();
   const pid_t parent = getpid();
   pid_t pid = quiet ? fork() : -1;
+  const int64_t fork_us = MonotonicUs() - t_locked;
   if (pid == 0) {
     // The child: the shards are its own copy (their locks copied locked; nobody else runs
     // here). Never exit(): no atexit handlers or destructors of the parent's objects.
@@ -349,6 +368,7 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
   lk.lock();
   forking_ = false;
   if (pid < 0) {
+    server_->ReleaseChild(Server::ChildKind::kRdb);
     last_bgsave_ok_ = false;
     consecutive_failures_++;
     UpdateWriteGateLocked();
@@ -357,6 +377,7 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
     Log("# Can't save in background: " + why);
     return Status::IoError(why);
   }
+  server_->RecordFork(fork_us);
   child_ = pid;
   child_start_ms_ = WallClockMs();
   dirty_at_fork_ = dirty;
@@ -401,6 +422,7 @@ void Snapshotter::ReapLocked(bool block) {
   }
   child_ = -1;
   child_killed_ = false;
+  server_->ReleaseChild(Server::ChildKind::kRdb);
   UpdateWriteGateLocked();
 }
 
@@ -433,8 +455,8 @@ void Snapshotter::ThreadMain() {
       cv_.notify_all();
       continue;
     }
-    if (child_ > 0 || loading_) {
-      continue;
+    if (child_ > 0 || loading_ || server_->active_child() != Server::ChildKind::kNone) {
+      continue;  // one child at a time: scheduled saves and the rules wait their turn
     }
     const int64_t now_s = NowS();
     if (bgsave_scheduled_ && (last_bgsave_ok_ || now_s - last_try_s_ > kBgsaveRetryDelaySeconds)) {

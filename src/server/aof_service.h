@@ -40,8 +40,14 @@ class AofService {
   virtual bool IsDurable(uint64_t seq) const = 0;
   virtual void NotifyWhenDurable(uint64_t seq, std::function<void()> done) = 0;
   // BGREWRITEAOF: starts writing a new base from the current data and a fresh
-  // incremental file, in the background. Error texts are Redis's replies.
-  virtual Status Rewrite() = 0;
+  // incremental file, in the background (with appendonly off: a one-off base and a
+  // manifest naming only it, as Redis). `*scheduled` is set when another child (BGSAVE)
+  // runs: the rewrite starts once it is done. Error texts are Redis's replies.
+  virtual Status Rewrite(bool* scheduled) = 0;
+  // The errno of the last failed write to the AOF while it is on and that write has not
+  // yet succeeded on a retry (PersistenceHooks::kGateAofWriteError is raised meanwhile);
+  // 0 when the last write went well.
+  virtual int write_errno() const = 0;
   virtual bool enabled() const = 0;
   // INFO persistence: the aof_* lines (with CRLF), as Redis 8.8 prints them.
   virtual std::string InfoFields() = 0;

@@ -127,6 +127,8 @@ uint64_t Server::SumStat(std::atomic<uint64_t> WorkerStats::*field) {
 uint64_t Server::total_commands() { return SumStat(&WorkerStats::commands); }
 
 void Server::ResetStats() {
+  latest_fork_usec_.store(0, std::memory_order_relaxed);  // as Redis's resetServerStats
+  total_forks_.store(0, std::memory_order_relaxed);
   for (auto& w : workers_) {
     WorkerStats& s = w->stats();
     for (auto* f : {&s.commands, &s.connections, &s.rejected_connections, &s.net_input,
@@ -216,6 +218,7 @@ int Server::Run() {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);  // a file-size limit fails the write (EFBIG), as a full disk
 
   UpdateLruClock(WallClockMs());
   config_->OnChange("maxmemory-policy", [this] { UpdateLruClock(WallClockMs()); });

@@ -86,6 +86,25 @@ class Server {
       dispatch_gate_.fetch_and(~bit, std::memory_order_release);
     }
   }
+  // One fork child at a time, as Redis's hasActiveChildProcess: BGSAVE and the AOF
+  // rewrite claim the slot before their barrier and release it once the child is reaped.
+  enum class ChildKind : int { kNone = 0, kRdb = 1, kAof = 2 };
+  bool TryClaimChild(ChildKind k) {
+    int none = 0;
+    return active_child_.compare_exchange_strong(none, static_cast<int>(k));
+  }
+  void ReleaseChild(ChildKind k) {
+    int cur = static_cast<int>(k);
+    active_child_.compare_exchange_strong(cur, 0);
+  }
+  ChildKind active_child() const { return static_cast<ChildKind>(active_child_.load()); }
+  // INFO stats latest_fork_usec / total_forks: every fork (BGSAVE, AOF rewrite, AOF on).
+  void RecordFork(int64_t usec) {
+    latest_fork_usec_.store(usec, std::memory_order_relaxed);
+    total_forks_.fetch_add(1, std::memory_order_relaxed);
+  }
+  int64_t latest_fork_usec() const { return latest_fork_usec_.load(std::memory_order_relaxed); }
+  int64_t total_forks() const { return total_forks_.load(std::memory_order_relaxed); }
   // Changes since start (Redis's server.dirty without the resets): the workers' counters
   // summed. Persistence keeps its own baseline of the last save.
   uint64_t dirty() { return SumStat(&WorkerStats::dirty); }
@@ -149,6 +168,9 @@ class Server {
   std::atomic<int> exit_code_{0};
   PersistenceHooks* persistence_ = nullptr;
   std::atomic<uint32_t> dispatch_gate_{0};
+  std::atomic<int> active_child_{0};
+  std::atomic<int64_t> latest_fork_usec_{0};
+  std::atomic<int64_t> total_forks_{0};
   int64_t start_time_ms_;
   std::string run_id_;
   std::atomic<uint32_t> lru_clock_{0};

@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-from conftest import ServerProcess
+from conftest import ServerProcess, cmd, error_reply
 
 pytestmark = pytest.mark.hotkv_only
 
@@ -446,3 +446,115 @@ def test_migrate_is_recorded_as_the_deletes_it_did(tmp_path):
     srv = start(tmp_path, "--appendonly", "yes")
     assert srv.client().mget("moved", "copied", "stays") == [None, "2", "3"]
     srv.stop()
+
+
+def pinfo(r, field, section="persistence"):
+    return r.info(section)[field]
+
+
+def wait_info(r, field, value, timeout=15.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if pinfo(r, field) == value:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {field}={value}")
+
+
+OTHER_CHILD = ("Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+               "SCHEDULE in order to schedule a BGSAVE whenever possible.")
+
+
+def test_one_child_at_a_time_as_redis(tmp_path):
+    # rdb-key-save-delay slows both children (0.1 s per key: about 1 s each).
+    srv = start(tmp_path, "--appendonly", "yes", "--rdb-key-save-delay", "100000")
+    r = srv.client()
+    for i in range(10):
+        r.set(f"k{i}", i)
+    forks = pinfo(r, "total_forks", "stats")
+    assert cmd(r, "BGREWRITEAOF") == "Background append only file rewriting started"
+    wait_info(r, "aof_rewrite_in_progress", 1)
+    assert error_reply(r, "BGSAVE") == "ERR " + OTHER_CHILD
+    assert cmd(r, "BGSAVE", "SCHEDULE") == "Background saving scheduled"
+    assert pinfo(r, "rdb_bgsave_in_progress") == 0
+    # The scheduled BGSAVE runs once the rewrite is done.
+    wait_info(r, "rdb_bgsave_in_progress", 1)
+    assert pinfo(r, "aof_rewrite_in_progress") == 0
+    for _ in range(2):
+        assert cmd(r, "BGREWRITEAOF") == \
+            "Background append only file rewriting scheduled"
+    info = r.info("persistence")
+    assert (info["aof_rewrite_scheduled"], info["aof_rewrite_in_progress"]) == (1, 0)
+    assert error_reply(r, "BGSAVE") == "ERR Background save already in progress"
+    # The scheduled rewrite runs once the BGSAVE is done.
+    wait_info(r, "aof_rewrite_in_progress", 1)
+    info = r.info("persistence")
+    assert (info["rdb_bgsave_in_progress"], info["aof_rewrite_scheduled"]) == (0, 0)
+    wait_info(r, "aof_rewrite_in_progress", 0)
+    info = r.info("persistence")
+    assert (info["aof_rewrites"], info["rdb_saves"], info["rdb_last_bgsave_status"]) == (2, 1, "ok")
+    assert pinfo(r, "total_forks", "stats") == forks + 3
+    assert os.path.exists(os.path.join(str(tmp_path), "dump.rdb"))
+    srv.stop()
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert srv.client().mget([f"k{i}" for i in range(10)]) == [str(i) for i in range(10)]
+    srv.stop()
+
+
+def test_bgrewriteaof_with_appendonly_off_writes_a_one_off_base(tmp_path):
+    srv = start(tmp_path)
+    r = srv.client()
+    fill(r)
+    want = snapshot(r)
+    assert cmd(r, "BGREWRITEAOF") == "Background append only file rewriting started"
+    wait_info(r, "aof_rewrites", 1)
+    # As Redis 8.8: a base and a manifest naming only it.
+    assert manifest(tmp_path) == "file appendonly.aof.1.base.rdb seq 1 type b\n"
+    assert pinfo(r, "aof_enabled") == 0
+    r.set("later", "x")
+    r.execute_command("BGREWRITEAOF")
+    wait_info(r, "aof_rewrites", 2)
+    assert manifest(tmp_path) == "file appendonly.aof.2.base.rdb seq 2 type b\n"
+    assert sorted(os.listdir(aof_dir(tmp_path))) == ["appendonly.aof.2.base.rdb",
+                                                      "appendonly.aof.manifest"]
+    srv.stop()
+    srv = start(tmp_path, "--appendonly", "yes")
+    r = srv.client()
+    assert r.get("later") == "x"
+    r.delete("later")
+    assert snapshot(r) == want
+    srv.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="prlimit of the server needs root")
+@pytest.mark.parametrize("policy", ["everysec", "no"])
+def test_aof_write_error_refuses_writes_until_a_write_succeeds(tmp_path, policy):
+    import resource
+    srv = start(tmp_path, "--appendonly", "yes", "--appendfsync", policy)
+    r = srv.client()
+    r.set("a", 1)
+    incr = os.path.join(aof_dir(tmp_path), "appendonly.aof.1.incr.aof")
+    wait_until_size = time.time() + 5
+    while os.path.getsize(incr) == 0 and time.time() < wait_until_size:
+        time.sleep(0.01)
+    pid = srv.proc.pid
+    old = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+    # The incr file cannot grow: the next write fails with EFBIG.
+    resource.prlimit(pid, resource.RLIMIT_FSIZE, (os.path.getsize(incr), old[1]))
+    try:
+        r.set("b", 2)  # accepted; writing it to the AOF fails
+        wait_info(r, "aof_last_write_status", "err", timeout=5)
+        misconf = "MISCONF Errors writing to the AOF file: File too large"
+        for args in (("SET", "c", "3"), ("PING",), ("INCR", "a")):
+            assert error_reply(r, *args) == misconf
+        assert r.get("b") == "2"  # reads go on
+    finally:
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, old)
+    wait_info(r, "aof_last_write_status", "ok", timeout=5)
+    assert r.set("c", 3)
+    assert r.ping()
+    srv.stop()
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert srv.client().mget("a", "b", "c") == ["1", "2", "3"]
+    srv.stop()
+

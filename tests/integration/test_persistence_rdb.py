@@ -549,3 +549,48 @@ def test_vector_sets_survive_bgsave_and_restart(start_server, tmp_path):
     assert got == pytest.approx([float(x) for x in emb], rel=0.02, abs=0.05)
     assert c.execute_command("VGETATTR", "vs", "e3") == '{"n":3}'
     assert c.execute_command("VSIM", "vs", "ELE", "e10", "COUNT", 5)[0] == near[0] == "e10"
+
+
+def test_fork_stats(start_server):
+    # INFO stats latest_fork_usec / total_forks: every fork, BGSAVE's and the AOF's.
+    s = start_server()
+    r = s.client()
+    stats = r.info("stats")
+    keys = list(stats)
+    assert keys.index("pubsubshard_channels") + 1 == keys.index("latest_fork_usec")
+    assert keys.index("latest_fork_usec") + 1 == keys.index("total_forks")
+    assert keys.index("total_forks") + 1 == keys.index("migrate_cached_sockets")
+    assert (stats["latest_fork_usec"], stats["total_forks"]) == (0, 0)
+    r.set("a", 1)
+    r.execute_command("BGSAVE")
+    wait_bgsave(r)
+    assert r.info("stats")["total_forks"] == 1
+    r.execute_command("BGREWRITEAOF")  # appendonly no: a one-off base, forked too
+    wait_for(lambda: info(r, "aof_rewrites") == 1, what="the rewrite")
+    stats = r.info("stats")
+    assert stats["total_forks"] == 2 and stats["latest_fork_usec"] > 0
+    r.config_resetstat()
+    stats = r.info("stats")
+    assert (stats["latest_fork_usec"], stats["total_forks"]) == (0, 0)
+    s.stop()
+
+
+def test_save_rule_waits_for_the_aof_rewrite(start_server):
+    # One child at a time: a save rule that is due waits for the rewrite's child.
+    s = start_server(args=["--appendonly", "yes", "--rdb-key-save-delay", "100000"])
+    r = s.client()
+    for i in range(10):
+        r.set(f"k{i}", i)
+    r.execute_command("BGREWRITEAOF")
+    wait_for(lambda: info(r, "aof_rewrite_in_progress") == 1, what="the rewrite")
+    r.config_set("save", "1 0")  # due within a second
+    for _ in range(10):
+        fields = r.info("persistence")
+        if fields["aof_rewrite_in_progress"] == 0:
+            break
+        assert fields["rdb_bgsave_in_progress"] == 0
+        time.sleep(0.05)
+    wait_for(lambda: info(r, "rdb_bgsave_in_progress") == 1, what="the BGSAVE")
+    r.config_set("save", "")
+    wait_bgsave(r)
+    s.stop()
