@@ -9,6 +9,8 @@
 #include "engine/database.h"
 #include "engine/entry.h"
 #include "server/dispatcher.h"
+#include "server/server.h"
+#include "server/write_stream.h"
 
 namespace hotkv {
 
@@ -161,38 +163,68 @@ std::unique_ptr<VectorFilter> CompileFilter(CommandContext& ctx, std::string_vie
   return nullptr;
 }
 
+namespace {
+
+bool Recording(CommandContext* ctx, const ElementRecord* record) {
+  return ctx != nullptr && record != nullptr && ctx->server().write_stream().active();
+}
+
+// Under the label lock, right after the change applied (see vector_common.h).
+void RecordElementWrite(CommandContext* ctx, const ElementRecord* record) {
+  if (!Recording(ctx, record)) {
+    return;
+  }
+  WriteStream& ws = ctx->server().write_stream();
+  ws.Append(ctx->db().index(), *record);
+  ws.Commit();  // inside EXEC: waits for the transaction's EndMulti, under its locks
+  ws.MarkRewritten();
+}
+
+}  // namespace
+
 Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const float> v,
-                                std::optional<std::string_view> attributes, uint32_t ef) {
-  if (!attributes.has_value()) {
+                        std::optional<std::string_view> attributes, uint32_t ef,
+                        CommandContext* ctx, const ElementRecord* record) {
+  if (!attributes.has_value() && !Recording(ctx, record)) {
     // Keeps the attributes of an existing element, adds none: the count is unchanged.
     return set.index().Add(label, v, std::nullopt, ef);
   }
   std::lock_guard guard(set.AttributeLock(label));
-  const bool had = set.index().GetAttributes(label).has_value();
+  const bool had = attributes.has_value() && set.index().GetAttributes(label).has_value();
   Result<bool> result = set.index().Add(label, v, attributes, ef);
   if (result.ok()) {
-    set.AddAttributeCount(static_cast<int64_t>(!attributes->empty()) - static_cast<int64_t>(had));
+    if (attributes.has_value()) {
+      set.AddAttributeCount(static_cast<int64_t>(!attributes->empty()) -
+                            static_cast<int64_t>(had));
+    }
+    RecordElementWrite(ctx, record);
   }
   return result;
 }
 
-bool RemoveElement(VectorSet& set, std::string_view label) {
+bool RemoveElement(VectorSet& set, std::string_view label, CommandContext* ctx,
+                   const ElementRecord* record) {
   std::lock_guard guard(set.AttributeLock(label));
   const bool had = set.index().GetAttributes(label).has_value();
   const bool removed = set.index().Remove(label);
   if (removed && had) {
     set.AddAttributeCount(-1);
   }
+  if (removed) {
+    RecordElementWrite(ctx, record);
+  }
   return removed;
 }
 
-bool SetElementAttributes(VectorSet& set, std::string_view label, std::string_view attributes) {
+bool SetElementAttributes(VectorSet& set, std::string_view label, std::string_view attributes,
+                          CommandContext* ctx, const ElementRecord* record) {
   std::lock_guard guard(set.AttributeLock(label));
   const bool had = set.index().GetAttributes(label).has_value();
   if (!set.index().SetAttributes(label, attributes)) {
     return false;
   }
   set.AddAttributeCount(static_cast<int64_t>(!attributes.empty()) - static_cast<int64_t>(had));
+  RecordElementWrite(ctx, record);
   return true;
 }
 

@@ -106,10 +106,21 @@ std::unique_ptr<VectorFilter> CompileFilter(CommandContext& ctx, std::string_vie
 
 // Element writes that keep VectorSet's attribute count (see vector_set_value.h).
 // `attributes`: nullopt keeps the element's attributes, "" removes them.
+//
+// Write stream order. These run outside the shard lock, so the dispatcher's commit after
+// the command could record two writes of one element in the other order than they
+// applied. With `record` given and the stream active, the change is recorded (`record`
+// args in the command's database) and committed while the element's label lock is held,
+// right after it applied: writes of the same element are recorded in their apply order,
+// and writes of different elements commute. The command is then marked as propagated.
+using ElementRecord = std::vector<std::string_view>;
 Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const float> v,
-                                std::optional<std::string_view> attributes, uint32_t ef = 0);
-bool RemoveElement(VectorSet& set, std::string_view label);
-bool SetElementAttributes(VectorSet& set, std::string_view label, std::string_view attributes);
+                        std::optional<std::string_view> attributes, uint32_t ef = 0,
+                        CommandContext* ctx = nullptr, const ElementRecord* record = nullptr);
+bool RemoveElement(VectorSet& set, std::string_view label, CommandContext* ctx = nullptr,
+                   const ElementRecord* record = nullptr);
+bool SetElementAttributes(VectorSet& set, std::string_view label, std::string_view attributes,
+                          CommandContext* ctx = nullptr, const ElementRecord* record = nullptr);
 
 // The reply of a similarity search: RESP2 a flat array (element, then score and/or
 // attributes when asked); RESP3 a map element -> score | attributes |

@@ -116,7 +116,8 @@ void VAddCommand(CommandContext& ctx) {
     flags.projection_input_dim = reduce != 0 ? static_cast<uint32_t>(dim) : 0;
     set = std::make_shared<VectorSet>(std::move(index.value()), flags);
     std::vector<float> values = reduce != 0 ? set->Project(vec->values) : std::move(vec->values);
-    Result<bool> added = AddElement(*set, element, values, attributes, static_cast<uint32_t>(ef));
+    Result<bool> added = AddElement(*set, element, values, attributes, static_cast<uint32_t>(ef),
+                                    &ctx, &ctx.args());
     if (!added.ok()) {
       return ctx.rb().Error("ERR " + added.status().message());
     }
@@ -147,7 +148,8 @@ void VAddCommand(CommandContext& ctx) {
   lock.Unlock();
 
   std::vector<float> values = proj_in != 0 ? set->Project(vec->values) : std::move(vec->values);
-  Result<bool> added = AddElement(*set, element, values, attributes, static_cast<uint32_t>(ef));
+  Result<bool> added = AddElement(*set, element, values, attributes, static_cast<uint32_t>(ef),
+                                  &ctx, &ctx.args());
   FinishVectorWrite(ctx, key, *set, added.ok(), notify::kModule, "vadd");
   if (!added.ok()) {
     return ctx.rb().Error("ERR " + added.status().message());
@@ -296,7 +298,7 @@ void VRemCommand(CommandContext& ctx) {
   }
   BeginVectorWrite(*set);
   lock.Unlock();
-  const bool removed = RemoveElement(*set, ctx.arg(2));
+  const bool removed = RemoveElement(*set, ctx.arg(2), &ctx, &ctx.args());
   FinishVectorWrite(ctx, key, *set, removed, notify::kModule, "vrem");
   ctx.rb().Bool(removed);
 }
@@ -316,7 +318,7 @@ void VSetAttrCommand(CommandContext& ctx) {
     return ctx.rb().Bool(false);
   }
   lock.Unlock();
-  const bool updated = SetElementAttributes(*set, ctx.arg(2), ctx.arg(3));
+  const bool updated = SetElementAttributes(*set, ctx.arg(2), ctx.arg(3), &ctx, &ctx.args());
   if (updated) {
     lock.Lock();
     ctx.KeyModified(key, notify::kModule, "vsetattr");

@@ -169,7 +169,7 @@ void SetCommand(CommandContext& ctx) {
   }
   BeginVectorWrite(*set);
   lock.Unlock();
-  Result<bool> added = AddElement(*set, id, vec->values, attributes);
+  Result<bool> added = AddElement(*set, id, vec->values, attributes, 0, &ctx, &ctx.args());
   FinishVectorWrite(ctx, key, *set, added.ok(), notify::kModule, "vsim.set");
   if (!added.ok()) {
     return ctx.rb().Error("ERR " + added.status().message());
@@ -287,7 +287,9 @@ void DelCommand(CommandContext& ctx) {
   lock.Unlock();
   int64_t removed = 0;
   for (size_t i = 2; i < ctx.argc(); i++) {
-    removed += RemoveElement(*set, ctx.arg(i)) ? 1 : 0;
+    // Recorded element by element, each under its label lock (vector_common.h).
+    const ElementRecord record{ctx.arg(0), key, ctx.arg(i)};
+    removed += RemoveElement(*set, ctx.arg(i), &ctx, &record) ? 1 : 0;
   }
   FinishVectorWrite(ctx, key, *set, removed > 0, notify::kModule, "vsim.del");
   ctx.rb().Integer(removed);

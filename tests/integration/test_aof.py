@@ -558,3 +558,51 @@ def test_aof_write_error_refuses_writes_until_a_write_succeeds(tmp_path, policy)
     assert srv.client().mget("a", "b", "c") == ["1", "2", "3"]
     srv.stop()
 
+
+def vector_state(r):
+    """Every element of "vs" with its attributes (VRANDMEMBER with a count above VCARD)."""
+    if not r.exists("vs"):
+        return {}
+    members = r.execute_command("VRANDMEMBER", "vs", 1000)
+    return {m: r.execute_command("VGETATTR", "vs", m) for m in members}
+
+
+def test_racing_vector_writes_replay_to_the_live_set(tmp_path):
+    # VADD/VREM/VSETATTR run outside the shard lock; each is recorded under its element's
+    # lock as it applies, so the AOF replays the same elements and attributes.
+    srv = start(tmp_path, "--appendonly", "yes")
+    stop = threading.Event()
+    errors = []
+
+    def run(seed):
+        c = srv.client()
+        i = seed
+        try:
+            while not stop.is_set():
+                e = f"e{i % 4}"
+                op = (i * 7 + seed) % 3
+                if op == 0:
+                    c.execute_command("VADD", "vs", "VALUES", 2, i % 5 + 1, i % 3 + 1, e)
+                elif op == 1:
+                    c.execute_command("VREM", "vs", e)
+                else:
+                    c.execute_command("VSETATTR", "vs", e, f'{{"n":{i}}}')
+                i += 1
+        except Exception as ex:  # noqa: BLE001 - reported below
+            errors.append(ex)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors
+    r = srv.client()
+    r.execute_command("VADD", "vs", "VALUES", 2, 1, 1, "last")  # the key exists at the end
+    live = vector_state(r)
+    srv.stop()
+    srv = start(tmp_path, "--appendonly", "yes")
+    assert vector_state(srv.client()) == live
+    srv.stop()
