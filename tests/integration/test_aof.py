@@ -559,50 +559,53 @@ def test_aof_write_error_refuses_writes_until_a_write_succeeds(tmp_path, policy)
     srv.stop()
 
 
-def vector_state(r):
-    """Every element of "vs" with its attributes (VRANDMEMBER with a count above VCARD)."""
-    if not r.exists("vs"):
-        return {}
-    members = r.execute_command("VRANDMEMBER", "vs", 1000)
-    return {m: r.execute_command("VGETATTR", "vs", m) for m in members}
+def vector_state(r, key):
+    """Every element of `key` with its attributes (VRANDMEMBER with a count above VCARD)."""
+    members = r.execute_command("VRANDMEMBER", key, 100000)
+    return {m: r.execute_command("VGETATTR", key, m) for m in members}
 
 
 def test_racing_vector_writes_replay_to_the_live_set(tmp_path):
     # VADD/VREM/VSETATTR run outside the shard lock; each is recorded under its element's
-    # lock as it applies, so the AOF replays the same elements and attributes.
+    # lock as it applies, so the AOF replays the same elements and attributes. Pipelines
+    # on several connections (spread over the workers) write the same elements in the
+    # same order at once: a VADD and a VREM of one element race, and the element's final
+    # state depends on which applied last. Three rounds, one key each.
     srv = start(tmp_path, "--appendonly", "yes")
-    stop = threading.Event()
+    n = 2000
+    r = srv.client()
     errors = []
 
-    def run(seed):
-        c = srv.client()
-        i = seed
+    def run(key, kind, start_line):
+        p = srv.client().pipeline(transaction=False)
+        for i in range(n):
+            if kind == 0:
+                p.execute_command("VADD", key, "VALUES", 2, i % 5 + 1, 3, f"e{i}")
+            elif kind == 1:
+                p.execute_command("VREM", key, f"e{i}")
+            else:
+                p.execute_command("VSETATTR", key, f"e{i}", f'{{"k":{kind}}}')
+        start_line.wait()
         try:
-            while not stop.is_set():
-                e = f"e{i % 4}"
-                op = (i * 7 + seed) % 3
-                if op == 0:
-                    c.execute_command("VADD", "vs", "VALUES", 2, i % 5 + 1, i % 3 + 1, e)
-                elif op == 1:
-                    c.execute_command("VREM", "vs", e)
-                else:
-                    c.execute_command("VSETATTR", "vs", e, f'{{"n":{i}}}')
-                i += 1
+            p.execute()
         except Exception as ex:  # noqa: BLE001 - reported below
             errors.append(ex)
 
-    threads = [threading.Thread(target=run, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    time.sleep(1.5)
-    stop.set()
-    for t in threads:
-        t.join()
+    keys = [f"vs{k}" for k in range(3)]
+    for key in keys:
+        p = r.pipeline(transaction=False)
+        for i in range(n + 1):
+            p.execute_command("VADD", key, "VALUES", 2, 1, i % 7 + 1, f"e{i}")
+        p.execute()
+        start_line = threading.Barrier(4)
+        threads = [threading.Thread(target=run, args=(key, k, start_line)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     assert not errors
-    r = srv.client()
-    r.execute_command("VADD", "vs", "VALUES", 2, 1, 1, "last")  # the key exists at the end
-    live = vector_state(r)
+    live = {key: vector_state(r, key) for key in keys}  # e<n> keeps every key alive
     srv.stop()
     srv = start(tmp_path, "--appendonly", "yes")
-    assert vector_state(srv.client()) == live
+    assert {key: vector_state(srv.client(), key) for key in keys} == live
     srv.stop()
