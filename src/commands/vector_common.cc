@@ -194,8 +194,7 @@ Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const 
   Result<bool> result = set.index().Add(label, v, attributes, ef);
   if (result.ok()) {
     if (attributes.has_value()) {
-      set.AddAttributeCount(static_cast<int64_t>(!attributes->empty()) -
-                            static_cast<int64_t>(had));
+      set.AddAttributeCount(static_cast<int64_t>(!attributes->empty()) - static_cast<int64_t>(had));
     }
     RecordElementWrite(ctx, record);
   }

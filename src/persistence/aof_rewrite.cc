@@ -375,8 +375,7 @@ Status Aof::RewriteLocked() {
     ReadConfig();
     const std::string manifest_path = dir_ + "/" + AofManifest::ManifestName(prefix_);
     if (mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST) {
-      st = Status::IoError("Can't open or create append-only dir " + dir_ + ": " +
-                           strerror(errno));
+      st = Status::IoError("Can't open or create append-only dir " + dir_ + ": " + strerror(errno));
     } else if (Result<std::string> text = ReadWholeFile(manifest_path); text.ok()) {
       Result<AofManifest> m = AofManifest::Parse(text.value(), manifest_path);
       if (m.ok()) {

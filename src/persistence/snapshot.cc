@@ -32,6 +32,8 @@ constexpr const char* kMisconf =
     "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the "
     "RDB error.";
 
+constexpr const char* kOtherChildActive = "Another child process is active";
+
 int64_t NowS() { return WallClockMs() / 1000; }
 
 // With every shard locked no vector write can start; waits for those running outside
@@ -320,6 +322,9 @@ Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
   if (stop_ && bgsave_done_gen_ < gen) {
     return BgsaveReply::kFailed;
   }
+  if (bgsave_request_status_.message() == kOtherChildActive) {
+    return BgsaveReply::kOtherChild;  // an AOF rewrite claimed the child slot meanwhile
+  }
   return bgsave_request_status_.ok() ? BgsaveReply::kStarted : BgsaveReply::kFailed;
 }
 
@@ -329,7 +334,7 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
   const AccessStamp access = Access("rdb-key-save-delay");
   Keyspace& ks = server_->keyspace();
   if (!server_->TryClaimChild(Server::ChildKind::kRdb)) {
-    return Status::FailedPrecondition("Another child process is active");
+    return Status::FailedPrecondition(kOtherChildActive);
   }
   forking_ = true;
   last_try_s_ = NowS();

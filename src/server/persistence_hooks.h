@@ -30,8 +30,8 @@ enum class ShutdownSave { kDefault, kSave, kNoSave };
 class PersistenceHooks {
  public:
   // Dispatch gate bits (Server::dispatch_gate()).
-  static constexpr uint32_t kGateLoading = 1u << 0;     // a dataset is being loaded
-  static constexpr uint32_t kGateWriteError = 1u << 1;  // MISCONF: writes refused
+  static constexpr uint32_t kGateLoading = 1u << 0;        // a dataset is being loaded
+  static constexpr uint32_t kGateWriteError = 1u << 1;     // MISCONF: writes refused
   static constexpr uint32_t kGateAofWriteError = 1u << 2;  // MISCONF: the AOF write failed
 
   virtual ~PersistenceHooks() = default;
