@@ -257,5 +257,30 @@ TEST_F(WriteStreamTest, RenameCopyMoveAsTheyRan) {
   EXPECT_EQ(Stream(), (V{"SELECT 0", "SET a 1", "RENAME a b", "COPY b c DB 1", "MOVE b 2"}));
 }
 
+TEST_F(WriteStreamTest, VectorWritesRecordedUnderTheElementLock) {
+  // Self-locking writes record themselves when the change applied (vector_common.h):
+  // as they ran, nothing when nothing changed, VSIM.DEL one record per element removed,
+  // inside EXEC within the MULTI ... EXEC.
+  Run({"VADD", "vs", "VALUES", "2", "1", "2", "a"});
+  Run({"VADD", "vs", "VALUES", "2", "1", "3", "b"});
+  Run({"VSETATTR", "vs", "a", "{\"x\":1}"});
+  Run({"VSETATTR", "vs", "zz", "{}"});
+  Run({"VREM", "vs", "zz"});
+  Run({"VREM", "vs", "a"});
+  Run({"MULTI"});
+  Run({"VREM", "vs", "b"});
+  Run({"VADD", "vs", "VALUES", "2", "1", "1", "c"});
+  Run({"EXEC"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "VADD vs VALUES 2 1 2 a", "VADD vs VALUES 2 1 3 b",
+                         "VSETATTR vs a {\"x\":1}", "VREM vs a", "MULTI", "VREM vs b",
+                         "VADD vs VALUES 2 1 1 c", "EXEC"}));
+  Run({"VSIM.CREATEINDEX", "idx", "DIM", "2"});
+  Run({"VSIM.SET", "idx", "p", "VALUES", "2", "1", "2"});
+  Run({"VSIM.SET", "idx", "q", "VALUES", "2", "2", "1"});
+  EXPECT_EQ(Stream().size(), 3u);  // VSIM.CREATEINDEX, two VSIM.SET
+  Run({"VSIM.DEL", "idx", "p", "zz", "q"});
+  EXPECT_EQ(Stream(), (V{"VSIM.DEL idx p", "VSIM.DEL idx q"}));
+}
+
 }  // namespace
 }  // namespace hotkv
