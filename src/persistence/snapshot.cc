@@ -121,6 +121,27 @@ AccessStamp Snapshotter::Access(const char* delay_option) {
   return a;
 }
 
+bool Snapshotter::WalkMode() { return server_->config().GetString("bgsave-mode") == "walk"; }
+
+Result<WriteStats> Snapshotter::WriteLocked() {
+  if (!WalkMode()) {
+    return WriteSnapshotFile(server_->keyspace(), DbPath(), WriteOpts(), WallClockMs(),
+                             Access("rdb-key-save-delay"));
+  }
+  SnapshotWalk::Options o;
+  o.dest = DbPath();
+  o.write = WriteOpts();
+  o.access = Access("rdb-key-save-delay");
+  o.now_ms = WallClockMs();
+  o.locks_held = true;
+  Result<std::unique_ptr<SnapshotWalk>> w = SnapshotWalk::Start(server_->keyspace(), o);
+  if (!w.ok()) {
+    return w.status();
+  }
+  (*w)->Join();
+  return (*w)->result();
+}
+
 bool Snapshotter::HaveRules() {
   auto rules = ParseSaveRules(server_->config().GetString("save"));
   return rules && !rules->empty();
@@ -193,7 +214,8 @@ std::string Snapshotter::InfoFields() {
   };
   auto num = [](int64_t v) { return std::to_string(v); };
   std::unique_lock<std::mutex> lk(mu_);
-  const bool in_progress = child_ > 0 || forking_;
+  ReapWalkLocked();  // a walk ends on its own threads: INFO sees it at once
+  const bool in_progress = BgsaveRunningLocked();
   const int64_t now_ms = WallClockMs();
   const uint64_t dirty = server_->dirty();
   const uint64_t base = dirty_baseline_.load();
@@ -206,7 +228,7 @@ std::string Snapshotter::InfoFields() {
   add("rdb_last_save_time", num(last_save_s_.load()));
   add("rdb_last_bgsave_status", last_bgsave_ok_ ? "ok" : "err");
   add("rdb_last_bgsave_time_sec", num(last_bgsave_duration_s_));
-  add("rdb_current_bgsave_time_sec", num(child_ > 0 ? (now_ms - child_start_ms_) / 1000 : -1));
+  add("rdb_current_bgsave_time_sec", num(child_ > 0 || walk_ ? (now_ms - child_start_ms_) / 1000 : -1));
   add("rdb_saves", num(static_cast<int64_t>(saves_.load())));
   add("rdb_saves_consecutive_failures", num(static_cast<int64_t>(consecutive_failures_)));
   add("rdb_last_load_keys_expired", num(static_cast<int64_t>(load_.keys_expired.load())));
@@ -247,8 +269,7 @@ std::string Snapshotter::InfoFields() {
 Status Snapshotter::SaveLocked() {
   const uint64_t dirty = server_->dirty();
   const int64_t t0 = MonotonicUs();
-  Result<WriteStats> r = WriteSnapshotFile(server_->keyspace(), DbPath(), WriteOpts(),
-                                           WallClockMs(), Access("rdb-key-save-delay"));
+  Result<WriteStats> r = WriteLocked();
   std::lock_guard<std::mutex> g(mu_);
   if (!r.ok()) {
     Log("# " + r.status().message());
@@ -269,7 +290,8 @@ Status Snapshotter::SaveLocked() {
 Status Snapshotter::Save() {
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (child_ > 0 || forking_) {
+    ReapWalkLocked();
+    if (BgsaveRunningLocked()) {
       return Status::FailedPrecondition("ERR Background save already in progress");
     }
   }
@@ -283,7 +305,8 @@ Status Snapshotter::Save() {
 
 Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
   std::unique_lock<std::mutex> lk(mu_);
-  if (child_ > 0 || forking_) {
+  ReapWalkLocked();
+  if (BgsaveRunningLocked()) {
     return BgsaveReply::kInProgress;
   }
   if (in_exec) {
@@ -304,6 +327,9 @@ Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
 }
 
 Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
+  if (WalkMode()) {
+    return StartWalkLocked(lk);
+  }
   const std::string path = DbPath();
   const rdb::WriteOptions opts = WriteOpts();
   const AccessStamp access = Access("rdb-key-save-delay");
@@ -366,7 +392,90 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
   return Status::Ok();
 }
 
+Status Snapshotter::StartWalkLocked(std::unique_lock<std::mutex>& lk) {
+  SnapshotWalk::Options o;
+  o.dest = DbPath();
+  o.write = WriteOpts();
+  o.access = Access("rdb-key-save-delay");
+  Keyspace& ks = server_->keyspace();
+  forking_ = true;
+  last_try_s_ = NowS();
+  // Walks whose threads are done; freed below, with every shard locked (no hook call of
+  // theirs can be running).
+  std::vector<std::unique_ptr<SnapshotWalk>> old;
+  for (auto& w : retired_walks_) {
+    if (w->finished()) {
+      old.push_back(std::move(w));
+    }
+  }
+  std::erase(retired_walks_, nullptr);
+  lk.unlock();
+  const int64_t t0 = MonotonicUs();
+  ks.LockAll();
+  const bool quiet = WaitVectorWrites(10000);
+  const int64_t t_locked = MonotonicUs();
+  const uint64_t dirty = server_->dirty();
+  old.clear();
+  Result<std::unique_ptr<SnapshotWalk>> w = Status::IoError("vector writes did not finish within 10 s");
+  if (quiet) {
+    o.now_ms = WallClockMs();
+    w = SnapshotWalk::Start(ks, o);
+  }
+  ks.UnlockAll();
+  const int64_t pause_us = MonotonicUs() - t0;
+  lk.lock();
+  forking_ = false;
+  if (!w.ok()) {
+    last_bgsave_ok_ = false;
+    consecutive_failures_++;
+    UpdateWriteGateLocked();
+    Log("# Can't save in background: " + w.status().message());
+    return w.status();
+  }
+  walk_ = std::move(*w);
+  child_start_ms_ = WallClockMs();
+  dirty_at_fork_ = dirty;
+  last_fork_us_ = pause_us;
+  char buf[200];
+  snprintf(buf, sizeof(buf),
+           "* Background saving started (walk; pause %lld us: %lld us to lock every shard)",
+           static_cast<long long>(pause_us), static_cast<long long>(t_locked - t0));
+  Log(buf);
+  return Status::Ok();
+}
+
+void Snapshotter::ReapWalkLocked() {
+  if (!walk_ || !walk_->finished()) {
+    return;
+  }
+  walk_->Join();
+  Result<WriteStats> r = walk_->result();
+  const int64_t now_ms = WallClockMs();
+  last_bgsave_duration_s_ = (now_ms - child_start_ms_) / 1000;
+  if (r.ok()) {
+    dirty_baseline_ = dirty_at_fork_;
+    last_save_s_ = now_ms / 1000;
+    last_bgsave_ok_ = true;
+    consecutive_failures_ = 0;
+    saves_++;
+    char buf[200];
+    snprintf(buf, sizeof(buf), "* DB saved on disk (%llu keys, %llu bytes, %.3f seconds)",
+             static_cast<unsigned long long>(r->keys), static_cast<unsigned long long>(r->bytes),
+             static_cast<double>(now_ms - child_start_ms_) / 1e3);
+    Log(buf);
+    Log("* Background saving terminated with success");
+  } else {
+    last_bgsave_ok_ = false;
+    consecutive_failures_++;
+    Log("# " + r.status().message());
+    Log("# Background saving error");
+  }
+  retired_walks_.push_back(std::move(walk_));
+  UpdateWriteGateLocked();
+}
+
 void Snapshotter::ReapLocked(bool block) {
+  ReapWalkLocked();
   if (child_ <= 0) {
     return;
   }
@@ -400,6 +509,13 @@ void Snapshotter::ReapLocked(bool block) {
 }
 
 void Snapshotter::KillChildLocked() {
+  if (walk_) {
+    // The walk's threads may wait for shard locks the caller holds (FLUSHALL): cancel it
+    // (the destination is never replaced afterwards) and let them end on their own.
+    walk_->Cancel();
+    Log("* Background saving terminated by cancelling the walk");
+    retired_walks_.push_back(std::move(walk_));
+  }
   if (child_ <= 0) {
     return;
   }
@@ -422,13 +538,14 @@ void Snapshotter::ThreadMain() {
     if (bgsave_requests_ > 0) {
       bgsave_requests_ = 0;
       const uint64_t gen = bgsave_request_gen_;
-      Status st = child_ > 0 ? Status::FailedPrecondition("in progress") : StartBgsaveLocked(lk);
+      Status st = BgsaveRunningLocked() ? Status::FailedPrecondition("in progress")
+                                        : StartBgsaveLocked(lk);
       bgsave_request_status_ = st;
       bgsave_done_gen_ = gen;
       cv_.notify_all();
       continue;
     }
-    if (child_ > 0 || loading_) {
+    if (BgsaveRunningLocked() || loading_) {
       continue;
     }
     const int64_t now_s = NowS();
@@ -480,7 +597,7 @@ Status Snapshotter::PrepareShutdown(ShutdownSave mode, bool force) {
   }
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (child_ > 0) {
+    if (child_ > 0 || walk_) {
       Log("* There is a child saving an .rdb. Killing it!");
       KillChildLocked();
     }
@@ -524,6 +641,7 @@ void Snapshotter::FinishShutdown() {
   {
     std::lock_guard<std::mutex> g(mu_);
     KillChildLocked();
+    retired_walks_.clear();  // no worker runs now: their threads end, no hook can run
   }
   // Writes that ran between the shutdown's save and the workers' stop.
   if (final_save_ && server_->dirty() != dirty_baseline_.load()) {
