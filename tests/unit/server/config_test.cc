@@ -269,6 +269,13 @@ TEST(Config, BooleansEnumsAndFlags) {
       Set1(c, "loglevel", "notice warning"),
       Failed("loglevel",
              "argument(s) must be one of the following: debug, verbose, notice, warning, nothing"));
+  // HotKV's own snapshot mode (persistence/snapshot_walk.h).
+  EXPECT_EQ(c.GetString("bgsave-mode"), "fork");
+  EXPECT_EQ(Set1(c, "bgsave-mode", "WALK"), "OK");
+  EXPECT_EQ(c.GetString("bgsave-mode"), "walk");
+  EXPECT_EQ(Set1(c, "bgsave-mode", "thread"),
+            Failed("bgsave-mode", "argument(s) must be one of the following: fork, walk"));
+  EXPECT_EQ(c.GetString("bgsave-mode"), "walk");
   // Synonyms show as the first name of their value.
   EXPECT_EQ(Set1(c, "oom-score-adj", "relative"), "OK");
   EXPECT_EQ(c.GetString("oom-score-adj"), "yes");
