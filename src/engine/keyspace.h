@@ -88,15 +88,19 @@ class ShardSnapshotHook {
 extern std::atomic<ShardSnapshotHook*> g_snapshot_hook;
 extern std::atomic<uint64_t> g_snapshot_epoch;
 
-// A shard's lock: a SpinLock plus the snapshot pre-write check above. Reads take it too
-// (a read may delete an expired key or touch its access time), so that nothing that
-// locks a shard can miss the check.
+// A shard's lock: a SpinLock plus the snapshot pre-write check above, so that nothing
+// that locks a shard to change it can miss the check.
 class ShardLock {
  public:
   void lock() {
     spin_.lock();
     AfterLock();
   }
+  // For a command that only reads (the dispatcher, for commands without the write
+  // flag): no snapshot check. A read may still delete a key whose TTL passed (lazy
+  // expiry) or touch an access time: a key expiring after the barrier may then be
+  // missing from the file, which is no difference once loaded (loading drops it).
+  void lock_read() { spin_.lock(); }
   bool try_lock() {
     if (!spin_.try_lock()) {
       return false;

@@ -20,6 +20,11 @@ constexpr size_t kMaxQueuedBytes = 64u << 20;
 
 std::atomic<uint64_t> g_last_epoch{0};
 
+// The walk's own threads: they compress (rdbcompression). A shard saved by a client's
+// thread, before its command changes it, is written without LZF: that work delays the
+// command, and the copy is a few times faster.
+thread_local bool t_walker = false;
+
 Status Errno(const std::string& what) { return Status::IoError(what + ": " + strerror(errno)); }
 
 }  // namespace
@@ -78,7 +83,7 @@ void SnapshotWalk::SaveShard(Shard& shard, uint64_t epoch) {
   Chunk c;
   Status err;
   {
-    rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress);
+    rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress && (t_walker || opts_.locks_held));
     for (int db = 0; db < ks_.num_dbs() && err.ok(); db++) {
       DbTable& t = shard.db(db);
       if (t.keys.empty()) {
@@ -134,6 +139,7 @@ void SnapshotWalk::Fail(Status st) {
 }
 
 void SnapshotWalk::WalkerMain() {
+  t_walker = true;
   for (;;) {
     const uint32_t i = next_shard_.fetch_add(1, std::memory_order_relaxed);
     if (i >= Keyspace::kShardCount || cancelled()) {
