@@ -235,9 +235,12 @@ def loadgen_p99(server, loadgen, rate, secs, keys, during_bgsave):
             try:
                 c.bgsave()
                 saves[0] += 1
+                wait_bgsave(c)
             except redis.exceptions.ResponseError:
-                pass
-            wait_bgsave(c)
+                wait_bgsave(c)
+            except redis.exceptions.ConnectionError as e:  # reported, not fatal to the run
+                saves.append(f"saver connection lost: {e}")
+                return
     th = None
     if during_bgsave:
         th = threading.Thread(target=saver)
@@ -252,13 +255,18 @@ def loadgen_p99(server, loadgen, rate, secs, keys, during_bgsave):
     res = {}
     for cmd, p in zip(("get", "set"), procs):
         out, _ = p.communicate()
-        j = json.loads(out.strip().splitlines()[-1])
-        res[cmd] = {"p99_us": j["latency_us"]["p99"], "max_us": j["latency_us"]["max"],
-                    "achieved": j["achieved_rate"]}
+        try:
+            j = json.loads(out.strip().splitlines()[-1])
+            res[cmd] = {"p99_us": j["latency_us"]["p99"], "max_us": j["latency_us"]["max"],
+                        "achieved": j["achieved_rate"]}
+        except (ValueError, IndexError, TypeError, KeyError):
+            # A load that lost its connections: the row shows it instead of a number.
+            res[cmd] = {"p99_us": "loadgen failed", "output": out[-300:]}
     if th:
         stop.set()
         th.join()
         res["bgsaves"] = saves[0]
+        res["saver_errors"] = saves[1:]
     return res
 
 

@@ -39,9 +39,13 @@ Result<std::unique_ptr<SnapshotWalk>> SnapshotWalk::Start(Keyspace& ks, Options 
   w->tmp_ = w->opts_.locks_held ? "temp-" + std::to_string(getpid()) + ".rdb"
                                 : "temp-" + std::to_string(getpid()) + "-" +
                                       std::to_string(walks.fetch_add(1) + 1) + ".rdb";
+  // A BGSAVE leaves a core to the workers (its walkers hold shard locks while they
+  // encode: more runnable threads than cores would have lock holders preempted);
+  // synchronous saves, which every client waits for, use them all.
   int n = w->opts_.threads;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (n <= 0) {
-    n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    n = w->opts_.locks_held ? cores : std::max(1, cores - 1);
   }
   n = std::min(n, 32);
   if (!w->opts_.locks_held) {
