@@ -130,7 +130,10 @@ def reference_args(args):
     out = []
     for a in args:
         flags = tuple(sorted(k for k in ("optional", "multiple", "multiple_token") if a.get(k)))
-        out.append((a["name"], a["type"], a.get("token"), flags,
+        # The reference writes MIGRATE's empty-string token as '""'; Redis 8.8's COMMAND
+        # DOCS reports it as an empty string, and HotKV follows Redis 8.8.
+        token = "" if a.get("token") == '""' else a.get("token")
+        out.append((a["name"], a["type"], token, flags,
                     reference_args(a["arguments"]) if "arguments" in a else None))
     return out
 

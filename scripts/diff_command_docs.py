@@ -43,9 +43,6 @@ OTHER_ISSUE_COMMANDS = {
         "httl", "hpttl", "hpersist", "hgetex", "hsetex")},
     "sort": "SORT", "sort_ro": "SORT",
     "digest": "DIGEST", "delex": "DELEX", "msetex": "MSETEX",
-    # The persistence issue: DUMP/RESTORE payloads are RDB encodings, MIGRATE ships them.
-    "dump": "persistence (DUMP)", "restore": "persistence (RESTORE)",
-    "migrate": "persistence (MIGRATE)",
 }
 # Options another issue owns: (command, token) -> which. A token anywhere in the argument
 # tree of that command (e.g. SET's IFEQ inside its condition block).

@@ -18,11 +18,12 @@ import redis
 # Notes on commands whose support is partial or differs from Redis on purpose.
 NOTES = {
     "wait": "no replication: waits for its timeout and counts 0 replicas, as a Redis master without replicas",
-    "waitaof": "no AOF, no replication: [0, 0] as a Redis master without replicas; numlocal 1 refused as with appendonly off",
+    "waitaof": "with appendonly yes the local AOF counts once this client's writes are fsynced; no replication: replicas always 0",
+    "bgrewriteaof": "refused while appendonly is off (Redis writes a one-off AOF then); see docs/persistence.md",
     "increx": "a BYFLOAT result that looks like an integer reports OBJECT ENCODING int, not embstr (as INCRBYFLOAT)",
     "incrbyfloat": "a result that looks like an integer reports OBJECT ENCODING int, not embstr",
     "save": "writes dump.rdb in the calling worker with every shard locked (every client waits, as Redis's SAVE blocks the server); see docs/persistence.md",
-    "bgsave": "SCHEDULE has no other child process (AOF rewrite) to wait for; inside MULTI/EXEC the BGSAVE is scheduled, as in Redis",
+    "bgsave": "SCHEDULE does not wait for an AOF rewrite child (both may run at once); inside MULTI/EXEC the BGSAVE is scheduled, as in Redis",
     "shutdown": "NOW and FORCE are accepted (no replicas to wait for); no shutdown is ever in progress for ABORT",
     "debug": "only DEBUG RELOAD (no options) and DEBUG SLEEP",
     "object|freq": "needs an LFU maxmemory-policy, as in Redis",
@@ -38,6 +39,10 @@ NOTES = {
     "command|list": "FILTERBY MODULE matches nothing: vector sets are built in, where Redis 8 "
                     "has them in its vectorset module",
     "auth": "the default user only (requirepass); no ACL users",
+    "migrate": "connections to targets are cached per worker thread (an idle one is closed at "
+               "that worker's next MIGRATE after 10 s, not by a timer); RESTORE-ASKING is never "
+               "sent (no cluster mode yet); a key changed by another client while MIGRATE "
+               "talked to the target is not deleted (see docs/persistence.md)",
     "hello": "AUTH with the default user only",
     "vadd": "M up to 255; CAS runs the insert at once (never under a keyspace lock); non-finite components refused; see docs/vector.md",
     "vsim": "NOTHREAD changes nothing (searches never hold a keyspace lock)",
@@ -72,11 +77,11 @@ INFO_GAPS = [
      "`expired_stale_perc` (not estimated); `total_eviction_exceeded_time`, "
      "`current_eviction_exceeded_time` (time over maxmemory is not measured); "
      "`evicted_clients`, `evicted_scripts`, `latest_fork_usec`, "
-     "`total_forks`, `migrate_cached_sockets`, `active_defrag_*`, `total_active_defrag_time`, "
+     "`total_forks`, `active_defrag_*`, `total_active_defrag_time`, "
      "`current_active_defrag_time`, `tracking_total_*`, `unexpected_error_replies`, "
      "`dump_payload_sanitizations`, `io_threaded_*`, `acl_access_denied_*` (features HotKV "
-     "does not have: client eviction, scripting, fork, MIGRATE, defragmentation, client "
-     "tracking, RESTORE, I/O threads, ACL)."),
+     "does not have: client eviction, scripting, fork, defragmentation, client tracking, "
+     "deep sanitization as a separate step (RESTORE always validates), I/O threads, ACL)."),
     ("Replication", "`repl_backlog_size`, `repl_backlog_first_byte_offset`, "
      "`repl_backlog_histlen` (no replication backlog)."),
     ("CPU", "`used_cpu_sys_main_thread`, `used_cpu_user_main_thread` (commands run on every "
@@ -102,7 +107,6 @@ OTHER_ISSUES = [
      "`HPEXPIRETIME`, `HTTL`, `HPTTL`, `HPERSIST`, `HGETEX`, `HSETEX`"),
     ("strings", "`SET` options `IFEQ`/`IFNE`/`IFDEQ`/`IFDNE`, `DIGEST`, `DELEX`, `MSETEX`"),
     ("keys", "`SORT`, `SORT_RO`"),
-    ("persistence", "`DUMP`, `RESTORE`, `MIGRATE` (RDB payloads), `BGREWRITEAOF`"),
     ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), HyperLogLog "
      "(`PF*`), geo (`GEO*`)"),
 ]

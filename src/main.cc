@@ -6,6 +6,7 @@
 #include "commands/register.h"
 #include "common/memory_usage.h"
 #include "common/page_prefault.h"
+#include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
 #include "persistence/snapshot_family.h"
 #include "server/config.h"
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
   hotkv::CommandTable table;
   hotkv::RegisterAllCommands(table);
   hotkv::Server server(&config, &table);
+  server.set_aof(hotkv::persistence::MakeAofService(server));
   // Persistence (persistence/): snapshots and loading, behind server/persistence_hooks.h.
   hotkv::persistence::Snapshotter snapshotter(&server);
   hotkv::persistence::RegisterSnapshotCommands(table, &snapshotter);

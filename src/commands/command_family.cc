@@ -105,7 +105,9 @@ void ReplyDocArg(ReplyBuilder& rb, const DocArg& a, int* key_index, int last_spe
     ksi = std::min((*key_index)++, last_spec);
     fields++;
   }
-  if (!a.token.empty()) {
+  // A pure token always has one, even an empty one (MIGRATE's empty-string: "").
+  const bool has_token = !a.token.empty() || a.type == "pure-token";
+  if (has_token) {
     fields++;
   }
   bool has_flags = a.optional || a.multiple || a.multiple_token;
@@ -124,7 +126,7 @@ void ReplyDocArg(ReplyBuilder& rb, const DocArg& a, int* key_index, int last_spe
     rb.Bulk("key_spec_index");
     rb.Integer(ksi);
   }
-  if (!a.token.empty()) {
+  if (has_token) {
     rb.Bulk("token");
     rb.Bulk(a.token);
   }
@@ -412,8 +414,10 @@ bool ResolveKeys(CommandContext& ctx, std::vector<std::string_view>* args,
     std::vector<int> pos;
     c->getkeys(*args, &pos);
     found.emplace();
+    // As Redis's key procs (migrateGetKeys): the flags of the first key spec.
+    const uint32_t flags = c->key_specs.empty() ? 0 : c->key_specs[0].flags;
     for (int p : pos) {
-      found->push_back({p, 0});
+      found->push_back({p, flags});
     }
   }
   if (!found || found->empty()) {

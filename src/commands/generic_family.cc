@@ -109,12 +109,18 @@ void ExpireGeneric(CommandContext& ctx, int64_t unit_ms, bool absolute) {
   if ((nx && has) || (xx && !has) || (gt && (!has || when <= cur)) || (lt && has && when >= cur)) {
     return ctx.rb().Integer(0);
   }
+  // Replayed as DEL (a time already past) or PEXPIREAT with the absolute time, as Redis.
   if (when <= ctx.now_ms()) {
     db.Erase(ref);
     ctx.KeyModified(key, notify::kGeneric, "del");
+    ctx.PropagateAs({"DEL", key});
   } else {
     db.SetTtl(ref, when);
     ctx.KeyModified(key, notify::kGeneric, "expire");
+    if (ctx.propagating()) {
+      const std::string at = std::to_string(when);
+      ctx.PropagateAs({"PEXPIREAT", key, at});
+    }
   }
   ctx.rb().Integer(1);
 }

@@ -1,6 +1,8 @@
 // WAIT numreplicas timeout / WAITAOF numlocal numreplicas timeout.
 //
-// HotKV has no replicas and no AOF, so nothing is ever acknowledged: as a Redis 8.8
+// With appendonly yes, WAITAOF fsyncs this client's writes (AofService::WaitDurable) and
+// counts the local AOF as acknowledged (1). Otherwise, and for replicas (HotKV has none),
+// nothing is ever acknowledged: as a Redis 8.8
 // master with no replica, WAIT answers 0 at once when it waits for no replica (numreplicas
 // <= 0) and otherwise blocks until its timeout (0: forever) and answers 0; WAITAOF answers
 // [0, 0] the same way for numreplicas 0 / > 0, and numlocal 1 is refused as it is when
@@ -11,6 +13,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "server/blocking.h"
+#include "server/server.h"
 
 namespace hotkv {
 
@@ -70,11 +73,20 @@ void WaitAofCommand(CommandContext& ctx) {
   if (!timeout) {
     return;
   }
-  if (*local == 1) {
-    return ctx.rb().Error(
-        "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
+  AofService* aof = ctx.server().aof();
+  if (aof == nullptr || !aof->enabled()) {
+    if (*local == 1) {
+      return ctx.rb().Error(
+          "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
+    }
+    return ReplyOrWait(ctx, *replicas > 0, *timeout, "*2\r\n:0\r\n:0\r\n");
   }
-  ReplyOrWait(ctx, *replicas > 0, *timeout, "*2\r\n:0\r\n:0\r\n");
+  // The local AOF: this client's writes are fsynced right here (one fsync, shared with
+  // every other thread's records), so the local count is 1 at once.
+  if (!ctx.in_exec()) {
+    aof->WaitDurable(ctx.server().write_stream().LastCommittedByThisThread());
+  }
+  ReplyOrWait(ctx, *replicas > 0, *timeout, "*2\r\n:1\r\n:0\r\n");
 }
 
 }  // namespace
@@ -91,7 +103,7 @@ void RegisterWaitCommands(CommandTable& t) {
          .handler = WaitAofCommand,
          .doc = {"generic", "7.2.0", "O(1)",
                  "Waits for the connection's writes to reach the append-only file locally and "
-                 "on replicas (HotKV has neither: both counts are 0).",
+                 "on replicas (HotKV has no replicas: that count is 0).",
                  "numlocal:integer numreplicas:integer timeout:integer"},
          .tips = {"request_policy:all_shards", "response_policy:agg_min"}});
 }

@@ -325,6 +325,7 @@ void HIncrByFloatCommand(CommandContext& ctx) {
   const std::string_view text(buf, n);
   HashForWrite(ctx, key)->Set(field, text, Limits(ctx));
   ctx.KeyModified(key, notify::kHash, "hincrbyfloat");
+  ctx.PropagateAs({"HSET", key, field, text});  // the value it produced, as Redis
   ctx.rb().Bulk(text);
 }
 

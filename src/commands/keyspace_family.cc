@@ -206,6 +206,14 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
     return;
   }
   const bool free_here = !async && ctx.in_exec();
+  // An observer that orders events (the write stream) needs the flush to be one point in
+  // time: then every shard is locked at once (Redis's FLUSHALL is atomic too).
+  Keyspace& ks = ctx.keyspace();
+  const bool lock_all = !ctx.all_shards_locked() && ks.AtomicFlushWanted();
+  if (lock_all) {
+    ks.LockAll();
+    ctx.set_all_shards_locked(true);
+  }
   Database::TablesChanged();
   std::vector<DbTable> detached;
   const int num_dbs = ctx.keyspace().num_dbs();
@@ -229,6 +237,11 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
       t = DbTable();
     }
   });
+  ks.NotifyFlush(only_db);
+  if (lock_all) {
+    ctx.set_all_shards_locked(false);
+    ks.UnlockAll();
+  }
   // Redis's emptyData: every removed key is a change. FLUSHALL then kills a running
   // BGSAVE and, with save rules set, saves the empty dataset at once (which resets the
   // change counter), as Redis's flushAllDataAndResetRDB.
@@ -305,6 +318,7 @@ void SwapDbCommand(CommandContext& ctx) {
     std::swap(s.db(*a), s.db(*b));
     SignalWaitersInSwappedDbs(ctx, s, static_cast<int>(*a), static_cast<int>(*b));
   }
+  ks.NotifySwapDb(static_cast<int>(*a), static_cast<int>(*b));
   if (!ctx.all_shards_locked()) {
     ks.UnlockAll();
   }

@@ -99,6 +99,18 @@ void PopAndReply(CommandContext& ctx, KeyRef& ref, std::string_view key, End end
   }
   ctx.KeyModified(key, notify::kList, PopEvent(end));
   DeleteIfEmpty(ctx, ref, key, list->empty());
+  // LMPOP and the blocking pops are replayed as the plain pop they did (Redis: "[LR]POP
+  // key [count]"); LPOP/RPOP go in as they ran.
+  const std::string& name = ctx.command()->name;
+  if (ctx.propagating() && name != "lpop" && name != "rpop") {
+    const char* pop = end == End::kLeft ? "LPOP" : "RPOP";
+    if (with_count) {
+      const std::string n = std::to_string(count);
+      ctx.PropagateAs({pop, key, n});
+    } else {
+      ctx.PropagateAs({pop, key});
+    }
+  }
 }
 
 void PopGeneric(CommandContext& ctx, End end) {
@@ -382,6 +394,13 @@ void MoveGeneric(CommandContext& ctx, std::string_view src, std::string_view dst
     dl->PushBack(value, limits);
   }
   ctx.KeyModified(dst, notify::kList, PushEvent(to));
+  // BLMOVE and BRPOPLPUSH (served or not) are replayed as LMOVE and RPOPLPUSH.
+  if (ctx.propagating() && ctx.command()->name == "blmove") {
+    ctx.PropagateAs({"LMOVE", src, dst, from == End::kLeft ? "LEFT" : "RIGHT",
+                     to == End::kLeft ? "LEFT" : "RIGHT"});
+  } else if (ctx.propagating() && ctx.command()->name == "brpoplpush") {
+    ctx.PropagateAs({"RPOPLPUSH", src, dst});
+  }
   ctx.rb().Bulk(value);
 }
 

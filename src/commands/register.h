@@ -18,6 +18,7 @@ void RegisterWaitCommands(CommandTable& t);  // WAIT, WAITAOF (no replicas, no A
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterClientCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
+void RegisterServerAofCommands(CommandTable& t);  // BGREWRITEAOF
 void RegisterIntrospectionCommands(CommandTable& t);
 void RegisterPubsubCommands(CommandTable& t);
 void RegisterTransactionCommands(CommandTable& t);
@@ -28,6 +29,7 @@ void RegisterHashCommands(CommandTable& t);
 void RegisterSetCommands(CommandTable& t);
 void RegisterVectorSetCommands(CommandTable& t);  // Redis 8: VADD, VSIM, ...
 void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ...
+void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKING, MIGRATE
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -39,6 +41,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterConnectionCommands(t);
   RegisterClientCommands(t);
   RegisterServerCommands(t);
+  RegisterServerAofCommands(t);
   RegisterIntrospectionCommands(t);
   RegisterPubsubCommands(t);
   RegisterTransactionCommands(t);
@@ -49,6 +52,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterSetCommands(t);
   RegisterVectorSetCommands(t);
   RegisterVsimCommands(t);
+  RegisterDumpCommands(t);
 }
 
 }  // namespace hotkv

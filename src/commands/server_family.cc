@@ -15,6 +15,7 @@
 #include <map>
 #include <thread>
 
+#include "commands/dump_common.h"
 #include "commands/helpers.h"
 #include "common/clock.h"
 #include "common/page_prefault.h"
@@ -158,7 +159,16 @@ std::string MemorySection(Server& s) {
 std::string PersistenceSection(Server& s) {
   std::string o = "# Persistence\r\n";
   if (PersistenceHooks* p = s.persistence()) {
-    return o + p->InfoFields();
+    std::string fields = p->InfoFields();
+    // The snapshot side prints the aof_* block as idle stand-ins (aof_enabled through
+    // module_fork_in_progress): the AOF service's own lines replace it, in the same place.
+    const size_t from = fields.find("aof_enabled:");
+    const size_t mf = fields.find("module_fork_in_progress:");
+    if (s.aof() != nullptr && from != std::string::npos && mf != std::string::npos) {
+      const size_t to = fields.find("\r\n", mf) + 2;
+      fields.replace(from, to - from, s.aof()->InfoFields());
+    }
+    return o + fields;
   }
   AddField(o, "loading", 0);
   AddField(o, "async_loading", 0);
@@ -166,10 +176,14 @@ std::string PersistenceSection(Server& s) {
   AddField(o, "rdb_bgsave_in_progress", 0);
   AddField(o, "rdb_last_save_time", s.start_time_ms() / 1000);
   AddField(o, "rdb_last_bgsave_status", "ok");
-  AddField(o, "aof_enabled", 0);
-  AddField(o, "aof_rewrite_in_progress", 0);
-  AddField(o, "aof_last_bgrewrite_status", "ok");
-  AddField(o, "aof_last_write_status", "ok");
+  if (s.aof() != nullptr) {
+    o += s.aof()->InfoFields();  // the aof_* lines (persistence/aof_writer.cc)
+  } else {
+    AddField(o, "aof_enabled", 0);
+    AddField(o, "aof_rewrite_in_progress", 0);
+    AddField(o, "aof_last_bgrewrite_status", "ok");
+    AddField(o, "aof_last_write_status", "ok");
+  }
   return o;
 }
 
@@ -191,6 +205,7 @@ std::string StatsSection(Server& s) {
   AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
   AddField(o, "pubsub_patterns", s.pubsub().NumPat());
   AddField(o, "pubsubshard_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kShard)));
+  AddField(o, "migrate_cached_sockets", MigrateCachedSockets());
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
   AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));

@@ -183,6 +183,7 @@ void SPopCommand(CommandContext& ctx) {
     }
     std::optional<std::string> member = set->Pop(rng);
     rb.Bulk(*member);
+    ctx.PropagateAs({"SREM", key, *member});  // the random choice, made deterministic
   } else {
     if (set == nullptr || *count == 0) {
       return rb.Set(0);
@@ -191,6 +192,22 @@ void SPopCommand(CommandContext& ctx) {
     rb.Set(popped.size());
     for (const std::string& member : popped) {
       rb.Bulk(member);
+    }
+    // As Redis: the whole set popped goes in as DEL, otherwise SREMs of up to 1024
+    // members each.
+    if (ctx.propagating()) {
+      if (set->empty()) {
+        ctx.PropagateAs({"DEL", key});
+      } else {
+        constexpr size_t kBatch = 1024;
+        for (size_t i = 0; i < popped.size(); i += kBatch) {
+          std::vector<std::string_view> srem{"SREM", key};
+          for (size_t j = i; j < std::min(popped.size(), i + kBatch); j++) {
+            srem.emplace_back(popped[j]);
+          }
+          ctx.PropagateAs(srem);
+        }
+      }
     }
   }
   ctx.KeyModified(key, notify::kSet, "spop");

@@ -139,6 +139,11 @@ void SetCommand(CommandContext& ctx) {
     // once with "del", as Redis's does.)
     db.SetTtl(ref, expire_at);
     ctx.Notify(notify::kGeneric, "expire", key);
+    if (ctx.propagating()) {
+      // Replayed with the absolute time, as Redis rewrites it (NX/XX/GET dropped).
+      const std::string at = Int64ToString(expire_at);
+      ctx.PropagateAs({"SET", key, value, "PXAT", at});
+    }
   }
   if (!get) {
     ctx.rb().Ok();
@@ -184,6 +189,10 @@ void SetExGeneric(CommandContext& ctx, bool seconds) {
   db.SetTtl(ref, *at);
   ctx.KeyModified(ctx.arg(1), notify::kString, "set");
   ctx.Notify(notify::kGeneric, "expire", ctx.arg(1));
+  if (ctx.propagating()) {
+    const std::string ms = Int64ToString(*at);
+    ctx.PropagateAs({"SET", ctx.arg(1), ctx.arg(3), "PXAT", ms});
+  }
   ctx.rb().Ok();
 }
 void SetExCommand(CommandContext& ctx) { SetExGeneric(ctx, true); }
@@ -329,14 +338,20 @@ void GetExCommand(CommandContext& ctx) {
   if (exp.kind == ExpireOpt::kPersist) {
     if (db.ClearTtl(ref)) {
       ctx.KeyModified(ctx.arg(1), notify::kGeneric, "persist");
+      ctx.PropagateAs({"PERSIST", ctx.arg(1)});
     }
   } else if (exp.kind != ExpireOpt::kNone) {
     if (at <= ctx.now_ms()) {
       db.Erase(ref);
       ctx.KeyModified(ctx.arg(1), notify::kGeneric, "del");
+      ctx.PropagateAs({"DEL", ctx.arg(1)});
     } else {
       db.SetTtl(ref, at);
       ctx.KeyModified(ctx.arg(1), notify::kGeneric, "expire");
+      if (ctx.propagating()) {
+        const std::string ms = Int64ToString(at);
+        ctx.PropagateAs({"PEXPIREAT", ctx.arg(1), ms});
+      }
     }
   }
 }

@@ -320,16 +320,25 @@ void IncrExCommand(CommandContext& ctx) {
     if (existed) {
       db.Erase(ref);
       ctx.KeyModified(key, notify::kGeneric, "del");
+      ctx.PropagateAs({"DEL", key});
     }
     return;
   }
   db.SetString(ref, key, text, true);
   ctx.KeyModified(key, notify::kString, a.by_float ? "incrbyfloat" : "incrby");
+  // Replayed as the value and absolute expiry it produced.
   if (set_expiry) {
     db.SetTtl(ref, expire_at);
     ctx.Notify(notify::kGeneric, "expire", key);
+    if (ctx.propagating()) {
+      const std::string at = std::to_string(expire_at);
+      ctx.PropagateAs({"SET", key, text, "PXAT", at});
+    }
   } else if (a.expiry == Expiry::kPersist && db.ClearTtl(ref)) {
     ctx.Notify(notify::kGeneric, "persist", key);
+    ctx.PropagateAs({"SET", key, text});
+  } else {
+    ctx.PropagateAs({"SET", key, text, "KEEPTTL"});
   }
 }
 

@@ -151,6 +151,8 @@ void IncrByFloatCommand(CommandContext& ctx) {
   std::string_view text(buf, n);
   db.SetString(ref, key, text, true);
   ctx.KeyModified(key, notify::kString, "incrbyfloat");
+  // Replayed as the value it produced (float formatting must not drift between builds).
+  ctx.PropagateAs({"SET", key, text, "KEEPTTL"});
   ctx.rb().Bulk(text);
 }
 

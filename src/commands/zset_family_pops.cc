@@ -76,6 +76,17 @@ void GenericPop(CommandContext& ctx, std::span<const std::string_view> keys, boo
   });
   ctx.KeyModified(key, notify::kZSet, from_max ? "zpopmax" : "zpopmin");
   DeleteZSetIfEmpty(ctx, key, *found.zset);
+  // ZMPOP and the blocking pops are replayed as the ZPOPMIN/ZPOPMAX they did, as Redis.
+  const std::string& name = ctx.command()->name;
+  if (ctx.propagating() && name != "zpopmin" && name != "zpopmax") {
+    const char* pop = from_max ? "ZPOPMAX" : "ZPOPMIN";
+    if (count >= 0) {
+      const std::string c = std::to_string(count);
+      ctx.PropagateAs({pop, key, c});
+    } else {
+      ctx.PropagateAs({pop, key});
+    }
+  }
 }
 
 // ZPOPMIN / ZPOPMAX key [count]

@@ -47,9 +47,7 @@ KeyRef Database::Lookup(std::string_view key, uint32_t shard, uint64_t hash) {
 
 void Database::ExpireNow(KeyRef& ref) {
   Entry* e = ref.entry();
-  if (KeyEventListener* l = ks_->listener()) {
-    l->OnKeyExpired(index_, e->key());
-  }
+  ks_->NotifyExpired(index_, e->key());
   engine_internal::g_expired_keys.fetch_add(1, std::memory_order_relaxed);
   Erase(ref);
 }
@@ -68,9 +66,7 @@ void Database::Insert(KeyRef& ref, Entry* e) {
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);
   }
-  if (KeyEventListener* l = ks_->listener()) {
-    l->OnKeyCreated(index_, e->key(), e->type());
-  }
+  ks_->NotifyCreated(index_, e->key(), e->type());
 }
 
 Entry* Database::Replace(KeyRef& ref, Entry* e) {

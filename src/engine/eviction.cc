@@ -40,12 +40,10 @@ uint64_t Score(const Entry* e, const EvictionParams& p) {
   }
 }
 
-// Removes the key at `ref` as an eviction: listener first (the key's bytes are still
+// Removes the key at `ref` as an eviction: observers first (the key's bytes are still
 // there), then the entry is freed.
 void EvictAt(Keyspace& ks, Database& view, KeyRef& ref) {
-  if (KeyEventListener* l = ks.listener()) {
-    l->OnKeyEvicted(view.index(), ref.entry()->key());
-  }
+  ks.NotifyEvicted(view.index(), ref.entry()->key());
   view.Erase(ref);
   g_evicted_keys.fetch_add(1, std::memory_order_relaxed);
 }

@@ -9,7 +9,7 @@
 // shard (its TTL list for volatile-*), offer them to a small pool of the best
 // candidates seen so far (as Redis's evictionPoolPopulate), and evict the pool's best
 // key that still exists. Random policies evict a random key of a random non-empty shard.
-// Every eviction reports KeyEventListener::OnKeyEvicted before the key is freed.
+// Every eviction reports KeyObserver::OnKeyEvicted (every observer) before the key is freed.
 //
 // Thread safety: EvictOneKey locks one shard at a time and must be called with no shard
 // lock held. An EvictionPool belongs to one thread.

@@ -124,12 +124,22 @@ void Keyspace::UnlockAll() {
   }
 }
 
+void Keyspace::RemoveObserver(KeyObserver* o) {
+  std::erase(observers_, o);
+}
+
 void Keyspace::Flush(int db, bool async) {
+  const bool atomic = AtomicFlushWanted();
+  if (atomic) {
+    LockAll();
+  }
   Database::TablesChanged();
   std::vector<DbTable> detached;
   for (uint32_t i = 0; i < kShardCount; i++) {
     Shard& s = shards_[i];
-    s.lock.lock();
+    if (!atomic) {
+      s.lock.lock();
+    }
     for (int d = 0; d < num_dbs_; d++) {
       if (db >= 0 && d != db) {
         continue;
@@ -149,7 +159,13 @@ void Keyspace::Flush(int db, bool async) {
         t.key_sizes.reset();
       }
     }
-    s.lock.unlock();
+    if (!atomic) {
+      s.lock.unlock();
+    }
+  }
+  NotifyFlush(db);
+  if (atomic) {
+    UnlockAll();
   }
   if (!detached.empty()) {
     FreeTables(std::move(detached));
@@ -164,6 +180,7 @@ void Keyspace::SwapDb(int a, int b) {
   for (uint32_t i = 0; i < kShardCount; i++) {
     std::swap(shards_[i].db(a), shards_[i].db(b));
   }
+  NotifySwapDb(a, b);
   UnlockAll();
 }
 

@@ -148,18 +148,32 @@ static_assert(offsetof(Shard, lock) == 0, "ShardLock finds its Shard at its own 
 static_assert(offsetof(Shard, db0) + sizeof(KeyTable) <= 64,
               "db 0's table header must share the lock's cache line");
 
-// Receives key events the engine produces on its own (expiry). Called with the shard
-// lock held; implementations must not take other shard locks.
-class KeyEventListener {
+// Observes key events: the engine's own (expiry, eviction, creation) and the
+// keyspace-wide ones commands report (FLUSHDB/FLUSHALL, SWAPDB). Several observers can
+// subscribe (the server's WATCH/notification/blocking hooks, the write stream, and later
+// snapshots, search indexes, client-side caching). Every call is made with the key's
+// shard locked (OnFlush/OnSwapDb: see there); implementations must not take other shard
+// locks and must be cheap.
+class KeyObserver {
  public:
-  virtual ~KeyEventListener() = default;
-  virtual void OnKeyExpired(int db, std::string_view key) = 0;
+  virtual ~KeyObserver() = default;
+  virtual void OnKeyExpired(int db, std::string_view key) {}
   // A key was created (Redis's dbAdd): "new" notifications, and waking clients blocked
   // on list/zset/stream keys.
-  virtual void OnKeyCreated(int db, std::string_view key, ValueType type) = 0;
+  virtual void OnKeyCreated(int db, std::string_view key, ValueType type) {}
   // A key is about to be removed by maxmemory eviction (its bytes are still valid).
   virtual void OnKeyEvicted(int db, std::string_view key) {}
+  // FLUSHDB (db >= 0) or FLUSHALL (db < 0). Called once per flush, after it, while every
+  // shard is locked when AtomicFlushWanted() said so, else with no lock held.
+  virtual void OnFlush(int db) {}
+  // SWAPDB a b, called with every shard locked, after the swap.
+  virtual void OnSwapDb(int a, int b) {}
+  // Whether a flush should hold every shard lock at once (an observer that orders
+  // events, such as the write stream, needs the flush to be one point in time).
+  virtual bool AtomicFlushWanted() const { return false; }
 };
+// The former name of the single listener slot.
+using KeyEventListener = KeyObserver;
 
 class Keyspace {
  public:
@@ -175,8 +189,44 @@ class Keyspace {
   static uint32_t ShardOf(std::string_view key) { return ShardOfSlot(KeySlot(key)); }
   Shard& shard(uint32_t i) { return shards_[i]; }
 
-  void set_listener(KeyEventListener* l) { listener_ = l; }
-  KeyEventListener* listener() const { return listener_; }
+  // Observers, called in registration order. Register (and remove) before workers
+  // start or while no command runs: the list is read without a lock.
+  void AddObserver(KeyObserver* o) { observers_.push_back(o); }
+  void RemoveObserver(KeyObserver* o);
+  const std::vector<KeyObserver*>& observers() const { return observers_; }
+  void NotifyExpired(int db, std::string_view key) {
+    for (KeyObserver* o : observers_) {
+      o->OnKeyExpired(db, key);
+    }
+  }
+  void NotifyCreated(int db, std::string_view key, ValueType type) {
+    for (KeyObserver* o : observers_) {
+      o->OnKeyCreated(db, key, type);
+    }
+  }
+  void NotifyEvicted(int db, std::string_view key) {
+    for (KeyObserver* o : observers_) {
+      o->OnKeyEvicted(db, key);
+    }
+  }
+  void NotifyFlush(int db) {
+    for (KeyObserver* o : observers_) {
+      o->OnFlush(db);
+    }
+  }
+  void NotifySwapDb(int a, int b) {
+    for (KeyObserver* o : observers_) {
+      o->OnSwapDb(a, b);
+    }
+  }
+  bool AtomicFlushWanted() const {
+    for (KeyObserver* o : observers_) {
+      if (o->AtomicFlushWanted()) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   // Counts under each shard's lock, one at a time.
   size_t DbSize(int db);
@@ -248,7 +298,7 @@ class Keyspace {
  private:
   int num_dbs_;
   std::unique_ptr<Shard[]> shards_;
-  KeyEventListener* listener_ = nullptr;
+  std::vector<KeyObserver*> observers_;
   std::atomic<uint32_t> access_clock_{0};
   std::atomic<uint64_t> used_dbs_{0};
   std::atomic<bool> lfu_mode_{false};

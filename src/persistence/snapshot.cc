@@ -148,6 +148,11 @@ bool Snapshotter::HaveRules() {
 }
 
 void Snapshotter::PrepareStartup() {
+  // As Redis: with appendonly yes the AOF is the dataset (the AOF service loads it before
+  // the workers start); dump.rdb is not read.
+  if (server_->config().GetString("appendonly") == "yes") {
+    return;
+  }
   if (access(DbPath().c_str(), F_OK) == 0) {
     loading_ = true;
     server_->SetGate(kGateLoading, true);

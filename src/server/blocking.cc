@@ -286,10 +286,17 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
           const bool failed = rb.errors_written() > 0;
           auto bytes = std::make_shared<std::string>(out.view());
           Worker* target = w->worker;
-          target->Post([target, w, bytes, failed] {
+          // The pop goes into the write stream now (under the key's lock), so that with
+          // appendfsync always the client's worker can wait for its fsync before replying.
+          const uint64_t seq =
+              server.write_stream().active() ? server.write_stream().Commit() : 0;
+          target->Post([target, w, bytes, failed, seq] {
             Client* c = StillBlocked(*target, w->client_id, w);
             if (c == nullptr) {
               return;
+            }
+            if (seq != 0 && target->server().aof_sync_always()) {
+              target->server().aof()->WaitDurable(seq);
             }
             if (c->output() != nullptr && !c->block_state()->reply_silenced) {
               c->output()->Raw(*bytes);
@@ -302,10 +309,16 @@ void ServeReadyKeys(Server& server, Worker& worker, bool locks_held) {
         }
       }
       if (own_lock) {
+        if (server.write_stream().active()) {
+          server.write_stream().Commit();  // the served pops, under their locks
+        }
         ReleaseServeLocks();
         shard.lock.unlock();
       }
     }
+  }
+  if (server.write_stream().active()) {
+    server.write_stream().Commit();
   }
   ReleaseServeLocks();
 }

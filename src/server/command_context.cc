@@ -46,6 +46,23 @@ void CommandContext::Notify(int64_t notify_class, std::string_view event, std::s
   NotifyKeyspaceEvent(server_, notify_class, event, key, db < 0 ? db_.index() : db);
 }
 
+bool CommandContext::propagating() const { return server_.write_stream().active(); }
+
+void CommandContext::PropagateAs(const std::vector<std::string_view>& args, int db) {
+  WriteStream& ws = server_.write_stream();
+  if (!ws.active()) {
+    return;
+  }
+  ws.Append(db < 0 ? db_.index() : db, args);
+  ws.MarkRewritten();
+}
+
+void CommandContext::PreventPropagation() {
+  if (server_.write_stream().active()) {
+    server_.write_stream().MarkRewritten();
+  }
+}
+
 void CommandContext::CountLookup(bool hit) {
   WorkerStats::Inc(hit ? worker_.stats().keyspace_hits : worker_.stats().keyspace_misses);
 }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -102,6 +103,19 @@ class CommandContext {
   void CountLookup(bool hit);
   // Records an access to `e` for OBJECT IDLETIME / FREQ (unless CLIENT NO-TOUCH).
   void TouchEntry(Entry* e);
+
+  // The write stream (server/write_stream.h). A write command that changed the data
+  // (KeyModified) goes into the stream as it ran; a handler whose command must be replayed
+  // differently (relative TTL -> PXAT, SPOP -> SREM, a blocking pop -> the pop it did)
+  // calls PropagateAs with the commands to record instead (in the selected database, or
+  // `db`), or PreventPropagation for none. Guard argument building with propagating():
+  // nothing is recorded while nobody consumes the stream.
+  bool propagating() const;
+  void PropagateAs(const std::vector<std::string_view>& args, int db = -1);
+  void PropagateAs(std::initializer_list<std::string_view> args, int db = -1) {
+    PropagateAs(std::vector<std::string_view>(args), db);
+  }
+  void PreventPropagation();
 
   // Parses helpers that reply with Redis's errors on failure.
   std::optional<int64_t> IntArg(size_t i, std::string_view err = errors::kNotInteger);

@@ -54,7 +54,8 @@ std::string InferType(std::string_view name) {
   return "string";
 }
 
-bool IsQuoted(std::string_view w) { return w.size() >= 3 && w.front() == '\'' && w.back() == '\''; }
+// '' is the empty token (MIGRATE's empty-string, which Redis 8.8 reports as "").
+bool IsQuoted(std::string_view w) { return w.size() >= 2 && w.front() == '\'' && w.back() == '\''; }
 
 // True for a word that is a literal token: an upper-case word ("EX", "LIB-NAME") or a word
 // in single quotes, spelled exactly as the client sends it ('lib-name').

@@ -157,15 +157,6 @@ void Config::BuildTable() {
     v->iv = std::max<int64_t>(v->iv, 16 * 1024);  // Redis's minimum backlog
     return Status::Ok();
   };
-  // The append-only file is not implemented yet: `appendonly yes` is refused, since
-  // accepting it would promise durability HotKV does not provide.
-  Find("appendonly")->check = [](ParsedValue* v, bool) {
-    if (v->iv != 0) {
-      return Status::InvalidArgument(
-          "appendonly yes is not supported: HotKV has no persistence yet");
-    }
-    return Status::Ok();
-  };
   Option* policy = Find("maxmemory-policy");
   policy->check = [](ParsedValue* v, bool) {
     if (kPolicyToEviction[v->iv] < 0) {

@@ -31,6 +31,10 @@ class Connection : public NetConnection, public Client {
   ReplyBuilder reply{&out};
   bool input_backlog = false;   // complete commands left over by ProcessInput's budget
   bool flush_queued = false;    // in the worker's pending-flush list
+  // appendfsync always: the last write-stream record of this connection's commands, and
+  // whether its replies wait for that record's fsync (Worker::aof_waiting_).
+  uint64_t aof_seq = 0;
+  bool aof_wait_queued = false;
   // Pub/sub output-buffer soft limit tracking: when the soft limit was first exceeded.
   int64_t soft_limit_since_ms = 0;
 

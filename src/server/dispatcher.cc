@@ -142,6 +142,32 @@ bool AllowedInMulti(const CommandSpec* c) {
          n == "reset";
 }
 
+// Write stream: what a command that ran goes in as. A handler that rewrote its command
+// (PropagateAs) has recorded it already; otherwise a command that changed the data (the
+// dirty counter moved) goes in as it ran.
+struct StreamScope {
+  WriteStream* ws = nullptr;  // null: nobody consumes the stream
+  uint64_t dirty_before = 0;
+};
+
+inline StreamScope BeginStream(CommandContext& ctx) {
+  StreamScope sc;
+  WriteStream& ws = ctx.server().write_stream();
+  if (ws.active()) [[unlikely]] {
+    sc.ws = &ws;
+    ws.BeginCommand();
+    sc.dirty_before = ctx.worker().stats().dirty.load(std::memory_order_relaxed);
+  }
+  return sc;
+}
+
+inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
+  if (!sc.ws->rewritten() &&
+      ctx.worker().stats().dirty.load(std::memory_order_relaxed) != sc.dirty_before) {
+    sc.ws->Append(ctx.db().index(), ctx.args());
+  }
+}
+
 // Runs the handler with the key locks taken (unless the caller holds them already).
 //
 // self_locking commands (VSIM, VADD, VSIM.SEARCH, ...) are run with no lock: their
@@ -157,10 +183,22 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   if (!locks_held && !cmd->key_specs.empty() && !cmd->is(kCmdSelfLocking)) {
     cmd->GetKeys(ctx.args(), &key_pos);
   }
+  // The stream's state is read only once the command's locks are held: a consumer that
+  // starts (AOF turned on) takes every lock to write its base, so a command either ran
+  // before (in the base) or sees the stream active (in the stream).
   if (key_pos.empty()) {
+    const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);
+    if (stream.ws != nullptr) [[unlikely]] {
+      EndStream(stream, ctx);
+    }
     if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
       ServeReadyKeys(ctx.server(), ctx.worker(), false);  // keyless commands (SWAPDB)
+    }
+    if (stream.ws != nullptr) [[unlikely]] {
+      // Keyless writes (FLUSHALL, SWAPDB) commit under their locks through the stream's
+      // observer; a self-locking command (VADD) commits here, after its locks.
+      stream.ws->Commit();
     }
     t_key_hint = KeyHint{};  // a pipeline-prefetch hint may name this command's key
   } else if (key_pos.size() == 1) {
@@ -177,9 +215,16 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       s.lock.lock_read();
     }
     t_single_shard = static_cast<int>(shard);
+    const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);
+    if (stream.ws != nullptr) [[unlikely]] {
+      EndStream(stream, ctx);
+    }
     if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
       ServeReadyKeys(ctx.server(), ctx.worker());
+    }
+    if (stream.ws != nullptr) [[unlikely]] {
+      stream.ws->Commit();  // before the locks go: the order stays each key's history
     }
     t_single_shard = -1;
     t_key_hint = KeyHint{};  // argument memory is reused by later commands
@@ -191,9 +236,16 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     }
     set.Lock(ks, !cmd->is(kCmdWrite));
     t_lock_set = &set;
+    const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);
+    if (stream.ws != nullptr) [[unlikely]] {
+      EndStream(stream, ctx);
+    }
     if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
       ServeReadyKeys(ctx.server(), ctx.worker());
+    }
+    if (stream.ws != nullptr) [[unlikely]] {
+      stream.ws->Commit();
     }
     t_lock_set = nullptr;
     set.Unlock(ks);
@@ -497,7 +549,7 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
   }
   set.Lock(ks);
   // A watched key that expired counts as modified: looking it up deletes it, which
-  // marks this client's watch dirty through the expiry listener.
+  // marks this client's watch dirty through the expiry observers.
   for (const WatchedKey& wk : client.watched_keys()) {
     Database(&ks, wk.db, exec_ctx.now_ms()).Lookup(wk.key);
   }
@@ -513,6 +565,11 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
   UnwatchAllLocked(ks, client);
   exec_ctx.rb().Array(queue.size());
   t_lock_set = &set;
+  WriteStream& ws = exec_ctx.server().write_stream();
+  const bool streaming = ws.active();
+  if (streaming) {
+    ws.BeginMulti();
+  }
   for (size_t i = 0; i < queue.size(); i++) {
     const CommandSpec* cmd = queue[i].cmd;
     uint64_t errors_before = exec_ctx.rb().errors_written();
@@ -520,17 +577,28 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
                        exec_ctx.now_ms());
     ctx.set_in_exec(true);
     ctx.set_all_shards_locked(all);
+    const StreamScope stream = streaming ? BeginStream(ctx) : StreamScope{};
     const uint64_t t0 = CyclesNow();
     cmd->handler(ctx);
     const uint64_t t1 = CyclesNow();
+    if (stream.ws != nullptr) {
+      EndStream(stream, ctx);
+    }
     // Each queued command is counted and may enter the slow log (EXEC itself does not).
     Account(w, client, cmd, views[i], t1 - t0,
                    ctx.failed() || exec_ctx.rb().errors_written() != errors_before,
                    ctx.redacted_args());
   }
+  if (streaming) {
+    ws.EndMulti();      // MULTI ... EXEC around the transaction's writes
+    ws.MarkRewritten();  // EXEC itself is not recorded again
+  }
   // Blocked clients woken by the transaction see its final state, as in Redis.
   if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
     ServeReadyKeys(exec_ctx.server(), w);
+  }
+  if (streaming) {
+    ws.Commit();
   }
   t_lock_set = nullptr;
   set.Unlock(ks);

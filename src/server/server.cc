@@ -34,7 +34,7 @@ namespace {
 // Engine events the server reacts to: an expired or evicted key invalidates WATCHes on
 // it and produces an "expired"/"evicted" keyspace notification. Runs with the key's
 // shard locked.
-class ServerKeyListener : public KeyEventListener {
+class ServerKeyListener : public KeyObserver {
  public:
   explicit ServerKeyListener(Server* s) : server_(s) {}
   void OnKeyExpired(int db, std::string_view key) override {
@@ -97,7 +97,8 @@ Server::Server(Config* config, CommandTable* table)
   }
   stat_reset_ms_ = start_time_ms_;
   listener_ = std::make_unique<ServerKeyListener>(this);
-  keyspace_->set_listener(listener_.get());
+  keyspace_->AddObserver(listener_.get());
+  keyspace_->AddObserver(write_stream_.observer());
 }
 
 Server::~Server() {
@@ -228,6 +229,24 @@ int Server::Run() {
   }
   config_->SetListenHook(
       [this](const std::vector<std::string>& bind, int64_t port) { return Rebind(bind, port); });
+  if (aof_ != nullptr) {
+    // Loads the AOF through worker 0 (its loop not running yet) and opens it.
+    SetCurrentWorker(workers_[0].get());
+    Status st = aof_->Start();
+    SetCurrentWorker(nullptr);
+    if (!st.ok()) {
+      fprintf(stderr, "# %s\n", st.message().c_str());
+      return 1;
+    }
+    for (const char* name :
+         {"appendonly", "appendfsync", "aof-timestamp-enabled", "no-appendfsync-on-rewrite"}) {
+      config_->OnChange(name, [this] {
+        if (Status st = aof_->Reconfigure(); !st.ok()) {
+          fprintf(stderr, "# %s\n", st.message().c_str());
+        }
+      });
+    }
+  }
   fprintf(stdout, "HotKV ready: port %lld, %d worker threads, pid %d\n",
           static_cast<long long>(config_->port()), n, static_cast<int>(getpid()));
   fflush(stdout);
@@ -270,6 +289,9 @@ int Server::Run() {
   }
   for (auto& w : workers_) {
     w->Join();
+  }
+  if (aof_ != nullptr) {
+    aof_->Stop();
   }
   if (persistence_ != nullptr) {
     persistence_->FinishShutdown();

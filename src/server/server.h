@@ -20,10 +20,12 @@
 
 #include "engine/keyspace.h"
 #include "pubsub/registry.h"
+#include "server/aof_service.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/persistence_hooks.h"
 #include "server/slowlog.h"
+#include "server/write_stream.h"
 #include "server/worker.h"
 
 namespace hotkv {
@@ -95,6 +97,15 @@ class Server {
   ClientRegistry& clients() { return clients_; }
   SlowLog& slowlog() { return slowlog_; }
   PubsubRegistry& pubsub() { return pubsub_; }
+  // Every change as commands (server/write_stream.h), for the AOF and replication.
+  WriteStream& write_stream() { return write_stream_; }
+  // The append-only file (persistence/, registered by main.cc); null when not built in.
+  void set_aof(std::unique_ptr<AofService> aof) { aof_ = std::move(aof); }
+  AofService* aof() { return aof_.get(); }
+  // appendonly yes + appendfsync always: workers wait for the fsync of their writes
+  // before sending replies (one relaxed load on the reply path).
+  bool aof_sync_always() const { return aof_sync_always_.load(std::memory_order_relaxed); }
+  void set_aof_sync_always(bool v) { aof_sync_always_.store(v, std::memory_order_relaxed); }
   int num_workers() const { return static_cast<int>(workers_.size()); }
   Worker& worker(int i) { return *workers_[i]; }
 
@@ -130,7 +141,10 @@ class Server {
   ClientRegistry clients_;
   SlowLog slowlog_;
   PubsubRegistry pubsub_;
-  std::unique_ptr<KeyEventListener> listener_;
+  WriteStream write_stream_;
+  std::unique_ptr<AofService> aof_;
+  std::atomic<bool> aof_sync_always_{false};
+  std::unique_ptr<KeyObserver> listener_;
   std::atomic<bool> shutdown_{false};
   std::atomic<int> exit_code_{0};
   PersistenceHooks* persistence_ = nullptr;

@@ -395,6 +395,13 @@ void Worker::Shutdown() {
     close(fd);
   }
   retiring_fds_.clear();
+  // appendfsync always: the replies below go out directly, so this thread's writes are
+  // made durable first.
+  if (server_->aof_sync_always()) {
+    if (const uint64_t seq = server_->write_stream().LastCommittedByThisThread(); seq != 0) {
+      server_->aof()->WaitDurable(seq);
+    }
+  }
   // Finish the replies already produced (the backend's sends in flight included, for up
   // to a second), then close everyone.
   const int64_t deadline = MonotonicUs() + 1000000;

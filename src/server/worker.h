@@ -191,6 +191,13 @@ class Worker : private IoSink {
   std::unordered_set<Connection*> zombies_;  // closed, freed when the backend releases them
   std::vector<Connection*> resume_;
   std::vector<Connection*> pending_flush_;
+  // appendfsync always: connections (by id) whose replies wait for the fsync of their
+  // writes; the AOF thread posts ReleaseAofWaiters() when it has fsynced up to
+  // aof_requested_.
+  std::vector<uint64_t> aof_waiting_;
+  uint64_t aof_requested_ = 0;
+  void WaitForAof(Connection* c);
+  void ReleaseAofWaiters();
   std::vector<Connection*> close_soon_;
   int64_t next_cron_ms_ = 0;
   // Min-heap of blocked clients' deadlines.

@@ -3,6 +3,7 @@
 // and handing the replies back to the backend.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -227,11 +228,53 @@ void Worker::ProcessInput(Connection* c) {
   if (budget_spent) {
     resume_.push_back(c);
   }
+  if (server_->aof_sync_always()) [[unlikely]] {
+    // An upper bound of this connection's records: its replies wait for it.
+    c->aof_seq = std::max(c->aof_seq, server_->write_stream().LastCommittedByThisThread());
+  }
+}
+
+void Worker::WaitForAof(Connection* c) {
+  if (!c->aof_wait_queued) {
+    c->aof_wait_queued = true;
+    aof_waiting_.push_back(c->id());
+  }
+  if (c->aof_seq > aof_requested_) {
+    aof_requested_ = c->aof_seq;
+    server_->aof()->NotifyWhenDurable(c->aof_seq, [this] {
+      Post([this] { ReleaseAofWaiters(); });
+    });
+  }
+}
+
+void Worker::ReleaseAofWaiters() {
+  std::vector<uint64_t> ids;
+  ids.swap(aof_waiting_);
+  for (uint64_t id : ids) {
+    auto it = conns_.find(id);
+    if (it == conns_.end()) {
+      continue;
+    }
+    Connection* c = it->second;
+    c->aof_wait_queued = false;
+    if (!c->closed) {
+      Flush(c);  // waits again (re-queued) if its newest records are not durable yet
+    }
+  }
 }
 
 void Worker::Flush(Connection* c) {
   if (c->closed) {
     return;
+  }
+  // appendfsync always: no reply leaves before the fsync covering the connection's writes.
+  // The connection waits (the worker goes on serving others) while the AOF thread fsyncs;
+  // one fsync covers every connection of every worker whose records it drained.
+  if (server_->aof_sync_always()) [[unlikely]] {
+    if (c->aof_seq != 0 && !server_->aof()->IsDurable(c->aof_seq)) {
+      WaitForAof(c);
+      return;
+    }
   }
   c->NoteReplyBytes(CachedNowMs());
   if (!backend_->Send(c)) {

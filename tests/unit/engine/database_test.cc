@@ -8,7 +8,7 @@
 namespace hotkv {
 namespace {
 
-class Recorder : public KeyEventListener {
+class Recorder : public KeyObserver {
  public:
   void OnKeyExpired(int db, std::string_view key) override { expired.emplace_back(key); }
   void OnKeyCreated(int, std::string_view, ValueType) override {}
@@ -31,7 +31,7 @@ void SetKeysHalfWithTtl(Database& db, const std::string& prefix, int n, std::str
 TEST(Database, LazyExpiryAndListener) {
   Keyspace ks(2);
   Recorder rec;
-  ks.set_listener(&rec);
+  ks.AddObserver(&rec);
   Database db(&ks, 0, 1000);
   KeyRef r = db.Lookup("k");
   ASSERT_FALSE(r);
@@ -44,6 +44,49 @@ TEST(Database, LazyExpiryAndListener) {
   EXPECT_EQ(rec.expired, std::vector<std::string>{"k"});
   EXPECT_EQ(ks.DbSize(0), 0u);
   EXPECT_EQ(ks.expired_keys(), 1u);
+}
+
+// Several observers each see every event, in registration order; a removed one no more.
+class EventLog : public KeyObserver {
+ public:
+  EventLog(std::vector<std::string>* log, std::string name, bool atomic = false)
+      : log_(log), name_(std::move(name)), atomic_(atomic) {}
+  void OnKeyExpired(int db, std::string_view key) override { Add("expired", db, key); }
+  void OnKeyCreated(int db, std::string_view key, ValueType) override { Add("created", db, key); }
+  void OnFlush(int db) override { Add("flush", db, ""); }
+  void OnSwapDb(int a, int b) override { Add("swapdb", a, std::to_string(b)); }
+  bool AtomicFlushWanted() const override { return atomic_; }
+
+ private:
+  void Add(const char* what, int db, std::string_view key) {
+    log_->push_back(name_ + ":" + what + ":" + std::to_string(db) + ":" + std::string(key));
+  }
+  std::vector<std::string>* log_;
+  std::string name_;
+  bool atomic_;
+};
+
+TEST(Database, SeveralObservers) {
+  Keyspace ks(2);
+  std::vector<std::string> log;
+  EventLog a(&log, "a"), b(&log, "b", true);
+  ks.AddObserver(&a);
+  ks.AddObserver(&b);
+  EXPECT_TRUE(ks.AtomicFlushWanted());
+  Database db(&ks, 1, 1000);
+  KeyRef r = db.Lookup("k");
+  db.SetString(r, "k", "v", false);
+  db.SetTtl(r, 1500);
+  Database later(&ks, 1, 2000);
+  EXPECT_EQ(later.Find("k"), nullptr);
+  ks.SwapDb(0, 1);
+  ks.Flush(1, false);
+  ks.RemoveObserver(&b);
+  EXPECT_FALSE(ks.AtomicFlushWanted());
+  ks.Flush(-1, false);
+  EXPECT_EQ(log, (std::vector<std::string>{"a:created:1:k", "b:created:1:k", "a:expired:1:k",
+                                           "b:expired:1:k", "a:swapdb:0:1", "b:swapdb:0:1",
+                                           "a:flush:1:", "b:flush:1:", "a:flush:-1:"}));
 }
 
 TEST(Database, TtlSurvivesReplaceAndClear) {
@@ -99,7 +142,7 @@ TEST(Database, GrownStringBlockKeepsTtlAndTableSlot) {
 TEST(Database, ActiveExpiryRemovesUnreadKeys) {
   Keyspace ks(1);
   Recorder rec;
-  ks.set_listener(&rec);
+  ks.AddObserver(&rec);
   Database db(&ks, 0, 0);
   SetKeysHalfWithTtl(db, "key:", 5000, "v", 10);
   size_t cursor = 0;

@@ -12,7 +12,7 @@
 namespace hotkv {
 namespace {
 
-class Recorder : public KeyEventListener {
+class Recorder : public KeyObserver {
  public:
   void OnKeyExpired(int, std::string_view) override {}
   void OnKeyCreated(int, std::string_view, ValueType) override {}
@@ -75,7 +75,7 @@ TEST(Eviction, VolatilePoliciesOnlyTakeKeysWithATtl) {
                       EvictionPolicy::kVolatileRandom, EvictionPolicy::kVolatileTtl}) {
     Keyspace ks(2);
     Recorder rec;
-    ks.set_listener(&rec);
+    ks.AddObserver(&rec);
     for (int i = 0; i < 200; i++) {
       Put(ks, i % 2, "p" + std::to_string(i));
     }

@@ -399,15 +399,16 @@ TEST(Config, NotifyKeyspaceEvents) {
   EXPECT_EQ(c.GetString(n), "$oc");
 }
 
-TEST(Config, PersistenceIsRefusedNotFaked) {
+TEST(Config, AppendOnlyValues) {
   Config c;
-  EXPECT_NE(Set1(c, "appendonly", "yes"), "OK");
+  EXPECT_EQ(Set1(c, "appendonly", "yes"), "OK");
   EXPECT_EQ(Set1(c, "appendonly", "no"), "OK");
   EXPECT_EQ(Set1(c, "appendonly", "maybe"), Failed("appendonly", "argument must be 'yes' or 'no'"));
   std::string err;
   Config d;
-  EXPECT_FALSE(Load(d, {"--appendonly", "yes"}, &err));
-  EXPECT_NE(err.find("HotKV has no persistence yet"), std::string::npos);
+  EXPECT_TRUE(Load(d, {"--appendonly", "yes", "--appendfsync", "always"}, &err)) << err;
+  EXPECT_EQ(d.GetString("appendonly"), "yes");
+  EXPECT_EQ(d.GetString("appendfsync"), "always");
 }
 
 TEST(Config, GetPatternsNamesAndHidden) {

@@ -1,0 +1,181 @@
+// The AOF base as commands: see aof_base_commands.h.
+#include "persistence/aof_base_commands.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "common/string_util.h"
+#include "engine/entry.h"
+#include "engine/keyspace.h"
+#include "server/write_stream.h"
+#include "types/hash_value.h"
+#include "types/list_value.h"
+#include "types/set_value.h"
+#include "types/zset.h"
+
+namespace hotkv::persistence {
+
+namespace {
+
+constexpr size_t kItemsPerCommand = 64;  // Redis's AOF_REWRITE_ITEMS_PER_CMD
+
+class CommandFile {
+ public:
+  explicit CommandFile(int fd) : fd_(fd) {}
+  void Add(const std::vector<std::string_view>& args) {
+    WriteStream::EncodeCommand(&buf_, args);
+    if (buf_.size() >= (1 << 20)) {
+      Flush();
+    }
+  }
+  void Flush() {
+    size_t off = 0;
+    while (ok_ && off < buf_.size()) {
+      ssize_t n = write(fd_, buf_.data() + off, buf_.size() - off);
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n <= 0) {
+        ok_ = false;
+        err_ = errno;
+        break;
+      }
+      off += static_cast<size_t>(n);
+    }
+    buf_.clear();
+  }
+  bool ok() const { return ok_; }
+  int err() const { return err_; }
+
+ private:
+  int fd_;
+  std::string buf_;
+  bool ok_ = true;
+  int err_ = 0;
+};
+
+// Emits `head` + items in commands of up to kItemsPerCommand items (`per_item` strings
+// each) through `visit`, which calls `add(item...)` for every item.
+class Batcher {
+ public:
+  Batcher(CommandFile* f, std::vector<std::string_view> head, size_t per_item)
+      : file_(f), head_(std::move(head)), per_item_(per_item) {}
+  ~Batcher() { Emit(); }
+  void Add(std::string_view a) {
+    owned_.emplace_back(a);
+    if (owned_.size() == kItemsPerCommand * per_item_) {
+      Emit();
+    }
+  }
+
+ private:
+  void Emit() {
+    if (owned_.empty()) {
+      return;
+    }
+    std::vector<std::string_view> args = head_;
+    for (const std::string& s : owned_) {
+      args.emplace_back(s);
+    }
+    file_->Add(args);
+    owned_.clear();
+  }
+  CommandFile* file_;
+  std::vector<std::string_view> head_;
+  size_t per_item_;
+  std::vector<std::string> owned_;
+};
+
+Status WriteKey(CommandFile& f, const Entry& e) {
+  const std::string_view key = e.key();
+  switch (e.type()) {
+    case ValueType::kString:
+      f.Add({"SET", key, e.str()});
+      break;
+    case ValueType::kList: {
+      Batcher b(&f, {"RPUSH", key}, 1);
+      e.As<types::ListValue>()->ForEach([&](std::string_view v) {
+        b.Add(v);
+        return true;
+      });
+      break;
+    }
+    case ValueType::kSet: {
+      Batcher b(&f, {"SADD", key}, 1);
+      e.As<types::SetValue>()->ForEach([&](std::string_view m) {
+        b.Add(m);
+        return true;
+      });
+      break;
+    }
+    case ValueType::kHash: {
+      Batcher b(&f, {"HMSET", key}, 2);
+      e.As<types::HashValue>()->ForEach([&](std::string_view field, std::string_view value) {
+        b.Add(field);
+        b.Add(value);
+        return true;
+      });
+      break;
+    }
+    case ValueType::kZSet: {
+      Batcher b(&f, {"ZADD", key}, 2);
+      e.As<types::ZSetValue>()->ForEach([&](std::string_view member, double score) {
+        b.Add(DoubleToString(score));
+        b.Add(member);
+      });
+      break;
+    }
+    default:
+      return Status::InvalidArgument("the AOF base cannot hold the " +
+                                     std::string(TypeName(e.type())) + " key '" + std::string(key) +
+                                     "' as commands yet");
+  }
+  if (e.has_ttl()) {
+    const std::string at = std::to_string(e.expire_ms());
+    f.Add({"PEXPIREAT", key, at});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteCommandBase(const std::string& path, Keyspace& ks, int64_t now_ms) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status::IoError("Can't create the AOF base " + path + ": " + strerror(errno));
+  }
+  CommandFile f(fd);
+  Status st;
+  for (int db = 0; st.ok() && db < ks.num_dbs(); db++) {
+    bool selected = false;
+    for (uint32_t i = 0; st.ok() && i < Keyspace::kShardCount; i++) {
+      ks.shard(i).db(db).keys.ForEach([&](Entry* e) {
+        if (!st.ok() || (e->has_ttl() && e->expire_ms() <= now_ms)) {
+          return;
+        }
+        if (!selected) {
+          const std::string n = std::to_string(db);
+          f.Add({"SELECT", n});
+          selected = true;
+        }
+        st = WriteKey(f, *e);
+      });
+    }
+  }
+  f.Flush();
+  if (st.ok() && !f.ok()) {
+    st = Status::IoError("write " + path + ": " + strerror(f.err()));
+  }
+  if (st.ok() && fsync(fd) != 0) {
+    st = Status::IoError("fsync " + path + ": " + strerror(errno));
+  }
+  close(fd);
+  return st;
+}
+
+}  // namespace hotkv::persistence

@@ -1,0 +1,182 @@
+// The AOF's writer thread: draining the write stream into the incr file, fsync by policy,
+// and the group commit of appendfsync always (see aof_writer.h).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/clock.h"
+#include "engine/keyspace.h"
+#include "persistence/aof_base_commands.h"
+#include "persistence/aof_impl.h"
+#include "persistence/aof_loader.h"
+#include "rdb/rdb.h"
+#include "server/dispatcher.h"
+#include "server/server.h"
+
+namespace hotkv::persistence {
+
+uint64_t Aof::FlushLocked(bool fsync_now) {
+  // New records go after what a failed write left (retried first, in order).
+  uint64_t complete;
+  if (!timestamps_.load(std::memory_order_relaxed)) {
+    complete = server_.write_stream().Drain(&unwritten_, &cur_db_);
+  } else {
+    // aof-timestamp-enabled: a "#TS:<unix seconds>" annotation whenever the second
+    // changed since the last one, before the records (as Redis's feedAppendOnlyFile).
+    std::string batch;
+    complete = server_.write_stream().Drain(&batch, &cur_db_);
+    const int64_t sec = WallClockMs() / 1000;
+    if (!batch.empty() && sec != last_ts_) {
+      unwritten_ += "#TS:" + std::to_string(sec) + "\r\n";
+      last_ts_ = sec;
+    }
+    unwritten_ += batch;
+  }
+  if (fd_ < 0) {
+    unwritten_.clear();
+    return complete;
+  }
+  size_t off = 0;
+  while (off < unwritten_.size()) {
+    ssize_t n = write(fd_, unwritten_.data() + off, unwritten_.size() - off);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (off > 0) {
+    current_size_.fetch_add(static_cast<int64_t>(off));
+    unsynced_ = true;
+  }
+  if (off < unwritten_.size()) {
+    const int err = errno;
+    unwritten_.erase(0, off);
+    if (last_write_ok_.exchange(false)) {
+      fprintf(stderr, "# Error writing to the AOF file: %s (retrying; %zu bytes kept)\n",
+              strerror(err), unwritten_.size());
+    }
+    if (policy_.load(std::memory_order_relaxed) == kFsyncAlways) {
+      // As Redis: a reply must never be sent for a write that is not on disk.
+      fprintf(stderr,
+              "# Can't recover from AOF write error when the AOF fsync policy is "
+              "'always'. Exiting...\n");
+      _exit(1);
+    }
+    return 0;  // not durable: the caller keeps its old durable mark
+  }
+  unwritten_.clear();
+  if (!last_write_ok_.load(std::memory_order_relaxed)) {
+    last_write_ok_.store(true);
+    fprintf(stderr, "# AOF write error looks solved, HotKV can write again.\n");
+  }
+  // no-appendfsync-on-rewrite yes: no fsync while a rewrite child writes (the next fsync
+  // after it covers everything written meanwhile).
+  if (fsync_now && unsynced_ &&
+      !(no_fsync_on_rewrite_.load(std::memory_order_relaxed) && rewrite_in_progress_.load())) {
+    if (fdatasync(fd_) == 0) {
+      unsynced_ = false;
+      last_fsync_ms_ = WallClockMs();
+    }
+  }
+  return complete;
+}
+
+void Aof::WaitDurable(uint64_t seq) {
+  if (durable_seq_.load(std::memory_order_acquire) >= seq) {
+    return;
+  }
+  std::lock_guard<std::mutex> io(io_mu_);
+  if (durable_seq_.load(std::memory_order_acquire) >= seq) {
+    return;  // the fsync of another thread covered these records
+  }
+  const uint64_t complete = FlushLocked(true);
+  if (!unsynced_) {
+    MarkDurable(complete);
+  }
+}
+
+void Aof::WriterLoop() {
+  std::unique_lock<std::mutex> lk(bg_mu_);
+  while (!bg_stop_) {
+    // Every 2 ms, or at once while workers wait for an fsync (appendfsync always): then
+    // the fsyncs go back to back, each covering what was committed during the previous.
+    bg_cv_.wait_for(lk, std::chrono::milliseconds(2),
+                    [this] { return bg_stop_ || notify_pending_.load() > 0; });
+    if (bg_stop_) {
+      break;
+    }
+    lk.unlock();
+    const bool waiters = notify_pending_.load() > 0;
+    {
+      std::lock_guard<std::mutex> io(io_mu_);
+      const int policy = policy_.load(std::memory_order_relaxed);
+      const int64_t now = WallClockMs();
+      // Without waiters, `always` needs only the records no reply waits for (active
+      // expiry, evictions) fsynced, once a second like everysec.
+      const bool sync = waiters || (policy != kFsyncNo && now - last_fsync_ms_ >= 1000);
+      const uint64_t complete = FlushLocked(sync);
+      if (!unsynced_) {
+        MarkDurable(complete);
+      }
+    }
+    if (waiters) {
+      FireNotifications(false);
+    }
+    MaybeAutoRewrite();
+    lk.lock();
+  }
+}
+
+bool Aof::IsDurable(uint64_t seq) const {
+  return durable_seq_.load(std::memory_order_acquire) >= seq;
+}
+
+void Aof::NotifyWhenDurable(uint64_t seq, std::function<void()> done) {
+  {
+    std::lock_guard<std::mutex> n(notify_mu_);
+    if (!IsDurable(seq)) {
+      notifications_.emplace_back(seq, std::move(done));
+      notify_pending_.fetch_add(1);
+      done = nullptr;
+    }
+  }
+  if (done) {
+    done();  // durable meanwhile
+    return;
+  }
+  std::lock_guard<std::mutex> b(bg_mu_);
+  bg_cv_.notify_one();
+}
+
+void Aof::FireNotifications(bool all) {
+  std::vector<std::function<void()>> ready;
+  {
+    std::lock_guard<std::mutex> n(notify_mu_);
+    for (size_t i = 0; i < notifications_.size();) {
+      if (all || IsDurable(notifications_[i].first)) {
+        ready.push_back(std::move(notifications_[i].second));
+        notifications_[i] = std::move(notifications_.back());
+        notifications_.pop_back();
+        notify_pending_.fetch_sub(1);
+      } else {
+        i++;
+      }
+    }
+  }
+  for (auto& fn : ready) {
+    fn();
+  }
+}
+
+}  // namespace hotkv::persistence

@@ -1,0 +1,109 @@
+// WriteStream: every change to the data, as the Redis commands that replay it, in an order
+// consistent with each key's history. The AOF writes it; replication will ship it.
+//
+//   producer (a worker, with the command's shard locks held)
+//     Append(db, {"SET", "k", "v", "PXAT", "1700000000000"})   -> this thread's pending record
+//     Commit()                                                -> takes a sequence number and
+//                                                                moves the record into this
+//                                                                thread's buffer
+//   consumer (the AOF thread)
+//     Drain(&out, &db)   -> every committed record of every thread, merged by sequence
+//                           number, as RESP (a SELECT where the database changes)
+//
+// Ordering: the sequence number is taken while the shard locks of the command are held, so
+// two commands that touch the same key get numbers in the order they ran; the consumer
+// merges the per-thread buffers by number. No global lock on the producer side: one
+// atomic increment and the thread's own buffer lock, which only the consumer contends.
+// Drain takes every thread's buffer lock at once, so what it takes is exactly the records
+// numbered below some n: no hole can be filled later.
+//
+// Cost when nobody consumes: active() is one relaxed load; the dispatcher skips all of it.
+//
+// Which commands go in and how they are rewritten (relative TTL -> PXAT/PEXPIREAT, SPOP
+// -> SREM, blocking pops -> the pop they did ...) is decided by the dispatcher (a write
+// command that changed the dirty counter goes in as it ran) and by the handlers, through
+// CommandContext::PropagateAs. See docs/persistence.md, "Write stream".
+//
+// Thread safety: producer calls act on the calling thread's state; Drain and the consumer
+// calls are for one consumer thread at a time (serialised by the consumer).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/spin_lock.h"
+#include "engine/keyspace.h"
+
+namespace hotkv {
+
+class WriteStream {
+ public:
+  WriteStream();
+  ~WriteStream();
+  WriteStream(const WriteStream&) = delete;
+  WriteStream& operator=(const WriteStream&) = delete;
+
+  // Consumers: while at least one is registered, producers record.
+  void AddConsumer() { consumers_.fetch_add(1, std::memory_order_acq_rel); }
+  void RemoveConsumer() { consumers_.fetch_sub(1, std::memory_order_acq_rel); }
+  bool active() const { return consumers_.load(std::memory_order_relaxed) != 0; }
+
+  // --- producer side (calling thread's pending record) ---
+
+  // Appends one command run in database `db` (-1: no database, e.g. MULTI/EXEC).
+  void Append(int db, const std::vector<std::string_view>& args);
+  void Append(int db, std::initializer_list<std::string_view> args);
+  // Marks the running command as propagated by hand (PropagateAs, or nothing at all), so
+  // that the dispatcher does not add it as it ran. Reset by BeginCommand.
+  void MarkRewritten();
+  void BeginCommand();
+  bool rewritten();
+  // Inside EXEC: the commands appended until EndMulti are wrapped in MULTI ... EXEC when
+  // there is more than one (as Redis 7); Commit() waits for EndMulti.
+  void BeginMulti();
+  void EndMulti();
+  // Gives the pending record the next sequence number and hands it to the consumer.
+  // Call with the shard locks of everything the record changed still held. Returns the
+  // number (0: nothing pending, or inside a MULTI).
+  uint64_t Commit();
+  // The last sequence number this thread committed (group commit waits for it).
+  uint64_t LastCommittedByThisThread();
+
+  // --- consumer side ---
+
+  // Moves every committed record into `out` as RESP, in sequence order. `db` is the
+  // database the consumer's output is in (SELECT is emitted when a record's differs; -1
+  // at the start of a file). Returns n: every record numbered up to n is now in `out` or
+  // was drained before (nothing numbered <= n can still come).
+  uint64_t Drain(std::string* out, int* db);
+  // Highest sequence number handed out so far.
+  uint64_t last_seq() const { return seq_.load(std::memory_order_acquire); }
+
+  // The keyspace observer that turns expired and evicted keys into DEL, FLUSHDB/FLUSHALL
+  // and SWAPDB into those commands. The server registers it.
+  KeyObserver* observer() { return observer_.get(); }
+
+  // RESP encoding of one command (used by the AOF's base writer too).
+  static void EncodeCommand(std::string* out, const std::vector<std::string_view>& args);
+
+  struct ThreadBuffer;  // one per producing thread (write_stream.cc)
+
+ private:
+  ThreadBuffer& Local();
+
+  std::atomic<int> consumers_{0};
+  std::atomic<uint64_t> seq_{0};
+  const uint64_t id_;
+  std::mutex registry_mu_;  // registration of thread buffers (once per thread)
+  std::vector<std::unique_ptr<ThreadBuffer>> buffers_;
+  std::atomic<size_t> buffer_count_{0};
+  std::unique_ptr<KeyObserver> observer_;
+};
+
+}  // namespace hotkv

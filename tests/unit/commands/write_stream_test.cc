@@ -1,0 +1,261 @@
+// The write stream (server/write_stream.h) as commands produce it: exact commands, in
+// order, with Redis's rewrites (absolute expiry, SPOP -> SREM, INCRBYFLOAT -> SET, served
+// blocking pops -> the pop they did, MULTI ... EXEC, SELECT on a database change).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "in_process.h"
+
+namespace hotkv {
+namespace {
+
+using testing::InProcessServer;
+
+class WriteStreamTest : public ::testing::Test {
+ protected:
+  WriteStreamTest() : a_(s_.NewClient()), b_(s_.NewClient()) {
+    s_.server().write_stream().AddConsumer();
+  }
+  ~WriteStreamTest() override { s_.server().write_stream().RemoveConsumer(); }
+
+  std::string Run(LocalClient& c, const std::vector<std::string>& args) { return s_.Run(c, args); }
+  std::string Run(const std::vector<std::string>& args) { return s_.Run(a_, args); }
+
+  // What the stream holds since the last call, one "CMD arg arg" string per command.
+  std::vector<std::string> Stream() {
+    std::string resp;
+    s_.server().write_stream().Drain(&resp, &db_);
+    std::vector<std::string> cmds;
+    size_t pos = 0;
+    while (pos < resp.size()) {
+      EXPECT_EQ(resp[pos], '*');
+      size_t eol = resp.find("\r\n", pos);
+      const int n = std::stoi(resp.substr(pos + 1, eol - pos - 1));
+      pos = eol + 2;
+      std::string line;
+      for (int i = 0; i < n; i++) {
+        eol = resp.find("\r\n", pos);
+        const size_t len = std::stoul(resp.substr(pos + 1, eol - pos - 1));
+        pos = eol + 2;
+        if (i > 0) {
+          line += ' ';
+        }
+        line += resp.substr(pos, len);
+        pos += len + 2;
+      }
+      cmds.push_back(line);
+    }
+    return cmds;
+  }
+
+  using V = std::vector<std::string>;
+  InProcessServer s_;
+  LocalClient& a_;
+  LocalClient& b_;
+  int db_ = -1;
+};
+
+TEST_F(WriteStreamTest, WritesAsTheyRanAndNothingForNoChange) {
+  Run({"SET", "k", "v"});
+  Run({"GET", "k"});
+  Run({"DEL", "missing"});
+  Run({"SET", "k", "w", "NX"});
+  Run({"EXPIRE", "missing", "10"});
+  Run({"RPUSH", "l", "a", "b"});
+  Run({"SREM", "l", "a"});  // WRONGTYPE: nothing
+  Run({"DEL", "k"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET k v", "RPUSH l a b", "DEL k"}));
+}
+
+TEST_F(WriteStreamTest, NothingWhileNoConsumer) {
+  s_.server().write_stream().RemoveConsumer();
+  Run({"SET", "k", "v"});
+  s_.server().write_stream().AddConsumer();
+  Run({"SET", "k2", "v"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET k2 v"}));
+}
+
+TEST_F(WriteStreamTest, RelativeExpiryBecomesAbsolute) {
+  RefreshCachedClock();
+  const int64_t now = CachedNowMs();
+  Run({"SET", "a", "1", "EX", "100"});
+  Run({"SETEX", "b", "100", "2"});
+  Run({"PSETEX", "c", "100000", "3"});
+  Run({"EXPIRE", "a", "200"});
+  Run({"PEXPIRE", "b", "200000", "GT"});
+  Run({"GETEX", "c", "PX", "300000"});
+  Run({"GETEX", "c", "PERSIST"});
+  Run({"SET", "d", "4", "PXAT", "4000000000000"});
+  std::vector<std::string> got = Stream();
+  ASSERT_EQ(got.size(), 9u);
+  // Every absolute time is now + the relative one (the clock is cached per command).
+  auto at = [&](const std::string& cmd, const std::string& prefix) -> int64_t {
+    EXPECT_EQ(cmd.substr(0, prefix.size()), prefix) << cmd;
+    return std::stoll(cmd.substr(prefix.size()));
+  };
+  auto near = [&](int64_t t, int64_t rel) { return t >= now + rel && t <= now + rel + 60000; };
+  EXPECT_TRUE(near(at(got[1], "SET a 1 PXAT "), 100000)) << got[1];
+  EXPECT_TRUE(near(at(got[2], "SET b 2 PXAT "), 100000)) << got[2];
+  EXPECT_TRUE(near(at(got[3], "SET c 3 PXAT "), 100000)) << got[3];
+  EXPECT_TRUE(near(at(got[4], "PEXPIREAT a "), 200000)) << got[4];
+  EXPECT_TRUE(near(at(got[5], "PEXPIREAT b "), 200000)) << got[5];
+  EXPECT_TRUE(near(at(got[6], "PEXPIREAT c "), 300000)) << got[6];
+  EXPECT_EQ(got[7], "PERSIST c");
+  EXPECT_EQ(got[8], "SET d 4 PXAT 4000000000000");
+}
+
+TEST_F(WriteStreamTest, PastExpiryBecomesDel) {
+  Run({"SET", "a", "1"});
+  Run({"SET", "b", "1"});
+  Run({"EXPIRE", "a", "-1"});
+  Run({"GETEX", "b", "EXAT", "1"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET a 1", "SET b 1", "DEL a", "DEL b"}));
+}
+
+TEST_F(WriteStreamTest, ExpiredKeyBecomesDel) {
+  RefreshCachedClock();
+  const std::string soon = std::to_string(CachedNowMs() + 20);
+  Run({"SET", "k", "v", "PXAT", soon});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET k v PXAT " + soon, "DEL k"}));
+}
+
+TEST_F(WriteStreamTest, FloatIncrementsBecomeTheirResult) {
+  Run({"SET", "f", "1.5"});
+  Run({"INCRBYFLOAT", "f", "2"});
+  Run({"HINCRBYFLOAT", "h", "x", "0.25"});
+  Run({"INCRBYFLOAT", "h", "1"});  // WRONGTYPE: nothing
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET f 1.5", "SET f 3.5 KEEPTTL", "HSET h x 0.25"}));
+}
+
+TEST_F(WriteStreamTest, SpopBecomesSrem) {
+  Run({"SADD", "s", "a", "b", "c", "d"});
+  const std::string one = Run({"SPOP", "s"});
+  ASSERT_EQ(one.substr(0, 4), "$1\r\n");
+  const std::string m = one.substr(4, 1);
+  Run({"SPOP", "s", "10"});  // the rest: the whole set goes
+  Run({"SADD", "t", "x", "y"});
+  Run({"SPOP", "t", "0"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SADD s a b c d", "SREM s " + m, "DEL s", "SADD t x y"}));
+}
+
+TEST_F(WriteStreamTest, SelectWhenTheDatabaseChanges) {
+  Run({"SET", "a", "1"});
+  Run({"SELECT", "3"});
+  Run({"SET", "b", "2"});
+  Run(b_, {"SET", "c", "3"});
+  Run({"SET", "d", "4"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET a 1", "SELECT 3", "SET b 2", "SELECT 0", "SET c 3",
+                         "SELECT 3", "SET d 4"}));
+}
+
+TEST_F(WriteStreamTest, MultiExecIsWrapped) {
+  Run({"MULTI"});
+  Run({"SET", "a", "1"});
+  Run({"GET", "a"});
+  Run({"INCR", "n"});
+  Run({"EXPIRE", "a", "-1"});
+  Run({"EXEC"});
+  // One write only: no wrapping (as Redis 7).
+  Run({"MULTI"});
+  Run({"SET", "b", "2"});
+  Run({"EXEC"});
+  // No write: nothing.
+  Run({"MULTI"});
+  Run({"GET", "b"});
+  Run({"EXEC"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "MULTI", "SET a 1", "INCR n", "DEL a", "EXEC", "SET b 2"}));
+}
+
+TEST_F(WriteStreamTest, BlockingPopsServedByAPush) {
+  EXPECT_EQ(Run(a_, {"BLPOP", "l", "0"}), "");
+  EXPECT_EQ(Run(b_, {"RPUSH", "l", "x", "y"}), ":2\r\n");
+  s_.RunPendingWork();
+  EXPECT_EQ(a_.TakeOutput(), "*2\r\n$1\r\nl\r\n$1\r\nx\r\n");
+  EXPECT_EQ(Run(a_, {"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"}), "");
+  Run(b_, {"LPUSH", "src", "z"});
+  s_.RunPendingWork();
+  EXPECT_EQ(a_.TakeOutput(), "$1\r\nz\r\n");
+  EXPECT_EQ(Run(a_, {"BZPOPMIN", "z", "0"}), "");
+  Run(b_, {"ZADD", "z", "1", "m", "2", "n"});
+  s_.RunPendingWork();
+  EXPECT_EQ(a_.TakeOutput(), "*3\r\n$1\r\nz\r\n$1\r\nm\r\n$1\r\n1\r\n");
+  EXPECT_EQ(Run(a_, {"BLMPOP", "0", "1", "l2", "RIGHT", "COUNT", "5"}), "");
+  Run(b_, {"RPUSH", "l2", "p", "q"});
+  s_.RunPendingWork();
+  EXPECT_EQ(Stream(),
+            (V{"SELECT 0", "RPUSH l x y", "LPOP l", "LPUSH src z", "LMOVE src dst LEFT RIGHT",
+               "ZADD z 1 m 2 n", "ZPOPMIN z", "RPUSH l2 p q", "RPOP l2 5"}));
+}
+
+TEST_F(WriteStreamTest, BlockingPopServedByATransaction) {
+  EXPECT_EQ(Run(a_, {"BLPOP", "q", "0"}), "");
+  Run(b_, {"MULTI"});
+  Run(b_, {"RPUSH", "q", "1", "2"});
+  Run(b_, {"SET", "x", "y"});
+  Run(b_, {"EXEC"});
+  s_.RunPendingWork();
+  EXPECT_EQ(a_.TakeOutput(), "*2\r\n$1\r\nq\r\n$1\r\n1\r\n");
+  // The waiter sees the transaction's final state: its pop comes after EXEC.
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "MULTI", "RPUSH q 1 2", "SET x y", "EXEC", "LPOP q"}));
+}
+
+TEST_F(WriteStreamTest, BlockingPopsWithDataAndMpops) {
+  Run({"RPUSH", "l", "a", "b", "c"});
+  Run({"BRPOP", "l", "0"});
+  Run({"BRPOPLPUSH", "l", "m", "0"});
+  Run({"LMPOP", "1", "l", "LEFT"});
+  Run({"ZADD", "z", "1", "a", "2", "b"});
+  Run({"BZPOPMAX", "z", "0"});
+  Run({"ZMPOP", "1", "z", "MIN", "COUNT", "3"});
+  Run({"BLPOP", "nothing", "0.01"});  // times out later: nothing now
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "RPUSH l a b c", "RPOP l", "RPOPLPUSH l m", "LPOP l 1",
+                         "ZADD z 1 a 2 b", "ZPOPMAX z", "ZPOPMIN z 3"}));
+}
+
+TEST_F(WriteStreamTest, RestoreWithRelativeTtlBecomesAbsttl) {
+  Run({"SET", "src", "value"});
+  const std::string dump = Run({"DUMP", "src"});
+  ASSERT_EQ(dump[0], '$');
+  const size_t eol = dump.find("\r\n");
+  const std::string payload = dump.substr(eol + 2, std::stoul(dump.substr(1, eol - 1)));
+  RefreshCachedClock();
+  const int64_t now = CachedNowMs();
+  EXPECT_EQ(Run({"RESTORE", "a", "100000", payload}), "+OK\r\n");
+  EXPECT_EQ(Run({"RESTORE", "b", "0", payload}), "+OK\r\n");
+  EXPECT_EQ(Run({"RESTORE", "a", "-5", payload, "REPLACE"}).substr(0, 4), "-ERR");
+  std::vector<std::string> got = Stream();
+  ASSERT_EQ(got.size(), 4u);
+  const std::string prefix = "RESTORE a ";
+  ASSERT_EQ(got[2].substr(0, prefix.size()), prefix);
+  const int64_t at = std::stoll(got[2].substr(prefix.size()));
+  EXPECT_TRUE(at >= now + 100000 && at <= now + 160000) << at;
+  EXPECT_EQ(got[2].substr(got[2].size() - 7), " ABSTTL");
+  EXPECT_EQ(got[3], "RESTORE b 0 " + payload);
+}
+
+TEST_F(WriteStreamTest, FlushAndSwapDb) {
+  Run({"SET", "a", "1"});
+  Run({"SELECT", "2"});
+  Run({"FLUSHDB"});
+  Run({"SWAPDB", "0", "2"});
+  Run({"FLUSHALL", "ASYNC"});
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET a 1", "SELECT 2", "FLUSHDB", "SWAPDB 0 2", "FLUSHALL"}));
+}
+
+TEST_F(WriteStreamTest, RenameCopyMoveAsTheyRan) {
+  Run({"SET", "a", "1"});
+  Run({"RENAME", "a", "b"});
+  Run({"COPY", "b", "c", "DB", "1"});
+  Run({"MOVE", "b", "2"});
+  Run({"RENAME", "missing", "x"});  // an error: nothing
+  EXPECT_EQ(Stream(), (V{"SELECT 0", "SET a 1", "RENAME a b", "COPY b c DB 1", "MOVE b 2"}));
+}
+
+}  // namespace
+}  // namespace hotkv
