@@ -75,8 +75,12 @@ class Snapshotter : public PersistenceHooks {
   // `delay_option`: the testing delay that applies (rdb-key-save-delay / key-load-delay).
   AccessStamp Access(const char* delay_option);
   bool HaveRules();
-  // bgsave-mode walk (snapshot_walk.h) rather than fork.
+  // bgsave-mode walk (snapshot_walk.h) rather than fork. The walk's side of this class
+  // is in snapshot_walk_mode.cc.
   bool WalkMode();
+  // With every shard locked no vector write can start; waits for those running outside
+  // their shard lock to return. False after `limit_ms` (a write that never ends).
+  static bool WaitVectorWrites(int64_t limit_ms);
   // A BGSAVE is running (child, walk, or between barrier and fork); mu_ held.
   bool BgsaveRunningLocked() const { return child_ > 0 || forking_ || walk_ != nullptr; }
   // Writes the file with every shard locked by the caller (or no worker running):
