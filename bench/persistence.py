@@ -4,6 +4,7 @@
     bench/persistence.py                 # 1,000,000 keys x 256 B + 100,000 hashes/lists/zsets
     bench/persistence.py --quick         # 100,000 keys + 10,000 of each, shorter windows
     bench/persistence.py --servers hotkv # one side only
+    bench/persistence.py --hotkv-args "--bgsave-mode walk"   # options for HotKV's server
 
 For each server, on the same data set (loaded with hotkv-loadgen --load and
 redis-cli --pipe):
@@ -30,6 +31,7 @@ import datetime
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -216,6 +218,9 @@ def measure_bgsave(server, keys):
         "pss_growth_mb": (peak - base_pss) / 1024,
         "pause_max_ms_bgsave": during.get("max_ms"),
         "pause_max_ms_quiet": quiet.get("max_ms"),
+        # HotKV's own: the pause of the BGSAVE's start as the server measured it.
+        "start_pause_ms": (info["rdb_last_fork_usec"] / 1000
+                           if "rdb_last_fork_usec" in info else None),
     }
 
 
@@ -230,9 +235,12 @@ def loadgen_p99(server, loadgen, rate, secs, keys, during_bgsave):
             try:
                 c.bgsave()
                 saves[0] += 1
+                wait_bgsave(c)
             except redis.exceptions.ResponseError:
-                pass
-            wait_bgsave(c)
+                wait_bgsave(c)
+            except redis.exceptions.ConnectionError as e:  # reported, not fatal to the run
+                saves.append(f"saver connection lost: {e}")
+                return
     th = None
     if during_bgsave:
         th = threading.Thread(target=saver)
@@ -247,13 +255,22 @@ def loadgen_p99(server, loadgen, rate, secs, keys, during_bgsave):
     res = {}
     for cmd, p in zip(("get", "set"), procs):
         out, _ = p.communicate()
-        j = json.loads(out.strip().splitlines()[-1])
-        res[cmd] = {"p99_us": j["latency_us"]["p99"], "max_us": j["latency_us"]["max"],
-                    "achieved": j["achieved_rate"]}
+        try:
+            j = json.loads(out.strip().splitlines()[-1])
+            if j.get("latency_us") is None:  # hotkv-loadgen: the rate was not sustained
+                res[cmd] = {"p99_us": "not sustained", "achieved": j.get("achieved_rate"),
+                            "unanswered": j.get("unanswered")}
+                continue
+            res[cmd] = {"p99_us": j["latency_us"]["p99"], "max_us": j["latency_us"]["max"],
+                        "achieved": j["achieved_rate"]}
+        except (ValueError, IndexError, TypeError, KeyError):
+            # A load that lost its connections: the row shows it instead of a number.
+            res[cmd] = {"p99_us": "loadgen failed", "output": out[-300:]}
     if th:
         stop.set()
         th.join()
         res["bgsaves"] = saves[0]
+        res["saver_errors"] = saves[1:]
     return res
 
 
@@ -303,6 +320,8 @@ def main():
     ap.add_argument("--servers", default="hotkv,redis")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build/release"))
     ap.add_argument("--no-record", action="store_true")
+    ap.add_argument("--hotkv-args", default="", help="extra options for HotKV's server, "
+                    "e.g. \"--bgsave-mode walk\"")
     a = ap.parse_args()
     keys = a.keys or (100_000 if a.quick else 1_000_000)
     small = a.small or (10_000 if a.quick else 100_000)
@@ -314,11 +333,13 @@ def main():
     stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
     base = tempfile.mkdtemp(prefix="hotkv-persist-bench-")
     results = {"keys": keys, "small": small, "rate": a.rate, "date": stamp,
+               "hotkv_args": a.hotkv_args,
                "machine": f"{os.cpu_count()} CPUs, {os.uname().release}", "servers": {}}
     try:
         for kind in a.servers.split(","):
             d = tempfile.mkdtemp(dir=base)
-            srv = Server(kind, binaries[kind], d)
+            srv = Server(kind, binaries[kind], d,
+                         shlex.split(a.hotkv_args) if kind == "hotkv" else ())
             r = {}
             try:
                 srv.start()
@@ -343,7 +364,9 @@ def main():
     summary = render(results, a)
     print(summary)
     if not a.no_record:
-        out = os.path.join(ROOT, "bench/results", f"persistence_{stamp}" + ("-quick" if a.quick else ""))
+        tag = "".join(ch if ch.isalnum() else "-" for ch in a.hotkv_args).strip("-")
+        out = os.path.join(ROOT, "bench/results", f"persistence_{stamp}" + ("-quick" if a.quick else "")
+                           + (f"-{tag}" if tag else ""))
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "results.json"), "w") as f:
             json.dump(results, f, indent=1)
@@ -357,7 +380,8 @@ def render(res, a):
     kinds = list(s)
     lines = [f"# Persistence benchmark, {res['date']}", "",
              f"Machine: {res['machine']}. Command: `bench/persistence.py "
-             f"{'--quick ' if a.quick else ''}--rate {a.rate} --servers {a.servers}`. "
+             f"{'--quick ' if a.quick else ''}--rate {a.rate} --servers {a.servers}"
+             f"{' --hotkv-args ' + shlex.quote(a.hotkv_args) if a.hotkv_args else ''}`. "
              f"Data: {res['keys']:,} strings x 256 B + {res['small']:,} each of 5-field hashes, "
              f"10-element lists, 10-member sorted sets.", "",
              "| | " + " | ".join(kinds) + (" | HotKV / Redis |" if len(kinds) == 2 else " |"),
@@ -381,6 +405,7 @@ def render(res, a):
     row("BGSAVE duration (s)", lambda r: r["bgsave_s"])
     row("PSS before (MB)", lambda r: r["pss_before_mb"], "{:.0f}")
     row("PSS growth during BGSAVE (MB)", lambda r: r["pss_growth_mb"], "{:.0f}")
+    row("BGSAVE start pause, server-measured (ms)", lambda r: r["start_pause_ms"])
     row("longest GET round trip, BGSAVE start (ms)", lambda r: r["pause_max_ms_bgsave"])
     row("longest GET round trip, no BGSAVE (ms)", lambda r: r["pause_max_ms_quiet"])
     for cmd in ("get", "set"):

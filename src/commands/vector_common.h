@@ -47,7 +47,7 @@ class KeyShardLock {
   void Unlock();
 
  private:
-  SpinLock* lock_ = nullptr;  // null when the caller's caller holds it
+  ShardLock* lock_ = nullptr;  // null when the caller's caller holds it
   bool locked_ = false;
 };
 

@@ -13,6 +13,21 @@ namespace engine_internal {
 extern std::atomic<uint64_t> g_expired_keys;
 }
 
+std::atomic<ShardSnapshotHook*> g_snapshot_hook{nullptr};
+std::atomic<uint64_t> g_snapshot_epoch{0};
+
+void ShardLock::SaveBeforeWrite() {
+  const uint64_t epoch = g_snapshot_epoch.load(std::memory_order_acquire);
+  Shard* shard = reinterpret_cast<Shard*>(this);
+  if (epoch == 0 || shard->snapshot_epoch == epoch) {
+    return;
+  }
+  ShardSnapshotHook* hook = g_snapshot_hook.load(std::memory_order_acquire);
+  if (hook != nullptr) {
+    hook->SaveShard(*shard, epoch);
+  }
+}
+
 Keyspace::Keyspace(int num_dbs) : num_dbs_(num_dbs), shards_(new Shard[kShardCount]) {
   for (uint32_t i = 0; i < kShardCount; i++) {
     if (num_dbs > 1) {

@@ -69,6 +69,58 @@ struct DbTable {
 
 struct Shard;
 
+// ---- Point-in-time snapshots without fork (persistence/snapshot_walk.h) ----
+//
+// While a walk snapshot runs, g_snapshot_epoch holds its epoch (0: none). Every shard
+// lock acquisition (ShardLock::lock / try_lock) then checks the shard's
+// Shard::snapshot_epoch and, when the shard is not saved in this epoch yet, has
+// g_snapshot_hook serialize it before the caller can change it: the file is the image
+// at the barrier. With no snapshot running the check is one relaxed load.
+class ShardSnapshotHook {
+ public:
+  virtual ~ShardSnapshotHook() = default;
+  // Called with the shard's lock held, the shard not yet saved in `epoch`: serializes it
+  // and sets shard.snapshot_epoch = epoch.
+  virtual void SaveShard(Shard& shard, uint64_t epoch) = 0;
+};
+// Set (release) before the epoch and cleared only after the epoch is 0 and every shard
+// lock has been taken and released once since (no hook call can still be running).
+extern std::atomic<ShardSnapshotHook*> g_snapshot_hook;
+extern std::atomic<uint64_t> g_snapshot_epoch;
+
+// A shard's lock: a SpinLock plus the snapshot pre-write check above, so that nothing
+// that locks a shard to change it can miss the check.
+class ShardLock {
+ public:
+  void lock() {
+    spin_.lock();
+    AfterLock();
+  }
+  // For a command that only reads (the dispatcher, for commands without the write
+  // flag): no snapshot check. A read may still delete a key whose TTL passed (lazy
+  // expiry) or touch an access time: a key expiring after the barrier may then be
+  // missing from the file, which is no difference once loaded (loading drops it).
+  void lock_read() { spin_.lock(); }
+  bool try_lock() {
+    if (!spin_.try_lock()) {
+      return false;
+    }
+    AfterLock();
+    return true;
+  }
+  void unlock() { spin_.unlock(); }
+  bool is_locked() const { return spin_.is_locked(); }
+
+ private:
+  void AfterLock() {
+    if (g_snapshot_epoch.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      SaveBeforeWrite();
+    }
+  }
+  void SaveBeforeWrite();  // keyspace.cc; `this` is the first member of its Shard
+  SpinLock spin_;
+};
+
 // Per-shard hooks that higher layers (WATCH, blocking commands, keyspace notifications)
 // attach state to. The engine calls them with the shard lock held.
 class ShardExtension {
@@ -77,7 +129,7 @@ class ShardExtension {
 };
 
 struct alignas(64) Shard {
-  SpinLock lock;
+  ShardLock lock;
   // Database 0 is held inline so that its table header shares the lock's cache line:
   // a lookup then waits for two misses (slot, entry) rather than three (the header of a
   // separately allocated array first). Measured in
@@ -86,10 +138,13 @@ struct alignas(64) Shard {
   std::unique_ptr<DbTable[]> other_dbs;  // databases 1 .. databases-1
   // Extra state owned by the server layer (watched keys, blocked clients), created lazily.
   std::unique_ptr<ShardExtension> ext;
+  // The snapshot epoch this shard was last saved in (under the lock; see ShardLock).
+  uint64_t snapshot_epoch = 0;
 
   DbTable& db(int index) { return index == 0 ? db0 : other_dbs[index - 1]; }
   const DbTable& db(int index) const { return index == 0 ? db0 : other_dbs[index - 1]; }
 };
+static_assert(offsetof(Shard, lock) == 0, "ShardLock finds its Shard at its own address");
 static_assert(offsetof(Shard, db0) + sizeof(KeyTable) <= 64,
               "db 0's table header must share the lock's cache line");
 

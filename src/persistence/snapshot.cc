@@ -36,19 +36,6 @@ constexpr const char* kOtherChildActive = "Another child process is active";
 
 int64_t NowS() { return WallClockMs() / 1000; }
 
-// With every shard locked no vector write can start; waits for those running outside
-// their shard lock to return. False after `limit_ms` (a write that never ends).
-bool WaitVectorWrites(int64_t limit_ms) {
-  const int64_t deadline = MonotonicUs() + limit_ms * 1000;
-  while (g_vector_writes_outside_lock.load(std::memory_order_acquire) > 0) {
-    if (MonotonicUs() > deadline) {
-      return false;
-    }
-    std::this_thread::yield();
-  }
-  return true;
-}
-
 // In the child: every descriptor but stdin/out/err is the parent's (listening sockets,
 // connections, io_uring rings, eventfds). Closing them keeps a child that outlives its
 // parent (kill -9) from holding the port.
@@ -65,6 +52,19 @@ void CloseInheritedFds() {
 }
 
 }  // namespace
+
+// With every shard locked no vector write can start; waits for those running outside
+// their shard lock to return. False after `limit_ms` (a write that never ends).
+bool Snapshotter::WaitVectorWrites(int64_t limit_ms) {
+  const int64_t deadline = MonotonicUs() + limit_ms * 1000;
+  while (g_vector_writes_outside_lock.load(std::memory_order_acquire) > 0) {
+    if (MonotonicUs() > deadline) {
+      return false;
+    }
+    std::this_thread::yield();
+  }
+  return true;
+}
 
 void Snapshotter::Log(const std::string& line) {
   fprintf(stdout, "%s\n", line.c_str());
@@ -208,7 +208,8 @@ std::string Snapshotter::InfoFields() {
   };
   auto num = [](int64_t v) { return std::to_string(v); };
   std::unique_lock<std::mutex> lk(mu_);
-  const bool in_progress = child_ > 0 || forking_;
+  ReapWalkLocked();  // a walk ends on its own threads: INFO sees it at once
+  const bool in_progress = BgsaveRunningLocked();
   const int64_t now_ms = WallClockMs();
   const uint64_t dirty = server_->dirty();
   const uint64_t base = dirty_baseline_.load();
@@ -221,7 +222,7 @@ std::string Snapshotter::InfoFields() {
   add("rdb_last_save_time", num(last_save_s_.load()));
   add("rdb_last_bgsave_status", last_bgsave_ok_ ? "ok" : "err");
   add("rdb_last_bgsave_time_sec", num(last_bgsave_duration_s_));
-  add("rdb_current_bgsave_time_sec", num(child_ > 0 ? (now_ms - child_start_ms_) / 1000 : -1));
+  add("rdb_current_bgsave_time_sec", num(child_ > 0 || walk_ ? (now_ms - child_start_ms_) / 1000 : -1));
   add("rdb_saves", num(static_cast<int64_t>(saves_.load())));
   add("rdb_saves_consecutive_failures", num(static_cast<int64_t>(consecutive_failures_)));
   add("rdb_last_load_keys_expired", num(static_cast<int64_t>(load_.keys_expired.load())));
@@ -262,8 +263,7 @@ std::string Snapshotter::InfoFields() {
 Status Snapshotter::SaveLocked() {
   const uint64_t dirty = server_->dirty();
   const int64_t t0 = MonotonicUs();
-  Result<WriteStats> r = WriteSnapshotFile(server_->keyspace(), DbPath(), WriteOpts(),
-                                           WallClockMs(), Access("rdb-key-save-delay"));
+  Result<WriteStats> r = WriteLocked();
   std::lock_guard<std::mutex> g(mu_);
   if (!r.ok()) {
     Log("# " + r.status().message());
@@ -284,7 +284,8 @@ Status Snapshotter::SaveLocked() {
 Status Snapshotter::Save() {
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (child_ > 0 || forking_) {
+    ReapWalkLocked();
+    if (BgsaveRunningLocked()) {
       return Status::FailedPrecondition("ERR Background save already in progress");
     }
   }
@@ -298,7 +299,8 @@ Status Snapshotter::Save() {
 
 Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
   std::unique_lock<std::mutex> lk(mu_);
-  if (child_ > 0 || forking_) {
+  ReapWalkLocked();
+  if (BgsaveRunningLocked()) {
     return BgsaveReply::kInProgress;
   }
   if (in_exec) {
@@ -329,6 +331,9 @@ Snapshotter::BgsaveReply Snapshotter::Bgsave(bool schedule, bool in_exec) {
 }
 
 Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
+  if (WalkMode()) {
+    return StartWalkLocked(lk);
+  }
   const std::string path = DbPath();
   const rdb::WriteOptions opts = WriteOpts();
   const AccessStamp access = Access("rdb-key-save-delay");
@@ -398,6 +403,7 @@ Status Snapshotter::StartBgsaveLocked(std::unique_lock<std::mutex>& lk) {
 }
 
 void Snapshotter::ReapLocked(bool block) {
+  ReapWalkLocked();
   if (child_ <= 0) {
     return;
   }
@@ -432,6 +438,13 @@ void Snapshotter::ReapLocked(bool block) {
 }
 
 void Snapshotter::KillChildLocked() {
+  if (walk_) {
+    // The walk's threads may wait for shard locks the caller holds (FLUSHALL): cancel it
+    // (the destination is never replaced afterwards) and let them end on their own.
+    walk_->Cancel();
+    Log("* Background saving terminated by cancelling the walk");
+    retired_walks_.push_back(std::move(walk_));
+  }
   if (child_ <= 0) {
     return;
   }
@@ -454,13 +467,14 @@ void Snapshotter::ThreadMain() {
     if (bgsave_requests_ > 0) {
       bgsave_requests_ = 0;
       const uint64_t gen = bgsave_request_gen_;
-      Status st = child_ > 0 ? Status::FailedPrecondition("in progress") : StartBgsaveLocked(lk);
+      Status st = BgsaveRunningLocked() ? Status::FailedPrecondition("in progress")
+                                        : StartBgsaveLocked(lk);
       bgsave_request_status_ = st;
       bgsave_done_gen_ = gen;
       cv_.notify_all();
       continue;
     }
-    if (child_ > 0 || loading_ || server_->active_child() != Server::ChildKind::kNone) {
+    if (BgsaveRunningLocked() || loading_ || server_->active_child() != Server::ChildKind::kNone) {
       continue;  // one child at a time: scheduled saves and the rules wait their turn
     }
     const int64_t now_s = NowS();
@@ -512,7 +526,7 @@ Status Snapshotter::PrepareShutdown(ShutdownSave mode, bool force) {
   }
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (child_ > 0) {
+    if (child_ > 0 || walk_) {
       Log("* There is a child saving an .rdb. Killing it!");
       KillChildLocked();
     }
@@ -556,6 +570,7 @@ void Snapshotter::FinishShutdown() {
   {
     std::lock_guard<std::mutex> g(mu_);
     KillChildLocked();
+    retired_walks_.clear();  // no worker runs now: their threads end, no hook can run
   }
   // Writes that ran between the shutdown's save and the workers' stop.
   if (final_save_ && server_->dirty() != dirty_baseline_.load()) {

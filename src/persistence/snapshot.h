@@ -10,7 +10,8 @@
 //
 // BGSAVE: the persistence thread (never a worker) locks every shard, waits for vector
 // writes running outside their shard lock to finish, forks and unlocks: the pause is
-// that barrier plus fork() (logged for each BGSAVE). The child writes the file
+// that barrier plus fork() (logged for each BGSAVE). With bgsave-mode walk it starts a
+// SnapshotWalk (snapshot_walk.h) at the barrier instead of forking. The child writes the file
 // (snapshot_writer.h) and _exit()s; the thread reaps it (waitpid WNOHANG on its ticks)
 // and records the outcome. SAVE writes in the calling worker with every shard locked
 // (all clients wait, as Redis's SAVE blocks the server).
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "persistence/save_rules.h"
+#include "persistence/snapshot_walk.h"
 #include "persistence/snapshot_writer.h"
 #include "server/persistence_hooks.h"
 #include "server/server.h"
@@ -73,6 +75,21 @@ class Snapshotter : public PersistenceHooks {
   // `delay_option`: the testing delay that applies (rdb-key-save-delay / key-load-delay).
   AccessStamp Access(const char* delay_option);
   bool HaveRules();
+  // bgsave-mode walk (snapshot_walk.h) rather than fork. The walk's side of this class
+  // is in snapshot_walk_mode.cc.
+  bool WalkMode();
+  // With every shard locked no vector write can start; waits for those running outside
+  // their shard lock to return. False after `limit_ms` (a write that never ends).
+  static bool WaitVectorWrites(int64_t limit_ms);
+  // A BGSAVE is running (child, walk, or between barrier and fork); mu_ held.
+  bool BgsaveRunningLocked() const { return child_ > 0 || forking_ || walk_ != nullptr; }
+  // Writes the file with every shard locked by the caller (or no worker running):
+  // sequentially, or with bgsave-mode walk by a thread per core.
+  Result<WriteStats> WriteLocked();
+  // The walk of a BGSAVE: started with every shard locked (mu_ not held); then, mu_
+  // held, reaped when finished.
+  Status StartWalkLocked(std::unique_lock<std::mutex>& lk);
+  void ReapWalkLocked();
   // A synchronous save with every shard locked by the caller. Records the outcome.
   Status SaveLocked();
   // Forks the BGSAVE child; called on the persistence thread with `lk` (mu_) held, which
@@ -110,6 +127,10 @@ class Snapshotter : public PersistenceHooks {
   bool last_bgsave_ok_ = true;
   uint64_t consecutive_failures_ = 0;
   int64_t last_fork_us_ = 0;
+  std::unique_ptr<SnapshotWalk> walk_;  // the running BGSAVE walk
+  // Finished or cancelled walks: freed once their threads are done and every shard lock
+  // has been taken since (the next barrier), or at shutdown.
+  std::vector<std::unique_ptr<SnapshotWalk>> retired_walks_;
 
   // Read without mu_ (INFO, cron, LASTSAVE).
   std::atomic<uint64_t> dirty_baseline_{0};

@@ -28,14 +28,7 @@ Status Errno(const std::string& what) { return Status::IoError(what + ": " + str
 Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now_ms,
                 const AccessStamp& access, WriteStats* stats) {
   rdb::FileWriter w(fd, opts);
-  std::vector<std::pair<std::string, std::string>> aux = {
-      {"redis-ver", kAuxRedisVer},
-      {"redis-bits", "64"},
-      {"ctime", std::to_string(now_ms / 1000)},
-      {"used-mem", std::to_string(AllocatedBytes())},
-      {"aof-base", "0"},
-  };
-  if (Status st = w.Begin(aux); !st.ok()) {
+  if (Status st = w.Begin(SnapshotAux(now_ms)); !st.ok()) {
     return st;
   }
   for (int db = 0; db < ks.num_dbs(); db++) {
@@ -68,11 +61,7 @@ Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now
         }
         std::optional<uint64_t> idle;
         std::optional<uint8_t> freq;
-        if (access.mode == AccessStamp::Mode::kLru) {
-          idle = access.lru_clock > e->access_clock() ? access.lru_clock - e->access_clock() : 0;
-        } else if (access.mode == AccessStamp::Mode::kLfu) {
-          freq = LfuDecayedCounter(e, access.now_minutes, access.lfu_decay_time);
-        }
+        AccessFields(access, e, &idle, &freq);
         err = w.WriteKey(*e, expire_ms, idle, freq);
         if (!err.ok()) {
           err = Status::IoError("Error saving key '" + std::string(e->key().substr(0, 128)) +
@@ -97,6 +86,25 @@ Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms) {
+  return {
+      {"redis-ver", kAuxRedisVer},
+      {"redis-bits", "64"},
+      {"ctime", std::to_string(now_ms / 1000)},
+      {"used-mem", std::to_string(AllocatedBytes())},
+      {"aof-base", "0"},
+  };
+}
+
+void AccessFields(const AccessStamp& access, const Entry* e, std::optional<uint64_t>* idle,
+                  std::optional<uint8_t>* freq) {
+  if (access.mode == AccessStamp::Mode::kLru) {
+    *idle = access.lru_clock > e->access_clock() ? access.lru_clock - e->access_clock() : 0;
+  } else if (access.mode == AccessStamp::Mode::kLfu) {
+    *freq = LfuDecayedCounter(e, access.now_minutes, access.lfu_decay_time);
+  }
+}
 
 Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
                                      const rdb::WriteOptions& opts, int64_t now_ms,

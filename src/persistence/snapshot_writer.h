@@ -19,7 +19,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 #include "engine/keyspace.h"
@@ -45,6 +48,12 @@ struct AccessStamp {
   // after each key written / loaded; 0 or less: none.
   int64_t key_delay_us = 0;
 };
+
+// The aux fields at the head of every file HotKV writes.
+std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms);
+// What `access` says to write of `e`'s access time (IDLE or FREQ, or nothing).
+void AccessFields(const AccessStamp& access, const Entry* e, std::optional<uint64_t>* idle,
+                  std::optional<uint8_t>* freq);
 
 Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
                                      const rdb::WriteOptions& opts, int64_t now_ms,

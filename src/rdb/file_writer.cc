@@ -14,7 +14,38 @@ namespace hotkv::rdb {
 
 namespace {
 constexpr size_t kFlushAt = 1 << 20;
+
+// [EXPIRETIME_MS] [IDLE|FREQ] type key value appended to `buf` through `enc` (which
+// writes to `buf`); on an error `buf` is left as it was.
+Status EncodeKey(Encoder& enc, std::string& buf, const Entry& e, int64_t expire_ms,
+                 std::optional<uint64_t> idle_seconds, std::optional<uint8_t> lfu_freq) {
+  const int type = Encoder::ObjectType(e);
+  if (type < 0) {
+    return Status::InvalidArgument(std::string(TypeName(e.type())) +
+                                   " values cannot be written to an RDB file yet");
+  }
+  const size_t mark = buf.size();
+  if (expire_ms >= 0) {
+    enc.Byte(kOpExpireTimeMs);
+    enc.U64Le(static_cast<uint64_t>(expire_ms));
+  }
+  if (idle_seconds) {
+    enc.Byte(kOpIdle);
+    enc.Len(*idle_seconds);
+  } else if (lfu_freq) {
+    enc.Byte(kOpFreq);
+    enc.Byte(*lfu_freq);
+  }
+  enc.Byte(static_cast<uint8_t>(type));
+  enc.String(e.key());
+  std::string error;
+  if (!enc.Object(e, &error)) {
+    buf.resize(mark);  // nothing of the key is written
+    return Status::InvalidArgument(error);
+  }
+  return Status();
 }
+}  // namespace
 
 struct FileWriter::Impl {
   int fd;
@@ -75,32 +106,35 @@ Status FileWriter::SelectDb(int db, uint64_t keys, uint64_t keys_with_ttl) {
 
 Status FileWriter::WriteKey(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds,
                             std::optional<uint8_t> lfu_freq) {
-  const int type = Encoder::ObjectType(e);
-  if (type < 0) {
-    return Status::InvalidArgument(std::string(TypeName(e.type())) +
-                                   " values cannot be written to an RDB file yet");
-  }
-  Encoder& enc = impl_->enc;
-  const size_t mark = impl_->buf.size();
-  if (expire_ms >= 0) {
-    enc.Byte(kOpExpireTimeMs);
-    enc.U64Le(static_cast<uint64_t>(expire_ms));
-  }
-  if (idle_seconds) {
-    enc.Byte(kOpIdle);
-    enc.Len(*idle_seconds);
-  } else if (lfu_freq) {
-    enc.Byte(kOpFreq);
-    enc.Byte(*lfu_freq);
-  }
-  enc.Byte(static_cast<uint8_t>(type));
-  enc.String(e.key());
-  std::string error;
-  if (!enc.Object(e, &error)) {
-    impl_->buf.resize(mark);  // nothing of the key is written
-    return Status::InvalidArgument(error);
+  if (Status st = EncodeKey(impl_->enc, impl_->buf, e, expire_ms, idle_seconds, lfu_freq);
+      !st.ok()) {
+    return st;
   }
   return impl_->MaybeFlush();
+}
+
+Status FileWriter::WriteRaw(std::string_view bytes) {
+  impl_->buf.append(bytes);
+  return impl_->MaybeFlush();
+}
+
+struct ChunkEncoder::Impl {
+  std::string* out;
+  Encoder enc;
+  Impl(std::string* o, bool compress) : out(o), enc(o, compress) {}
+};
+
+ChunkEncoder::ChunkEncoder(std::string* out, bool compress) : impl_(new Impl(out, compress)) {}
+ChunkEncoder::~ChunkEncoder() { delete impl_; }
+
+void ChunkEncoder::SelectDb(int db) {
+  impl_->enc.Byte(kOpSelectDb);
+  impl_->enc.Len(static_cast<uint64_t>(db));
+}
+
+Status ChunkEncoder::Key(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds,
+                         std::optional<uint8_t> lfu_freq) {
+  return EncodeKey(impl_->enc, *impl_->out, e, expire_ms, idle_seconds, lfu_freq);
 }
 
 Status FileWriter::Finish() {

@@ -100,9 +100,39 @@ class FileWriter {
   // maxmemory policy is LRU / LFU).
   Status WriteKey(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},
                   std::optional<uint8_t> lfu_freq = {});
+  // Bytes made by a ChunkEncoder (SELECTDB and keys), written as they are; the checksum
+  // covers them as any other part of the file.
+  Status WriteRaw(std::string_view bytes);
   // EOF and the checksum; flushes. Does not fsync or close.
   Status Finish();
   uint64_t bytes_written() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// Encodes parts of a file body into a memory buffer, for snapshots that serialize
+// several pieces of the keyspace in parallel and hand them to one FileWriter
+// (FileWriter::WriteRaw). A file may hold any number of SELECTDB opcodes, each naming
+// the database of the keys that follow.
+//
+//   std::string chunk;
+//   rdb::ChunkEncoder enc(&chunk, /*compress=*/true);
+//   enc.SelectDb(0); enc.Key(*e, -1);  ...  writer.WriteRaw(chunk);
+class ChunkEncoder {
+ public:
+  ChunkEncoder(std::string* out, bool compress);
+  ~ChunkEncoder();
+  ChunkEncoder(const ChunkEncoder&) = delete;
+  ChunkEncoder& operator=(const ChunkEncoder&) = delete;
+
+  // SELECTDB `db` (no RESIZEDB).
+  void SelectDb(int db);
+  // One key, as FileWriter::WriteKey writes it (same arguments, same errors); on an
+  // error nothing of the key is appended.
+  Status Key(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},
+             std::optional<uint8_t> lfu_freq = {});
 
  private:
   struct Impl;

@@ -437,6 +437,8 @@ const ConfigRow kConfigRows[] = {
      "a sorted set stays a listpack up to these sizes"},
     {"zset-max-listpack-value", "zset-max-ziplist-value", K::kMemory, 0, kI64Max, "", "64", 0, U::kActs,
      "a sorted set stays a listpack up to these sizes"},
+    {"bgsave-mode", "", K::kEnum, 0, 0, "fork walk", "fork", 0, U::kHotkv,
+     "how BGSAVE, save rules, SHUTDOWN and DEBUG RELOAD save: `fork` a child, or `walk` the shards with a thread per core (no fork; a shard about to change is saved first)"},
     {"threads", "", K::kInt, 0, 1024, "", "0", F::kImmutable, U::kHotkv,
      "worker threads, each with its own event loop (0: one per core this process may run on)"},
     {"io-backend", "", K::kEnum, 0, 0, "auto io_uring epoll", "auto", F::kImmutable, U::kHotkv,

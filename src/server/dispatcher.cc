@@ -49,12 +49,16 @@ bool ShardLockSet::empty() const {
   return true;
 }
 
-void ShardLockSet::Lock(Keyspace& ks) const {
+void ShardLockSet::Lock(Keyspace& ks, bool read_only) const {
   for (uint32_t w = 0; w < 16; w++) {
     uint64_t b = bits_[w];
     while (b != 0) {
       uint32_t i = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(b));
-      ks.shard(i).lock.lock();
+      if (read_only) {
+        ks.shard(i).lock.lock_read();
+      } else {
+        ks.shard(i).lock.lock();
+      }
       b &= b - 1;
     }
   }
@@ -204,7 +208,12 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     LocateKey(key, &shard, &hash);
     SetKeyHint(key, shard, hash);
     Shard& s = ks.shard(shard);
-    s.lock.lock();
+    // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock).
+    if (cmd->is(kCmdWrite)) {
+      s.lock.lock();
+    } else {
+      s.lock.lock_read();
+    }
     t_single_shard = static_cast<int>(shard);
     const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);
@@ -225,7 +234,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     for (int p : key_pos) {
       set.Add(Keyspace::ShardOf(ctx.arg(p)));
     }
-    set.Lock(ks);
+    set.Lock(ks, !cmd->is(kCmdWrite));
     t_lock_set = &set;
     const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);

@@ -56,7 +56,8 @@ class ShardLockSet {
   void AddAll();
   bool Contains(uint32_t shard) const { return bits_[shard >> 6] & (uint64_t{1} << (shard & 63)); }
   bool empty() const;
-  void Lock(class Keyspace& ks) const;
+  // `read_only`: for a command without the write flag (ShardLock::lock_read).
+  void Lock(class Keyspace& ks, bool read_only = false) const;
   void Unlock(class Keyspace& ks) const;
 
  private:

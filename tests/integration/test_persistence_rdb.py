@@ -4,7 +4,9 @@ type, TTLs, all 16 databases), stop-writes-on-bgsave-error (-MISCONF), corrupt a
 truncated files, kill -9 during BGSAVE, and dump.rdb files moving between HotKV and
 Redis 7.0 (and Redis 8.8 when ../shared/peers/redis-8.8/redis-server exists).
 
-Every server works in the test's own tmp_path (conftest passes --dir).
+Every server works in the test's own tmp_path (conftest passes --dir). Every test runs
+with bgsave-mode fork and walk (HotKV's own option: fork a child, or walk the shards
+with threads, saving a shard before anything changes it).
 """
 import os
 import signal
@@ -24,6 +26,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 REDIS70 = "/usr/bin/redis-server"
 REDIS88 = os.path.join(ROOT, "..", "shared", "peers", "redis-8.8", "redis-server")
 CHECK_RDB = "/usr/bin/redis-check-rdb"
+
+
+@pytest.fixture(params=["fork", "walk"])
+def start_server(start_server, request):
+    """conftest's factory, with --bgsave-mode set for every server the test starts."""
+
+    def factory(args=(), hotkv_args=(), config_text=None):
+        return start_server(args=args, config_text=config_text,
+                            hotkv_args=list(hotkv_args) + ["--bgsave-mode", request.param])
+
+    return factory
 
 
 def info(c, field):
@@ -410,6 +423,56 @@ def test_truncated_and_corrupt_files_stop_the_server(start_server, tmp_path):
     assert "exited with 1" in out and "junk.rdb" in out
 
 
+# --- a consistent image under concurrent writes ----------------------------------------------
+
+def test_bgsave_under_concurrent_transactions_is_one_point_in_time(start_server, tmp_path):
+    # A counter and a list in other shards, both changed in each MULTI/EXEC: any file that
+    # is one point in time holds a list as long as the counter says.
+    s = start_server(args=["--rdb-key-save-delay", "200"])
+    c = s.client()
+    c.mset({f"pad:{i}": "x" * 20 for i in range(5000)})  # a walk of some length
+    stop = threading.Event()
+    done = [0]
+    errors = []
+
+    def writer():
+        w = s.client()
+        try:
+            for i in range(200000):  # bounded
+                if stop.is_set():
+                    break
+                p = w.pipeline(transaction=True)
+                p.incr("counter")
+                p.rpush("items", i)
+                p.set(f"pad:{i % 5000}", str(i))
+                p.execute()
+                done[0] += 1
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        wait_for(lambda: done[0] > 50, what="the writer running")
+        assert cmd(c, "BGSAVE") == "Background saving started"
+        wait_bgsave(c)
+        after = done[0]
+        wait_for(lambda: done[0] > after + 10, what="transactions after the save")
+    finally:
+        stop.set()
+        t.join(30)
+    assert not errors, errors
+    assert info(c, "rdb_last_bgsave_status") == "ok"
+    live = int(c.get("counter"))
+    s.stop(signal.SIGKILL)
+    c2 = start_server().client()
+    saved = int(c2.get("counter") or 0)
+    assert 0 < saved < live
+    assert c2.llen("items") == saved
+    assert c2.lindex("items", -1) == str(saved - 1)
+    assert c2.dbsize() == 5002
+
+
 # --- kill -9 during BGSAVE ---------------------------------------------------------------------
 
 def test_kill9_during_bgsave_keeps_old_file(start_server, tmp_path):
@@ -561,14 +624,16 @@ def test_fork_stats(start_server):
     assert keys.index("latest_fork_usec") + 1 == keys.index("total_forks")
     assert keys.index("total_forks") + 1 == keys.index("migrate_cached_sockets")
     assert (stats["latest_fork_usec"], stats["total_forks"]) == (0, 0)
+    # bgsave-mode walk (this test runs in both modes) saves without a fork.
+    bgsave_forks = 1 if r.config_get("bgsave-mode")["bgsave-mode"] == "fork" else 0
     r.set("a", 1)
     r.execute_command("BGSAVE")
     wait_bgsave(r)
-    assert r.info("stats")["total_forks"] == 1
+    assert r.info("stats")["total_forks"] == bgsave_forks
     r.execute_command("BGREWRITEAOF")  # appendonly no: a one-off base, forked too
     wait_for(lambda: info(r, "aof_rewrites") == 1, what="the rewrite")
     stats = r.info("stats")
-    assert stats["total_forks"] == 2 and stats["latest_fork_usec"] > 0
+    assert stats["total_forks"] == bgsave_forks + 1 and stats["latest_fork_usec"] > 0
     r.config_resetstat()
     stats = r.info("stats")
     assert (stats["latest_fork_usec"], stats["total_forks"]) == (0, 0)

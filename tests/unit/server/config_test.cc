@@ -269,6 +269,13 @@ TEST(Config, BooleansEnumsAndFlags) {
       Set1(c, "loglevel", "notice warning"),
       Failed("loglevel",
              "argument(s) must be one of the following: debug, verbose, notice, warning, nothing"));
+  // HotKV's own snapshot mode (persistence/snapshot_walk.h).
+  EXPECT_EQ(c.GetString("bgsave-mode"), "fork");
+  EXPECT_EQ(Set1(c, "bgsave-mode", "WALK"), "OK");
+  EXPECT_EQ(c.GetString("bgsave-mode"), "walk");
+  EXPECT_EQ(Set1(c, "bgsave-mode", "thread"),
+            Failed("bgsave-mode", "argument(s) must be one of the following: fork, walk"));
+  EXPECT_EQ(c.GetString("bgsave-mode"), "walk");
   // Synonyms show as the first name of their value.
   EXPECT_EQ(Set1(c, "oom-score-adj", "relative"), "OK");
   EXPECT_EQ(c.GetString("oom-score-adj"), "yes");
@@ -424,8 +431,8 @@ TEST(Config, GetPatternsNamesAndHidden) {
               names.count("hash-max-ziplist-entries"));
   EXPECT_FALSE(names.count("key-load-delay"));
   EXPECT_FALSE(names.count("io-threads-do-reads"));
-  // 231 names of Redis 8.8 (13 of them hidden) and HotKV's 5 options.
-  EXPECT_EQ(names.size(), 218u + 5u);
+  // 231 names of Redis 8.8 (13 of them hidden) and HotKV's 6 options.
+  EXPECT_EQ(names.size(), 218u + 6u);
   EXPECT_EQ(c.Get({"hash-max-*-entries"}),
             (std::vector<std::pair<std::string, std::string>>{
                 {"hash-max-listpack-entries", "512"}, {"hash-max-ziplist-entries", "512"}}));
