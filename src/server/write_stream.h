@@ -95,7 +95,17 @@ class WriteStream {
   struct ThreadBuffer;  // one per producing thread (write_stream.cc)
 
  private:
-  ThreadBuffer& Local();
+  ThreadBuffer& Local() {
+    if (t_buffer_stream_ == id_) [[likely]] {
+      return *t_buffer_;
+    }
+    return Register();
+  }
+  ThreadBuffer& Register();  // first use of this stream on the calling thread
+
+  // The calling thread's buffer of the stream it used last (one stream per server).
+  static thread_local ThreadBuffer* t_buffer_;
+  static thread_local uint64_t t_buffer_stream_;
 
   std::atomic<int> consumers_{0};
   std::atomic<uint64_t> seq_{0};
