@@ -49,6 +49,22 @@ char* PutInt(char* p, char type, uint64_t n) {
   return p;
 }
 
+// Bytes of args' RESP after the "*<n>\r\n$<len0>\r\n" prefix: from the first argument on.
+size_t RespBodySize(const std::vector<std::string_view>& args) {
+  size_t n = args.front().size() + 2;
+  for (size_t i = 1; i < args.size(); i++) {
+    n += Digits(args[i].size()) + 5 + args[i].size();
+  }
+  return n;
+}
+
+size_t EncodedSize(const std::vector<std::string_view>& args) {
+  if (args.empty()) {
+    return 0;
+  }
+  return Digits(args.size()) + 3 + Digits(args.front().size()) + 3 + RespBodySize(args);
+}
+
 template <typename Args>
 void Encode(std::string* out, const Args& args) {
   size_t need = Digits(args.size()) + 3;
@@ -135,6 +151,8 @@ struct WriteStream::ThreadBuffer {
 
 thread_local WriteStream::ThreadBuffer* WriteStream::t_buffer_ = nullptr;
 thread_local uint64_t WriteStream::t_buffer_stream_ = 0;
+thread_local const std::vector<std::string_view>* WriteStream::t_raw_args_ = nullptr;
+thread_local std::string_view WriteStream::t_raw_;
 
 WriteStream::WriteStream()
     : id_(g_stream_ids.fetch_add(1, std::memory_order_relaxed)),
@@ -157,7 +175,15 @@ void WriteStream::EncodeCommand(std::string* out, const std::vector<std::string_
 
 void WriteStream::Append(int db, const std::vector<std::string_view>& args) {
   ThreadBuffer& b = Local();
-  Encode(&b.pending, args);
+  // The client's own bytes when they are exactly what Encode would write: the parser
+  // checked every '$' and CRLF, and a count or length written any other way than the
+  // shortest (a leading zero, a sign) makes the request longer than EncodedSize says.
+  if (&args == t_raw_args_ && !t_raw_.empty() && t_raw_.size() == EncodedSize(args) &&
+      args.front().data() == t_raw_.data() + (t_raw_.size() - RespBodySize(args))) {
+    b.pending.append(t_raw_);
+  } else {
+    Encode(&b.pending, args);
+  }
   b.pending_marks.push_back({db, b.pending.size()});
 }
 
