@@ -156,7 +156,9 @@ class Worker : private IoSink {
   // A command parsed ahead of execution (pipeline-prefetch batches).
   struct ParsedCommand {
     std::vector<std::string_view> args;
+    size_t start = 0;                   // input offset of its first byte
     size_t end = 0;                     // input offset just past this command
+    bool resp = false;                  // sent as RESP (not inline)
     const CommandSpec* cmd = nullptr;   // looked up while prefetching
     int key = -1;                       // position of the first key, or -1
     uint32_t shard = 0;

@@ -16,6 +16,7 @@
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/worker.h"
+#include "server/write_stream.h"
 
 namespace hotkv {
 
@@ -155,6 +156,7 @@ void Worker::ProcessInput(Connection* c) {
         parse_error = c->parser.error();
         break;
       }
+      const size_t start = pos;
       pos += consumed;
       if (c->parser.args().empty()) {
         if (n == 0) {
@@ -164,7 +166,9 @@ void Worker::ProcessInput(Connection* c) {
       }
       ParsedCommand& pc = batch_[n++];
       pc.args.assign(c->parser.args().begin(), c->parser.args().end());
+      pc.start = start;
       pc.end = pos;
+      pc.resp = !c->parser.inline_request();
       pc.cmd = nullptr;
       pc.key = -1;
     }
@@ -187,7 +191,13 @@ void Worker::ProcessInput(Connection* c) {
       }
       Client::OwnerAdd(c->pipeline_cmds, 1);
       ran++;
+      // The bytes the client sent, for the write stream to copy when the command goes in
+      // as it ran (WriteStream::SetRawRequest).
+      WriteStream::SetRawRequest(
+          &pc.args, pc.resp ? std::string_view(c->in.data() + pc.start, pc.end - pc.start)
+                            : std::string_view());
       Dispatch(*this, *c, pc.args, pc.cmd);
+      WriteStream::SetRawRequest(nullptr, {});
       if (c->closed) {
         return;
       }

@@ -11,38 +11,79 @@ namespace {
 
 std::atomic<uint64_t> g_stream_ids{1};
 
-// Entry header inside a record: database, then the length of the RESP bytes.
-struct EntryHeader {
-  int64_t db;
-  uint64_t len;  // one command: up to argc x 512 MB
+// An entry's place in a byte buffer: its database and where its RESP bytes end. A
+// thread buffer's committed entries also carry their record's sequence number (the entries
+// of one record share it). Bytes and marks are kept apart, so that a run of entries goes
+// to the consumer's output in one copy (or none: see Drain).
+struct PendingMark {
+  int db;
+  size_t end;
 };
-// Record header inside a thread buffer: sequence number, then the record's length.
-struct RecordHeader {
+struct Mark {
   uint64_t seq;
-  uint64_t len;  // a whole MULTI ... EXEC may pass 4 GB
+  int64_t db;
+  size_t end;
 };
 
-template <typename T>
-T ReadAt(const std::string& s, size_t pos) {
-  T v;
-  memcpy(&v, s.data() + pos, sizeof(T));
-  return v;
+size_t Digits(uint64_t v) {
+  size_t n = 1;
+  while (v >= 10000) {
+    v /= 10000;
+    n += 4;
+  }
+  return n + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
-// "<type><n>\r\n" for a non-negative n (counts and lengths), without printf.
-void AppendInt(std::string* out, char type, int64_t n) {
-  char buf[24];
-  char* end = buf + sizeof(buf);
-  char* p = end;
-  *--p = '\n';
-  *--p = '\r';
-  uint64_t v = static_cast<uint64_t>(n);
+// Writes "<type><n>\r\n" at p (Digits(n) + 3 bytes); returns the end.
+char* PutInt(char* p, char type, uint64_t n) {
+  *p++ = type;
+  const size_t d = Digits(n);
+  char* q = p + d;
   do {
-    *--p = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  *--p = type;
-  out->append(p, static_cast<size_t>(end - p));
+    *--q = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  p += d;
+  *p++ = '\r';
+  *p++ = '\n';
+  return p;
+}
+
+// Bytes of args' RESP after the "*<n>\r\n$<len0>\r\n" prefix: from the first argument on.
+size_t RespBodySize(const std::vector<std::string_view>& args) {
+  size_t n = args.front().size() + 2;
+  for (size_t i = 1; i < args.size(); i++) {
+    n += Digits(args[i].size()) + 5 + args[i].size();
+  }
+  return n;
+}
+
+size_t EncodedSize(const std::vector<std::string_view>& args) {
+  if (args.empty()) {
+    return 0;
+  }
+  return Digits(args.size()) + 3 + Digits(args.front().size()) + 3 + RespBodySize(args);
+}
+
+template <typename Args>
+void Encode(std::string* out, const Args& args) {
+  size_t need = Digits(args.size()) + 3;
+  for (std::string_view a : args) {
+    need += Digits(a.size()) + 5 + a.size();
+  }
+  const size_t at = out->size();
+  out->resize(at + need);
+  char* p = out->data() + at;
+  p = PutInt(p, '*', args.size());
+  for (std::string_view a : args) {
+    p = PutInt(p, '$', a.size());
+    if (!a.empty()) {
+      memcpy(p, a.data(), a.size());
+    }
+    p += a.size();
+    *p++ = '\r';
+    *p++ = '\n';
+  }
 }
 
 // Engine events as commands. Runs with the key's shard locked (flush/swapdb: all).
@@ -91,21 +132,27 @@ class StreamObserver : public KeyObserver {
 
 struct WriteStream::ThreadBuffer {
   // Producer-only state (its thread).
-  std::string pending;
+  std::string pending;                // RESP of the record being built
+  std::vector<PendingMark> pending_marks;
   bool rewritten = false;
   bool in_multi = false;
-  size_t multi_start = 0;
-  size_t multi_count = 0;
+  size_t multi_start = 0;             // byte offset in pending
+  size_t multi_mark = 0;              // index in pending_marks
   uint64_t last_committed = 0;
-  // Shared with the consumer.
+  // Shared with the consumer (under lock).
   SpinLock lock;
-  std::string data;  // committed records
+  std::string data;         // committed records' RESP
+  std::vector<Mark> marks;  // one per entry, in data's order
+  // Consumer-only: the buffers Drain swaps in, so their capacity is reused instead of
+  // growing a fresh string from nothing after every drain.
+  std::string spare_data;
+  std::vector<Mark> spare_marks;
 };
 
-namespace {
-thread_local WriteStream::ThreadBuffer* t_buffer = nullptr;
-thread_local uint64_t t_buffer_stream = 0;
-}  // namespace
+thread_local WriteStream::ThreadBuffer* WriteStream::t_buffer_ = nullptr;
+thread_local uint64_t WriteStream::t_buffer_stream_ = 0;
+thread_local const std::vector<std::string_view>* WriteStream::t_raw_args_ = nullptr;
+thread_local std::string_view WriteStream::t_raw_;
 
 WriteStream::WriteStream()
     : id_(g_stream_ids.fetch_add(1, std::memory_order_relaxed)),
@@ -113,41 +160,37 @@ WriteStream::WriteStream()
 
 WriteStream::~WriteStream() = default;
 
-WriteStream::ThreadBuffer& WriteStream::Local() {
-  if (t_buffer_stream == id_) [[likely]] {
-    return *t_buffer;
-  }
+WriteStream::ThreadBuffer& WriteStream::Register() {
   std::lock_guard<std::mutex> g(registry_mu_);
   buffers_.push_back(std::make_unique<ThreadBuffer>());
   buffer_count_.store(buffers_.size(), std::memory_order_release);
-  t_buffer = buffers_.back().get();
-  t_buffer_stream = id_;
-  return *t_buffer;
+  t_buffer_ = buffers_.back().get();
+  t_buffer_stream_ = id_;
+  return *t_buffer_;
 }
 
 void WriteStream::EncodeCommand(std::string* out, const std::vector<std::string_view>& args) {
-  AppendInt(out, '*', static_cast<int64_t>(args.size()));
-  for (std::string_view a : args) {
-    AppendInt(out, '$', static_cast<int64_t>(a.size()));
-    out->append(a);
-    out->append("\r\n", 2);
-  }
+  Encode(out, args);
 }
 
 void WriteStream::Append(int db, const std::vector<std::string_view>& args) {
   ThreadBuffer& b = Local();
-  const size_t header_at = b.pending.size();
-  b.pending.resize(header_at + sizeof(EntryHeader));
-  EncodeCommand(&b.pending, args);
-  EntryHeader h{db, b.pending.size() - header_at - sizeof(EntryHeader)};
-  memcpy(b.pending.data() + header_at, &h, sizeof(h));
-  if (b.in_multi) {
-    b.multi_count++;
+  // The client's own bytes when they are exactly what Encode would write: the parser
+  // checked every '$' and CRLF, and a count or length written any other way than the
+  // shortest (a leading zero, a sign) makes the request longer than EncodedSize says.
+  if (&args == t_raw_args_ && !t_raw_.empty() && t_raw_.size() == EncodedSize(args) &&
+      args.front().data() == t_raw_.data() + (t_raw_.size() - RespBodySize(args))) {
+    b.pending.append(t_raw_);
+  } else {
+    Encode(&b.pending, args);
   }
+  b.pending_marks.push_back({db, b.pending.size()});
 }
 
 void WriteStream::Append(int db, std::initializer_list<std::string_view> args) {
-  Append(db, std::vector<std::string_view>(args));
+  ThreadBuffer& b = Local();
+  Encode(&b.pending, args);
+  b.pending_marks.push_back({db, b.pending.size()});
 }
 
 void WriteStream::MarkRewritten() { Local().rewritten = true; }
@@ -158,7 +201,7 @@ void WriteStream::BeginMulti() {
   ThreadBuffer& b = Local();
   b.in_multi = true;
   b.multi_start = b.pending.size();
-  b.multi_count = 0;
+  b.multi_mark = b.pending_marks.size();
 }
 
 void WriteStream::EndMulti() {
@@ -167,90 +210,136 @@ void WriteStream::EndMulti() {
     return;
   }
   b.in_multi = false;
-  if (b.multi_count < 2) {
+  if (b.pending_marks.size() - b.multi_mark < 2) {
     return;  // one command needs no wrapping (Redis 7 wraps only several)
   }
   // MULTI goes in the first wrapped command's database, so a SELECT precedes it.
-  const int64_t first_db = ReadAt<EntryHeader>(b.pending, b.multi_start).db;
-  std::string multi(sizeof(EntryHeader), '\0');
-  EncodeCommand(&multi, {"MULTI"});
-  EntryHeader h{first_db, multi.size() - sizeof(EntryHeader)};
-  memcpy(multi.data(), &h, sizeof(h));
+  const int first_db = b.pending_marks[b.multi_mark].db;
+  std::string multi;
+  Encode(&multi, std::initializer_list<std::string_view>{"MULTI"});
   b.pending.insert(b.multi_start, multi);
+  for (size_t i = b.multi_mark; i < b.pending_marks.size(); i++) {
+    b.pending_marks[i].end += multi.size();
+  }
+  b.pending_marks.insert(b.pending_marks.begin() + static_cast<ptrdiff_t>(b.multi_mark),
+                         PendingMark{first_db, b.multi_start + multi.size()});
   Append(-1, {"EXEC"});
 }
 
 uint64_t WriteStream::Commit() {
   ThreadBuffer& b = Local();
-  if (b.pending.empty() || b.in_multi) {
+  if (b.pending_marks.empty() || b.in_multi) {
     return 0;
   }
   b.lock.lock();
   const uint64_t seq = seq_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  RecordHeader h{seq, b.pending.size()};
-  b.data.append(reinterpret_cast<const char*>(&h), sizeof(h));
+  const size_t base = b.data.size();
   b.data.append(b.pending);
+  for (const PendingMark& m : b.pending_marks) {
+    b.marks.push_back({seq, m.db, base + m.end});
+  }
   b.lock.unlock();
   b.pending.clear();
+  b.pending_marks.clear();
   b.last_committed = seq;
   return seq;
 }
 
 uint64_t WriteStream::LastCommittedByThisThread() {
-  return t_buffer_stream == id_ ? t_buffer->last_committed : 0;
+  return t_buffer_stream_ == id_ ? t_buffer_->last_committed : 0;
 }
 
 uint64_t WriteStream::Drain(std::string* out, int* db) {
-  std::vector<std::string> taken;
+  struct Taken {
+    ThreadBuffer* from;
+    std::string data;
+    std::vector<Mark> marks;
+    size_t next = 0;  // index of the first mark not yet copied
+  };
+  std::vector<Taken> taken;
   uint64_t complete = 0;
   {
     std::lock_guard<std::mutex> g(registry_mu_);
+    taken.resize(buffers_.size());
+    for (size_t i = 0; i < buffers_.size(); i++) {
+      taken[i].from = buffers_[i].get();
+      taken[i].data.swap(buffers_[i]->spare_data);
+      taken[i].marks.swap(buffers_[i]->spare_marks);
+    }
     for (auto& b : buffers_) {
       b->lock.lock();
     }
     // Every number handed out so far is in a buffer now: Commit takes it under its lock.
     complete = seq_.load(std::memory_order_acquire);
-    taken.resize(buffers_.size());
     for (size_t i = 0; i < buffers_.size(); i++) {
-      taken[i].swap(buffers_[i]->data);
+      taken[i].data.swap(buffers_[i]->data);
+      taken[i].marks.swap(buffers_[i]->marks);
     }
     for (auto& b : buffers_) {
       b->lock.unlock();
     }
   }
-  // K-way merge by sequence number (few buffers: a linear minimum is enough).
-  std::vector<size_t> pos(taken.size(), 0);
+  // K-way merge by sequence number, a run at a time: from the buffer holding the lowest
+  // next number, every entry numbered below the other buffers' next numbers goes in one
+  // copy (entries of one database; a SELECT between databases). Few buffers: a linear
+  // minimum is enough.
   for (;;) {
     size_t best = taken.size();
-    uint64_t best_seq = 0;
+    uint64_t best_seq = 0, second_seq = UINT64_MAX;
     for (size_t i = 0; i < taken.size(); i++) {
-      if (pos[i] < taken[i].size()) {
-        const uint64_t s = ReadAt<RecordHeader>(taken[i], pos[i]).seq;
+      if (taken[i].next < taken[i].marks.size()) {
+        const uint64_t s = taken[i].marks[taken[i].next].seq;
         if (best == taken.size() || s < best_seq) {
+          if (best != taken.size()) {
+            second_seq = std::min(second_seq, best_seq);
+          }
           best = i;
           best_seq = s;
+        } else {
+          second_seq = std::min(second_seq, s);
         }
       }
     }
     if (best == taken.size()) {
       break;
     }
-    const std::string& src = taken[best];
-    const RecordHeader rh = ReadAt<RecordHeader>(src, pos[best]);
-    size_t p = pos[best] + sizeof(RecordHeader);
-    const size_t end = p + rh.len;
-    while (p < end) {
-      const EntryHeader eh = ReadAt<EntryHeader>(src, p);
-      p += sizeof(EntryHeader);
-      if (eh.db >= 0 && eh.db != *db) {
-        const std::string n = std::to_string(eh.db);
-        EncodeCommand(out, {"SELECT", n});
-        *db = static_cast<int>(eh.db);
+    Taken& t = taken[best];
+    while (t.next < t.marks.size() && t.marks[t.next].seq < second_seq) {
+      const int64_t entry_db = t.marks[t.next].db;
+      if (entry_db >= 0 && entry_db != *db) {
+        const std::string n = std::to_string(entry_db);
+        Encode(out, std::initializer_list<std::string_view>{"SELECT", n});
+        *db = static_cast<int>(entry_db);
       }
-      out->append(src, p, eh.len);
-      p += eh.len;
+      // The run: following entries of the same database (or of none) below second_seq.
+      const size_t from = t.next == 0 ? 0 : t.marks[t.next - 1].end;
+      size_t last = t.next;
+      while (last + 1 < t.marks.size() && t.marks[last + 1].seq < second_seq &&
+             (t.marks[last + 1].db < 0 || t.marks[last + 1].db == *db)) {
+        last++;
+      }
+      const size_t to = t.marks[last].end;
+      if (out->empty() && from == 0 && to == t.data.size()) {
+        out->swap(t.data);  // the whole buffer: no copy (t.data gets out's capacity)
+        t.data.clear();
+      } else {
+        out->append(t.data, from, to - from);
+      }
+      t.next = last + 1;
     }
-    pos[best] = end;
+  }
+  // The taken buffers become the spares of the next drain (their capacity kept, unless a
+  // burst made it large).
+  constexpr size_t kMaxSpare = 16u << 20;
+  for (Taken& t : taken) {
+    t.data.clear();
+    t.marks.clear();
+    if (t.data.capacity() > kMaxSpare) {
+      std::string().swap(t.data);
+      std::vector<Mark>().swap(t.marks);
+    }
+    t.from->spare_data.swap(t.data);
+    t.from->spare_marks.swap(t.marks);
   }
   return complete;
 }

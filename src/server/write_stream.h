@@ -57,8 +57,17 @@ class WriteStream {
   // --- producer side (calling thread's pending record) ---
 
   // Appends one command run in database `db` (-1: no database, e.g. MULTI/EXEC).
+  // When `args` is the very vector of the raw request set on this thread and those bytes
+  // are the command's canonical RESP, they are copied as they came (no re-encoding).
   void Append(int db, const std::vector<std::string_view>& args);
   void Append(int db, std::initializer_list<std::string_view> args);
+  // The request the calling thread is about to dispatch: its parsed `args` and the RESP
+  // bytes the client sent for it (empty: none, e.g. an inline command). Cleared with
+  // (nullptr, {}) once it ran. Only a pointer and a view are kept.
+  static void SetRawRequest(const std::vector<std::string_view>* args, std::string_view raw) {
+    t_raw_args_ = args;
+    t_raw_ = raw;
+  }
   // Marks the running command as propagated by hand (PropagateAs, or nothing at all), so
   // that the dispatcher does not add it as it ran. Reset by BeginCommand.
   void MarkRewritten();
@@ -95,7 +104,19 @@ class WriteStream {
   struct ThreadBuffer;  // one per producing thread (write_stream.cc)
 
  private:
-  ThreadBuffer& Local();
+  ThreadBuffer& Local() {
+    if (t_buffer_stream_ == id_) [[likely]] {
+      return *t_buffer_;
+    }
+    return Register();
+  }
+  ThreadBuffer& Register();  // first use of this stream on the calling thread
+
+  // The calling thread's buffer of the stream it used last (one stream per server).
+  static thread_local ThreadBuffer* t_buffer_;
+  static thread_local uint64_t t_buffer_stream_;
+  static thread_local const std::vector<std::string_view>* t_raw_args_;
+  static thread_local std::string_view t_raw_;
 
   std::atomic<int> consumers_{0};
   std::atomic<uint64_t> seq_{0};

@@ -609,3 +609,37 @@ def test_racing_vector_writes_replay_to_the_live_set(tmp_path):
     srv = start(tmp_path, "--appendonly", "yes")
     assert {key: vector_state(srv.client(), key) for key in keys} == live
     srv.stop()
+def test_incr_file_holds_each_command_in_canonical_resp(tmp_path):
+    """A command that goes in as it ran is in the incr file exactly as Redis encodes it,
+    whether the client sent RESP (copied as it came) or an inline line (encoded), with
+    empty and binary arguments, pipelined with commands that are rewritten or skipped."""
+    import socket
+    srv = start(tmp_path, "--appendonly", "yes", "--appendfsync", "always")
+    try:
+        sent = (b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$0\r\n\r\n"
+                b"set b \"x\\x00y\"\r\n"
+                b"*3\r\n$4\r\nINCR\r\n$1\r\nn\r\n$1\r\nx\r\n"     # wrong arity: nothing
+                b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
+                b"*3\r\n$6\r\nEXPIRE\r\n$1\r\na\r\n$3\r\n-10\r\n"   # past expiry: DEL
+                b"*3\r\n$4\r\nsAdD\r\n$1\r\ns\r\n$5\r\nx\r\ny\n\r\n"
+                b"*2\r\n$3\r\nGET\r\n$1\r\nb\r\n")
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
+            s.sendall(sent)
+            got = b""
+            while got.count(b"\r\n") < 8:
+                chunk = s.recv(65536)
+                assert chunk, got
+                got += chunk
+        assert got.startswith(b"+OK\r\n+OK\r\n-ERR wrong number of arguments"), got
+        assert got.endswith(b":1\r\n:1\r\n:1\r\n$3\r\nx\x00y\r\n"), got
+        incr = os.path.join(aof_dir(tmp_path), "appendonly.aof.1.incr.aof")
+        with open(incr, "rb") as f:
+            data = f.read()
+        assert data == (b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n"
+                        b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$0\r\n\r\n"
+                        b"*3\r\n$3\r\nset\r\n$1\r\nb\r\n$3\r\nx\x00y\r\n"
+                        b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
+                        b"*2\r\n$3\r\nDEL\r\n$1\r\na\r\n"
+                        b"*3\r\n$4\r\nsAdD\r\n$1\r\ns\r\n$5\r\nx\r\ny\n\r\n")
+    finally:
+        srv.stop()

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "in_process.h"
+#include "server/write_stream.h"
 
 namespace hotkv {
 namespace {
@@ -280,6 +283,84 @@ TEST_F(WriteStreamTest, VectorWritesRecordedUnderTheElementLock) {
   EXPECT_EQ(Stream().size(), 3u);  // VSIM.CREATEINDEX, two VSIM.SET
   Run({"VSIM.DEL", "idx", "p", "zz", "q"});
   EXPECT_EQ(Stream(), (V{"VSIM.DEL idx p", "VSIM.DEL idx q"}));
+}
+
+// The stream alone, with producers on several threads: Drain merges their buffers by
+// sequence number (runs of one thread, SELECT between databases), and buffers reused
+// across drains (the spares) carry nothing over.
+TEST(WriteStreamMerge, ThreadsInterleaveInSequenceOrder) {
+  WriteStream ws;
+  ws.AddConsumer();
+  std::string out;
+  int db = -1;
+  uint64_t expect_complete = 0;
+  for (int round = 0; round < 3; round++) {
+    // Each step: which thread commits the next record, and in which database.
+    const std::vector<std::pair<int, int>> steps = {{0, 0}, {0, 0}, {1, 0}, {1, 1}, {1, 1},
+                                                    {0, 1}, {2, 0}, {0, 0}, {0, 0}, {1, 0}};
+    std::vector<std::thread> threads;
+    std::vector<std::string> want;
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t turn = 0;
+    for (int t = 0; t < 3; t++) {
+      threads.emplace_back([&, t] {
+        for (size_t i = 0; i < steps.size(); i++) {
+          if (steps[i].first != t) {
+            continue;
+          }
+          std::unique_lock<std::mutex> lk(mu);
+          cv.wait(lk, [&] { return turn == i; });
+          const std::string key = "k" + std::to_string(round) + "_" + std::to_string(i);
+          ws.Append(steps[i].second, {"SET", key, "v"});
+          if (i == 4) {
+            ws.Append(steps[i].second, {"DEL", key});  // two entries, one record
+          }
+          ws.Commit();
+          turn++;
+          cv.notify_all();
+        }
+      });
+    }
+    for (auto& th : threads) {
+      th.join();
+    }
+    expect_complete += steps.size();
+    out.clear();
+    EXPECT_EQ(ws.Drain(&out, &db), expect_complete);
+    int cur = round == 0 ? -1 : 0;
+    std::string expected;
+    for (size_t i = 0; i < steps.size(); i++) {
+      if (steps[i].second != cur) {
+        cur = steps[i].second;
+        WriteStream::EncodeCommand(&expected, {"SELECT", std::to_string(cur)});
+      }
+      const std::string key = "k" + std::to_string(round) + "_" + std::to_string(i);
+      WriteStream::EncodeCommand(&expected, {"SET", key, "v"});
+      if (i == 4) {
+        WriteStream::EncodeCommand(&expected, {"DEL", key});
+      }
+    }
+    EXPECT_EQ(out, expected) << "round " << round;
+    EXPECT_EQ(db, 0);
+  }
+  out.clear();
+  EXPECT_EQ(ws.Drain(&out, &db), expect_complete);
+  EXPECT_EQ(out, "");
+  ws.RemoveConsumer();
+}
+
+// A drain appends after what `out` holds already.
+TEST(WriteStreamMerge, DrainAppends) {
+  WriteStream ws;
+  ws.AddConsumer();
+  ws.Append(0, {"SET", "a", "1"});
+  ws.Commit();
+  std::string out = "kept";
+  int db = 0;
+  ws.Drain(&out, &db);
+  EXPECT_EQ(out, "kept*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n");
+  ws.RemoveConsumer();
 }
 
 }  // namespace
