@@ -31,16 +31,7 @@ void ReplyInvalidExpire(CommandContext& ctx) {
   ctx.rb().Error("ERR invalid expire time in '" + ctx.command()->full_name + "' command");
 }
 
-types::EncodingLimits EncodingLimitsFrom(const Config& cfg) {
-  types::EncodingLimits l;
-  l.list_max_listpack_size = cfg.list_max_listpack_size();
-  l.hash_max_listpack_entries = static_cast<uint64_t>(cfg.hash_max_listpack_entries());
-  l.hash_max_listpack_value = static_cast<uint64_t>(cfg.hash_max_listpack_value());
-  l.set_max_intset_entries = static_cast<uint64_t>(cfg.set_max_intset_entries());
-  l.set_max_listpack_entries = static_cast<uint64_t>(cfg.set_max_listpack_entries());
-  l.set_max_listpack_value = static_cast<uint64_t>(cfg.set_max_listpack_value());
-  return l;
-}
+types::EncodingLimits EncodingLimitsFrom(const Config& cfg) { return cfg.encoding_limits(); }
 
 void DeleteIfEmpty(CommandContext& ctx, KeyRef& ref, std::string_view key, bool empty) {
   if (!empty) {

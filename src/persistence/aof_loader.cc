@@ -23,17 +23,6 @@ namespace hotkv::persistence {
 
 namespace {
 
-types::EncodingLimits LimitsFrom(const Config& cfg) {
-  types::EncodingLimits l;
-  l.list_max_listpack_size = cfg.list_max_listpack_size();
-  l.hash_max_listpack_entries = static_cast<uint64_t>(cfg.hash_max_listpack_entries());
-  l.hash_max_listpack_value = static_cast<uint64_t>(cfg.hash_max_listpack_value());
-  l.set_max_intset_entries = static_cast<uint64_t>(cfg.set_max_intset_entries());
-  l.set_max_listpack_entries = static_cast<uint64_t>(cfg.set_max_listpack_entries());
-  l.set_max_listpack_value = static_cast<uint64_t>(cfg.set_max_listpack_value());
-  return l;
-}
-
 std::string BaseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -44,7 +33,7 @@ std::string BaseName(const std::string& path) {
 Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* report,
                    uint64_t* rdb_bytes) {
   rdb::LoadOptions opts;
-  opts.limits = LimitsFrom(server.config());
+  opts.limits = server.config().encoding_limits();
   opts.num_dbs = server.keyspace().num_dbs();
   opts.zset_limits.max_listpack_entries =
       static_cast<size_t>(server.config().zset_max_listpack_entries());

@@ -89,12 +89,7 @@ rdb::WriteOptions Snapshotter::WriteOpts() {
 rdb::LoadOptions Snapshotter::LoadOpts() {
   Config& c = server_->config();
   rdb::LoadOptions o;
-  o.limits.list_max_listpack_size = c.list_max_listpack_size();
-  o.limits.hash_max_listpack_entries = static_cast<uint64_t>(c.hash_max_listpack_entries());
-  o.limits.hash_max_listpack_value = static_cast<uint64_t>(c.hash_max_listpack_value());
-  o.limits.set_max_intset_entries = static_cast<uint64_t>(c.set_max_intset_entries());
-  o.limits.set_max_listpack_entries = static_cast<uint64_t>(c.set_max_listpack_entries());
-  o.limits.set_max_listpack_value = static_cast<uint64_t>(c.set_max_listpack_value());
+  o.limits = c.encoding_limits();
   o.num_dbs = server_->keyspace().num_dbs();
   o.verify_checksum = c.GetString("rdbchecksum") == "yes";
   return o;

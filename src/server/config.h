@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "types/encoding_limits.h"
 
 namespace hotkv {
 
@@ -208,6 +209,18 @@ class Config {
   }
   int64_t hash_max_listpack_value() const {
     return hash_max_listpack_value_.load(std::memory_order_relaxed);
+  }
+  // The collection encoding limits of every write (and of values loaded from files and
+  // payloads), read from the live settings.
+  types::EncodingLimits encoding_limits() const {
+    types::EncodingLimits l;
+    l.list_max_listpack_size = list_max_listpack_size();
+    l.hash_max_listpack_entries = static_cast<uint64_t>(hash_max_listpack_entries());
+    l.hash_max_listpack_value = static_cast<uint64_t>(hash_max_listpack_value());
+    l.set_max_intset_entries = static_cast<uint64_t>(set_max_intset_entries());
+    l.set_max_listpack_entries = static_cast<uint64_t>(set_max_listpack_entries());
+    l.set_max_listpack_value = static_cast<uint64_t>(set_max_listpack_value());
+    return l;
   }
   int64_t set_max_intset_entries() const {
     return set_max_intset_entries_.load(std::memory_order_relaxed);
