@@ -19,6 +19,7 @@
 #include "persistence/aof_base_commands.h"
 #include "persistence/aof_impl.h"
 #include "persistence/aof_loader.h"
+#include "persistence/snapshot_writer.h"
 #include "rdb/rdb.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
@@ -75,41 +76,12 @@ Status Aof::WriteRdbBase(const std::string& path, const BaseOptions& opts) {
   if (fd < 0) {
     return Status::IoError("Can't create the AOF base " + path + ": " + strerror(errno));
   }
-  Keyspace& ks = server_.keyspace();
-  const int64_t now = WallClockMs();
-  rdb::FileWriter w(fd, {.compress = opts.compress, .checksum = opts.checksum});
-  Status st = w.Begin({{"redis-ver", "7.0.15"},
-                       {"redis-bits", "64"},
-                       {"ctime", std::to_string(now / 1000)},
-                       {"used-mem", "0"},
-                       {"aof-base", "1"}});
-  for (int db = 0; st.ok() && db < ks.num_dbs(); db++) {
-    uint64_t keys = 0, with_ttl = 0;
-    for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
-      const DbTable& t = ks.shard(i).db(db);
-      keys += t.keys.size();
-      with_ttl += t.expires();
-    }
-    if (keys == 0) {
-      continue;
-    }
-    st = w.SelectDb(db, keys, with_ttl);
-    for (uint32_t i = 0; st.ok() && i < Keyspace::kShardCount; i++) {
-      ks.shard(i).db(db).keys.ForEach([&](Entry* e) {
-        if (!st.ok()) {
-          return;
-        }
-        const int64_t exp = e->has_ttl() ? e->expire_ms() : -1;
-        st = w.WriteKey(*e, exp);
-        if (opts.key_delay_us > 0) {
-          usleep(static_cast<useconds_t>(opts.key_delay_us));
-        }
-      });
-    }
-  }
-  if (st.ok()) {
-    st = w.Finish();
-  }
+  AccessStamp stamp;
+  stamp.key_delay_us = opts.key_delay_us;
+  WriteStats stats;
+  Status st = WriteSnapshot(server_.keyspace(), fd,
+                            {.compress = opts.compress, .checksum = opts.checksum}, WallClockMs(),
+                            stamp, &stats, /*aof_base=*/true);
   if (st.ok() && fsync(fd) != 0) {
     st = Status::IoError("fsync " + path + ": " + strerror(errno));
   }

@@ -25,10 +25,12 @@ constexpr const char* kAuxRedisVer = "7.0.0";
 
 Status Errno(const std::string& what) { return Status::IoError(what + ": " + strerror(errno)); }
 
-Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now_ms,
-                const AccessStamp& access, WriteStats* stats) {
+}  // namespace
+
+Status WriteSnapshot(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now_ms,
+                     const AccessStamp& access, WriteStats* stats, bool aof_base) {
   rdb::FileWriter w(fd, opts);
-  if (Status st = w.Begin(SnapshotAux(now_ms)); !st.ok()) {
+  if (Status st = w.Begin(SnapshotAux(now_ms, aof_base)); !st.ok()) {
     return st;
   }
   for (int db = 0; db < ks.num_dbs(); db++) {
@@ -85,15 +87,13 @@ Status WriteAll(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now
   return Status::Ok();
 }
 
-}  // namespace
-
-std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms) {
+std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms, bool aof_base) {
   return {
       {"redis-ver", kAuxRedisVer},
       {"redis-bits", "64"},
       {"ctime", std::to_string(now_ms / 1000)},
       {"used-mem", std::to_string(AllocatedBytes())},
-      {"aof-base", "0"},
+      {"aof-base", aof_base ? "1" : "0"},
   };
 }
 
@@ -120,7 +120,7 @@ Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
                  ") for saving");
   }
   WriteStats stats;
-  Status st = WriteAll(ks, fd, opts, now_ms, access, &stats);
+  Status st = WriteSnapshot(ks, fd, opts, now_ms, access, &stats);
   if (st.ok() && fsync(fd) != 0) {
     st = Errno("fsync of " + tmp);
   }

@@ -49,11 +49,17 @@ struct AccessStamp {
   int64_t key_delay_us = 0;
 };
 
-// The aux fields at the head of every file HotKV writes.
-std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms);
+// The aux fields at the head of every file HotKV writes (`aof_base`: an AOF's RDB base).
+std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms, bool aof_base = false);
 // What `access` says to write of `e`'s access time (IDLE or FREQ, or nothing).
 void AccessFields(const AccessStamp& access, const Entry* e, std::optional<uint64_t>* idle,
                   std::optional<uint8_t>* freq);
+
+// Writes every database of `ks` as one RDB file to `fd` (neither synced nor closed): keys
+// expired at `now_ms` left out, IDLE/FREQ as `access` says. Used by dump.rdb saves and by
+// the AOF's RDB base (`aof_base`).
+Status WriteSnapshot(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now_ms,
+                     const AccessStamp& access, WriteStats* stats, bool aof_base = false);
 
 Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
                                      const rdb::WriteOptions& opts, int64_t now_ms,
