@@ -25,7 +25,11 @@ void ReplyKeySpec(ReplyBuilder& rb, const KeySpec& ks) {
   rb.Bulk("begin_search");
   rb.Map(2);
   rb.Bulk("type");
-  if (ks.begin == KeySpec::Begin::kIndex) {
+  if (ks.begin == KeySpec::Begin::kUnknown) {
+    rb.Bulk("unknown");
+    rb.Bulk("spec");
+    rb.Map(0);
+  } else if (ks.begin == KeySpec::Begin::kIndex) {
     rb.Bulk("index");
     rb.Bulk("spec");
     rb.Map(1);
@@ -43,7 +47,11 @@ void ReplyKeySpec(ReplyBuilder& rb, const KeySpec& ks) {
   rb.Bulk("find_keys");
   rb.Map(2);
   rb.Bulk("type");
-  if (ks.find == KeySpec::Find::kRange) {
+  if (ks.find == KeySpec::Find::kUnknown) {
+    rb.Bulk("unknown");
+    rb.Bulk("spec");
+    rb.Map(0);
+  } else if (ks.find == KeySpec::Find::kRange) {
     rb.Bulk("range");
     rb.Bulk("spec");
     rb.Map(3);
