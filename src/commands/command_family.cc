@@ -418,6 +418,15 @@ bool ResolveKeys(CommandContext& ctx, std::vector<std::string_view>* args,
       }
     }
   }
+  if (!found && c->parent == nullptr && c->name == "sort") {
+    // Redis's sortGetKeys: the key is read, STORE's destination overwritten.
+    std::vector<int> pos;
+    c->getkeys(*args, &pos);
+    found.emplace();
+    for (int p : pos) {
+      found->push_back({p, p == 1 ? kKeyRO | kKeyAccess : kKeyOW | kKeyUpdate});
+    }
+  }
   if (!found && c->getkeys != nullptr) {
     std::vector<int> pos;
     c->getkeys(*args, &pos);

@@ -11,9 +11,10 @@
 //   '*' names no key: BY such a pattern ("nosort") skips sorting, GET of it returns nil;
 //   "GET #" returns the element itself. Patterns are C strings to Redis: '*' and "->" are
 //   looked for before the first NUL byte.
-// - Without ALPHA every sort value must parse as a double with strtod (whole string, no
-//   overflow, not NaN; a missing BY key counts as 0), else "ERR One or more scores can't
-//   be converted into double", reported after everything else was computed. Equal scores
+// - Without ALPHA every sort value must parse as a double as Redis 8 parses it (string2d:
+//   the whole string, no leading space, no overflow, not NaN; a missing BY key counts as
+//   0), else "ERR One or more scores can't be converted into double", reported after
+//   everything else was computed. Equal scores
 //   order by the element's bytes. ALPHA compares with strcoll (here: the C locale, byte
 //   order up to the first NUL) unless STORE is given (then plain bytes); with BY, missing
 //   values sort first.
@@ -23,6 +24,7 @@
 // - STORE stores the result as a list (replacing any value and TTL; "sortstore" event)
 //   or deletes the destination when the result is empty ("del"); replies the length. GET
 //   values that are missing are stored as empty strings.
+// - A listpack sorted set is converted to a skiplist, as Redis's SORT does.
 // Ties between equal ALPHA BY values keep the source's order (a stable sort), as glibc's
 // qsort (a merge sort) does for Redis; sets iterate in a different order than Redis's.
 //
@@ -34,6 +36,7 @@
 // free). Inside EXEC, a SORT with such patterns makes EXEC lock every shard
 // (all_shards_in_exec), so the transaction stays atomic.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -206,13 +209,21 @@ struct SortItem {
   std::optional<std::string> cmp;
 };
 
-// strtod over the value as a C string, as Redis parses sort scores.
+// A sort score as Redis 8 parses it (string2d): strtod over the whole value, no leading
+// space, no NaN, no overflow to infinity or underflow to zero. (Redis 7.0 used a bare
+// strtod that accepted a leading space or an empty value and could see a stale errno.)
 bool ParseScore(const std::string& v, double* out) {
+  if (v.empty() || isspace(static_cast<unsigned char>(v[0]))) {
+    return false;
+  }
   const char* s = v.c_str();
   char* end = nullptr;
   errno = 0;
   *out = std::strtod(s, &end);
-  return end[0] == '\0' && errno != ERANGE && !std::isnan(*out);
+  if (static_cast<size_t>(end - s) != v.size() || std::isnan(*out)) {
+    return false;
+  }
+  return !(errno == ERANGE && (*out == HUGE_VAL || *out == -HUGE_VAL || *out == 0));
 }
 
 int Collate(std::string_view a, std::string_view b) {
@@ -364,6 +375,10 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
     ctx.CountLookup(true);
     ctx.TouchEntry(src);
     return ctx.rb().Error(errors::kWrongType);
+  }
+  if (src != nullptr && src->type() == ValueType::kZSet) {
+    // Redis converts a listpack sorted set to a skiplist for SORT (OBJECT ENCODING shows it).
+    src->As<ZSetValue>()->MaybeConvert(1, types::ZSetLimits{0, 64});
   }
   std::optional<std::string_view> by = a.by;
   if (a.dontsort && src != nullptr && src->type() == ValueType::kSet && a.store) {

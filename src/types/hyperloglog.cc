@@ -274,7 +274,7 @@ bool SparseToDense(std::string* hll) {
       int runlen = ValLen(*p);
       const int regval = ValValue(*p);
       if (runlen + idx > kRegisters) {
-        break;
+        return false;  // overflow: corrupt (Redis since the CVE-2025-32023 fix)
       }
       while (runlen--) {
         DenseSetRaw(regs, static_cast<int>(idx), static_cast<uint8_t>(regval));
@@ -375,7 +375,16 @@ int SparseSet(std::string* hll, int index, uint8_t count, size_t sparse_max_byte
     if (deltalen > 0 && hll->size() + deltalen > sparse_max_bytes) {
       return -2;  // promote
     }
-    hll->replace(p, oldlen, reinterpret_cast<const char*>(seq), n);
+    if (p + oldlen <= hll->size()) {
+      hll->replace(p, oldlen, reinterpret_cast<const char*>(seq), n);
+    } else {
+      // A truncated XZERO at the very end (its second byte is the terminating NUL in
+      // Redis): the value grows by n - 2 from its length, the last byte written is lost.
+      const size_t new_size = hll->size() + n - oldlen;
+      hll->resize(p);
+      hll->append(reinterpret_cast<const char*>(seq), n);
+      hll->resize(new_size);
+    }
     b = Bytes(hll);
     end = hll->size();
   }
@@ -464,7 +473,7 @@ bool MergeInto(std::string_view hll, uint8_t* max) {
       int runlen = ValLen(*p);
       const int regval = ValValue(*p);
       if (runlen + i > kRegisters) {
-        break;
+        return false;  // overflow: corrupt
       }
       while (runlen--) {
         if (regval > max[i]) {
