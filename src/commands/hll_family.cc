@@ -274,7 +274,7 @@ void RegisterHllCommands(CommandTable& t) {
          .handler = PfMergeCommand,
          .doc = {"hyperloglog", "2.8.9", "O(N) to merge N HyperLogLogs, but with high constant times.",
                  "Merges HyperLogLogs into a destination that then estimates their union.",
-                 "destkey [sourcekey ...]"}});
+                 "destkey:key [sourcekey:key ...]"}});
   t.Add({.name = "pfdebug", .arity = 3, .flags = "write denyoom admin",
          .acl = "@write @hyperloglog @admin @slow @dangerous", .keys = {KeyAt(2, "RW ACCESS")},
          .handler = PfDebugCommand,

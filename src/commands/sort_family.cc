@@ -520,8 +520,9 @@ void RegisterSortCommands(CommandTable& t) {
       "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive "
       "from the content of the key we sort");
   const std::string grammar =
-      "key [BY by-pattern:pattern] [LIMIT offset:integer count:integer] "
-      "[GET get-pattern:pattern ...] [order: ASC | DESC] [sorting: ALPHA]";
+      "key [BY by-pattern:pattern] [limit: LIMIT offset:integer count:integer] "
+      "[GET get-pattern:pattern [GET get-pattern:pattern ...]] [order: ASC | DESC] "
+      "[sorting: ALPHA]";
   t.Add({.name = "sort", .arity = -2, .flags = "write denyoom",
          .acl = "@write @set @sortedset @list @slow @dangerous",
          .keys = {KeyAt(1, "RO ACCESS"), pattern_keys,
