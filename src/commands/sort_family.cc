@@ -390,8 +390,13 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
   int64_t start, end;
   std::vector<std::string> elements = LoadElements(src, a, &start, &end);
 
-  // Every key the patterns can name must be in a shard this command holds.
+  // Every key the patterns can name must be in a shard this command holds (and STORE's
+  // destination, which the getkeys proc names: checked anyway).
   bool asked = false;
+  if (a.store && !ctx.HoldsShard(Keyspace::ShardOf(*a.store))) {
+    ctx.RequestShard(Keyspace::ShardOf(*a.store));
+    asked = true;
+  }
   if (by && !a.dontsort) {
     asked |= RequestPatternShards(ctx, *by, elements);
   }

@@ -168,6 +168,22 @@ inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
   }
 }
 
+// After the handler, still under the command's locks: its write-stream record, the
+// blocked clients it woke, and the record's commit (before the locks go: the order stays
+// each key's history).
+[[gnu::always_inline]] inline void FinishUnderLocks(CommandContext& ctx,
+                                                    const StreamScope& stream) {
+  if (stream.ws != nullptr) [[unlikely]] {
+    EndStream(stream, ctx);
+  }
+  if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    ServeReadyKeys(ctx.server(), ctx.worker());
+  }
+  if (stream.ws != nullptr) [[unlikely]] {
+    stream.ws->Commit();
+  }
+}
+
 // Runs the handler with the shards of `set` locked (ascending order). A handler that asks
 // for more shards (CommandContext::RequestShard: keys named by data, as SORT's BY/GET
 // patterns) has changed and replied nothing: the locks are released and the handler runs
@@ -188,15 +204,7 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
       }
       continue;
     }
-    if (stream.ws != nullptr) [[unlikely]] {
-      EndStream(stream, ctx);
-    }
-    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
-      ServeReadyKeys(ctx.server(), ctx.worker());
-    }
-    if (stream.ws != nullptr) [[unlikely]] {
-      stream.ws->Commit();
-    }
+    FinishUnderLocks(ctx, stream);
     t_lock_set = nullptr;
     set.Unlock(ks);
     return;
@@ -263,15 +271,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       RunWithLockSet(ctx, cmd, set);
       return;
     }
-    if (stream.ws != nullptr) [[unlikely]] {
-      EndStream(stream, ctx);
-    }
-    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
-      ServeReadyKeys(ctx.server(), ctx.worker());
-    }
-    if (stream.ws != nullptr) [[unlikely]] {
-      stream.ws->Commit();  // before the locks go: the order stays each key's history
-    }
+    FinishUnderLocks(ctx, stream);
     t_single_shard = -1;
     t_key_hint = KeyHint{};  // argument memory is reused by later commands
     s.lock.unlock();

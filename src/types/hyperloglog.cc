@@ -118,6 +118,20 @@ bool SparseHisto(const uint8_t* p, const uint8_t* end, int* reghisto) {
   return idx == kRegisters;
 }
 
+// Calls fn(index, value) for every dense register: four 6-bit registers per 3 bytes,
+// least significant bits first.
+template <typename F>
+void ForEachDense(const uint8_t* regs, F fn) {
+  int i = 0;
+  for (size_t b = 0; b < kDenseSize - kHeaderSize; b += 3, i += 4) {
+    const unsigned b0 = regs[b], b1 = regs[b + 1], b2 = regs[b + 2];
+    fn(i, static_cast<uint8_t>(b0 & 63));
+    fn(i + 1, static_cast<uint8_t>(((b0 >> 6) | (b1 << 2)) & 63));
+    fn(i + 2, static_cast<uint8_t>(((b1 >> 4) | (b2 << 4)) & 63));
+    fn(i + 3, static_cast<uint8_t>(b2 >> 2));
+  }
+}
+
 }  // namespace
 
 uint64_t MurmurHash64A(const void* key, int len, uint64_t seed) {
@@ -450,13 +464,11 @@ int Add(std::string* hll, std::string_view element, size_t sparse_max_bytes) {
 bool MergeInto(std::string_view hll, uint8_t* max) {
   const uint8_t* bytes = Bytes(hll);
   if (Encoding(hll) == kDense) {
-    const uint8_t* regs = bytes + kHeaderSize;
-    for (int i = 0; i < kRegisters; i++) {
-      const uint8_t v = DenseGet(regs, i);
+    ForEachDense(bytes + kHeaderSize, [max](int i, uint8_t v) {
       if (v > max[i]) {
         max[i] = v;
       }
-    }
+    });
     return true;
   }
   const uint8_t* p = bytes + kHeaderSize;
@@ -491,10 +503,7 @@ std::optional<uint64_t> Count(std::string_view hll) {
   int reghisto[64] = {0};
   const uint8_t* bytes = Bytes(hll);
   if (Encoding(hll) == kDense) {
-    const uint8_t* regs = bytes + kHeaderSize;
-    for (int i = 0; i < kRegisters; i++) {
-      reghisto[DenseGet(regs, i)]++;
-    }
+    ForEachDense(bytes + kHeaderSize, [&reghisto](int, uint8_t v) { reghisto[v]++; });
   } else if (!SparseHisto(bytes + kHeaderSize, bytes + hll.size(), reghisto)) {
     return std::nullopt;
   }

@@ -11,7 +11,7 @@ import redis
 
 from conftest import cmd, error_reply
 from helpers_dump import REDIS7, REDIS88, start_peer
-from helpers_pubsub import Connections, KeyspaceWatcher, set_events
+from helpers_pubsub import keyevents  # noqa: F401 (fixture)
 
 NOT_HLL = "WRONGTYPE Key is not a valid HyperLogLog string value."
 CORRUPT = "INVALIDOBJ Corrupted HLL object detected"
@@ -207,24 +207,8 @@ def test_cache_update_touches_watch_only_when_it_changes(r, server):
         other.close()
 
 
-@pytest.fixture
-def nconns(start_server):
-    srv = start_server()
-    conns = Connections(srv)
-    c = conns.client()
-    set_events(c, "KEA")
-    yield conns, c
-    conns.close_all()
-
-
-def test_keyspace_events(nconns):
-    conns, c = nconns
-    w = KeyspaceWatcher(conns)
-
-    def events(*command):
-        c.execute_command(*command)
-        return [(ch.split("@0__:")[1], p) for ch, p in w.frames(c) if "keyevent" in ch]
-
+def test_keyspace_events(keyevents):
+    events = keyevents
     assert events("PFADD", "h", "a") == [("pfadd", "h")]
     assert events("PFADD", "h", "a") == []
     assert events("PFCOUNT", "h") == []

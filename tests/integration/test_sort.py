@@ -11,7 +11,7 @@ import redis
 
 from conftest import cmd, error_reply
 from helpers_dump import REDIS88, start_peer
-from helpers_pubsub import Connections, KeyspaceWatcher, set_events
+from helpers_pubsub import keyevents  # noqa: F401 (fixture)
 
 SYNTAX = "ERR syntax error"
 NOT_INT = "ERR value is not an integer or out of range"
@@ -240,26 +240,9 @@ def test_command_getkeys(r):
         ["l", ["RO", "access"]], ["d", ["OW", "update"]]]
 
 
-@pytest.fixture
-def nconns(start_server):
-    srv = start_server()
-    conns = Connections(srv)
-    c = conns.client()
-    set_events(c, "KEA")
-    yield conns, c
-    conns.close_all()
-
-
-def test_keyspace_events(nconns):
-    conns, c = nconns
-    w = KeyspaceWatcher(conns)
-
-    def events(*command):
-        c.execute_command(*command)
-        return [(ch.split("@0__:")[1], p) for ch, p in w.frames(c) if "keyevent" in ch]
-
-    c.rpush("l", 1)
-    w.frames(c)
+def test_keyspace_events(keyevents):
+    events = keyevents
+    assert events("RPUSH", "l", 1) == [("rpush", "l")]
     assert events("SORT", "l") == []
     assert events("SORT", "l", "STORE", "d") == [("sortstore", "d")]
     assert events("SORT", "l", "LIMIT", "0", "0", "STORE", "d") == [("del", "d")]
