@@ -94,26 +94,34 @@ uint64_t Estimate(const int* reghisto) {
   return static_cast<uint64_t>(std::llroundl(kAlphaInf * m * m / z));
 }
 
-// Histogram of a sparse HLL's registers; false when the opcodes do not cover exactly
-// kRegisters registers.
-bool SparseHisto(const uint8_t* p, const uint8_t* end, int* reghisto) {
-  int64_t idx = 0;
+// Walks a sparse HLL's opcodes, calling run(first_register, length, value) for each
+// (value 0 for ZERO and XZERO). Returns false, stopping, when the runs go past kRegisters;
+// otherwise whether they cover exactly kRegisters registers (Redis since the
+// CVE-2025-32023 fix treats both as corruption). An XZERO cut short by the end reads its
+// missing byte as 0 (Redis: the string's terminator).
+template <typename F>
+bool WalkSparse(std::string_view hll, F run) {
+  const uint8_t* p = Bytes(hll) + kHeaderSize;
+  const uint8_t* end = Bytes(hll) + hll.size();
+  int idx = 0;
   while (p < end) {
-    int runlen;
+    int len, value = 0;
     if (IsZero(*p)) {
-      runlen = ZeroLen(*p);
-      reghisto[0] += runlen;
+      len = ZeroLen(*p);
       p++;
     } else if (IsXZero(*p)) {
-      runlen = p + 1 < end ? XZeroLen(p[0], p[1]) : XZeroLen(p[0], 0);
-      reghisto[0] += runlen;
+      len = p + 1 < end ? XZeroLen(p[0], p[1]) : XZeroLen(p[0], 0);
       p += 2;
     } else {
-      runlen = ValLen(*p);
-      reghisto[ValValue(*p)] += runlen;
+      len = ValLen(*p);
+      value = ValValue(*p);
       p++;
     }
-    idx += runlen;
+    if (idx + len > kRegisters) {
+      return false;
+    }
+    run(idx, len, value);
+    idx += len;
   }
   return idx == kRegisters;
 }
@@ -150,31 +158,13 @@ uint64_t MurmurHash64A(const void* key, int len, uint64_t seed) {
     h *= m;
     data += 8;
   }
-  switch (len & 7) {
-    case 7:
-      h ^= static_cast<uint64_t>(data[6]) << 48;
-      [[fallthrough]];
-    case 6:
-      h ^= static_cast<uint64_t>(data[5]) << 40;
-      [[fallthrough]];
-    case 5:
-      h ^= static_cast<uint64_t>(data[4]) << 32;
-      [[fallthrough]];
-    case 4:
-      h ^= static_cast<uint64_t>(data[3]) << 24;
-      [[fallthrough]];
-    case 3:
-      h ^= static_cast<uint64_t>(data[2]) << 16;
-      [[fallthrough]];
-    case 2:
-      h ^= static_cast<uint64_t>(data[1]) << 8;
-      [[fallthrough]];
-    case 1:
-      h ^= static_cast<uint64_t>(data[0]);
-      h *= m;
-      break;
-    default:
-      break;
+  // The 1-7 trailing bytes, little-endian (the reference's fall-through switch).
+  const int tail = len & 7;
+  for (int i = tail - 1; i >= 0; i--) {
+    h ^= static_cast<uint64_t>(data[i]) << (8 * i);
+  }
+  if (tail != 0) {
+    h *= m;
   }
   h ^= h >> r;
   h *= m;
@@ -274,30 +264,12 @@ bool SparseToDense(std::string* hll) {
   memcpy(dense.data(), hll->data(), kHeaderSize);  // magic, unused bytes and cache
   dense[4] = static_cast<char>(kDense);
   uint8_t* regs = Bytes(&dense) + kHeaderSize;
-  const uint8_t* p = Bytes(*hll) + kHeaderSize;
-  const uint8_t* end = Bytes(*hll) + hll->size();
-  int64_t idx = 0;
-  while (p < end && idx <= kRegisters) {
-    if (IsZero(*p)) {
-      idx += ZeroLen(*p);
-      p++;
-    } else if (IsXZero(*p)) {
-      idx += p + 1 < end ? XZeroLen(p[0], p[1]) : XZeroLen(p[0], 0);
-      p += 2;
-    } else {
-      int runlen = ValLen(*p);
-      const int regval = ValValue(*p);
-      if (runlen + idx > kRegisters) {
-        return false;  // overflow: corrupt (Redis since the CVE-2025-32023 fix)
-      }
-      while (runlen--) {
-        DenseSetRaw(regs, static_cast<int>(idx), static_cast<uint8_t>(regval));
-        idx++;
-      }
-      p++;
+  const bool ok = WalkSparse(*hll, [regs](int first, int len, int value) {
+    for (int i = first; value != 0 && i < first + len; i++) {
+      DenseSetRaw(regs, i, static_cast<uint8_t>(value));
     }
-  }
-  if (idx != kRegisters) {
+  });
+  if (!ok) {
     return false;
   }
   *hll = std::move(dense);
@@ -471,32 +443,13 @@ bool MergeInto(std::string_view hll, uint8_t* max) {
     });
     return true;
   }
-  const uint8_t* p = bytes + kHeaderSize;
-  const uint8_t* end = bytes + hll.size();
-  int64_t i = 0;
-  while (p < end && i <= kRegisters) {
-    if (IsZero(*p)) {
-      i += ZeroLen(*p);
-      p++;
-    } else if (IsXZero(*p)) {
-      i += p + 1 < end ? XZeroLen(p[0], p[1]) : XZeroLen(p[0], 0);
-      p += 2;
-    } else {
-      int runlen = ValLen(*p);
-      const int regval = ValValue(*p);
-      if (runlen + i > kRegisters) {
-        return false;  // overflow: corrupt
+  return WalkSparse(hll, [max](int first, int len, int value) {
+    for (int i = first; i < first + len; i++) {
+      if (value > max[i]) {
+        max[i] = static_cast<uint8_t>(value);
       }
-      while (runlen--) {
-        if (regval > max[i]) {
-          max[i] = static_cast<uint8_t>(regval);
-        }
-        i++;
-      }
-      p++;
     }
-  }
-  return i == kRegisters;
+  });
 }
 
 std::optional<uint64_t> Count(std::string_view hll) {
@@ -504,7 +457,7 @@ std::optional<uint64_t> Count(std::string_view hll) {
   const uint8_t* bytes = Bytes(hll);
   if (Encoding(hll) == kDense) {
     ForEachDense(bytes + kHeaderSize, [&reghisto](int, uint8_t v) { reghisto[v]++; });
-  } else if (!SparseHisto(bytes + kHeaderSize, bytes + hll.size(), reghisto)) {
+  } else if (!WalkSparse(hll, [&reghisto](int, int len, int value) { reghisto[value] += len; })) {
     return std::nullopt;
   }
   return Estimate(reghisto);

@@ -9,7 +9,7 @@ import random
 import pytest
 import redis
 
-from conftest import cmd, error_reply
+from conftest import cmd, error_reply, restarted_with_aof
 from helpers_dump import REDIS7, REDIS88, start_peer
 from helpers_pubsub import keyevents  # noqa: F401 (fixture)
 
@@ -266,19 +266,14 @@ def test_same_bytes_as_redis(rb, binary, tmp_path_factory, restore_config):
 
 @pytest.mark.hotkv_only
 def test_replayed_from_the_aof(tmp_path):
-    from conftest import ServerProcess
-    args = ["--dir", str(tmp_path), "--threads", "2", "--appendonly", "yes"]
-    srv = ServerProcess(args, tmp_path=tmp_path).start()
-    r = srv.client(decode_responses=False)
-    r.execute_command("PFADD", "a", *[str(i) for i in range(100)])
-    r.execute_command("PFADD", "b", *[str(i) for i in range(50, 3000)])
-    r.execute_command("PFCOUNT", "a")  # the cached estimate is replayed too
-    r.execute_command("PFMERGE", "m", "a", "b")
-    r.execute_command("PFADD", "c", "x")
-    r.execute_command("PFDEBUG", "TODENSE", "c")
-    before = {k: r.get(k) for k in (b"a", b"b", b"m", b"c")}
-    srv.stop()
-    srv = ServerProcess(args, tmp_path=tmp_path).start()
-    r = srv.client(decode_responses=False)
-    assert {k: r.get(k) for k in before} == before
-    srv.stop()
+    def make(r):
+        r.execute_command("PFADD", "a", *[str(i) for i in range(100)])
+        r.execute_command("PFADD", "b", *[str(i) for i in range(50, 3000)])
+        r.execute_command("PFCOUNT", "a")  # the cached estimate is replayed too
+        r.execute_command("PFMERGE", "m", "a", "b")
+        r.execute_command("PFADD", "c", "x")
+        r.execute_command("PFDEBUG", "TODENSE", "c")
+
+    before, after = restarted_with_aof(tmp_path, make, lambda r: [r.get(k) for k in "abmc"],
+                                       decode_responses=False)
+    assert after == before and before[3] is not None and len(before[3]) == DENSE_SIZE

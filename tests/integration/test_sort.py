@@ -9,7 +9,7 @@ import random
 import pytest
 import redis
 
-from conftest import cmd, error_reply
+from conftest import cmd, error_reply, restarted_with_aof
 from helpers_dump import REDIS88, start_peer
 from helpers_pubsub import keyevents  # noqa: F401 (fixture)
 
@@ -313,18 +313,13 @@ def test_same_replies_as_redis88(r, tmp_path_factory):
 
 @pytest.mark.hotkv_only
 def test_store_replayed_from_the_aof(tmp_path):
-    from conftest import ServerProcess
-    args = ["--dir", str(tmp_path), "--threads", "2", "--appendonly", "yes"]
-    srv = ServerProcess(args, tmp_path=tmp_path).start()
-    r = srv.client()
-    r.rpush("l", *range(20))
-    r.mset({f"w_{i}": (i * 7) % 20 for i in range(20)})
-    r.sadd("s", "b", "a", "c")
-    assert r.sort("l", by="w_*", get=["#", "w_*"], store="d1") == 40
-    assert r.sort("s", by="nosort", store="d2") == 3
-    before = (r.lrange("d1", 0, -1), r.lrange("d2", 0, -1))
-    srv.stop()
-    srv = ServerProcess(args, tmp_path=tmp_path).start()
-    r = srv.client()
-    assert (r.lrange("d1", 0, -1), r.lrange("d2", 0, -1)) == before
-    srv.stop()
+    def make(r):
+        r.rpush("l", *range(20))
+        r.mset({f"w_{i}": (i * 7) % 20 for i in range(20)})
+        r.sadd("s", "b", "a", "c")
+        assert r.sort("l", by="w_*", get=["#", "w_*"], store="d1") == 40
+        assert r.sort("s", by="nosort", store="d2") == 3
+
+    before, after = restarted_with_aof(
+        tmp_path, make, lambda r: (r.lrange("d1", 0, -1), r.lrange("d2", 0, -1)))
+    assert after == before and before[1] == ["a", "b", "c"]
