@@ -9,7 +9,7 @@ import random
 import pytest
 import redis
 
-from conftest import cmd, error_reply, restarted_with_aof
+from conftest import cmd, error_reply, restarted_with_aof, wait_until
 from helpers_dump import REDIS88, start_peer
 from helpers_pubsub import keyevents  # noqa: F401 (fixture)
 
@@ -247,6 +247,36 @@ def test_keyspace_events(keyevents):
     assert events("SORT", "l", "STORE", "d") == [("sortstore", "d")]
     assert events("SORT", "l", "LIMIT", "0", "0", "STORE", "d") == [("del", "d")]
     assert events("SORT", "l", "LIMIT", "0", "0", "STORE", "d") == []
+
+
+@pytest.mark.redis8
+def test_store_over_another_value_events(keyevents):
+    events = keyevents
+    events("CONFIG", "SET", "notify-keyspace-events", "KEAoc")
+    events("RPUSH", "l", 2, 1)
+    assert events("SET", "d", "x") == [("set", "d")]
+    assert events("SORT", "l", "STORE", "d") == [
+        ("overwritten", "d"), ("type_changed", "d"), ("sortstore", "d")]
+    assert events("SORT", "l", "STORE", "d") == [("overwritten", "d"), ("sortstore", "d")]
+
+
+def test_store_wakes_a_blocked_pop(r, server):
+    import threading
+    r.rpush("src", 3, 1, 2)
+    got = {}
+
+    def waiter():
+        c = server.client()
+        got["v"] = c.blpop("dst", 10)
+        c.close()
+
+    t = threading.Thread(target=waiter)
+    t.start()
+    assert wait_until(lambda: r.info("clients")["blocked_clients"] == 1)
+    assert r.sort("src", store="dst") == 3
+    t.join()
+    assert got["v"] == ("dst", "1")
+    assert r.lrange("dst", 0, -1) == ["2", "3"]
 
 
 # ---- Against Redis 8.8: random SORT commands, same replies -------------------------------
