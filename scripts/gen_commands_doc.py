@@ -106,9 +106,7 @@ OTHER_ISSUES = [
     ("hash-field expiry", "`HEXPIRE`, `HPEXPIRE`, `HEXPIREAT`, `HPEXPIREAT`, `HEXPIRETIME`, "
      "`HPEXPIRETIME`, `HTTL`, `HPTTL`, `HPERSIST`, `HGETEX`, `HSETEX`"),
     ("strings", "`SET` options `IFEQ`/`IFNE`/`IFDEQ`/`IFDNE`, `DIGEST`, `DELEX`, `MSETEX`"),
-    ("keys", "`SORT`, `SORT_RO`"),
-    ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), HyperLogLog "
-     "(`PF*`), geo (`GEO*`)"),
+    ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), geo (`GEO*`)"),
 ]
 
 GROUP_TITLES = {
