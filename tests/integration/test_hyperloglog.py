@@ -95,6 +95,9 @@ def test_pfmerge_keeps_the_destination_ttl(r):
     r.expire("dst", 100)
     r.pfmerge("dst", "a")
     assert 0 < r.ttl("dst") <= 100
+    r.pfadd("dst", *[str(i) for i in range(5000)])  # grows to dense: still the same key
+    assert r.strlen("dst") == DENSE_SIZE
+    assert 0 < r.ttl("dst") <= 100
 
 
 def test_errors(r):
