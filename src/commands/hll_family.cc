@@ -177,7 +177,8 @@ void PfMergeCommand(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   KeyRef ref = ctx.db().Lookup(key);
   std::string v = ref ? std::string(ref.entry()->str()) : hll::NewSparse();
-  if ((use_dense && !hll::SparseToDense(&v)) || !hll::WriteRegisters(&v, max, SparseMaxBytes(ctx))) {
+  if ((use_dense && !hll::SparseToDense(&v)) ||
+      !hll::WriteRegisters(&v, max, SparseMaxBytes(ctx))) {
     return ctx.rb().Error(kCorrupt);
   }
   hll::InvalidateCache(v.data());
@@ -242,22 +243,28 @@ void PfSelfTestCommand(CommandContext& ctx) {
 
 KeySpec PfCountKeys() {
   KeySpec k = KeyRange(1, -1, 1, "RW ACCESS");
-  k.notes = "RW because it may change the internal representation of the key, and propagate to "
-            "replicas";
+  k.notes =
+      "RW because it may change the internal representation of the key, and propagate to "
+      "replicas";
   return k;
 }
 
 }  // namespace
 
 void RegisterHllCommands(CommandTable& t) {
-  t.Add({.name = "pfadd", .arity = -2, .flags = "write denyoom fast",
-         .acl = "@write @hyperloglog @fast", .keys = {KeyAt(1, "RW INSERT")},
+  t.Add({.name = "pfadd",
+         .arity = -2,
+         .flags = "write denyoom fast",
+         .acl = "@write @hyperloglog @fast",
+         .keys = {KeyAt(1, "RW INSERT")},
          .handler = PfAddCommand,
          .doc = {"hyperloglog", "2.8.9", "O(1) to add every element.",
                  "Adds elements to a HyperLogLog, creating the key if needed; replies 1 when "
                  "the estimate may have changed.",
                  "key [element ...]"}});
-  t.Add({.name = "pfcount", .arity = -2, .flags = "readonly may_replicate",
+  t.Add({.name = "pfcount",
+         .arity = -2,
+         .flags = "readonly may_replicate",
          .acl = "@read @hyperloglog @slow",
          .keys = {PfCountKeys()},
          .handler = PfCountCommand,
@@ -268,23 +275,32 @@ void RegisterHllCommands(CommandTable& t) {
                  "Estimates the number of distinct elements added to one HyperLogLog, or to the "
                  "union of several.",
                  "key [key ...]"}});
-  t.Add({.name = "pfmerge", .arity = -2, .flags = "write denyoom",
+  t.Add({.name = "pfmerge",
+         .arity = -2,
+         .flags = "write denyoom",
          .acl = "@write @hyperloglog @slow",
          .keys = {KeyAt(1, "RW ACCESS INSERT"), KeyRange(2, -1, 1, "RO ACCESS")},
          .handler = PfMergeCommand,
-         .doc = {"hyperloglog", "2.8.9", "O(N) to merge N HyperLogLogs, but with high constant times.",
+         .doc = {"hyperloglog", "2.8.9",
+                 "O(N) to merge N HyperLogLogs, but with high constant times.",
                  "Merges HyperLogLogs into a destination that then estimates their union.",
                  "destkey:key [sourcekey:key ...]"}});
-  t.Add({.name = "pfdebug", .arity = 3, .flags = "write denyoom admin",
-         .acl = "@write @hyperloglog @admin @slow @dangerous", .keys = {KeyAt(2, "RW ACCESS")},
-         .handler = PfDebugCommand,
+  t.Add(
+      {.name = "pfdebug",
+       .arity = 3,
+       .flags = "write denyoom admin",
+       .acl = "@write @hyperloglog @admin @slow @dangerous",
+       .keys = {KeyAt(2, "RW ACCESS")},
+       .handler = PfDebugCommand,
+       .doc = {"hyperloglog", "2.8.9", "N/A", "Internal commands for debugging HyperLogLog values.",
+               "subcommand:string key", "syscmd"}});
+  t.Add({.name = "pfselftest",
+         .arity = 1,
+         .flags = "admin",
+         .acl = "@hyperloglog @admin @slow @dangerous",
+         .handler = PfSelfTestCommand,
          .doc = {"hyperloglog", "2.8.9", "N/A",
-                 "Internal commands for debugging HyperLogLog values.", "subcommand:string key",
-                 "syscmd"}});
-  t.Add({.name = "pfselftest", .arity = 1, .flags = "admin",
-         .acl = "@hyperloglog @admin @slow @dangerous", .handler = PfSelfTestCommand,
-         .doc = {"hyperloglog", "2.8.9", "N/A", "An internal command for testing HyperLogLog values.",
-                 "", "syscmd"}});
+                 "An internal command for testing HyperLogLog values.", "", "syscmd"}});
 }
 
 }  // namespace hotkv

@@ -14,17 +14,16 @@
 // - Without ALPHA every sort value must parse as a double as Redis 8 parses it (string2d:
 //   the whole string, no leading space, no overflow, not NaN; a missing BY key counts as
 //   0), else "ERR One or more scores can't be converted into double", reported after
-//   everything else was computed. Equal scores
-//   order by the element's bytes. ALPHA compares with strcoll (here: the C locale, byte
-//   order up to the first NUL) unless STORE is given (then plain bytes); with BY, missing
-//   values sort first.
+//   everything else was computed. Equal scores order by the element's bytes. ALPHA
+//   compares with strcoll (here: the C locale, byte order up to the first NUL) unless
+//   STORE is given (then plain bytes); with BY, missing values sort first.
 // - BY nosort keeps a list's order and a sorted set's score order (DESC reverses it, and
 //   LIMIT reads only the requested range); a set is iterated in its own order, except with
 //   STORE, where it is sorted ALPHA so that the stored result is deterministic.
 // - STORE stores the result as a list (replacing any value and TTL; "sortstore" event)
 //   or deletes the destination when the result is empty ("del"); replies the length. GET
 //   values that are missing are stored as empty strings.
-// - A listpack sorted set is converted to a skiplist, as Redis's SORT does.
+// - A listpack sorted set is converted to a skiplist, as Redis's SORT does (SORT_RO too).
 // Ties between equal ALPHA BY values keep the source's order (a stable sort), as glibc's
 // qsort (a merge sort) does for Redis; sets iterate in a different order than Redis's.
 //
@@ -40,7 +39,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,7 +76,9 @@ struct SortArgs {
 // The part of a pattern Redis sees (a C string).
 std::string_view CPart(std::string_view s) { return s.substr(0, s.find('\0')); }
 
-bool HasStar(std::string_view pattern) { return CPart(pattern).find('*') != std::string_view::npos; }
+bool HasStar(std::string_view pattern) {
+  return CPart(pattern).find('*') != std::string_view::npos;
+}
 
 // Parses the options; replies and returns false on error.
 bool ParseSortArgs(CommandContext& ctx, bool readonly, SortArgs* a) {
@@ -226,9 +226,7 @@ bool ParseScore(const std::string& v, double* out) {
   return !(errno == ERANGE && (*out == HUGE_VAL || *out == -HUGE_VAL || *out == 0));
 }
 
-int Collate(std::string_view a, std::string_view b) {
-  return CPart(a).compare(CPart(b));
-}
+int Collate(std::string_view a, std::string_view b) { return CPart(a).compare(CPart(b)); }
 
 struct SortOrder {
   bool alpha, by_pattern, store, desc;
@@ -304,7 +302,8 @@ std::vector<std::string> LoadElements(const Entry* src, const SortArgs& a, int64
         }
       } else {
         const auto* z = src->As<ZSetValue>();
-        z->Visit(z->RankSpan(s, e, a.desc), [&out](std::string_view m, double) { out.emplace_back(m); });
+        z->Visit(z->RankSpan(s, e, a.desc),
+                 [&out](std::string_view m, double) { out.emplace_back(m); });
       }
     }
     *end = e - s;
@@ -444,7 +443,8 @@ void SortGeneric(CommandContext& ctx, bool readonly) {
   }
   const int64_t n = end >= start ? end - start + 1 : 0;
   if (!a.store) {
-    ctx.rb().Array(static_cast<size_t>(a.gets.empty() ? n : n * static_cast<int64_t>(a.gets.size())));
+    ctx.rb().Array(
+        static_cast<size_t>(a.gets.empty() ? n : n * static_cast<int64_t>(a.gets.size())));
     for (int64_t j = start; j <= end; j++) {
       const std::string_view obj = items[j].obj;
       if (a.gets.empty()) {
@@ -528,7 +528,9 @@ void RegisterSortCommands(CommandTable& t) {
       "key [BY by-pattern:pattern] [limit: LIMIT offset:integer count:integer] "
       "[GET get-pattern:pattern [GET get-pattern:pattern ...]] [order: ASC | DESC] "
       "[sorting: ALPHA]";
-  t.Add({.name = "sort", .arity = -2, .flags = "write denyoom",
+  t.Add({.name = "sort",
+         .arity = -2,
+         .flags = "write denyoom",
          .acl = "@write @set @sortedset @list @slow @dangerous",
          .keys = {KeyAt(1, "RO ACCESS"), pattern_keys,
                   KeyUnknown("OW UPDATE",
@@ -541,7 +543,9 @@ void RegisterSortCommands(CommandTable& t) {
                  grammar + " [STORE destination:key]"},
          .getkeys = SortGetKeys,
          .all_shards_in_exec = SortNeedsAllShards});
-  t.Add({.name = "sort_ro", .arity = -2, .flags = "readonly",
+  t.Add({.name = "sort_ro",
+         .arity = -2,
+         .flags = "readonly",
          .acl = "@read @set @sortedset @list @slow @dangerous",
          .keys = {KeyAt(1, "RO ACCESS"), pattern_keys},
          .handler = SortRoCommand,

@@ -236,8 +236,7 @@ void DenseSetRaw(uint8_t* regs, int index, uint8_t value) {
   const unsigned v = value;
   regs[byte] = static_cast<uint8_t>((regs[byte] & ~(kRegisterMax << fb)) | (v << fb));
   if (byte + 1 < kDenseSize - kHeaderSize) {
-    regs[byte + 1] =
-        static_cast<uint8_t>((regs[byte + 1] & ~(kRegisterMax >> fb8)) | (v >> fb8));
+    regs[byte + 1] = static_cast<uint8_t>((regs[byte + 1] & ~(kRegisterMax >> fb8)) | (v >> fb8));
   }
 }
 

@@ -36,8 +36,12 @@ TEST(HyperLogLog, SparseBytesMatchRedis) {
     EXPECT_EQ(Add(&h, e, 3000), 1) << e;
   }
   EXPECT_EQ(Add(&h, "a", 3000), 0);
-  const std::string expected =
-      Header(kSparse, 0x80) + "Fm\x80V\x0c\x80" "D<\x84" "8\x80P\xb1\x84I\x8c\x80" "Bm\x80" "BZ"s;
+  const std::string expected = Header(kSparse, 0x80) +
+                               "Fm\x80V\x0c\x80"
+                               "D<\x84"
+                               "8\x80P\xb1\x84I\x8c\x80"
+                               "Bm\x80"
+                               "BZ"s;
   EXPECT_EQ(h, expected);
   EXPECT_FALSE(CacheValid(h));
   EXPECT_EQ(Count(h), 7u);
