@@ -20,6 +20,7 @@
 //   missing, turns it dense if any input was dense, raises its registers in ascending
 //   order (a sparse destination gets Redis's exact opcodes) and emits "pfadd".
 // - Every HLL command leaves the value "raw" for OBJECT ENCODING (Redis unshares it).
+#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -188,10 +189,23 @@ void PfMergeCommand(CommandContext& ctx) {
   ctx.rb().Ok();
 }
 
-// PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key
+// PFDEBUG SIMD ON|OFF (Redis 8): HotKV has no SIMD register code, so this only records
+// the setting and reports it as Redis does ("enabled" / "disabled"). Redis 8.8 replies
+// both the error and the status to a bad argument; HotKV replies only the error.
+std::atomic<bool> g_hll_simd{true};
+
+// PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key, PFDEBUG SIMD <ON | OFF>
 void PfDebugCommand(CommandContext& ctx) {
   std::string_view sub = ctx.arg(1);
   std::string_view key = ctx.arg(2);
+  if (EqualsIgnoreCase(sub, "SIMD")) {
+    if (EqualsIgnoreCase(key, "ON") || EqualsIgnoreCase(key, "OFF")) {
+      g_hll_simd.store(EqualsIgnoreCase(key, "ON"), std::memory_order_relaxed);
+      return ctx.rb().SimpleString(g_hll_simd.load(std::memory_order_relaxed) ? "enabled"
+                                                                              : "disabled");
+    }
+    return ctx.rb().Error("ERR Argument must be ON or OFF");
+  }
   KeyRef ref = ctx.db().Lookup(key);
   if (!ref) {
     return ctx.rb().Error("ERR The specified key does not exist");

@@ -169,6 +169,13 @@ def test_pfdebug(r):
     assert error_reply(r, "PFDEBUG", "GETREG") == "ERR wrong number of arguments for 'pfdebug' command"
 
 
+@pytest.mark.redis8
+def test_pfdebug_simd(r):
+    assert cmd(r, "PFDEBUG", "SIMD", "off") == "disabled"
+    assert cmd(r, "PFDEBUG", "simd", "ON") == "enabled"
+    assert error_reply(r, "PFDEBUG", "SIMD", "maybe") == "ERR Argument must be ON or OFF"
+
+
 def test_pfselftest(r):
     assert cmd(r, "PFSELFTEST") == "OK"
 
