@@ -84,7 +84,7 @@ def norm_keyspecs(specs):
     """The reference's key specs in the shape COMMAND INFO replies with (the JSON names
     the index "pos" and the step "step"; the reply says "index" and "keystep")."""
     def rename(spec):
-        return {kind: {{"pos": "index", "step": "keystep"}.get(k, k): v for k, v in fields.items()}
+        return {kind: {{"pos": "index", "step": "keystep"}.get(k, k): v for k, v in (fields or {}).items()}
                 for kind, fields in spec.items()}
     out = []
     for ks in specs or []:

@@ -25,7 +25,11 @@ void ReplyKeySpec(ReplyBuilder& rb, const KeySpec& ks) {
   rb.Bulk("begin_search");
   rb.Map(2);
   rb.Bulk("type");
-  if (ks.begin == KeySpec::Begin::kIndex) {
+  if (ks.begin == KeySpec::Begin::kUnknown) {
+    rb.Bulk("unknown");
+    rb.Bulk("spec");
+    rb.Map(0);
+  } else if (ks.begin == KeySpec::Begin::kIndex) {
     rb.Bulk("index");
     rb.Bulk("spec");
     rb.Map(1);
@@ -43,7 +47,11 @@ void ReplyKeySpec(ReplyBuilder& rb, const KeySpec& ks) {
   rb.Bulk("find_keys");
   rb.Map(2);
   rb.Bulk("type");
-  if (ks.find == KeySpec::Find::kRange) {
+  if (ks.find == KeySpec::Find::kUnknown) {
+    rb.Bulk("unknown");
+    rb.Bulk("spec");
+    rb.Map(0);
+  } else if (ks.find == KeySpec::Find::kRange) {
     rb.Bulk("range");
     rb.Bulk("spec");
     rb.Map(3);
@@ -408,6 +416,15 @@ bool ResolveKeys(CommandContext& ctx, std::vector<std::string_view>* args,
       if (c->name == p.name) {
         found = GenericGetKeys(p, *args);
       }
+    }
+  }
+  if (!found && c->parent == nullptr && c->name == "sort") {
+    // Redis's sortGetKeys: the key is read, STORE's destination overwritten.
+    std::vector<int> pos;
+    c->getkeys(*args, &pos);
+    found.emplace();
+    for (int p : pos) {
+      found->push_back({p, p == 1 ? kKeyRO | kKeyAccess : kKeyOW | kKeyUpdate});
     }
   }
   if (!found && c->getkeys != nullptr) {

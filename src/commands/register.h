@@ -30,6 +30,8 @@ void RegisterSetCommands(CommandTable& t);
 void RegisterVectorSetCommands(CommandTable& t);  // Redis 8: VADD, VSIM, ...
 void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ...
 void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKING, MIGRATE
+void RegisterHllCommands(CommandTable& t);        // PFADD, PFCOUNT, PFMERGE, PFDEBUG, ...
+void RegisterSortCommands(CommandTable& t);       // SORT, SORT_RO
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -53,6 +55,8 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterVectorSetCommands(t);
   RegisterVsimCommands(t);
   RegisterDumpCommands(t);
+  RegisterHllCommands(t);
+  RegisterSortCommands(t);
 }
 
 }  // namespace hotkv

@@ -3,6 +3,7 @@
 #include "common/random.h"
 #include "common/string_util.h"
 #include "engine/eviction.h"
+#include "server/dispatcher.h"
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -44,6 +45,10 @@ void CommandContext::Notify(int64_t notify_class, std::string_view event, std::s
     return;
   }
   NotifyKeyspaceEvent(server_, notify_class, event, key, db < 0 ? db_.index() : db);
+}
+
+bool CommandContext::HoldsShard(uint32_t shard) const {
+  return all_locked_ || ThisThreadHoldsShard(shard);
 }
 
 bool CommandContext::propagating() const { return server_.write_stream().active(); }

@@ -83,6 +83,20 @@ class CommandContext {
     }
   }
 
+  // Keys named by data (SORT's BY/GET patterns) may live in shards the dispatcher did not
+  // lock. HoldsShard tells whether this command holds `shard`'s lock; a handler that needs
+  // one it does not hold calls RequestShard for each and returns before changing or
+  // replying anything: the dispatcher then runs it again with those shards locked too
+  // (never inside EXEC, which locks every shard for such a command: all_shards_in_exec).
+  bool HoldsShard(uint32_t shard) const;
+  void RequestShard(uint32_t shard) { requested_shards_.push_back(shard); }
+  bool shards_requested() const { return !requested_shards_.empty(); }
+  std::vector<uint32_t> TakeRequestedShards() {
+    std::vector<uint32_t> v;
+    v.swap(requested_shards_);
+    return v;
+  }
+
   // Records a change of `key` in database `db` (-1: the selected one): WATCH, keyspace
   // notification `event` of class `notify_class`, dirty counter, INFO keysizes. Call it
   // after the change, with the key's shard locked.
@@ -148,6 +162,7 @@ class CommandContext {
   bool all_locked_ = false;
   bool failed_ = false;
   uint64_t redacted_ = 0;
+  std::vector<uint32_t> requested_shards_;
 };
 
 }  // namespace hotkv

@@ -118,6 +118,15 @@ KeySpec KeyNum(int index, int keynumidx, int firstkey, int step, std::string_vie
   return k;
 }
 
+KeySpec KeyUnknown(std::string_view flags, std::string_view notes) {
+  KeySpec k;
+  k.begin = KeySpec::Begin::kUnknown;
+  k.find = KeySpec::Find::kUnknown;
+  k.flags = ParseFlags(flags, kKeyFlags);
+  k.notes = std::string(notes);
+  return k;
+}
+
 KeySpec KeyKeyword(std::string_view keyword, int startfrom, int lastkey, int step,
                    std::string_view flags, int limit) {
   KeySpec k;
@@ -186,7 +195,7 @@ bool CommandSpec::GetKeys(const std::vector<std::string_view>& args, std::vector
   }
   const int argc = static_cast<int>(args.size());
   for (const KeySpec& ks : key_specs) {
-    if (ks.flags & kKeyNotKey) {
+    if ((ks.flags & kKeyNotKey) || ks.begin == KeySpec::Begin::kUnknown) {
       continue;
     }
     int start;
@@ -263,6 +272,9 @@ std::optional<std::vector<KeyPosition>> CommandSpec::KeysBySpecs(
       continue;
     }
     int first = 0;
+    if (ks.begin == KeySpec::Begin::kUnknown) {
+      return std::nullopt;  // Redis: an invalid spec; the getkeys proc answers instead
+    }
     if (ks.begin == KeySpec::Begin::kIndex) {
       first = ks.index;
     } else {
@@ -343,6 +355,7 @@ CommandSpec* CommandTable::Build(CommandDef def, CommandSpec* parent) {
   spec->key_specs = std::move(def.keys);
   spec->handler = def.handler;
   spec->getkeys = def.getkeys;
+  spec->all_shards_in_exec = def.all_shards_in_exec;
   spec->doc = std::move(def.doc);
   spec->tips = std::move(def.tips);
   spec->parent = parent;

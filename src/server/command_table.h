@@ -72,13 +72,15 @@ enum KeySpecFlag : uint32_t {
   kKeyVariableFlags = 1u << 10,
 };
 
-// Where a command's keys are, as Redis's key specs describe it.
+// Where a command's keys are, as Redis's key specs describe it. kUnknown (begin and find):
+// keys no spec can locate (SORT's BY/GET patterns and STORE); the command's getkeys finds
+// what it can, and its handler takes care of the rest.
 struct KeySpec {
-  enum class Begin { kIndex, kKeyword } begin = Begin::kIndex;
+  enum class Begin { kIndex, kKeyword, kUnknown } begin = Begin::kIndex;
   int index = 1;                 // kIndex: first key position
   std::string keyword;           // kKeyword: search for this token...
   int startfrom = 1;             // ...from this position (negative: from the end)
-  enum class Find { kRange, kKeyNum } find = Find::kRange;
+  enum class Find { kRange, kKeyNum, kUnknown } find = Find::kRange;
   int lastkey = 0;               // kRange: last key relative to the first (-1 = last arg)
   int step = 1;
   int limit = 0;
@@ -94,6 +96,8 @@ KeySpec KeyAt(int index, std::string_view flags);
 KeySpec KeyRange(int index, int lastkey, int step, std::string_view flags, int limit = 0);
 // A count at begin+keynumidx, then keys from begin+firstkey every `step`.
 KeySpec KeyNum(int index, int keynumidx, int firstkey, int step, std::string_view flags);
+// Keys that no spec can describe (begin_search and find_keys "unknown").
+KeySpec KeyUnknown(std::string_view flags, std::string_view notes);
 // Keys after a keyword token (e.g. STREAMS) searched from `startfrom`.
 KeySpec KeyKeyword(std::string_view keyword, int startfrom, int lastkey, int step,
                    std::string_view flags, int limit = 0);
@@ -112,6 +116,9 @@ struct CommandDoc {
 // Returns the key positions of a command invocation (for commands whose keys the key
 // specs cannot describe, or to override them).
 using GetKeysFn = void (*)(const std::vector<std::string_view>& args, std::vector<int>* out);
+// True when an invocation reads keys its key specs cannot name (SORT ... BY/GET with a
+// pattern): EXEC then locks every shard, since a queued command cannot take more locks.
+using NeedsAllShardsFn = bool (*)(const std::vector<std::string_view>& args);
 
 // A key found in a command invocation: its argument position and the flags of the key
 // spec that found it (COMMAND GETKEYSANDFLAGS).
@@ -130,6 +137,7 @@ struct CommandDef {
   CommandDoc doc;
   GetKeysFn getkeys = nullptr;
   std::vector<std::string> tips;
+  NeedsAllShardsFn all_shards_in_exec = nullptr;
 };
 
 struct CommandStats {
@@ -153,6 +161,7 @@ class CommandSpec {
   std::vector<KeySpec> key_specs;
   CommandHandler handler = nullptr;
   GetKeysFn getkeys = nullptr;
+  NeedsAllShardsFn all_shards_in_exec = nullptr;
   CommandDoc doc;
   std::vector<std::string> tips;
   CommandSpec* parent = nullptr;

@@ -237,6 +237,10 @@ class Config {
   int64_t zset_max_listpack_value() const {
     return zset_max_listpack_value_.load(std::memory_order_relaxed);
   }
+  // hll-sparse-max-bytes: the size past which a sparse HyperLogLog turns dense.
+  int64_t hll_sparse_max_bytes() const {
+    return hll_sparse_max_bytes_.load(std::memory_order_relaxed);
+  }
   // notify-keyspace-events as a bit set (see common/notify_flags.h for the bits).
   int64_t notify_flags() const { return notify_flags_.load(std::memory_order_relaxed); }
   // client-output-buffer-limit pubsub hard/soft/seconds.
@@ -296,6 +300,7 @@ class Config {
   std::atomic<int64_t> set_max_intset_entries_{512}, set_max_listpack_entries_{128};
   std::atomic<int64_t> set_max_listpack_value_{64};
   std::atomic<int64_t> zset_max_listpack_entries_{128}, zset_max_listpack_value_{64};
+  std::atomic<int64_t> hll_sparse_max_bytes_{3000};
   std::atomic<int64_t> notify_flags_{0};
   std::atomic<int64_t> io_backend_{0};
   std::atomic<int64_t> pubsub_hard_{32LL << 20}, pubsub_soft_{8LL << 20}, pubsub_soft_seconds_{60};

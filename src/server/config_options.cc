@@ -116,6 +116,7 @@ void Config::BuildTable() {
       {"set-max-listpack-value", &set_max_listpack_value_},
       {"zset-max-listpack-entries", &zset_max_listpack_entries_},
       {"zset-max-listpack-value", &zset_max_listpack_value_},
+      {"hll-sparse-max-bytes", &hll_sparse_max_bytes_},
   };
   for (size_t i = 0; i < kConfigRowCount; i++) {
     const ConfigRow& row = kConfigRows[i];

@@ -168,6 +168,49 @@ inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
   }
 }
 
+// After the handler, still under the command's locks: its write-stream record, the
+// blocked clients it woke, and the record's commit (before the locks go: the order stays
+// each key's history).
+[[gnu::always_inline]] inline void FinishUnderLocks(CommandContext& ctx,
+                                                    const StreamScope& stream) {
+  if (stream.ws != nullptr) [[unlikely]] {
+    EndStream(stream, ctx);
+  }
+  if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    ServeReadyKeys(ctx.server(), ctx.worker());
+  }
+  if (stream.ws != nullptr) [[unlikely]] {
+    stream.ws->Commit();
+  }
+}
+
+// Runs the handler with the shards of `set` locked (ascending order). A handler that asks
+// for more shards (CommandContext::RequestShard: keys named by data, as SORT's BY/GET
+// patterns) has changed and replied nothing: the locks are released and the handler runs
+// again with the larger set, until it has every shard it needs. The set only grows, so
+// this ends; each run sees one consistent state, so the command stays atomic.
+void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet set) {
+  Keyspace& ks = ctx.keyspace();
+  for (;;) {
+    set.Lock(ks, !cmd->is(kCmdWrite));
+    t_lock_set = &set;
+    const StreamScope stream = BeginStream(ctx);
+    cmd->handler(ctx);
+    if (ctx.shards_requested()) [[unlikely]] {
+      t_lock_set = nullptr;
+      set.Unlock(ks);
+      for (uint32_t s : ctx.TakeRequestedShards()) {
+        set.Add(s);
+      }
+      continue;
+    }
+    FinishUnderLocks(ctx, stream);
+    t_lock_set = nullptr;
+    set.Unlock(ks);
+    return;
+  }
+}
+
 // Runs the handler with the key locks taken (unless the caller holds them already).
 //
 // self_locking commands (VSIM, VADD, VSIM.SEARCH, ...) are run with no lock: their
@@ -217,15 +260,18 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     t_single_shard = static_cast<int>(shard);
     const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);
-    if (stream.ws != nullptr) [[unlikely]] {
-      EndStream(stream, ctx);
+    if (ctx.shards_requested()) [[unlikely]] {
+      // The command found keys in other shards (SORT's BY/GET patterns) and changed
+      // nothing: run it again holding them all.
+      t_single_shard = -1;
+      t_key_hint = KeyHint{};
+      s.lock.unlock();
+      ShardLockSet set;
+      set.Add(shard);
+      RunWithLockSet(ctx, cmd, set);
+      return;
     }
-    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
-      ServeReadyKeys(ctx.server(), ctx.worker());
-    }
-    if (stream.ws != nullptr) [[unlikely]] {
-      stream.ws->Commit();  // before the locks go: the order stays each key's history
-    }
+    FinishUnderLocks(ctx, stream);
     t_single_shard = -1;
     t_key_hint = KeyHint{};  // argument memory is reused by later commands
     s.lock.unlock();
@@ -234,21 +280,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     for (int p : key_pos) {
       set.Add(Keyspace::ShardOf(ctx.arg(p)));
     }
-    set.Lock(ks, !cmd->is(kCmdWrite));
-    t_lock_set = &set;
-    const StreamScope stream = BeginStream(ctx);
-    cmd->handler(ctx);
-    if (stream.ws != nullptr) [[unlikely]] {
-      EndStream(stream, ctx);
-    }
-    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
-      ServeReadyKeys(ctx.server(), ctx.worker());
-    }
-    if (stream.ws != nullptr) [[unlikely]] {
-      stream.ws->Commit();
-    }
-    t_lock_set = nullptr;
-    set.Unlock(ks);
+    RunWithLockSet(ctx, cmd, set);
   }
 }
 
@@ -532,7 +564,8 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
       views[i].emplace_back(a);
     }
     const CommandSpec* cmd = queue[i].cmd;
-    if (cmd->is(kCmdAllShards)) {
+    if (cmd->is(kCmdAllShards) ||
+        (cmd->all_shards_in_exec != nullptr && cmd->all_shards_in_exec(views[i]))) {
       all = true;
     }
     key_pos.clear();

@@ -301,6 +301,24 @@ class FullErrorParser(redis.connection.PythonParser):
         return redis.ResponseError(response)
 
 
+def restarted_with_aof(tmp_path, make, read, decode_responses=True):
+    """Starts a server with appendonly yes in `tmp_path`, runs make(client), stops it,
+    starts it again (the AOF replayed) and returns (read(client) before, read(client)
+    after the restart)."""
+    args = ["--dir", str(tmp_path), "--threads", "2", "--appendonly", "yes"]
+    results = []
+    for step in (make, None):
+        srv = ServerProcess(args, tmp_path=tmp_path).start()
+        try:
+            c = srv.client(decode_responses=decode_responses)
+            if step is not None:
+                step(c)
+            results.append(read(c))
+        finally:
+            srv.stop()
+    return tuple(results)
+
+
 def error_reply(client, *args):
     """Runs `args` on a fresh connection to the same server and database as `client` (same
     credentials) and returns the complete error line, e.g. "ERR syntax error". Fails the

@@ -344,6 +344,27 @@ def set_events(client, flags):
     assert client.execute_command("CONFIG", "SET", "notify-keyspace-events", flags) in (True, "OK", b"OK")
 
 
+@pytest.fixture
+def keyevents(start_server):
+    """events(*command): runs the command on a fresh server with notify-keyspace-events KEA
+    and returns the (event, key) pairs of the keyevent notifications it caused. The client
+    is events.client."""
+    srv = start_server()
+    conns = Connections(srv)
+    c = conns.client()
+    set_events(c, "KEA")
+    w = KeyspaceWatcher(conns)
+
+    def events(*command):
+        c.execute_command(*command)
+        return [(ch.split("@0__:")[1], p) for ch, p in w.frames(c) if "keyevent" in ch]
+
+    events.client = c
+    yield events
+    conns.close_all()
+
+
 __all__ = ["PUBSUB_HOTKV_ARGS", "SUBSCRIBED_MODE_ERROR", "unique", "bb", "ps_server", "conns",
            "Connections", "Subscriber", "publish_marker", "drain", "read_frames", "client_list", "numsub",
-           "KeyspaceWatcher", "split_channel", "pair_events", "set_events", "RespError"]
+           "KeyspaceWatcher", "split_channel", "pair_events", "set_events", "RespError",
+           "keyevents"]

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from conftest import cmd, error_reply
-from helpers_pubsub import KeyspaceWatcher, Connections, set_events
+from helpers_pubsub import keyevents  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.redis8  # Redis 7.0 has no INCREX
 
@@ -277,24 +277,8 @@ def test_expiry_in_the_past_deletes_the_key(r):
     assert r.exists("k") == 0
 
 
-@pytest.fixture
-def nconns(start_server):
-    srv = start_server()
-    conns = Connections(srv)
-    c = conns.client()
-    set_events(c, "KEA")
-    yield conns, c
-    conns.close_all()
-
-
-def test_keyspace_events(nconns):
-    conns, c = nconns
-    w = KeyspaceWatcher(conns)
-
-    def events(*command):
-        c.execute_command(*command)
-        return [(ch.split("@0__:")[1], p) for ch, p in w.frames(c) if "keyevent" in ch]
-
+def test_keyspace_events(keyevents):
+    events = keyevents
     assert events("INCREX", "k") == [("incrby", "k")]
     assert events("INCREX", "k", "BYFLOAT", "1.5") == [("incrbyfloat", "k")]
     assert events("SET", "k", 1) == [("set", "k")]

@@ -202,6 +202,19 @@ TEST(Config, IntegersAreParsedStrictly) {
   EXPECT_EQ(c.hz(), 500);
 }
 
+TEST(Config, HllSparseMaxBytes) {
+  Config c;
+  EXPECT_EQ(c.hll_sparse_max_bytes(), 3000);
+  EXPECT_EQ(c.GetString("hll-sparse-max-bytes"), "3000");
+  EXPECT_EQ(Set1(c, "hll-sparse-max-bytes", "1kb"), "OK");
+  EXPECT_EQ(c.hll_sparse_max_bytes(), 1024);
+  EXPECT_EQ(Set1(c, "hll-sparse-max-bytes", "0"), "OK");
+  EXPECT_EQ(c.hll_sparse_max_bytes(), 0);
+  EXPECT_EQ(Set1(c, "hll-sparse-max-bytes", "-1"),
+            Failed("hll-sparse-max-bytes", "argument must be a memory value"));
+  EXPECT_EQ(c.hll_sparse_max_bytes(), 0);
+}
+
 TEST(Config, MemoryAndPercentValues) {
   Config c;
   EXPECT_EQ(Set1(c, "maxmemory", "1kb"), "OK");
