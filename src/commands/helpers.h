@@ -47,6 +47,12 @@ inline bool CheckType(CommandContext& ctx, const Entry* e, ValueType t) {
   return true;
 }
 
+// Makes the string entry at `ref` able to hold `want` bytes, growing its block with slack as
+// sds does (double below 1 MB, else 1 MB more) so that repeated APPEND/SETBIT/BITFIELD
+// growth is amortised; bytes past the current length are not initialised. Returns the
+// entry (the block may have moved; the table is told).
+Entry* ReserveString(Database& db, KeyRef& ref, size_t want);
+
 // Parses a database index argument (SELECT, MOVE, COPY DB): replies and returns nullopt
 // on error.
 std::optional<int> ParseDbIndex(CommandContext& ctx, std::string_view arg);
