@@ -198,15 +198,14 @@ void RegisterBitFieldCommands(CommandTable& t) {
          .doc = {"bitmap", "3.2.0", "O(1) for each subcommand specified",
                  "Reads, writes and increments integers of 1 to 64 bits at any bit offset of a "
                  "string value.",
-                 "key [operation: <get-block: GET encoding:string offset> | <write: "
-                 "[overflow-block: OVERFLOW WRAP | SAT | FAIL] <write-operation: <set-block: SET "
-                 "encoding:string offset value:integer> | <incrby-block: INCRBY encoding:string "
-                 "offset increment>>> ...]"}});
+                 "key [operation: <get-block: GET encoding:string offset> | <write: [overflow-block: "
+                 "OVERFLOW <WRAP | SAT | FAIL>] <write-operation: <set-block: SET encoding:string "
+                 "offset value:integer> | <incrby-block: INCRBY encoding:string offset increment>>>] ..."}});
   t.Add({.name = "bitfield_ro", .arity = -2, .flags = "readonly fast", .acl = "@read @bitmap @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = BitFieldRoCommand,
          .doc = {"bitmap", "6.0.0", "O(1) for each subcommand specified",
                  "Reads integers of 1 to 64 bits at any bit offset of a string value.",
-                 "key [get-block: GET encoding:string offset [GET encoding:string offset ...]]"}});
+                 "key [get-block: GET encoding:string offset] ..."}});
 }
 
 }  // namespace hotkv
