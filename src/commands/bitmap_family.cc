@@ -154,6 +154,11 @@ void BitCountCommand(CommandContext& ctx) {
     return ctx.rb().Integer(0);
   }
   const auto len = static_cast<int64_t>(e->str_size());
+  // Both counted from the end and in the wrong order: empty, before any clamping (which
+  // could bring both to 0). BITPOS has no such check.
+  if (start < 0 && end < 0 && start > end) {
+    return ctx.rb().Integer(0);
+  }
   if (!ClampRange(is_bit ? len * 8 : len, &start, &end)) {
     return ctx.rb().Integer(0);
   }

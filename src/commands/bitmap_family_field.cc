@@ -13,7 +13,7 @@
 //   huge number (SAT stores the maximum).
 // - With any SET/INCRBY the string is created or zero-padded up to the farthest field
 //   written before the operations run, even if they all FAIL, and its encoding becomes
-//   "raw"; "setbit" is notified once when at least one write happened. GET reads past the
+//   "raw"; "setbit" is notified once when a write changed a value or the string grew. GET reads past the
 //   string's end as zeros and creates nothing.
 #include <optional>
 #include <vector>
@@ -129,6 +129,7 @@ void BitFieldGeneric(CommandContext& ctx, bool read_only) {
     }
   }
   Entry* e;
+  bool grown = false;
   if (!writes) {
     e = LookupRead(ctx, key);
     if (e != nullptr && !e->is_string()) {
@@ -139,7 +140,6 @@ void BitFieldGeneric(CommandContext& ctx, bool read_only) {
       return ctx.rb().Error("ERR BITFIELD_RO only supports the GET subcommand");
     }
     KeyRef ref = ctx.db().Lookup(key);
-    bool grown;
     e = StringForBitWrite(ctx, ref, key, last_written_bit >> 3, &grown);
     if (e == nullptr) {
       return;
@@ -156,22 +156,18 @@ void BitFieldGeneric(CommandContext& ctx, bool read_only) {
       ctx.rb().Integer(old);
       continue;
     }
-    __int128 wanted;
-    if (op.kind == FieldOp::kIncrBy) {
-      wanted = static_cast<__int128>(old) + op.value;
-    } else if (op.is_signed) {
-      wanted = op.value;
-    } else {
-      wanted = static_cast<__int128>(static_cast<uint64_t>(op.value));
-    }
-    auto stored = types::ResolveBitfield(op.is_signed, op.bits, wanted, op.overflow);
+    const bool incr = op.kind == FieldOp::kIncrBy;
+    auto stored = types::ResolveBitfield(op.is_signed, op.bits, incr ? old : op.value,
+                                         incr ? op.value : 0, op.overflow);
     if (!stored) {
       ctx.rb().Null();
       continue;
     }
     types::SetBitfield(reinterpret_cast<uint8_t*>(e->str_data()), op.offset, op.bits,
                        static_cast<uint64_t>(*stored));
-    changes++;
+    if (grown || *stored != old) {
+      changes++;  // as Redis: a write that changes nothing is no change
+    }
     ctx.rb().Integer(op.kind == FieldOp::kSet ? old : *stored);
   }
   if (changes > 0) {

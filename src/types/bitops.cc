@@ -295,32 +295,60 @@ int64_t SignExtend(uint64_t raw, int bits) {
   return static_cast<int64_t>((raw ^ sign) - sign);
 }
 
-std::optional<int64_t> ResolveBitfield(bool is_signed, int bits, __int128 wanted,
+namespace {
+
+// 64-bit arithmetic that wraps around, as Redis's overflow checks compute.
+inline int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+}  // namespace
+
+std::optional<int64_t> ResolveBitfield(bool is_signed, int bits, int64_t value, int64_t incr,
                                        BitfieldOverflow overflow) {
-  __int128 min, max;
+  const uint64_t wrapped = static_cast<uint64_t>(value) + static_cast<uint64_t>(incr);
+  int direction = 0;  // 1: above the maximum, -1: below the minimum
+  int64_t max, min;
   if (is_signed) {
-    max = (static_cast<__int128>(1) << (bits - 1)) - 1;
+    max = bits == 64 ? INT64_MAX : static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1);
     min = -max - 1;
+    const int64_t max_incr = WrapSub(max, value), min_incr = WrapSub(min, value);
+    if (value > max || (bits != 64 && incr > max_incr) ||
+        (value >= 0 && incr > 0 && incr > max_incr)) {
+      direction = 1;
+    } else if (value < min || (bits != 64 && incr < min_incr) ||
+               (value < 0 && incr < 0 && incr < min_incr)) {
+      direction = -1;
+    }
   } else {
-    max = (static_cast<__int128>(1) << bits) - 1;
+    const uint64_t umax = (uint64_t{1} << bits) - 1;  // bits <= 63
+    const auto uvalue = static_cast<uint64_t>(value);
+    max = static_cast<int64_t>(umax);
     min = 0;
+    const auto max_incr = static_cast<int64_t>(umax - uvalue);
+    const auto min_incr = static_cast<int64_t>(uint64_t{0} - uvalue);
+    if (uvalue > umax || (incr > 0 && incr > max_incr)) {
+      direction = 1;
+    } else if (incr < 0 && incr < min_incr) {
+      direction = -1;
+    }
   }
-  if (wanted >= min && wanted <= max) {
-    return static_cast<int64_t>(wanted);
+  if (direction == 0) {
+    return static_cast<int64_t>(wrapped);
   }
   switch (overflow) {
     case BitfieldOverflow::kFail:
       return std::nullopt;
     case BitfieldOverflow::kSat:
-      return static_cast<int64_t>(wanted > max ? max : min);
+      return direction > 0 ? max : min;
     case BitfieldOverflow::kWrap:
       break;
   }
-  const uint64_t low = static_cast<uint64_t>(wanted);
-  if (is_signed) {
-    return SignExtend(bits == 64 ? low : low & ((uint64_t{1} << bits) - 1), bits);
+  if (bits == 64) {
+    return static_cast<int64_t>(wrapped);
   }
-  return static_cast<int64_t>(low & ((uint64_t{1} << bits) - 1));  // bits <= 63
+  const uint64_t low = wrapped & ((uint64_t{1} << bits) - 1);
+  return is_signed ? SignExtend(low, bits) : static_cast<int64_t>(low);
 }
 
 }  // namespace hotkv::types

@@ -56,12 +56,14 @@ int64_t SignExtend(uint64_t raw, int bits);
 
 enum class BitfieldOverflow { kWrap, kSat, kFail };
 
-// What to store for a field of `bits` bits (signed or not) that should hold `wanted` (the
-// old value plus an increment, or a value to SET; for an unsigned SET Redis takes the
-// argument's 64 bits as unsigned). In range: wanted. Out of range: WRAP keeps its low
-// bits, SAT the nearest limit, FAIL nullopt. Returns the field's value (sign-extended for
-// signed fields).
-std::optional<int64_t> ResolveBitfield(bool is_signed, int bits, __int128 wanted,
+// What to store in a field of `bits` bits (signed or not) for `value` plus `incr`: INCRBY
+// passes the field's value and the increment, SET its argument and 0 (an unsigned field
+// takes the argument's 64 bits as unsigned, so -1 is a huge number). In range: the sum.
+// Out of range: WRAP keeps its low bits, SAT the nearest limit, FAIL nullopt. Overflow is
+// decided exactly as Redis's check*BitfieldOverflow does, 64-bit wrap-around included (a
+// signed SET of a value far below the minimum saturates to the maximum there, and so
+// here). Returns the field's value (sign-extended for signed fields).
+std::optional<int64_t> ResolveBitfield(bool is_signed, int bits, int64_t value, int64_t incr,
                                        BitfieldOverflow overflow);
 
 }  // namespace hotkv::types

@@ -178,24 +178,31 @@ TEST(BitopsTest, ResolveBitfieldOverflow) {
   EXPECT_EQ(SignExtend(0x7F, 8), 127);
   EXPECT_EQ(SignExtend(1, 1), -1);
   // i8: 100 + 100.
-  EXPECT_EQ(ResolveBitfield(true, 8, 200, O::kWrap), -56);
-  EXPECT_EQ(ResolveBitfield(true, 8, 200, O::kSat), 127);
-  EXPECT_EQ(ResolveBitfield(true, 8, 200, O::kFail), std::nullopt);
-  EXPECT_EQ(ResolveBitfield(true, 8, -129, O::kWrap), 127);
-  EXPECT_EQ(ResolveBitfield(true, 8, -129, O::kSat), -128);
+  EXPECT_EQ(ResolveBitfield(true, 8, 100, 100, O::kWrap), -56);
+  EXPECT_EQ(ResolveBitfield(true, 8, 100, 100, O::kSat), 127);
+  EXPECT_EQ(ResolveBitfield(true, 8, 100, 100, O::kFail), std::nullopt);
+  EXPECT_EQ(ResolveBitfield(true, 8, 100, 27, O::kFail), 127);
+  EXPECT_EQ(ResolveBitfield(true, 8, -129, 0, O::kWrap), 127);   // SET -129
+  EXPECT_EQ(ResolveBitfield(true, 8, -129, 0, O::kSat), -128);
+  EXPECT_EQ(ResolveBitfield(true, 8, -128, -1, O::kSat), -128);
+  // Redis's 64-bit wrap-around: a SET far below the minimum counts as above the maximum.
+  EXPECT_EQ(ResolveBitfield(true, 8, INT64_MIN, 0, O::kSat), 127);
+  EXPECT_EQ(ResolveBitfield(true, 8, INT64_MIN, 0, O::kWrap), 0);
   // u8, and an unsigned SET of -1 (taken as 2^64 - 1).
-  EXPECT_EQ(ResolveBitfield(false, 8, 256, O::kWrap), 0);
-  EXPECT_EQ(ResolveBitfield(false, 8, -1, O::kWrap), 255);
-  EXPECT_EQ(ResolveBitfield(false, 8, -1, O::kSat), 0);
-  const __int128 minus_one_unsigned = static_cast<__int128>(~uint64_t{0});
-  EXPECT_EQ(ResolveBitfield(false, 8, minus_one_unsigned, O::kSat), 255);
-  EXPECT_EQ(ResolveBitfield(false, 8, minus_one_unsigned, O::kWrap), 255);
+  EXPECT_EQ(ResolveBitfield(false, 8, 255, 1, O::kWrap), 0);
+  EXPECT_EQ(ResolveBitfield(false, 8, 0, -1, O::kWrap), 255);
+  EXPECT_EQ(ResolveBitfield(false, 8, 0, -1, O::kSat), 0);
+  EXPECT_EQ(ResolveBitfield(false, 8, 0, -1, O::kFail), std::nullopt);
+  EXPECT_EQ(ResolveBitfield(false, 8, -1, 0, O::kSat), 255);
+  EXPECT_EQ(ResolveBitfield(false, 8, -1, 0, O::kWrap), 255);
+  EXPECT_EQ(ResolveBitfield(false, 8, 256, 0, O::kWrap), 0);
   // i64 at its limits, u63.
-  const __int128 max64 = INT64_MAX;
-  EXPECT_EQ(ResolveBitfield(true, 64, max64 + 1, O::kWrap), INT64_MIN);
-  EXPECT_EQ(ResolveBitfield(true, 64, max64 + 1, O::kSat), INT64_MAX);
-  EXPECT_EQ(ResolveBitfield(false, 63, max64, O::kFail), INT64_MAX);
-  EXPECT_EQ(ResolveBitfield(false, 63, max64 + 1, O::kWrap), 0);
+  EXPECT_EQ(ResolveBitfield(true, 64, INT64_MAX, 1, O::kWrap), INT64_MIN);
+  EXPECT_EQ(ResolveBitfield(true, 64, INT64_MAX, 1, O::kSat), INT64_MAX);
+  EXPECT_EQ(ResolveBitfield(true, 64, INT64_MIN, -1, O::kSat), INT64_MIN);
+  EXPECT_EQ(ResolveBitfield(true, 64, INT64_MIN, INT64_MAX, O::kFail), -1);
+  EXPECT_EQ(ResolveBitfield(false, 63, INT64_MAX, 0, O::kFail), INT64_MAX);
+  EXPECT_EQ(ResolveBitfield(false, 63, INT64_MAX, 1, O::kWrap), 0);
 }
 
 }  // namespace
