@@ -223,7 +223,9 @@ GEN = {
   lambda: ["BITCOUNT", key()] + random.choice([[bnum()], [num(), num()], [bnum(), bnum(), random.choice(["BIT", "FOO"])]]),
   lambda: ["BITPOS", key(), random.choice(["0", "1"]), num()] + random.choice([[], [num()], [bnum(), random.choice(["BIT", "FOO"])]]),
   lambda: ["SETBIT", key(), bitoff(), random.choice(["0", "1"])], lambda: ["SET", key(), val()],
-  lambda: ["SET", key(), val()] + random.choice([[], ["GET"]]) + [random.choice(["IFEQ", "IFNE", "IFDEQ", "IFDNE"]), random.choice([val(), "9555e8555c62dcfd", "2d06800538d394c2", "zz"])] + random.choice([[], ["NX"], ["XX"], ["EX", "100000"], ["KEEPTTL"]]),
+  lambda: ["SET", key(), val()] + [random.choice(["IFEQ", "IFNE", "IFDEQ", "IFDNE"]), random.choice([val(), "9555e8555c62dcfd", "2d06800538d394c2", "zz"])] + random.choice([[], ["NX"], ["XX"], ["EX", "100000"], ["KEEPTTL"]]),
+  # Not GET with IFDEQ/IFDNE: Redis 8.8 answers a bad digest there with two replies.
+  lambda: ["SET", key(), val(), "GET", random.choice(["IFEQ", "IFNE"]), val()] + random.choice([[], ["NX"], ["XX"]]),
   lambda: ["DIGEST", key()],
   lambda: ["DELEX", key()] + random.choice([[], [random.choice(["IFEQ", "IFNE", "IFDEQ", "IFDNE", "FOO"]), random.choice([val(), "2d06800538d394c2", "zz"])]]),
   lambda: ["MSETEX", random.choice(["1", "2", "0", "3"])] + sum([[key(), val()] for _ in range(random.randint(1, 2))], []) + random.choice([[], ["NX"], ["XX"], ["EX", ttl()], ["PX", "100000"], ["KEEPTTL"], ["XX", "EX", "100000"]]),

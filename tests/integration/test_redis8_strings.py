@@ -268,3 +268,40 @@ def test_events(conns):
             ("m1", "set"), ("k", "set")]
     finally:
         set_events(c, "")
+
+
+# --- the AOF replays them ------------------------------------------------------------------
+
+@pytest.mark.hotkv_only
+def test_aof_replays_bit_and_conditional_writes(tmp_path):
+    import os
+    from conftest import ServerProcess
+
+    def start():
+        return ServerProcess(["--dir", str(tmp_path), "--appendonly", "yes", "--appendfsync",
+                              "always"], tmp_path=tmp_path).start()
+
+    srv = start()
+    r = srv.client(decode_responses=False)
+    r.setbit("b", 100, 1)
+    cmd(r, "BITFIELD", "b", "INCRBY", "u8", 0, 7, "OVERFLOW", "FAIL", "INCRBY", "u8", 0, 300)
+    r.set("s1", "\x0f\xf0")
+    cmd(r, "BITOP", "NOT", "n", "s1")
+    cmd(r, "MSETEX", 2, "m1", "a", "m2", "b", "EX", 1000)
+    cmd(r, "SET", "c", "v1")
+    cmd(r, "SET", "c", "v2", "IFEQ", "v1")
+    cmd(r, "SET", "c", "v3", "IFEQ", "nope")
+    cmd(r, "SET", "d", "x")
+    cmd(r, "DELEX", "d", "IFNE", "y")
+    before = {k: (r.get(k), r.ttl(k)) for k in (b"b", b"n", b"m1", b"m2", b"c", b"d")}
+    srv.stop()
+    with open(os.path.join(str(tmp_path), "appendonlydir", "appendonly.aof.1.incr.aof"), "rb") as f:
+        data = f.read()
+    assert b"$4\r\nPXAT\r\n" in data and b"$2\r\nEX\r\n" not in data   # relative TTL rewritten
+    srv = start()
+    r = srv.client(decode_responses=False)
+    after = {k: (r.get(k), r.ttl(k)) for k in (b"b", b"n", b"m1", b"m2", b"c", b"d")}
+    srv.stop()
+    assert after == before
+    assert after[b"c"][0] == b"v2" and after[b"d"][0] is None
+    assert 990 < after[b"m1"][1] <= 1000
