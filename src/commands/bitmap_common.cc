@@ -23,8 +23,8 @@ std::optional<uint64_t> ParseBitOffset(CommandContext& ctx, std::string_view arg
   return std::nullopt;
 }
 
-Entry* StringForBitWrite(CommandContext& ctx, KeyRef& ref, std::string_view key,
-                         uint64_t last_byte, bool* grown) {
+Entry* StringForBitWrite(CommandContext& ctx, KeyRef& ref, std::string_view key, uint64_t last_byte,
+                         bool* grown) {
   Database& db = ctx.db();
   const size_t need = static_cast<size_t>(last_byte) + 1;
   *grown = false;

@@ -24,7 +24,7 @@ std::optional<uint64_t> ParseBitOffset(CommandContext& ctx, std::string_view arg
 // shorter string is padded with zeros to that length, and the value's encoding becomes
 // "raw" (even if nothing changes). Sets *grown when the key was created or lengthened.
 // Replies WRONGTYPE and returns nullptr when the key holds another type. No notification.
-Entry* StringForBitWrite(CommandContext& ctx, KeyRef& ref, std::string_view key,
-                         uint64_t last_byte, bool* grown);
+Entry* StringForBitWrite(CommandContext& ctx, KeyRef& ref, std::string_view key, uint64_t last_byte,
+                         bool* grown);
 
 }  // namespace hotkv

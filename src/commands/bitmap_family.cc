@@ -29,17 +29,6 @@ namespace hotkv {
 
 namespace {
 
-// An existing string (read lookup, with statistics), or nullptr when missing; sets
-// *failed after replying WRONGTYPE for another type.
-Entry* ReadString(CommandContext& ctx, std::string_view key, bool* failed) {
-  Entry* e = LookupRead(ctx, key);
-  *failed = e != nullptr && !e->is_string();
-  if (*failed) {
-    ctx.rb().Error(errors::kWrongType);
-  }
-  return e;
-}
-
 const uint8_t* Bytes(const Entry* e) { return reinterpret_cast<const uint8_t*>(e->str().data()); }
 
 void SetBitCommand(CommandContext& ctx) {
@@ -74,7 +63,7 @@ void GetBitCommand(CommandContext& ctx) {
     return;
   }
   bool failed;
-  Entry* e = ReadString(ctx, ctx.arg(1), &failed);
+  Entry* e = LookupString(ctx, ctx.arg(1), &failed);
   if (failed) {
     return;
   }
@@ -146,7 +135,7 @@ void BitCountCommand(CommandContext& ctx) {
     }
   }
   bool failed;
-  Entry* e = ReadString(ctx, ctx.arg(1), &failed);
+  Entry* e = LookupString(ctx, ctx.arg(1), &failed);
   if (failed) {
     return;
   }
@@ -210,7 +199,7 @@ void BitPosCommand(CommandContext& ctx) {
     end = *e;
   }
   bool failed;
-  Entry* e = ReadString(ctx, ctx.arg(1), &failed);
+  Entry* e = LookupString(ctx, ctx.arg(1), &failed);
   if (failed) {
     return;
   }
@@ -257,7 +246,7 @@ void BitOpCommand(CommandContext& ctx) {
   values.reserve(sources);
   for (size_t i = 3; i < ctx.argc(); i++) {
     bool failed;
-    Entry* e = ReadString(ctx, ctx.arg(i), &failed);
+    Entry* e = LookupString(ctx, ctx.arg(i), &failed);
     if (failed) {
       return;
     }

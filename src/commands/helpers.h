@@ -38,6 +38,17 @@ inline Entry* LookupRead(CommandContext& ctx, std::string_view key) {
   return LookupRead(ctx, key, shard, hash);
 }
 
+// A read lookup of a string key: the entry, or nullptr when missing; for another type it
+// replies WRONGTYPE and sets *wrongtype.
+inline Entry* LookupString(CommandContext& ctx, std::string_view key, bool* wrongtype) {
+  Entry* e = LookupRead(ctx, key);
+  *wrongtype = e != nullptr && !e->is_string();
+  if (*wrongtype) {
+    ctx.rb().Error(errors::kWrongType);
+  }
+  return e;
+}
+
 // Replies WRONGTYPE and returns false when `e` exists with another type.
 inline bool CheckType(CommandContext& ctx, const Entry* e, ValueType t) {
   if (e != nullptr && e->type() != t) {

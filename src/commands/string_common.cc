@@ -35,8 +35,11 @@ std::optional<int64_t> ResolveExpire(CommandContext& ctx, const ExpireOpt& opt) 
 
 OptionParse ParseSetExpiry(CommandContext& ctx, size_t* i, ExpireOpt* exp) {
   static constexpr std::pair<std::string_view, ExpireOpt::Kind> kOptions[] = {
-      {"EX", ExpireOpt::kEx}, {"PX", ExpireOpt::kPx}, {"EXAT", ExpireOpt::kExAt},
-      {"PXAT", ExpireOpt::kPxAt}, {"KEEPTTL", ExpireOpt::kKeepTtl}};
+      {"EX", ExpireOpt::kEx},
+      {"PX", ExpireOpt::kPx},
+      {"EXAT", ExpireOpt::kExAt},
+      {"PXAT", ExpireOpt::kPxAt},
+      {"KEEPTTL", ExpireOpt::kKeepTtl}};
   std::string_view word = ctx.arg(*i);
   for (const auto& [name, kind] : kOptions) {
     if (!EqualsIgnoreCase(word, name)) {
@@ -70,9 +73,10 @@ std::string ValueDigest(std::string_view value) {
 }
 
 std::optional<ValueCond> ParseValueCond(std::string_view word) {
-  static constexpr std::pair<std::string_view, ValueCond> kConds[] = {
-      {"IFEQ", ValueCond::kIfEq}, {"IFNE", ValueCond::kIfNe},
-      {"IFDEQ", ValueCond::kIfDeq}, {"IFDNE", ValueCond::kIfDne}};
+  static constexpr std::pair<std::string_view, ValueCond> kConds[] = {{"IFEQ", ValueCond::kIfEq},
+                                                                      {"IFNE", ValueCond::kIfNe},
+                                                                      {"IFDEQ", ValueCond::kIfDeq},
+                                                                      {"IFDNE", ValueCond::kIfDne}};
   for (const auto& [name, cond] : kConds) {
     if (EqualsIgnoreCase(word, name)) {
       return cond;

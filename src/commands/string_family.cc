@@ -19,15 +19,6 @@ namespace hotkv {
 
 namespace {
 
-Entry* LookupString(CommandContext& ctx, std::string_view key, bool* wrongtype) {
-  Entry* e = LookupRead(ctx, key);
-  *wrongtype = e != nullptr && !e->is_string();
-  if (*wrongtype) {
-    ctx.rb().Error(errors::kWrongType);
-  }
-  return e;
-}
-
 // SET key value [NX | XX | IFEQ v | IFNE v | IFDEQ digest | IFDNE digest] [GET]
 //     [EX s | PX ms | EXAT ts | PXAT ts-ms | KEEPTTL]
 // Option parsing follows Redis 8.8's: NX needs no XX, XX no NX; an IF* condition needs
@@ -76,8 +67,8 @@ void SetCommand(CommandContext& ctx) {
   if (get && old != nullptr && !old->is_string()) {
     return ctx.rb().Error(errors::kWrongType);
   }
-  bool proceed = !((nx && old != nullptr) ||
-                   ((xx || cond == ValueCond::kIfEq || cond == ValueCond::kIfDeq) && old == nullptr));
+  const bool needs_key = xx || cond == ValueCond::kIfEq || cond == ValueCond::kIfDeq;
+  bool proceed = !((nx && old != nullptr) || (needs_key && old == nullptr));
   if (proceed && old != nullptr && cond != ValueCond::kNone) {
     if (!old->is_string()) {
       return ctx.rb().Error(errors::kWrongType);

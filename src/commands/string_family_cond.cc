@@ -31,14 +31,13 @@ namespace hotkv {
 namespace {
 
 void DigestCommand(CommandContext& ctx) {
-  Entry* e = LookupRead(ctx, ctx.arg(1));
-  if (e == nullptr) {
-    return ctx.rb().Null();
+  bool wrongtype;
+  const Entry* e = LookupString(ctx, ctx.arg(1), &wrongtype);
+  if (e != nullptr && !wrongtype) {
+    ctx.rb().Bulk(ValueDigest(e->str()));
+  } else if (e == nullptr) {
+    ctx.rb().Null();
   }
-  if (!e->is_string()) {
-    return ctx.rb().Error(errors::kWrongType);
-  }
-  ctx.rb().Bulk(ValueDigest(e->str()));
 }
 
 void DelExCommand(CommandContext& ctx) {
@@ -128,7 +127,8 @@ void MSetExCommand(CommandContext& ctx) {
   if (has_expire && ctx.propagating()) {
     // Replayed with the absolute time; NX/XX held, so they are dropped.
     const std::string at = Int64ToString(expire_at);
-    std::vector<std::string_view> args(ctx.args().begin(), ctx.args().begin() + static_cast<ptrdiff_t>(options));
+    const auto& all = ctx.args();
+    std::vector<std::string_view> args(all.begin(), all.begin() + static_cast<ptrdiff_t>(options));
     args.push_back("PXAT");
     args.push_back(at);
     ctx.PropagateAs(args);

@@ -22,15 +22,6 @@ namespace {
 constexpr std::string_view kStringTooBig =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
-Entry* LookupString(CommandContext& ctx, std::string_view key, bool* wrongtype) {
-  Entry* e = LookupRead(ctx, key);
-  *wrongtype = e != nullptr && !e->is_string();
-  if (*wrongtype) {
-    ctx.rb().Error(errors::kWrongType);
-  }
-  return e;
-}
-
 void AppendCommand(CommandContext& ctx) {
   Database& db = ctx.db();
   std::string_view key = ctx.arg(1);

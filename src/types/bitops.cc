@@ -145,8 +145,8 @@ int64_t FindBit(const uint8_t* p, uint64_t first, uint64_t last, bool bit) {
 
 std::optional<BitOp> ParseBitOp(std::string_view name) {
   static constexpr std::pair<std::string_view, BitOp> kOps[] = {
-      {"AND", BitOp::kAnd},     {"OR", BitOp::kOr},       {"XOR", BitOp::kXor},
-      {"NOT", BitOp::kNot},     {"DIFF", BitOp::kDiff},   {"DIFF1", BitOp::kDiff1},
+      {"AND", BitOp::kAnd},     {"OR", BitOp::kOr},     {"XOR", BitOp::kXor},
+      {"NOT", BitOp::kNot},     {"DIFF", BitOp::kDiff}, {"DIFF1", BitOp::kDiff1},
       {"ANDOR", BitOp::kAndOr}, {"ONE", BitOp::kOne}};
   for (const auto& [text, op] : kOps) {
     if (EqualsIgnoreCase(name, text)) {
@@ -266,7 +266,8 @@ uint64_t GetBitfield(const uint8_t* p, size_t len, uint64_t offset, int bits) {
   const int span = static_cast<int>(last - first + 1) * 8;
   const int shift = span - static_cast<int>(offset & 7) - bits;
   v >>= shift;
-  return bits == 64 ? static_cast<uint64_t>(v) : static_cast<uint64_t>(v) & ((uint64_t{1} << bits) - 1);
+  return bits == 64 ? static_cast<uint64_t>(v)
+                    : static_cast<uint64_t>(v) & ((uint64_t{1} << bits) - 1);
 }
 
 void SetBitfield(uint8_t* p, uint64_t offset, int bits, uint64_t value) {
@@ -279,8 +280,10 @@ void SetBitfield(uint8_t* p, uint64_t offset, int bits, uint64_t value) {
   const int span = static_cast<int>(last - first + 1) * 8;
   const int shift = span - static_cast<int>(offset & 7) - bits;
   const unsigned __int128 field_mask =
-      (bits == 64 ? ~static_cast<unsigned __int128>(0) >> 64 : (static_cast<unsigned __int128>(1) << bits) - 1);
-  v = (v & ~(field_mask << shift)) | ((static_cast<unsigned __int128>(value) & field_mask) << shift);
+      (bits == 64 ? ~static_cast<unsigned __int128>(0) >> 64
+                  : (static_cast<unsigned __int128>(1) << bits) - 1);
+  v = (v & ~(field_mask << shift)) |
+      ((static_cast<unsigned __int128>(value) & field_mask) << shift);
   for (uint64_t b = last + 1; b-- > first;) {
     p[b] = static_cast<uint8_t>(v);
     v >>= 8;

@@ -104,8 +104,8 @@ TEST(BitopsTest, BitOpsMatchReference) {
     for (auto& s : owned) {
       len = std::max(len, s.size());
     }
-    for (BitOp op : {BitOp::kAnd, BitOp::kOr, BitOp::kXor, BitOp::kNot, BitOp::kDiff,
-                     BitOp::kDiff1, BitOp::kAndOr, BitOp::kOne}) {
+    for (BitOp op : {BitOp::kAnd, BitOp::kOr, BitOp::kXor, BitOp::kNot, BitOp::kDiff, BitOp::kDiff1,
+                     BitOp::kAndOr, BitOp::kOne}) {
       if (op == BitOp::kNot && k != 1) {
         continue;
       }
@@ -128,14 +128,30 @@ TEST(BitopsTest, BitOpsMatchReference) {
         }
         int want = 0;
         switch (op) {
-          case BitOp::kAnd: want = all; break;
-          case BitOp::kOr: want = any; break;
-          case BitOp::kXor: want = parity; break;
-          case BitOp::kNot: want = !first; break;
-          case BitOp::kDiff: want = first && !rest_or; break;
-          case BitOp::kDiff1: want = !first && rest_or; break;
-          case BitOp::kAndOr: want = first && rest_or; break;
-          case BitOp::kOne: want = ones == 1; break;
+          case BitOp::kAnd:
+            want = all;
+            break;
+          case BitOp::kOr:
+            want = any;
+            break;
+          case BitOp::kXor:
+            want = parity;
+            break;
+          case BitOp::kNot:
+            want = !first;
+            break;
+          case BitOp::kDiff:
+            want = first && !rest_or;
+            break;
+          case BitOp::kDiff1:
+            want = !first && rest_or;
+            break;
+          case BitOp::kAndOr:
+            want = first && rest_or;
+            break;
+          case BitOp::kOne:
+            want = ones == 1;
+            break;
         }
         ASSERT_EQ(RefBit(got, i), want) << static_cast<int>(op) << " bit " << i;
       }
@@ -161,8 +177,9 @@ TEST(BitopsTest, BitfieldGetSetRoundTrip) {
     SetBitfield(reinterpret_cast<uint8_t*>(s.data()), offset, bits, value);
     for (uint64_t i = 0; i < s.size() * 8; i++) {
       const bool inside = i >= offset && i < offset + static_cast<uint64_t>(bits);
-      const int expect = inside ? static_cast<int>((value >> (offset + static_cast<uint64_t>(bits) - 1 - i)) & 1)
-                                : RefBit(before, i);
+      const int expect =
+          inside ? static_cast<int>((value >> (offset + static_cast<uint64_t>(bits) - 1 - i)) & 1)
+                 : RefBit(before, i);
       ASSERT_EQ(RefBit(s, i), expect) << "offset " << offset << " bits " << bits;
     }
   }
@@ -182,7 +199,7 @@ TEST(BitopsTest, ResolveBitfieldOverflow) {
   EXPECT_EQ(ResolveBitfield(true, 8, 100, 100, O::kSat), 127);
   EXPECT_EQ(ResolveBitfield(true, 8, 100, 100, O::kFail), std::nullopt);
   EXPECT_EQ(ResolveBitfield(true, 8, 100, 27, O::kFail), 127);
-  EXPECT_EQ(ResolveBitfield(true, 8, -129, 0, O::kWrap), 127);   // SET -129
+  EXPECT_EQ(ResolveBitfield(true, 8, -129, 0, O::kWrap), 127);  // SET -129
   EXPECT_EQ(ResolveBitfield(true, 8, -129, 0, O::kSat), -128);
   EXPECT_EQ(ResolveBitfield(true, 8, -128, -1, O::kSat), -128);
   // Redis's 64-bit wrap-around: a SET far below the minimum counts as above the maximum.
