@@ -1,8 +1,9 @@
 // Bit operations on byte strings, as Redis's bitmap commands see them: bit 0 is the most
 // significant bit of byte 0, and a string reads as zero past its end.
 //
-// - CountBits / CountBitsInRange: BITCOUNT (popcount over 64-bit words; an AVX2 nibble
-//   table or the POPCNT instruction when the CPU has them, picked once at run time).
+// - CountBits / CountBitsInRange: BITCOUNT (popcount over 64-bit words: AVX-512
+//   VPOPCNTDQ, an AVX2 nibble table or the POPCNT instruction, whichever the CPU has,
+//   picked once at run time).
 // - FindBit: BITPOS, eight bytes per step (big-endian loads, count leading zeros).
 // - ApplyBitOp: BITOP AND/OR/XOR/NOT and Redis 8.2's DIFF/DIFF1/ANDOR/ONE.
 // - GetBitfield / SetBitfield / ResolveBitfield: BITFIELD's fields of 1..64 bits at any
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,10 @@ namespace hotkv::types {
 
 // Set bits in p[0, n).
 uint64_t CountBits(const uint8_t* p, size_t n);
+// For tests: each popcount implementation this CPU can run, by name (CountBits uses the
+// first).
+using CountBitsFn = uint64_t (*)(const uint8_t*, size_t);
+std::vector<std::pair<std::string, CountBitsFn>> CountBitsImplementations();
 // Set bits among bits [first, last] of p (inclusive); requires first <= last and last
 // inside the buffer.
 uint64_t CountBitsInRange(const uint8_t* p, uint64_t first, uint64_t last);

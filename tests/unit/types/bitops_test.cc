@@ -37,6 +37,9 @@ TEST(BitopsTest, CountBitsMatchesReference) {
         want += static_cast<uint64_t>(RefBit(s, i));
       }
       EXPECT_EQ(CountBits(U(s), n), want) << n << " " << density;
+      for (const auto& [name, fn] : CountBitsImplementations()) {
+        EXPECT_EQ(fn(U(s), n), want) << name << " " << n << " " << density;
+      }
       // Unaligned starts.
       if (n > 3) {
         uint64_t tail = 0;
