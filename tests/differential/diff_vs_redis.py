@@ -363,6 +363,13 @@ EXTREME_COMMANDS = [
     ["SET", "s4", "v", "PX", "{}"], ["GETEX", "s", "EX", "{}"], ["SCAN", "0", "COUNT", "{}"],
     ["SELECT", "{}"], ["MOVE", "s", "{}"], ["COPY", "s", "s5", "DB", "{}"],
     ["LCS", "s", "s", "IDX", "MINMATCHLEN", "{}"],
+    # Bitmaps: reads at any offset, writes only near 0 (a big offset allocates).
+    ["GETBIT", "s", "{}"], ["BITCOUNT", "s", "{}", "{}"], ["BITCOUNT", "s", "0", "{}", "BIT"],
+    ["BITPOS", "s", "1", "{}", "{}"], ["BITPOS", "s", "0", "{}"], ["BITPOS", "s", "0", "0", "{}", "BIT"],
+    ["BITFIELD", "s", "GET", "i8", "{}"], ["BITFIELD_RO", "s", "GET", "u8", "#{}"],
+    ["BITFIELD", "s7", "OVERFLOW", "SAT", "INCRBY", "i64", "0", "{}"],
+    ["BITFIELD", "s7", "INCRBY", "u63", "0", "{}"], ["BITFIELD", "s7", "SET", "i16", "3", "{}"],
+    ["BITFIELD", "s7", "OVERFLOW", "FAIL", "SET", "u8", "0", "{}"],
 ]
 # Replies that are random: compared by length.
 EXTREME_RANDOM = {"SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER", "SPOP"}
