@@ -74,13 +74,13 @@ def test_setbit_errors(r):
 
 
 def test_setbit_offset_limit_is_proto_max_bulk_len(r, restore_config):
-    assert cmd(r, "SETBIT", "k", 4294967295, 0) == 0   # last bit of 512 MB: allowed
-    assert r.strlen("k") == 512 * 1024 * 1024
-    r.delete("k")
+    assert cmd(r, "GETBIT", "k", 4294967295) == 0      # the last bit of 512 MB is an offset
+    assert error_reply(r, "GETBIT", "k", 4294967296) == BAD_OFFSET
     restore_config("proto-max-bulk-len")
     r.config_set("proto-max-bulk-len", "1mb")
     assert error_reply(r, "SETBIT", "k", 8 * 1024 * 1024, 1) == BAD_OFFSET
     assert cmd(r, "SETBIT", "k", 8 * 1024 * 1024 - 1, 1) == 0
+    assert r.strlen("k") == 1024 * 1024
 
 
 def test_bit_writes_make_the_encoding_raw(r):
