@@ -254,29 +254,18 @@ void GetDelCommand(CommandContext& ctx) {
 }
 
 // GETEX key [EX s | PX ms | EXAT ts | PXAT ts-ms | PERSIST]
+// As SET's, an option may repeat (the last value counts) but not mix with another.
 void GetExCommand(CommandContext& ctx) {
   ExpireOpt exp;
   for (size_t i = 2; i < ctx.argc(); i++) {
     std::string_view a = ctx.arg(i);
-    bool has_next = i + 1 < ctx.argc();
-    ExpireOpt::Kind k = ExpireOpt::kNone;
-    if (EqualsIgnoreCase(a, "EX")) {
-      k = ExpireOpt::kEx;
-    } else if (EqualsIgnoreCase(a, "PX")) {
-      k = ExpireOpt::kPx;
-    } else if (EqualsIgnoreCase(a, "EXAT")) {
-      k = ExpireOpt::kExAt;
-    } else if (EqualsIgnoreCase(a, "PXAT")) {
-      k = ExpireOpt::kPxAt;
-    } else if (EqualsIgnoreCase(a, "PERSIST") && exp.kind == ExpireOpt::kNone) {
+    if (EqualsIgnoreCase(a, "PERSIST") &&
+        (exp.kind == ExpireOpt::kNone || exp.kind == ExpireOpt::kPersist)) {
       exp.kind = ExpireOpt::kPersist;
-      continue;
-    }
-    if (k == ExpireOpt::kNone || exp.kind != ExpireOpt::kNone || !has_next) {
+    } else if (EqualsIgnoreCase(a, "KEEPTTL") || exp.kind == ExpireOpt::kPersist ||
+               ParseSetExpiry(ctx, &i, &exp) != OptionParse::kOk) {
       return ctx.rb().Error(errors::kSyntax);
     }
-    exp.kind = k;
-    exp.value = ctx.arg(++i);
   }
   Database& db = ctx.db();
   KeyRef ref = db.Lookup(ctx.arg(1));

@@ -130,6 +130,14 @@ def test_set_repeated_expiry_options_as_redis(r):
     assert cmd(r, "SET", "k", "v", "NX", "NX") is None
     assert error_reply(r, "SET", "k", "v", "EX", 10, "PX", 10) == SYNTAX
     assert error_reply(r, "SET", "k", "v", "KEEPTTL", "EX", 10) == SYNTAX
+    # GETEX alike.
+    assert cmd(r, "GETEX", "k", "EX", 10, "EX", 40) == "v"
+    assert r.ttl("k") == 40
+    assert cmd(r, "GETEX", "k", "PERSIST", "PERSIST") == "v"
+    assert r.ttl("k") == -1
+    for args in (("EX", 10, "PERSIST"), ("PERSIST", "EX", 10), ("PX", 10, "EXAT", 5),
+                 ("KEEPTTL",), ("EX",)):
+        assert error_reply(r, "GETEX", "k", *args) == SYNTAX
 
 
 # --- DELEX -----------------------------------------------------------------------------
