@@ -152,6 +152,24 @@ int64_t FindBit(const uint8_t* p, uint64_t first, uint64_t last, bool bit) {
   uint64_t pos = first;
   const uint64_t last_byte = last >> 3;
   while (pos <= last) {
+    if ((pos & 7) == 0) {
+      // Skip 32-byte blocks holding no wanted bit (all 0x00, or all 0xFF for a 0), with
+      // plain word ops the compiler vectorises. A block may hold bits past `last`: they
+      // are unwanted too, so skipping it finds nothing wrong.
+      uint64_t byte = pos >> 3;
+      while (byte + 32 <= last_byte + 1) {
+        const uint64_t w0 = Load64(p + byte), w1 = Load64(p + byte + 8);
+        const uint64_t w2 = Load64(p + byte + 16), w3 = Load64(p + byte + 24);
+        if (bit ? (w0 | w1 | w2 | w3) != 0 : (w0 & w1 & w2 & w3) != ~uint64_t{0}) {
+          break;
+        }
+        byte += 32;
+      }
+      pos = byte * 8;
+      if (pos > last) {
+        break;
+      }
+    }
     const uint64_t byte = pos >> 3;
     const size_t avail = static_cast<size_t>(std::min<uint64_t>(8, last_byte - byte + 1));
     uint64_t w = LoadBigEndian(p + byte, avail);

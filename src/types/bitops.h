@@ -4,7 +4,8 @@
 // - CountBits / CountBitsInRange: BITCOUNT (popcount over 64-bit words: AVX-512
 //   VPOPCNTDQ, an AVX2 nibble table or the POPCNT instruction, whichever the CPU has,
 //   picked once at run time).
-// - FindBit: BITPOS, eight bytes per step (big-endian loads, count leading zeros).
+// - FindBit: BITPOS, skipping 32-byte blocks without the wanted bit, then eight bytes
+//   per step (big-endian loads, count leading zeros).
 // - ApplyBitOp: BITOP AND/OR/XOR/NOT and Redis 8.2's DIFF/DIFF1/ANDOR/ONE.
 // - GetBitfield / SetBitfield / ResolveBitfield: BITFIELD's fields of 1..64 bits at any
 //   bit offset, and its WRAP/SAT/FAIL overflow rules.

@@ -94,6 +94,24 @@ TEST(BitopsTest, FindBitMatchesReference) {
   }
 }
 
+TEST(BitopsTest, FindBitAcrossLongRuns) {
+  // Long runs of 0x00 / 0xFF (the block-skipping path) with one odd bit, random ranges.
+  Rng rng(6);
+  for (int t = 0; t < 400; t++) {
+    const bool bit = t % 2 == 0;
+    std::string s(1000, bit ? '\0' : '\xff');
+    const uint64_t odd = rng.Below(8000);
+    s[odd >> 3] = static_cast<char>(static_cast<uint8_t>(s[odd >> 3]) ^ (0x80 >> (odd & 7)));
+    uint64_t a = rng.Below(8000), b = rng.Below(8000);
+    if (a > b) {
+      std::swap(a, b);
+    }
+    const int64_t want = (odd >= a && odd <= b) ? static_cast<int64_t>(odd) : -1;
+    ASSERT_EQ(FindBit(U(s), a, b, bit), want) << a << ".." << b << " odd " << odd;
+    ASSERT_EQ(FindBit(U(s), 0, 7999, bit), static_cast<int64_t>(odd));
+  }
+}
+
 TEST(BitopsTest, BitOpsMatchReference) {
   Rng rng(4);
   for (int t = 0; t < 300; t++) {
