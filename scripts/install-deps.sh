@@ -7,7 +7,7 @@ PACKAGES=(
   # build
   g++ cmake ninja-build make pkg-config
   # libraries linked into hotkv-server
-  libmimalloc-dev liburing-dev liblzf-dev
+  libmimalloc-dev liburing-dev liblzf-dev libxxhash-dev
   # unit tests and micro-benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # integration tests (Debian's redis-py and pytest) and the reference peer

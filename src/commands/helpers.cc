@@ -41,6 +41,17 @@ void DeleteIfEmpty(CommandContext& ctx, KeyRef& ref, std::string_view key, bool 
   ctx.KeyModified(key, notify::kGeneric, "del");
 }
 
+Entry* ReserveString(Database& db, KeyRef& ref, size_t want) {
+  Entry* e = ref.entry();
+  if (want <= e->str_capacity()) {
+    return e;
+  }
+  const size_t cap = want < (size_t{1} << 20) ? want * 2 : want + (size_t{1} << 20);
+  e = Entry::GrowString(e, cap);
+  db.Relocated(ref, e);
+  return e;
+}
+
 void ReplyWrongArity(CommandContext& ctx) {
   ctx.rb().Error("ERR wrong number of arguments for '" + ctx.command()->full_name + "' command");
 }

@@ -38,6 +38,17 @@ inline Entry* LookupRead(CommandContext& ctx, std::string_view key) {
   return LookupRead(ctx, key, shard, hash);
 }
 
+// A read lookup of a string key: the entry, or nullptr when missing; for another type it
+// replies WRONGTYPE and sets *wrongtype.
+inline Entry* LookupString(CommandContext& ctx, std::string_view key, bool* wrongtype) {
+  Entry* e = LookupRead(ctx, key);
+  *wrongtype = e != nullptr && !e->is_string();
+  if (*wrongtype) {
+    ctx.rb().Error(errors::kWrongType);
+  }
+  return e;
+}
+
 // Replies WRONGTYPE and returns false when `e` exists with another type.
 inline bool CheckType(CommandContext& ctx, const Entry* e, ValueType t) {
   if (e != nullptr && e->type() != t) {
@@ -46,6 +57,12 @@ inline bool CheckType(CommandContext& ctx, const Entry* e, ValueType t) {
   }
   return true;
 }
+
+// Makes the string entry at `ref` able to hold `want` bytes, growing its block with slack as
+// sds does (double below 1 MB, else 1 MB more) so that repeated APPEND/SETBIT/BITFIELD
+// growth is amortised; bytes past the current length are not initialised. Returns the
+// entry (the block may have moved; the table is told).
+Entry* ReserveString(Database& db, KeyRef& ref, size_t want);
 
 // Parses a database index argument (SELECT, MOVE, COPY DB): replies and returns nullopt
 // on error.

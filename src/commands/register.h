@@ -12,6 +12,9 @@ inline constexpr const char* kRedisCompatVersion = "8.0.0";
 void RegisterStringCommands(CommandTable& t);
 void RegisterStringOpCommands(CommandTable& t);
 void RegisterIncrExCommand(CommandTable& t);  // Redis 8.8: INCREX
+void RegisterBitmapCommands(CommandTable& t);    // SETBIT GETBIT BITCOUNT BITPOS BITOP
+void RegisterBitFieldCommands(CommandTable& t);  // BITFIELD BITFIELD_RO
+void RegisterStringCondCommands(CommandTable& t);  // Redis 8.4: DIGEST DELEX MSETEX
 void RegisterKeyCommands(CommandTable& t);
 void RegisterKeyspaceCommands(CommandTable& t);
 void RegisterWaitCommands(CommandTable& t);  // WAIT, WAITAOF (no replicas, no AOF)
@@ -37,6 +40,9 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
   RegisterStringOpCommands(t);
   RegisterIncrExCommand(t);
+  RegisterBitmapCommands(t);
+  RegisterBitFieldCommands(t);
+  RegisterStringCondCommands(t);
   RegisterKeyCommands(t);
   RegisterKeyspaceCommands(t);
   RegisterWaitCommands(t);

@@ -12,88 +12,41 @@
 
 #include "commands/helpers.h"
 #include "commands/register.h"
+#include "commands/string_common.h"
 #include "server/server.h"
 
 namespace hotkv {
 
 namespace {
 
-Entry* LookupString(CommandContext& ctx, std::string_view key, bool* wrongtype) {
-  Entry* e = LookupRead(ctx, key);
-  *wrongtype = e != nullptr && !e->is_string();
-  if (*wrongtype) {
-    ctx.rb().Error(errors::kWrongType);
-  }
-  return e;
-}
-
-// Expiry options shared by SET and GETEX.
-struct ExpireOpt {
-  enum Kind { kNone, kEx, kPx, kExAt, kPxAt, kKeepTtl, kPersist } kind = kNone;
-  std::string_view value;
-};
-
-// Converts the option to an absolute time in ms. Replies and returns nullopt on error.
-std::optional<int64_t> ResolveExpire(CommandContext& ctx, const ExpireOpt& opt) {
-  auto v = ParseInt64(opt.value);
-  if (!v) {
-    ctx.rb().Error(errors::kNotInteger);
-    return std::nullopt;
-  }
-  int64_t ms = *v;
-  bool seconds = opt.kind == ExpireOpt::kEx || opt.kind == ExpireOpt::kExAt;
-  if (ms <= 0 || (seconds && ms > std::numeric_limits<int64_t>::max() / 1000)) {
-    ReplyInvalidExpire(ctx);
-    return std::nullopt;
-  }
-  if (seconds) {
-    ms *= 1000;
-  }
-  if (opt.kind == ExpireOpt::kEx || opt.kind == ExpireOpt::kPx) {
-    if (AddOverflow(ms, ctx.now_ms(), &ms)) {
-      ReplyInvalidExpire(ctx);
-      return std::nullopt;
-    }
-  }
-  return ms;
-}
-
-// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT ts | PXAT ts-ms | KEEPTTL]
+// SET key value [NX | XX | IFEQ v | IFNE v | IFDEQ digest | IFDNE digest] [GET]
+//     [EX s | PX ms | EXAT ts | PXAT ts-ms | KEEPTTL]
+// Option parsing follows Redis 8.8's: NX needs no XX, XX no NX; an IF* condition needs
+// neither NX nor XX nor another kind of condition (the same one may repeat, the last value
+// counts), yet NX/XX after a condition are taken; an expiry may repeat but not mix.
+// Then: the expiry is checked, NX with the key present or XX/IFEQ/IFDEQ with it missing
+// answer nil, a condition on a present key checks its type (WRONGTYPE) and the digest's
+// length, and a failed condition answers nil. With GET, the old value is the answer
+// instead of nil/OK. Redis 8.8 sends GET's value and then the digest error (two replies to
+// one command); HotKV sends only the error.
 void SetCommand(CommandContext& ctx) {
   bool nx = false, xx = false, get = false;
+  ValueCond cond = ValueCond::kNone;
+  std::string_view cond_arg;
   ExpireOpt exp;
   for (size_t i = 3; i < ctx.argc(); i++) {
     std::string_view a = ctx.arg(i);
-    bool has_next = i + 1 < ctx.argc();
-    auto set_exp = [&](ExpireOpt::Kind k) {
-      if (exp.kind != ExpireOpt::kNone || !has_next) {
-        return false;
-      }
-      exp.kind = k;
-      exp.value = ctx.arg(++i);
-      return true;
-    };
-    bool ok = true;
     if (EqualsIgnoreCase(a, "NX") && !xx) {
       nx = true;
     } else if (EqualsIgnoreCase(a, "XX") && !nx) {
       xx = true;
     } else if (EqualsIgnoreCase(a, "GET")) {
       get = true;
-    } else if (EqualsIgnoreCase(a, "KEEPTTL") && exp.kind == ExpireOpt::kNone) {
-      exp.kind = ExpireOpt::kKeepTtl;
-    } else if (EqualsIgnoreCase(a, "EX")) {
-      ok = set_exp(ExpireOpt::kEx);
-    } else if (EqualsIgnoreCase(a, "PX")) {
-      ok = set_exp(ExpireOpt::kPx);
-    } else if (EqualsIgnoreCase(a, "EXAT")) {
-      ok = set_exp(ExpireOpt::kExAt);
-    } else if (EqualsIgnoreCase(a, "PXAT")) {
-      ok = set_exp(ExpireOpt::kPxAt);
-    } else {
-      ok = false;
-    }
-    if (!ok) {
+    } else if (auto c = ParseValueCond(a);
+               c && !nx && !xx && (cond == ValueCond::kNone || cond == *c) && i + 1 < ctx.argc()) {
+      cond = *c;
+      cond_arg = ctx.arg(++i);
+    } else if (ParseSetExpiry(ctx, &i, &exp) != OptionParse::kOk) {
       return ctx.rb().Error(errors::kSyntax);
     }
   }
@@ -111,17 +64,29 @@ void SetCommand(CommandContext& ctx) {
   Database& db = ctx.db();
   KeyRef ref = db.Lookup(key);
   Entry* old = ref ? ref.entry() : nullptr;
-  if (get) {
-    if (old != nullptr && !old->is_string()) {
+  if (get && old != nullptr && !old->is_string()) {
+    return ctx.rb().Error(errors::kWrongType);
+  }
+  const bool needs_key = xx || cond == ValueCond::kIfEq || cond == ValueCond::kIfDeq;
+  bool proceed = !((nx && old != nullptr) || (needs_key && old == nullptr));
+  if (proceed && old != nullptr && cond != ValueCond::kNone) {
+    if (!old->is_string()) {
       return ctx.rb().Error(errors::kWrongType);
     }
+    auto pass = CheckValueCond(ctx, cond, cond_arg, old->str());
+    if (!pass) {
+      return;
+    }
+    proceed = *pass;
+  }
+  if (get) {
     if (old != nullptr) {
       ctx.rb().Bulk(old->str());  // written before the value is replaced
     } else {
       ctx.rb().Null();
     }
   }
-  if ((nx && old != nullptr) || (xx && old == nullptr)) {
+  if (!proceed) {
     if (!get) {
       ctx.rb().Null();
     }
@@ -289,29 +254,18 @@ void GetDelCommand(CommandContext& ctx) {
 }
 
 // GETEX key [EX s | PX ms | EXAT ts | PXAT ts-ms | PERSIST]
+// As SET's, an option may repeat (the last value counts) but not mix with another.
 void GetExCommand(CommandContext& ctx) {
   ExpireOpt exp;
   for (size_t i = 2; i < ctx.argc(); i++) {
     std::string_view a = ctx.arg(i);
-    bool has_next = i + 1 < ctx.argc();
-    ExpireOpt::Kind k = ExpireOpt::kNone;
-    if (EqualsIgnoreCase(a, "EX")) {
-      k = ExpireOpt::kEx;
-    } else if (EqualsIgnoreCase(a, "PX")) {
-      k = ExpireOpt::kPx;
-    } else if (EqualsIgnoreCase(a, "EXAT")) {
-      k = ExpireOpt::kExAt;
-    } else if (EqualsIgnoreCase(a, "PXAT")) {
-      k = ExpireOpt::kPxAt;
-    } else if (EqualsIgnoreCase(a, "PERSIST") && exp.kind == ExpireOpt::kNone) {
+    if (EqualsIgnoreCase(a, "PERSIST") &&
+        (exp.kind == ExpireOpt::kNone || exp.kind == ExpireOpt::kPersist)) {
       exp.kind = ExpireOpt::kPersist;
-      continue;
-    }
-    if (k == ExpireOpt::kNone || exp.kind != ExpireOpt::kNone || !has_next) {
+    } else if (EqualsIgnoreCase(a, "KEEPTTL") || exp.kind == ExpireOpt::kPersist ||
+               ParseSetExpiry(ctx, &i, &exp) != OptionParse::kOk) {
       return ctx.rb().Error(errors::kSyntax);
     }
-    exp.kind = k;
-    exp.value = ctx.arg(++i);
   }
   Database& db = ctx.db();
   KeyRef ref = db.Lookup(ctx.arg(1));
@@ -366,8 +320,10 @@ void RegisterStringCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW ACCESS UPDATE VARIABLE_FLAGS")}, .handler = SetCommand,
          .doc = {"string", "1.0.0", "O(1)",
                  "Stores a string value under a key, replacing any value of any type; "
-                 "optionally only if the key exists or not, with an expiry, returning the old value.",
-                 "key value [condition: NX | XX] [GET] [expiration: EX seconds | PX milliseconds | "
+                 "optionally only if the key exists or not or its value (or digest) matches, with "
+                 "an expiry, returning the old value.",
+                 "key value [condition: NX | XX | IFEQ ifeq-value | IFNE ifne-value | IFDEQ "
+                 "ifdeq-digest:integer | IFDNE ifdne-digest:integer] [GET] [expiration: EX seconds | PX milliseconds | "
                  "EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"}});
   t.Add({.name = "setnx", .arity = 3, .flags = "write denyoom fast", .acl = "@write @string @fast",
          .keys = {KeyAt(1, "OW INSERT")}, .handler = SetNxCommand,

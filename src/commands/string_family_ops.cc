@@ -22,15 +22,6 @@ namespace {
 constexpr std::string_view kStringTooBig =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
-Entry* LookupString(CommandContext& ctx, std::string_view key, bool* wrongtype) {
-  Entry* e = LookupRead(ctx, key);
-  *wrongtype = e != nullptr && !e->is_string();
-  if (*wrongtype) {
-    ctx.rb().Error(errors::kWrongType);
-  }
-  return e;
-}
-
 void AppendCommand(CommandContext& ctx) {
   Database& db = ctx.db();
   std::string_view key = ctx.arg(1);
@@ -49,13 +40,7 @@ void AppendCommand(CommandContext& ctx) {
   if (static_cast<int64_t>(len + add.size()) > ctx.server().config().proto_max_bulk_len()) {
     return ctx.rb().Error(kStringTooBig);
   }
-  if (len + add.size() > e->str_capacity()) {
-    // Grow with slack, like sds: double small strings, +1 MB steps for big ones.
-    size_t want = len + add.size();
-    size_t cap = want < (1u << 20) ? want * 2 : want + (1u << 20);
-    e = Entry::GrowString(e, cap);
-    db.Relocated(ref, e);
-  }
+  e = ReserveString(db, ref, len + add.size());
   memcpy(e->str_data() + len, add.data(), add.size());
   e->set_str_size(len + add.size());
   e->set_raw_forced();

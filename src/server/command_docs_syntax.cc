@@ -108,6 +108,7 @@ void SplitNameType(std::string_view w, DocArg* arg) {
 //                     oneof ("choice"); several items form a block ("block")
 //   x ...             the preceding item (argument or group) may repeat: multiple
 //   x [x ...]         the same; "TOKEN x [TOKEN x ...]" also sets multiple_token
+//                     as does "..." after a group that has a token ("[g: GET a b] ...")
 //   [name: ...]       a group named "name" (lower case, digits, '-'), e.g.
 //   <name: ...>       "[condition: NX | XX]"; a group of one item just renames that item
 //                     ("[change: CH]"). If a named group starts with a TOKEN and has more
@@ -158,6 +159,11 @@ class SyntaxParser {
       if (t == "...") {
         if (!seq.empty()) {
           seq.back().multiple = true;
+          // A group with a token repeats with its token ("[get-block: GET a b] ...").
+          const std::string& type = seq.back().type;
+          if (!seq.back().token.empty() && (type == "block" || type == "oneof")) {
+            seq.back().multiple_token = true;
+          }
         }
         pos_++;
         continue;

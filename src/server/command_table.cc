@@ -314,7 +314,8 @@ std::optional<std::vector<KeyPosition>> CommandSpec::KeysBySpecs(
         return std::nullopt;
       }
       first += ks.firstkey;
-      last = first + static_cast<int>(*numkeys) - 1;
+      // numkeys keys, `step` apart (MSETEX's key/value pairs: step 2), as Redis 8.8.
+      last = first + (static_cast<int>(*numkeys) - 1) * step;
     }
     if (last >= argc || last < first || first >= argc) {
       return std::nullopt;

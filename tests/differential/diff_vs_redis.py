@@ -152,6 +152,37 @@ def zlex():
     return random.choice(["-", "+", "[a", "(a", "[c", "(d", "a", "[", "(", "[z"])
 
 
+def bitoff():
+    """A bit offset: small, at byte edges, past the keys' length, or invalid (not the
+    largest valid one: each server would make and send back a 512 MB string)."""
+    return random.choice(["0", "1", "7", "8", "9", "15", "31", "63", "64", "100", "1000", "-1",
+                          "x", "4294967296", "429"])
+
+
+def bnum():
+    """A BITCOUNT/BITPOS/GETRANGE index: always an integer, often negative or past the end."""
+    return random.choice(["0", "1", "2", "-1", "-2", "5", "-5", "13", "100", "-100",
+                          "9223372036854775807", "-9223372036854775808"])
+
+
+def bitfield_ops(writes):
+    """Random BITFIELD operations (reads only unless `writes`), with bad types/offsets."""
+    ops = []
+    for _ in range(random.randint(0, 4)):
+        t = random.choice(["i1", "u1", "i5", "u3", "i8", "u8", "i16", "u16", "i63", "u63", "i64",
+                           "u64", "i0", "x8"])
+        off = random.choice(["0", "1", "3", "7", "8", "13", "#0", "#1", "#3", "-1", "x", "70"])
+        kind = random.choice(["GET", "SET", "INCRBY", "OVERFLOW"] if writes else ["GET"])
+        if kind == "OVERFLOW":
+            ops += ["OVERFLOW", random.choice(["WRAP", "SAT", "FAIL", "sat", "FOO"])]
+        elif kind == "GET":
+            ops += ["GET", t, off]
+        else:
+            ops += [kind, t, off, random.choice(["0", "1", "-1", "100", "-129", "255", "256",
+                                                 "9223372036854775807", "-9223372036854775808", "x"])]
+    return ops
+
+
 # Command generators by family. "tx" mixes MULTI/EXEC/DISCARD/WATCH/UNWATCH (and queued
 # errors) into whatever other families run with it.
 GEN = {
@@ -168,6 +199,37 @@ GEN = {
   lambda: ["SETEX", key(), ttl(), val()], lambda: ["PSETEX", key(), ttl(), val()],
   lambda: ["LCS", key(), key()] + random.choice([[], ["LEN"], ["IDX"], ["IDX", "MINMATCHLEN", "2"], ["IDX", "WITHMATCHLEN"]]),
   lambda: ["SUBSTR", key(), num(), num()],
+ ],
+ # Bitmaps mixed with plain string writes on the same keys. Start/end arguments are always
+ # integers and no 3-argument BITCOUNT: Redis 8 checks those before the key (errors where
+ # Redis 7.0 answered 0 or WRONGTYPE).
+ "bits": [
+  lambda: ["SETBIT", key(), bitoff(), random.choice(["0", "1", "1", "2", "x"])],
+  lambda: ["GETBIT", key(), bitoff()],
+  lambda: ["BITCOUNT", key()] + random.choice([[], [bnum(), bnum()], [bnum(), bnum(), random.choice(["BIT", "BYTE", "bit"])]]),
+  lambda: ["BITPOS", key(), random.choice(["0", "1", "0", "1", "2", "x"])] + random.choice([[], [bnum()], [bnum(), bnum()], [bnum(), bnum(), random.choice(["BIT", "BYTE"])]]),
+  lambda: ["BITOP", random.choice(["AND", "OR", "XOR", "and", "NOT", "NOT", "NAND"]), key()] + [key() for _ in range(random.randint(1, 3))],
+  lambda: ["BITFIELD", key()] + bitfield_ops(True),
+  lambda: ["BITFIELD_RO", key()] + bitfield_ops(random.random() < 0.1),
+  lambda: ["SET", key(), random.choice([val(), "\xff\x00\x81", "\x00" * 9])],
+  lambda: ["APPEND", key(), val()], lambda: ["SETRANGE", key(), random.choice(["0", "1", "3", "9"]), val()],
+  lambda: ["GETRANGE", key(), bnum(), bnum()], lambda: ["OBJECT", "ENCODING", key()],
+  lambda: ["LPUSH", key(), "x"], lambda: ["DEL", key()],
+ ],
+ # Redis 8 only (run with --redis pointing at Redis 8.x): BITOP's new operations, the
+ # argument forms Redis 8 checks first, SET IF*, DIGEST, DELEX, MSETEX.
+ "bits8": [
+  lambda: ["BITOP", random.choice(["DIFF", "DIFF1", "ANDOR", "ONE", "one"]), key()] + [key() for _ in range(random.randint(1, 3))],
+  lambda: ["BITCOUNT", key()] + random.choice([[bnum()], [num(), num()], [bnum(), bnum(), random.choice(["BIT", "FOO"])]]),
+  lambda: ["BITPOS", key(), random.choice(["0", "1"]), num()] + random.choice([[], [num()], [bnum(), random.choice(["BIT", "FOO"])]]),
+  lambda: ["SETBIT", key(), bitoff(), random.choice(["0", "1"])], lambda: ["SET", key(), val()],
+  lambda: ["SET", key(), val()] + [random.choice(["IFEQ", "IFNE", "IFDEQ", "IFDNE"]), random.choice([val(), "9555e8555c62dcfd", "2d06800538d394c2", "zz"])] + random.choice([[], ["NX"], ["XX"], ["EX", "100000"], ["KEEPTTL"]]),
+  # Not GET with IFDEQ/IFDNE: Redis 8.8 answers a bad digest there with two replies.
+  lambda: ["SET", key(), val(), "GET", random.choice(["IFEQ", "IFNE"]), val()] + random.choice([[], ["NX"], ["XX"]]),
+  lambda: ["DIGEST", key()],
+  lambda: ["DELEX", key()] + random.choice([[], [random.choice(["IFEQ", "IFNE", "IFDEQ", "IFDNE", "FOO"]), random.choice([val(), "2d06800538d394c2", "zz"])]]),
+  lambda: ["MSETEX", random.choice(["1", "2", "0", "3"])] + sum([[key(), val()] for _ in range(random.randint(1, 2))], []) + random.choice([[], ["NX"], ["XX"], ["EX", ttl()], ["PX", "100000"], ["KEEPTTL"], ["XX", "EX", "100000"]]),
+  lambda: ["LPUSH", key(), "x"],
  ],
  "keys": [
   lambda: ["DEL"] + [key() for _ in range(random.randint(1, 3))], lambda: ["EXISTS"] + [key() for _ in range(random.randint(1, 3))],
@@ -385,6 +447,13 @@ EXTREME_COMMANDS = [
     ["SET", "s4", "v", "PX", "{}"], ["GETEX", "s", "EX", "{}"], ["SCAN", "0", "COUNT", "{}"],
     ["SELECT", "{}"], ["MOVE", "s", "{}"], ["COPY", "s", "s5", "DB", "{}"],
     ["LCS", "s", "s", "IDX", "MINMATCHLEN", "{}"],
+    # Bitmaps: reads at any offset, writes only near 0 (a big offset allocates).
+    ["GETBIT", "s", "{}"], ["BITCOUNT", "s", "{}", "{}"], ["BITCOUNT", "s", "0", "{}", "BIT"],
+    ["BITPOS", "s", "1", "{}", "{}"], ["BITPOS", "s", "0", "{}"], ["BITPOS", "s", "0", "0", "{}", "BIT"],
+    ["BITFIELD", "s", "GET", "i8", "{}"], ["BITFIELD_RO", "s", "GET", "u8", "#{}"],
+    ["BITFIELD", "s7", "OVERFLOW", "SAT", "INCRBY", "i64", "0", "{}"],
+    ["BITFIELD", "s7", "INCRBY", "u63", "0", "{}"], ["BITFIELD", "s7", "SET", "i16", "3", "{}"],
+    ["BITFIELD", "s7", "OVERFLOW", "FAIL", "SET", "u8", "0", "{}"],
 ]
 # Replies that are random: compared by length.
 EXTREME_RANDOM = {"SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER", "SPOP"}
@@ -434,8 +503,8 @@ def notifications(sub):
 def print_differences(found):
     for cmd_args, a, b in found:
         print("command", cmd_args)
-        print("  hotkv", repr(a)[:300])
-        print("  redis", repr(b)[:300])
+        print("  hotkv", repr(a)[:int(os.environ.get("DIFF_WIDTH", 300))])
+        print("  redis", repr(b)[:int(os.environ.get("DIFF_WIDTH", 300))])
 
 
 def start(argv):
@@ -459,6 +528,8 @@ def main():
     ap.add_argument("--count", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hotkv", default=os.path.join(ROOT, "build/release/hotkv-server"))
+    ap.add_argument("--redis", default="redis-server",
+                    help="the peer (Redis 8.x for the bits8 family)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--hold", action="store_true", help="on a hang, keep HotKV running")
     ap.add_argument("--resp3", action="store_true", help="both connections after HELLO 3")
@@ -471,7 +542,7 @@ def main():
     gens = [g for f in args.families.split(",") for g in GEN[f]]
     hport, rport = free_port(), free_port()
     hotkv = start([args.hotkv, "--port", str(hport), "--threads", str(args.threads)])
-    redis = start(["redis-server", "--port", str(rport), "--save", "", "--appendonly", "no"])
+    redis = start([args.redis, "--port", str(rport), "--save", "", "--appendonly", "no"])
     try:
         wait_ready(hport)
         wait_ready(rport)
