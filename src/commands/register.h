@@ -30,6 +30,7 @@ void RegisterSetCommands(CommandTable& t);
 void RegisterVectorSetCommands(CommandTable& t);  // Redis 8: VADD, VSIM, ...
 void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ...
 void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKING, MIGRATE
+void RegisterJsonCommands(CommandTable& t);       // Redis 8: JSON.* (ReJSON-RL documents)
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -53,6 +54,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterVectorSetCommands(t);
   RegisterVsimCommands(t);
   RegisterDumpCommands(t);
+  RegisterJsonCommands(t);
 }
 
 }  // namespace hotkv

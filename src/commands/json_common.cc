@@ -1,0 +1,93 @@
+#include "commands/json_common.h"
+
+#include "engine/entry.h"
+
+namespace hotkv::jsoncmd {
+
+std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text) {
+  Result<json::Path> p = json::Path::Compile(text);
+  if (!p.ok()) {
+    ctx.rb().Error(p.status().message());
+    return std::nullopt;
+  }
+  return std::move(p).value();
+}
+
+std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text) {
+  Result<json::Node> n = json::Parse(text);
+  if (!n.ok()) {
+    ctx.rb().Error(n.status().message());
+    return std::nullopt;
+  }
+  return std::move(n).value();
+}
+
+json::Node* ReadDoc(CommandContext& ctx, std::string_view key, bool* failed) {
+  Entry* e = LookupRead(ctx, key);
+  *failed = !CheckType(ctx, e, ValueType::kJson);
+  return e != nullptr && !*failed ? e->As<json::Node>() : nullptr;
+}
+
+json::Node* WriteDoc(CommandContext& ctx, std::string_view key, KeyRef* ref, bool* failed) {
+  *ref = ctx.db().Lookup(key);
+  *failed = false;
+  if (!*ref) {
+    return nullptr;
+  }
+  Entry* e = ref->entry();
+  if (!CheckType(ctx, e, ValueType::kJson)) {
+    *failed = true;
+    return nullptr;
+  }
+  ctx.TouchEntry(e);
+  return e->As<json::Node>();
+}
+
+void InsertDoc(CommandContext& ctx, KeyRef& ref, std::string_view key, json::Node doc) {
+  ctx.db().Insert(ref,
+                  Entry::NewObject(key, ValueType::kJson, new json::Node(std::move(doc)), false));
+}
+
+std::string PathMissing(const json::Path& p) {
+  return "ERR Path '" + p.ErrorForm() + "' does not exist";
+}
+
+std::string WrongPathType(std::string_view expected, const json::Node& found) {
+  return "WRONGTYPE wrong type of path value - expected " + std::string(expected) + " but found " +
+         std::string(found.TypeName());
+}
+
+bool CheckLegacy(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
+                 const std::function<bool(const json::Node&)>& ok, std::string_view expected) {
+  if (!p.legacy()) {
+    return true;
+  }
+  if (ms.empty()) {
+    ctx.rb().Error(PathMissing(p));
+    return false;
+  }
+  if (!ok(*ms[0].node)) {
+    ctx.rb().Error(WrongPathType(expected, *ms[0].node));
+    return false;
+  }
+  return true;
+}
+
+void ReplyIntegers(CommandContext& ctx, const std::vector<std::optional<int64_t>>& v) {
+  ctx.rb().Array(v.size());
+  for (const auto& x : v) {
+    if (x) {
+      ctx.rb().Integer(*x);
+    } else {
+      ctx.rb().Null();
+    }
+  }
+}
+
+bool IsGetOption(std::string_view arg) {
+  return EqualsIgnoreCase(arg, "INDENT") || EqualsIgnoreCase(arg, "NEWLINE") ||
+         EqualsIgnoreCase(arg, "SPACE") || EqualsIgnoreCase(arg, "NOESCAPE") ||
+         EqualsIgnoreCase(arg, "FORMAT");
+}
+
+}  // namespace hotkv::jsoncmd

@@ -1,0 +1,73 @@
+// Helpers shared by the JSON command files (json_family*.cc): argument parsing with
+// Redis's error texts, typed lookups of ReJSON-RL keys, legacy-path checks, replies.
+//
+// Paths: a JSONPath ("$...") replies one value per match (null where the match has the
+// wrong type); a legacy path (no "$") replies one value and reports a missing path or a
+// wrong type as an error (docs/json.md).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands/helpers.h"
+#include "json/json_node.h"
+#include "json/json_path.h"
+#include "server/command_context.h"
+
+namespace hotkv::jsoncmd {
+
+inline constexpr std::string_view kNoKey =
+    "ERR could not perform this operation on a key that doesn't exist";
+inline constexpr std::string_view kNewAtRoot = "ERR new objects must be created at the root";
+
+// A path argument; replies the compile error and returns nullopt when it is invalid.
+std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text);
+// A JSON value argument; replies the parse error and returns nullopt when invalid.
+std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text);
+
+// The document of `key` for reading (statistics, keymiss), or null when the key is
+// missing; sets *failed after replying WRONGTYPE.
+json::Node* ReadDoc(CommandContext& ctx, std::string_view key, bool* failed);
+// The document of `key` for writing; *ref is the key's slot (for Insert / Erase).
+json::Node* WriteDoc(CommandContext& ctx, std::string_view key, KeyRef* ref, bool* failed);
+// Stores a new document under a missing key.
+void InsertDoc(CommandContext& ctx, KeyRef& ref, std::string_view key, json::Node doc);
+
+// "ERR Path '$.a' does not exist".
+std::string PathMissing(const json::Path& p);
+// "WRONGTYPE wrong type of path value - expected <what> but found <type>".
+std::string WrongPathType(std::string_view expected, const json::Node& found);
+
+// For a legacy path: replies an error and returns false when nothing matched or when the
+// first match fails `ok` (expected: the type named in the error). JSONPaths pass.
+bool CheckLegacy(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
+                 const std::function<bool(const json::Node&)>& ok, std::string_view expected);
+
+// The change of a JSON key: WATCH, dirty, keyspace event `event` (class d).
+inline void Changed(CommandContext& ctx, std::string_view key, std::string_view event) {
+  ctx.KeyModified(key, notify::kModule, event);
+}
+
+// Replies one optional integer per match (JSONPath form).
+void ReplyIntegers(CommandContext& ctx, const std::vector<std::optional<int64_t>>& v);
+
+// JSON.STRLEN / JSON.OBJLEN / JSON.ARRLEN key [path]: `len` of each match passing `ok`
+// (null for a missing key with a legacy path, kNoKey with a JSONPath).
+void LengthReply(CommandContext& ctx, const std::function<bool(const json::Node&)>& ok,
+                 const std::function<size_t(const json::Node&)>& len, std::string_view expected);
+
+// Redis's JSON.GET option tokens recognised before/among paths.
+bool IsGetOption(std::string_view arg);
+
+}  // namespace hotkv::jsoncmd
+
+namespace hotkv {
+class CommandTable;
+// Parts of RegisterJsonCommands (register.h): numbers, strings, objects, booleans, and
+// arrays.
+void RegisterJsonOpCommands(CommandTable& t);
+void RegisterJsonArrayCommands(CommandTable& t);
+}  // namespace hotkv
