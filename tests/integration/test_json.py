@@ -318,3 +318,77 @@ def test_arity_and_command_info(r):
     assert error_reply(r, "JSON.GET") == "ERR wrong number of arguments for 'json.get' command"
     info = r.execute_command("COMMAND", "INFO", "json.mget")
     assert info
+
+
+# ---- Persistence: DUMP/RESTORE, RDB, AOF ----
+
+# "ReJSON-RL" in Redis's module-id charset, shifted by 10 bits, encoding version 3.
+_CHARSET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_JSON_MODULE_ID = 0
+for _c in "ReJSON-RL":
+    _JSON_MODULE_ID = (_JSON_MODULE_ID << 6) | _CHARSET.index(_c)
+_JSON_MODULE_ID = (_JSON_MODULE_ID << 10) | 3
+
+
+def test_dump_restore_uses_redis_module_encoding(rb):
+    doc = b'{"a":[1,2.5,"x"],"b":{"c":null}}'
+    rb.execute_command("JSON.SET", "doc", "$", doc)
+    payload = rb.dump("doc")
+    # RDB_TYPE_MODULE_2, the 64-bit module id (0x81 + 8 bytes big-endian), a module
+    # STRING opcode (5), the compact JSON text, the module EOF opcode (0).
+    assert payload[0] == 7
+    assert payload[1] == 0x81 and int.from_bytes(payload[2:10], "big") == _JSON_MODULE_ID
+    assert payload[10] == 5 and payload[11] == len(doc) and payload[12:12 + len(doc)] == doc
+    assert payload[12 + len(doc)] == 0
+    rb.restore("copy", 0, payload)
+    assert rb.type("copy") == b"ReJSON-RL"
+    assert rb.execute_command("JSON.GET", "copy") == doc
+
+
+def _restart_and_read(tmp_path, extra, write):
+    from conftest import ServerProcess
+    srv = ServerProcess(["--dir", str(tmp_path), *extra], tmp_path=tmp_path).start()
+    r = srv.client()
+    write(r)
+    before = {k: r.execute_command("JSON.GET", k) for k in ("j1", "j2")}
+    ttl = r.ttl("j2")
+    srv.stop()
+    srv = ServerProcess(["--dir", str(tmp_path), *extra], tmp_path=tmp_path).start()
+    r = srv.client()
+    after = {k: r.execute_command("JSON.GET", k) for k in ("j1", "j2")}
+    assert r.type("j1") == "ReJSON-RL"
+    assert 0 < r.ttl("j2") <= ttl
+    srv.stop()
+    return before, after
+
+
+def _write_docs(r):
+    r.execute_command("JSON.SET", "j1", "$", '{"a":[1,2],"s":"x"}')
+    r.execute_command("JSON.ARRAPPEND", "j1", "$.a", "3.5")
+    r.execute_command("JSON.NUMINCRBY", "j1", "$.a[0]", "41")
+    r.execute_command("JSON.SET", "j2", "$", '"text"')
+    r.expire("j2", 1000)
+
+
+def test_rdb_save_and_load(tmp_path):
+    def write(r):
+        _write_docs(r)
+        assert r.save()
+    before, after = _restart_and_read(tmp_path, ["--save", ""], write)
+    assert after == before == {"j1": '{"a":[42,2,3.5],"s":"x"}', "j2": '"text"'}
+
+
+@pytest.mark.parametrize("preamble", ["yes", "no"])
+def test_aof_replays_and_rewrites_json(tmp_path, preamble):
+    def write(r):
+        _write_docs(r)
+        r.execute_command("BGREWRITEAOF")
+        import time
+        for _ in range(100):
+            if r.info("persistence")["aof_rewrite_in_progress"] == 0:
+                break
+            time.sleep(0.05)
+        r.execute_command("JSON.STRAPPEND", "j1", "$.s", '"y"')
+    before, after = _restart_and_read(
+        tmp_path, ["--appendonly", "yes", "--aof-use-rdb-preamble", preamble], write)
+    assert after == before == {"j1": '{"a":[42,2,3.5],"s":"xy"}', "j2": '"text"'}
