@@ -59,6 +59,15 @@ void ReplyIntegers(CommandContext& ctx, const std::vector<std::optional<int64_t>
 void LengthReply(CommandContext& ctx, const std::function<bool(const json::Node&)>& ok,
                  const std::function<size_t(const json::Node&)>& len, std::string_view expected);
 
+// JSON.SET's condition.
+enum class Cond { kNone, kNx, kXx };
+// Sets `value` at `p` in an existing document (JSON.SET, JSON.MSET, JSON.MERGE of a new
+// member): every match is replaced; when nothing matches and the path ends in a member
+// name, that member is added to every object the parent path matches. Returns false
+// when nothing was set, with *error filled for an error reply.
+bool SetInDoc(json::Node& doc, const json::Path& p, json::Node value, Cond cond,
+              std::string* error);
+
 // Redis's JSON.GET option tokens recognised before/among paths.
 bool IsGetOption(std::string_view arg);
 
@@ -70,4 +79,6 @@ class CommandTable;
 // arrays.
 void RegisterJsonOpCommands(CommandTable& t);
 void RegisterJsonArrayCommands(CommandTable& t);
+class CommandContext;
+void JsonMergeCommand(CommandContext& ctx);  // json_family_merge.cc
 }  // namespace hotkv

@@ -1,7 +1,8 @@
 // JSON documents (Redis 8's JSON.* commands on ReJSON-RL keys), part 1: JSON.SET,
-// JSON.GET, JSON.MGET, JSON.MSET, JSON.DEL / JSON.FORGET, JSON.TYPE, JSON.MERGE,
-// JSON.RESP, JSON.DEBUG MEMORY / HELP, and the registration of the whole family (the
-// number, string, object and array commands are in json_family_ops.cc).
+// JSON.GET, JSON.MGET, JSON.MSET, JSON.DEL / JSON.FORGET, JSON.TYPE, JSON.RESP,
+// JSON.DEBUG MEMORY / HELP, and the registration of the whole family (JSON.MERGE is in
+// json_family_merge.cc; the number, string, object and array commands in
+// json_family_ops.cc and json_family_arrays.cc).
 //
 // Edge cases honoured (as Redis): JSON.SET on a missing key takes only the root path
 // ("ERR new objects must be created at the root"); NX/XX unmet, or a path that matches
@@ -23,17 +24,12 @@
 
 namespace hotkv {
 
-namespace {
+namespace jsoncmd {
 
 using json::Match;
 using json::Node;
 using json::Path;
-using namespace jsoncmd;
 
-enum class Cond { kNone, kNx, kXx };
-
-// Sets `value` at `p` in an existing document. Returns false when nothing was set;
-// *error is filled (and false returned) for an error reply.
 bool SetInDoc(Node& doc, const Path& p, Node value, Cond cond, std::string* error) {
   if (p.is_root()) {
     if (cond == Cond::kNx) {
@@ -82,6 +78,15 @@ bool SetInDoc(Node& doc, const Path& p, Node value, Cond cond, std::string* erro
   }
   return set;
 }
+
+}  // namespace jsoncmd
+
+namespace {
+
+using json::Match;
+using json::Node;
+using json::Path;
+using namespace jsoncmd;
 
 // JSON.SET key path value [NX | XX] [FORMAT STRING|JSON]
 void JsonSetCommand(CommandContext& ctx) {
@@ -408,86 +413,6 @@ void JsonTypeCommand(CommandContext& ctx) {
   for (const Match& m : ms) {
     ctx.rb().SimpleString(m.node->TypeName());
   }
-}
-
-// RFC 7396 merge patch of `patch` into `target`.
-void MergePatch(Node& target, const Node& patch) {
-  if (!patch.is_object()) {
-    target = patch.Clone();
-    return;
-  }
-  if (!target.is_object()) {
-    target = Node::Object();
-  }
-  for (const json::Member& m : patch.members()) {
-    if (m.value.is_null()) {
-      target.Erase(m.key.str());
-      continue;
-    }
-    Node* slot = target.Find(m.key.str());
-    if (slot == nullptr) {
-      target.Set(m.key.str(), Node::Null());
-      slot = target.Find(m.key.str());
-    }
-    MergePatch(*slot, m.value);
-  }
-}
-
-// A patch without its null members (what a merge adds where nothing was).
-Node WithoutNulls(const Node& patch) {
-  Node out = Node::Null();
-  MergePatch(out, patch);
-  return out;
-}
-
-// JSON.MERGE key path value
-void JsonMergeCommand(CommandContext& ctx) {
-  std::optional<Path> p = PathArg(ctx, ctx.arg(2));
-  if (!p) {
-    return;
-  }
-  std::optional<Node> patch = JsonArg(ctx, ctx.arg(3));
-  if (!patch) {
-    return;
-  }
-  std::string_view key = ctx.arg(1);
-  KeyRef ref;
-  bool failed;
-  Node* doc = WriteDoc(ctx, key, &ref, &failed);
-  if (failed) {
-    return;
-  }
-  if (doc == nullptr) {
-    if (!p->is_root()) {
-      return ctx.rb().Error(kNewAtRoot);
-    }
-    InsertDoc(ctx, ref, key, WithoutNulls(*patch));
-  } else if (p->is_root() && patch->is_null()) {
-    ctx.db().Erase(ref);
-  } else {
-    std::vector<Match> ms = json::Select(*p, *doc);
-    if (patch->is_null()) {
-      json::RemoveMatches(std::move(ms));
-    } else if (!ms.empty()) {
-      for (const Match& m : ms) {
-        MergePatch(*m.node, *patch);
-      }
-    } else {
-      std::string error;
-      if (!SetInDoc(*doc, *p, WithoutNulls(*patch), Cond::kNone, &error)) {
-        return error.empty() ? ctx.rb().Ok() : ctx.rb().Error(error);
-      }
-    }
-    if (doc->Depth() >= json::kMaxDepth) {
-      // Cannot happen through a parsed patch below depth 128 unless nested deep; Redis
-      // refuses such merges before applying them. Rare enough to check afterwards.
-      ctx.rb().Error("ERR recursion limit exceeded");
-      Changed(ctx, key, "json.merge");
-      return;
-    }
-  }
-  Changed(ctx, key, "json.merge");
-  ctx.rb().Ok();
 }
 
 // The RESP form of a JSON value (JSON.RESP): arrays start with "[", objects with "{".

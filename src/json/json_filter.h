@@ -36,6 +36,10 @@ struct FilterExpr {
   std::shared_ptr<std::regex> regex;        // =~ with a literal pattern
 };
 
+// Compiles a =~ pattern (ECMAScript syntax; a leading "(?i)" makes it case-blind, as
+// in Redis's regex dialect); null when it is invalid or longer than kMaxRegexLength.
+std::shared_ptr<std::regex> CompileRegex(std::string_view pattern);
+
 // True when `candidate` passes the filter; `root` is the document ($ operands).
 bool FilterMatches(const FilterExpr& e, const Node& candidate, const Node& root);
 

@@ -154,15 +154,8 @@ bool Compare(FilterExpr::Cmp cmp, const Node& a, const Node& b, const FilterExpr
     if (e.regex != nullptr) {
       return RegexMatch(*e.regex, a.str());
     }
-    if (b.str().size() > kMaxRegexLength) {
-      return false;
-    }
-    try {
-      std::regex re(std::string(b.str()), std::regex::ECMAScript);
-      return RegexMatch(re, a.str());
-    } catch (const std::regex_error&) {
-      return false;
-    }
+    std::shared_ptr<std::regex> re = CompileRegex(b.str());
+    return re != nullptr && RegexMatch(*re, a.str());
   }
   int order;  // -1, 0, 1; 2 when only equality is defined
   if (a.is_number() && b.is_number()) {
@@ -200,6 +193,22 @@ bool Compare(FilterExpr::Cmp cmp, const Node& a, const Node& b, const FilterExpr
 }
 
 }  // namespace
+
+std::shared_ptr<std::regex> CompileRegex(std::string_view pattern) {
+  auto flags = std::regex::ECMAScript;
+  if (pattern.substr(0, 4) == "(?i)") {
+    pattern.remove_prefix(4);
+    flags |= std::regex::icase;
+  }
+  if (pattern.size() > kMaxRegexLength) {
+    return nullptr;
+  }
+  try {
+    return std::make_shared<std::regex>(std::string(pattern), flags);
+  } catch (const std::regex_error&) {
+    return nullptr;
+  }
+}
 
 void SelectFrom(const std::vector<Selector>& selectors, Node& start, Node& root,
                 std::vector<Match>* out) {

@@ -388,15 +388,11 @@ class PathParser {
           return nullptr;
         }
         if (cmp == FilterExpr::Cmp::kRegex && e->b.kind == FilterOperand::Kind::kLiteral) {
-          if (!e->b.literal->is_string() || e->b.literal->str().size() > kMaxRegexLength) {
-            Fail("a regular expression must be a string of at most 1024 bytes");
-            return nullptr;
+          if (e->b.literal->is_string()) {
+            e->regex = CompileRegex(e->b.literal->str());
           }
-          try {
-            e->regex = std::make_shared<std::regex>(std::string(e->b.literal->str()),
-                                                    std::regex::ECMAScript);
-          } catch (const std::regex_error&) {
-            Fail("invalid regular expression");
+          if (e->regex == nullptr) {
+            Fail("a regular expression must be a valid pattern of at most 1024 bytes");
             return nullptr;
           }
         }
