@@ -346,6 +346,7 @@ class Parser {
       char c = s_[pos_];
       if (c == ']') {
         pos_++;
+        arr.array().shrink_to_fit();  // exact size: a document is mostly read, not grown
         *out = std::move(arr);
         return true;
       }
@@ -406,6 +407,7 @@ class Parser {
       char c = s_[pos_];
       if (c == '}') {
         pos_++;
+        obj.members().shrink_to_fit();
         *out = std::move(obj);
         return true;
       }

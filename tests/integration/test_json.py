@@ -285,6 +285,15 @@ def test_engine_integration(r):
     assert r.scan(0, _type="ReJSON-RL") == (0, [])
     r.execute_command("JSON.SET", "k", "$", "1")
     assert r.scan(0, _type="ReJSON-RL")[1] == ["k"]
+    assert r.move("k", 2)
+    r.execute_command("SELECT", 2)
+    assert r.execute_command("JSON.GET", "k") == "1"
+    r.execute_command("SELECT", 0)
+    big = "[" + ",".join('{"i":%d}' % i for i in range(1000)) + "]"
+    r.execute_command("JSON.SET", "big", "$", big)
+    assert r.execute_command("JSON.ARRLEN", "big") == 1000
+    assert r.unlink("big") == 1
+    assert r.exists("big") == 0
 
 
 def test_watch_and_notifications(server, r):
