@@ -400,7 +400,7 @@ void JsonTypeCommand(CommandContext& ctx) {
     return;
   }
   if (doc == nullptr) {
-    return p->legacy() ? ctx.rb().Null() : ctx.rb().EmptyArray();
+    return ctx.rb().Null();
   }
   std::vector<Match> ms = json::Select(*p, *doc);
   if (p->legacy()) {

@@ -125,6 +125,7 @@ def test_type(r):
     assert r.execute_command("JSON.TYPE", "doc", ".f") == "number"
     assert r.execute_command("JSON.TYPE", "doc", ".zz") is None
     assert r.execute_command("JSON.TYPE", "nokey") is None
+    assert r.execute_command("JSON.TYPE", "nokey", "$") is None
 
 
 def test_numincrby_nummultby(r):

@@ -240,3 +240,87 @@ def test_random_commands_match_a_model(r):
             r.execute_command("JSON.SET", "k", "$", "{}")
             model["k"] = {}
         assert json.loads(r.execute_command("JSON.GET", "k")) == model["k"], ctx
+
+
+# ---- Lockstep with Redis 8.8, when the peer has JSON ----
+
+PEER = "/work/shared/peers/redis-8.8/redis-server"
+
+
+def _peer_with_json(tmp_path):
+    """A Redis 8.8 peer that answers JSON.SET, or None (the workspace's peer is built
+    without the JSON module; a build with it makes this test run)."""
+    import os
+    import socket
+    import subprocess
+    import time
+    import redis
+    if not os.path.exists(PEER):
+        return None, None
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    proc = subprocess.Popen([PEER, "--port", str(port), "--save", "", "--appendonly", "no",
+                             "--dir", str(tmp_path)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    c = redis.Redis(port=port, decode_responses=True)
+    for _ in range(100):
+        try:
+            c.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    try:
+        c.execute_command("JSON.SET", "probe", "$", "1")
+    except redis.ResponseError:
+        proc.terminate()
+        proc.wait()
+        return None, None
+    return proc, c
+
+
+def _reply(c, *args):
+    import redis
+    try:
+        return c.execute_command(*args)
+    except redis.ResponseError as e:
+        return ("error", str(e))
+
+
+def test_lockstep_with_redis_json(r, tmp_path):
+    proc, peer = _peer_with_json(tmp_path)
+    if proc is None:
+        pytest.skip("the Redis 8.8 peer has no JSON module")
+    try:
+        rng = random.Random(88)
+        paths = ["$", ".", "$.a", ".a", "a", "$..a", "$.a[0]", "$.a[-1]", "$.a[*]", "$.*", "$..*",
+                 "$.b.c", ".b.c", "$..c", "$.a[0:2]", "$[?(@ > 1)]", "$.a[?(@ > 1)]",
+                 "$.b[?(@.c == 'x')]", "$.zz", ".zz", "$['b']['c']"]
+        cmds = [("JSON.SET", 1), ("JSON.GET", 0), ("JSON.DEL", 0), ("JSON.TYPE", 0),
+                ("JSON.NUMINCRBY", 2), ("JSON.NUMMULTBY", 2), ("JSON.STRAPPEND", 3),
+                ("JSON.STRLEN", 0), ("JSON.ARRAPPEND", 1), ("JSON.ARRPOP", 0), ("JSON.ARRLEN", 0),
+                ("JSON.ARRINDEX", 1), ("JSON.ARRTRIM", 4), ("JSON.OBJKEYS", 0), ("JSON.OBJLEN", 0),
+                ("JSON.TOGGLE", 0), ("JSON.CLEAR", 0), ("JSON.MERGE", 1), ("JSON.RESP", 0)]
+        for c in (r, peer):
+            c.flushall()
+        for step in range(300):
+            if step % 25 == 0:
+                doc = json.dumps({"a": [1, 2.5, "s", True], "b": {"c": "x", "d": [3, {"a": 4}]}})
+                for c in (r, peer):
+                    c.execute_command("JSON.SET", "k", "$", doc)
+            name, kind = rng.choice(cmds)
+            args = [name, "k", rng.choice(paths)]
+            if kind == 1:
+                args.append(json.dumps(random_value(rng, 1)))
+            elif kind == 2:
+                args.append(rng.choice(["2", "-1", "0.5", "1e3"]))
+            elif kind == 3:
+                args.append('"t"')
+            elif kind == 4:
+                args += [str(rng.randrange(-3, 3)), str(rng.randrange(-3, 3))]
+            assert _reply(r, *args) == _reply(peer, *args), (step, args)
+            assert _reply(r, "JSON.GET", "k") == _reply(peer, "JSON.GET", "k"), (step, args)
+    finally:
+        proc.terminate()
+        proc.wait()
