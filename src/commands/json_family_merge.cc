@@ -82,6 +82,13 @@ void JsonMergeCommand(CommandContext& ctx) {
     if (patch->is_null()) {
       json::RemoveMatches(std::move(ms));
     } else if (!ms.empty()) {
+      // The merged value is at most as deep as the patch where the patch is deeper.
+      const int patch_depth = patch->Depth();
+      for (const Match& m : ms) {
+        if (m.depth + patch_depth >= json::kMaxDepth) {
+          return ctx.rb().Error("ERR recursion limit exceeded");
+        }
+      }
       for (const Match& m : ms) {
         MergePatch(*m.node, *patch);
       }
@@ -90,13 +97,6 @@ void JsonMergeCommand(CommandContext& ctx) {
       if (!SetInDoc(*doc, *p, WithoutNulls(*patch), Cond::kNone, &error)) {
         return error.empty() ? ctx.rb().Ok() : ctx.rb().Error(error);
       }
-    }
-    if (doc->Depth() >= json::kMaxDepth) {
-      // Cannot happen through a parsed patch below depth 128 unless nested deep; Redis
-      // refuses such merges before applying them. Rare enough to check afterwards.
-      ctx.rb().Error("ERR recursion limit exceeded");
-      Changed(ctx, key, "json.merge");
-      return;
     }
   }
   Changed(ctx, key, "json.merge");

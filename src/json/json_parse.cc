@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 
 #include "json/json_node.h"
 
@@ -368,6 +369,8 @@ class Parser {
     }
     pos_++;
     Node obj = Node::Object();
+    static constexpr size_t kIndexAfter = 16;
+    std::unordered_map<std::string, size_t> index;
     SkipSpace();
     if (pos_ < s_.size() && s_[pos_] == '}') {
       pos_++;
@@ -399,7 +402,23 @@ class Parser {
         return false;
       }
       // A repeated key keeps its first position and takes the last value (serde_json).
-      obj.Set(key, std::move(v));
+      // Large objects check repeats with a hash index (linear Set would be quadratic).
+      auto& ms = obj.members();
+      if (index.empty() && ms.size() < kIndexAfter) {
+        obj.Set(key, std::move(v));
+        if (ms.size() == kIndexAfter) {
+          for (size_t i = 0; i < ms.size(); i++) {
+            index.emplace(std::string(ms[i].key.str()), i);
+          }
+        }
+      } else {
+        auto [it, inserted] = index.try_emplace(key, ms.size());
+        if (inserted) {
+          ms.push_back(Member{Node::String(key), std::move(v)});
+        } else {
+          ms[it->second].value = std::move(v);
+        }
+      }
       SkipSpace();
       if (pos_ >= s_.size()) {
         return FailEof("EOF while parsing an object");

@@ -239,6 +239,12 @@ def test_merge(r):
     assert r.execute_command("JSON.MERGE", "new", "$", '{"x":{"y":null,"z":1}}') == "OK"
     assert r.execute_command("JSON.GET", "new") == '{"x":{"z":1}}'
     assert error_reply(r, "JSON.MERGE", "nokey", "$.a", "1") == "ERR new objects must be created at the root"
+    # Depth: a merge or set that would nest 128 levels is refused before any change.
+    r.execute_command("JSON.SET", "d", "$", '{"x":' + "[" * 100 + "]" * 100 + "}")
+    deep = "[" * 30 + "]" * 30
+    assert error_reply(r, "JSON.MERGE", "d", "$.x" + "[0]" * 99, deep) == "ERR recursion limit exceeded"
+    assert error_reply(r, "JSON.SET", "d", "$.x" + "[0]" * 99, deep) == "ERR recursion limit exceeded"
+    assert r.execute_command("JSON.GET", "d") == '{"x":' + "[" * 100 + "]" * 100 + "}"
 
 
 def test_resp_and_debug(r):

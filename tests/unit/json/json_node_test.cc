@@ -89,6 +89,20 @@ TEST(JsonNode, InlineAndHeapStrings) {
   EXPECT_EQ(c.str(), b.str());
 }
 
+TEST(JsonNode, LargeObjectsKeepFirstPositionOfRepeatedKeys) {
+  std::string text = "{";
+  for (int i = 0; i < 50000; i++) {
+    text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  }
+  text += R"("k3":-3,"k40000":-4})";
+  Result<Node> n = Parse(text);
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(n->members().size(), 50000u);
+  EXPECT_EQ(n->members()[3].value.int_value(), -3);
+  EXPECT_EQ(n->members()[40000].value.int_value(), -4);
+  EXPECT_EQ(n->Find("k49999")->int_value(), 49999);
+}
+
 TEST(JsonNode, EqualComparesNumbersByValue) {
   EXPECT_TRUE(Equal(*Parse("[1,{\"a\":2}]"), *Parse("[1.0,{\"a\":2}]")));
   EXPECT_FALSE(Equal(*Parse("[1]"), *Parse("[\"1\"]")));
