@@ -408,3 +408,27 @@ def test_aof_replays_and_rewrites_json(tmp_path, preamble):
     before, after = _restart_and_read(
         tmp_path, ["--appendonly", "yes", "--aof-use-rdb-preamble", preamble], write)
     assert after == before == {"j1": '{"a":[42,2,3.5],"s":"xy"}', "j2": '"text"'}
+
+
+def test_redis_py_json_client(r):
+    """redis-py's own JSON client (r.json()) parses every reply as it does Redis's."""
+    j = r.json()
+    assert j.set("u", "$", {"name": "Ada", "langs": ["en"], "n": 1, "ok": True, "o": {"a": 1}})
+    assert j.get("u", "$.name") == ["Ada"] and j.get("u", ".name") == "Ada"
+    assert j.get("u", "$.langs", "$.n") == {"$.langs": [["en"]], "$.n": [1]}
+    assert j.arrappend("u", "$.langs", "fr", "de") == [3]
+    assert j.arrindex("u", "$.langs", "fr") == [1]
+    assert j.arrinsert("u", "$.langs", 0, "x") == [4]
+    assert j.arrtrim("u", "$.langs", 0, 1) == [2]
+    assert j.numincrby("u", "$.n", 2) == [3]
+    assert j.toggle("u", "$.ok") == [0]
+    assert j.type("u") == "object" and j.type("u", "$.n") == ["integer"]
+    assert j.objkeys("u") == ["name", "langs", "n", "ok", "o"]
+    assert j.objlen("u", "$.o") == [1] and j.strlen("u", "$.name") == [3]
+    assert j.strappend("u", "!", "$.name") == [4]
+    assert j.clear("u", "$.o") == 1
+    assert j.mget(["u", "nokey"], "$.name") == [["Ada!"], None]
+    assert j.resp("u", "$.langs") == [["[", "x", "en"]]
+    assert j.delete("u", "$.o") == 1
+    assert j.get("u") == {"name": "Ada!", "langs": ["x", "en"], "n": 3, "ok": False}
+    assert j.set("u", "$.n", 5, nx=True) is None
