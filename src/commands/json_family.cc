@@ -268,9 +268,14 @@ void JsonGetCommand(CommandContext& ctx) {
     }
     paths.push_back(std::move(*p));
   }
-  std::string out;
+  // One buffer per thread keeps its capacity across replies (up to 1 MB).
+  thread_local std::string out;
+  out.clear();
   if (GetText(ctx, *doc, paths, f, &out)) {
     ctx.rb().Bulk(out);
+  }
+  if (out.capacity() > (size_t{1} << 20)) {
+    std::string().swap(out);
   }
 }
 

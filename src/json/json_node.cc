@@ -242,52 +242,86 @@ void AppendDouble(double v, std::string* out) {
     out->append(std::signbit(v) ? "-0.0" : "0.0");
     return;
   }
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
-  std::string_view sci(buf, static_cast<size_t>(res.ptr - buf));  // [-]d[.ddd]e[+-]xx
-  bool neg = sci[0] == '-';
-  if (neg) {
-    sci.remove_prefix(1);
+  char sci_buf[40];
+  auto res = std::to_chars(sci_buf, sci_buf + sizeof(sci_buf), v, std::chars_format::scientific);
+  const char* p = sci_buf;  // [-]d[.ddd]e[+-]xx
+  const char* end = res.ptr;
+  char out_buf[48];
+  char* o = out_buf;
+  if (*p == '-') {
+    *o++ = '-';
+    p++;
   }
-  size_t e = sci.find('e');
-  std::string digits;
-  digits.push_back(sci[0]);
-  if (e > 1) {
-    digits.append(sci.substr(2, e - 2));
-  }
-  int exp10 = std::atoi(std::string(sci.substr(e + 1)).c_str());
-  int n = static_cast<int>(digits.size());
-  int k = exp10 - (n - 1);
-  int kk = n + k;
-  if (neg) {
-    out->push_back('-');
-  }
-  if (k >= 0 && kk <= 16) {
-    out->append(digits);
-    out->append(static_cast<size_t>(k), '0');
-    out->append(".0");
-  } else if (kk > 0 && kk <= 16) {
-    out->append(digits, 0, static_cast<size_t>(kk));
-    out->push_back('.');
-    out->append(digits, static_cast<size_t>(kk));
-  } else if (kk > -5 && kk <= 0) {
-    out->append("0.");
-    out->append(static_cast<size_t>(-kk), '0');
-    out->append(digits);
-  } else {
-    out->push_back(digits[0]);
-    if (n > 1) {
-      out->push_back('.');
-      out->append(digits, 1);
+  char digits[20];
+  int n = 0;
+  digits[n++] = *p++;
+  if (*p == '.') {
+    p++;
+    while (*p != 'e') {
+      digits[n++] = *p++;
     }
-    out->push_back('e');
-    out->append(std::to_string(kk - 1));
   }
+  p++;  // 'e'
+  bool exp_neg = *p == '-';
+  p++;  // sign
+  int exp10 = 0;
+  while (p < end) {
+    exp10 = exp10 * 10 + (*p++ - '0');
+  }
+  if (exp_neg) {
+    exp10 = -exp10;
+  }
+  const int k = exp10 - (n - 1);
+  const int kk = n + k;
+  if (k >= 0 && kk <= 16) {
+    memcpy(o, digits, static_cast<size_t>(n));
+    o += n;
+    memset(o, '0', static_cast<size_t>(k));
+    o += k;
+    *o++ = '.';
+    *o++ = '0';
+  } else if (kk > 0 && kk <= 16) {
+    memcpy(o, digits, static_cast<size_t>(kk));
+    o += kk;
+    *o++ = '.';
+    memcpy(o, digits + kk, static_cast<size_t>(n - kk));
+    o += n - kk;
+  } else if (kk > -5 && kk <= 0) {
+    *o++ = '0';
+    *o++ = '.';
+    memset(o, '0', static_cast<size_t>(-kk));
+    o += -kk;
+    memcpy(o, digits, static_cast<size_t>(n));
+    o += n;
+  } else {
+    *o++ = digits[0];
+    if (n > 1) {
+      *o++ = '.';
+      memcpy(o, digits + 1, static_cast<size_t>(n - 1));
+      o += n - 1;
+    }
+    *o++ = 'e';
+    o = std::to_chars(o, out_buf + sizeof(out_buf), kk - 1).ptr;
+  }
+  out->append(out_buf, static_cast<size_t>(o - out_buf));
 }
 
 void AppendQuoted(std::string_view s, std::string* out) {
   static const char kHex[] = "0123456789abcdef";
   out->push_back('"');
+  size_t clean = 0;  // most strings need no escape: one append
+  while (clean < s.size()) {
+    auto c = static_cast<unsigned char>(s[clean]);
+    if (c < 0x20 || c == '"' || c == '\\') {
+      break;
+    }
+    clean++;
+  }
+  if (clean == s.size()) {
+    out->append(s);
+    out->push_back('"');
+    return;
+  }
   size_t run = 0;
   for (size_t i = 0; i < s.size(); i++) {
     auto c = static_cast<unsigned char>(s[i]);
@@ -342,6 +376,9 @@ void NewlineIndent(const Format& f, int level, std::string* out) {
 }
 
 void SerializeAt(const Node& n, const Format& f, int level, std::string* out) {
+  if (n.is_container() && f.indent.empty() && f.newline.empty() && f.space.empty()) {
+    return Serialize(n, f, out);
+  }
   switch (n.kind()) {
     case Kind::kNull:
       out->append("null");
@@ -406,6 +443,49 @@ void SerializeAt(const Node& n, const Format& f, int level, std::string* out) {
   }
 }
 
-void Serialize(const Node& n, const Format& f, std::string* out) { SerializeAt(n, f, 0, out); }
+namespace {
+
+// The compact form (no INDENT/NEWLINE/SPACE): every reply without options.
+void SerializeCompact(const Node& n, std::string* out) {
+  switch (n.kind()) {
+    case Kind::kArray: {
+      const auto& a = n.array();
+      out->push_back('[');
+      for (size_t i = 0; i < a.size(); i++) {
+        if (i > 0) {
+          out->push_back(',');
+        }
+        SerializeCompact(a[i], out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case Kind::kObject: {
+      const auto& ms = n.members();
+      out->push_back('{');
+      for (size_t i = 0; i < ms.size(); i++) {
+        if (i > 0) {
+          out->push_back(',');
+        }
+        AppendQuoted(ms[i].key.str(), out);
+        out->push_back(':');
+        SerializeCompact(ms[i].value, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    default: SerializeAt(n, Format{}, 0, out); return;
+  }
+}
+
+}  // namespace
+
+void Serialize(const Node& n, const Format& f, std::string* out) {
+  if (f.indent.empty() && f.newline.empty() && f.space.empty()) {
+    SerializeCompact(n, out);
+  } else {
+    SerializeAt(n, f, 0, out);
+  }
+}
 
 }  // namespace hotkv::json
