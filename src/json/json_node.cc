@@ -235,18 +235,23 @@ bool Equal(const Node& a, const Node& b) {
 // ---- Serialization ----
 
 void AppendDouble(double v, std::string* out) {
+  char buf[40];
+  out->append(buf, FormatDouble(v, buf));
+}
+
+size_t FormatDouble(double v, char* out_buf) {
   // Shortest round-trip digits, laid out as Redis (serde_json / ryu) does: value =
   // digits x 10^k; with kk = ndigits + k, plain notation for -5 < kk <= 16, else an
   // exponent.
   if (v == 0) {
-    out->append(std::signbit(v) ? "-0.0" : "0.0");
-    return;
+    const char* z = std::signbit(v) ? "-0.0" : "0.0";
+    memcpy(out_buf, z, strlen(z));
+    return strlen(z);
   }
   char sci_buf[40];
   auto res = std::to_chars(sci_buf, sci_buf + sizeof(sci_buf), v, std::chars_format::scientific);
   const char* p = sci_buf;  // [-]d[.ddd]e[+-]xx
   const char* end = res.ptr;
-  char out_buf[48];
   char* o = out_buf;
   if (*p == '-') {
     *o++ = '-';
@@ -301,9 +306,9 @@ void AppendDouble(double v, std::string* out) {
       o += n - 1;
     }
     *o++ = 'e';
-    o = std::to_chars(o, out_buf + sizeof(out_buf), kk - 1).ptr;
+    o = std::to_chars(o, o + 8, kk - 1).ptr;
   }
-  out->append(out_buf, static_cast<size_t>(o - out_buf));
+  return static_cast<size_t>(o - out_buf);
 }
 
 void AppendQuoted(std::string_view s, std::string* out) {
@@ -445,37 +450,117 @@ void SerializeAt(const Node& n, const Format& f, int level, std::string* out) {
 
 namespace {
 
+// Appends to a std::string through a raw cursor: the string is grown ahead (resize)
+// and cut back to what was written when the writer goes, so single characters cost a
+// compare and a store.
+class Writer {
+ public:
+  explicit Writer(std::string* s) : s_(s), used_(s->size()) { s_->resize(used_ + 256); }
+  ~Writer() { s_->resize(used_); }
+  void Ensure(size_t n) {
+    if (used_ + n > s_->size()) {
+      s_->resize(std::max(s_->size() * 2, used_ + n));
+    }
+  }
+  void Put(char c) {
+    Ensure(1);
+    (*s_)[used_++] = c;
+  }
+  void Put(std::string_view v) {
+    Ensure(v.size());
+    memcpy(s_->data() + used_, v.data(), v.size());
+    used_ += v.size();
+  }
+  char* Cursor(size_t n) {
+    Ensure(n);
+    return s_->data() + used_;
+  }
+  void Advance(size_t n) { used_ += n; }
+
+ private:
+  std::string* s_;
+  size_t used_;
+};
+
+void WriteQuoted(std::string_view str, Writer& w) {
+  size_t i = 0;
+  while (i < str.size()) {
+    auto c = static_cast<unsigned char>(str[i]);
+    if (c < 0x20 || c == '"' || c == '\\') {
+      break;
+    }
+    i++;
+  }
+  if (i == str.size()) {
+    char* p = w.Cursor(str.size() + 2);
+    p[0] = '"';
+    memcpy(p + 1, str.data(), str.size());
+    p[str.size() + 1] = '"';
+    w.Advance(str.size() + 2);
+    return;
+  }
+  std::string escaped;
+  AppendQuoted(str, &escaped);
+  w.Put(escaped);
+}
+
 // The compact form (no INDENT/NEWLINE/SPACE): every reply without options.
-void SerializeCompact(const Node& n, std::string* out) {
+void WriteCompact(const Node& n, Writer& w) {
   switch (n.kind()) {
+    case Kind::kNull:
+      w.Put("null");
+      return;
+    case Kind::kFalse:
+      w.Put("false");
+      return;
+    case Kind::kTrue:
+      w.Put("true");
+      return;
+    case Kind::kInt: {
+      char* p = w.Cursor(24);
+      w.Advance(static_cast<size_t>(std::to_chars(p, p + 24, n.int_value()).ptr - p));
+      return;
+    }
+    case Kind::kDouble: {
+      char* p = w.Cursor(40);
+      w.Advance(FormatDouble(n.double_value(), p));
+      return;
+    }
+    case Kind::kString:
+      WriteQuoted(n.str(), w);
+      return;
     case Kind::kArray: {
       const auto& a = n.array();
-      out->push_back('[');
+      w.Put('[');
       for (size_t i = 0; i < a.size(); i++) {
         if (i > 0) {
-          out->push_back(',');
+          w.Put(',');
         }
-        SerializeCompact(a[i], out);
+        WriteCompact(a[i], w);
       }
-      out->push_back(']');
+      w.Put(']');
       return;
     }
     case Kind::kObject: {
       const auto& ms = n.members();
-      out->push_back('{');
+      w.Put('{');
       for (size_t i = 0; i < ms.size(); i++) {
         if (i > 0) {
-          out->push_back(',');
+          w.Put(',');
         }
-        AppendQuoted(ms[i].key.str(), out);
-        out->push_back(':');
-        SerializeCompact(ms[i].value, out);
+        WriteQuoted(ms[i].key.str(), w);
+        w.Put(':');
+        WriteCompact(ms[i].value, w);
       }
-      out->push_back('}');
+      w.Put('}');
       return;
     }
-    default: SerializeAt(n, Format{}, 0, out); return;
   }
+}
+
+void SerializeCompact(const Node& n, std::string* out) {
+  Writer w(out);
+  WriteCompact(n, w);
 }
 
 }  // namespace

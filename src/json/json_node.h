@@ -171,6 +171,8 @@ inline std::string ToJson(const Node& n) {
 }
 // A double as Redis prints it ("1.0", "0.1", "1e300", "1.5e-7").
 void AppendDouble(double v, std::string* out);
+// The same into `out` (at least 40 bytes); returns the length.
+size_t FormatDouble(double v, char* out);
 // A JSON string literal (quotes and escapes).
 void AppendQuoted(std::string_view s, std::string* out);
 
