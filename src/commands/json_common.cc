@@ -57,17 +57,30 @@ std::string WrongPathType(std::string_view expected, const json::Node& found) {
          std::string(found.TypeName());
 }
 
-bool CheckLegacy(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
-                 const std::function<bool(const json::Node&)>& ok, std::string_view expected) {
+bool LegacyWriterMatches(CommandContext& ctx, const json::Path& p, std::vector<json::Match>* ms,
+                         const std::function<bool(const json::Node&)>& ok, std::string_view what) {
+  if (!p.legacy()) {
+    return true;
+  }
+  std::erase_if(*ms, [&](const json::Match& m) { return !ok(*m.node); });
+  if (ms->empty()) {
+    ctx.rb().Error("ERR Path does not exist or " + std::string(what));
+    return false;
+  }
+  return true;
+}
+
+bool CheckLegacyRead(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
+                     const std::function<bool(const json::Node&)>& ok, std::string_view what) {
   if (!p.legacy()) {
     return true;
   }
   if (ms.empty()) {
-    ctx.rb().Error(PathMissing(p));
+    ctx.rb().Error("ERR Path does not exist");
     return false;
   }
   if (!ok(*ms[0].node)) {
-    ctx.rb().Error(WrongPathType(expected, *ms[0].node));
+    ctx.rb().Error("ERR Path does not exist or " + std::string(what));
     return false;
   }
   return true;

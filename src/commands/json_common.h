@@ -2,8 +2,8 @@
 // Redis's error texts, typed lookups of ReJSON-RL keys, legacy-path checks, replies.
 //
 // Paths: a JSONPath ("$...") replies one value per match (null where the match has the
-// wrong type); a legacy path (no "$") replies one value and reports a missing path or a
-// wrong type as an error (docs/json.md).
+// wrong type); a legacy path (no "$") replies one value and reports what it cannot do
+// as an error (LegacyWriterMatches / CheckLegacyRead, docs/json.md).
 #pragma once
 
 #include <functional>
@@ -38,13 +38,19 @@ void InsertDoc(CommandContext& ctx, KeyRef& ref, std::string_view key, json::Nod
 
 // "ERR Path '$.a' does not exist".
 std::string PathMissing(const json::Path& p);
-// "WRONGTYPE wrong type of path value - expected <what> but found <type>".
+// "WRONGTYPE wrong type of path value - expected <what> but found <type>" (a value
+// argument of the wrong type).
 std::string WrongPathType(std::string_view expected, const json::Node& found);
 
-// For a legacy path: replies an error and returns false when nothing matched or when the
-// first match fails `ok` (expected: the type named in the error). JSONPaths pass.
-bool CheckLegacy(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
-                 const std::function<bool(const json::Node&)>& ok, std::string_view expected);
+// Legacy paths, as Redis treats them. Writers work on the matches of the right type
+// (`ok`); when there is none they reply "ERR Path does not exist or <what>" (e.g. "not an
+// array") and return false. Readers reply "ERR Path does not exist" when nothing
+// matched and "ERR Path does not exist or <what>" when the first match fails `ok`.
+// JSONPaths pass both unchanged.
+bool LegacyWriterMatches(CommandContext& ctx, const json::Path& p, std::vector<json::Match>* ms,
+                         const std::function<bool(const json::Node&)>& ok, std::string_view what);
+bool CheckLegacyRead(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
+                     const std::function<bool(const json::Node&)>& ok, std::string_view what);
 
 // The change of a JSON key: WATCH, dirty, keyspace event `event` (class d).
 inline void Changed(CommandContext& ctx, std::string_view key, std::string_view event) {
@@ -57,7 +63,7 @@ void ReplyIntegers(CommandContext& ctx, const std::vector<std::optional<int64_t>
 // JSON.STRLEN / JSON.OBJLEN / JSON.ARRLEN key [path]: `len` of each match passing `ok`
 // (null for a missing key with a legacy path, kNoKey with a JSONPath).
 void LengthReply(CommandContext& ctx, const std::function<bool(const json::Node&)>& ok,
-                 const std::function<size_t(const json::Node&)>& len, std::string_view expected);
+                 const std::function<size_t(const json::Node&)>& len, std::string_view what);
 
 // JSON.SET's condition.
 enum class Cond { kNone, kNx, kXx };

@@ -88,6 +88,9 @@ void InsertValues(CommandContext& ctx, const Path& p, std::vector<Match>& ms,
 
 // JSON.ARRAPPEND key path value [value ...]
 void JsonArrAppendCommand(CommandContext& ctx) {
+  if (ctx.argc() < 4) {
+    return ReplyWrongArity(ctx);
+  }
   std::optional<Path> p = PathArg(ctx, ctx.arg(2));
   std::vector<Node> values;
   if (!p || !ValueArgs(ctx, 3, &values)) {
@@ -98,7 +101,7 @@ void JsonArrAppendCommand(CommandContext& ctx) {
     return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(ctx, *p, ms, IsArray, "array")) {
+  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
     return;
   }
   InsertValues(ctx, *p, ms, values, std::nullopt, "json.arrappend");
@@ -120,7 +123,7 @@ void JsonArrInsertCommand(CommandContext& ctx) {
     return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(ctx, *p, ms, IsArray, "array")) {
+  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
     return;
   }
   for (const Match& m : ms) {
@@ -168,10 +171,10 @@ void JsonArrIndexCommand(CommandContext& ctx) {
     return;
   }
   if (doc == nullptr) {
-    return p->legacy() ? ctx.rb().Null() : ctx.rb().Error(kNoKey);
+    return ctx.rb().Error("ERR Path does not exist");
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(ctx, *p, ms, IsArray, "array")) {
+  if (!CheckLegacyRead(ctx, *p, ms, IsArray, "not an array")) {
     return;
   }
   std::vector<std::optional<int64_t>> out;
@@ -203,7 +206,7 @@ void JsonArrIndexCommand(CommandContext& ctx) {
 
 void JsonArrLenCommand(CommandContext& ctx) {
   LengthReply(
-      ctx, IsArray, [](const Node& n) { return n.array().size(); }, "array");
+      ctx, IsArray, [](const Node& n) { return n.array().size(); }, "not an array");
 }
 
 // JSON.ARRPOP key [path [index]]
@@ -229,7 +232,7 @@ void JsonArrPopCommand(CommandContext& ctx) {
     return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(ctx, *p, ms, IsArray, "array")) {
+  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
     return;
   }
   std::vector<std::optional<std::string>> popped;
@@ -249,7 +252,7 @@ void JsonArrPopCommand(CommandContext& ctx) {
     ctx.KeyModified(ctx.arg(1), notify::kModule, "json.arrpop");
   }
   if (p->legacy()) {
-    return popped[0] ? ctx.rb().Bulk(*popped[0]) : ctx.rb().Null();
+    return popped.back() ? ctx.rb().Bulk(*popped.back()) : ctx.rb().Null();
   }
   ctx.rb().Array(popped.size());
   for (const auto& s : popped) {
@@ -280,7 +283,7 @@ void JsonArrTrimCommand(CommandContext& ctx) {
     return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(ctx, *p, ms, IsArray, "array")) {
+  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
     return;
   }
   std::vector<std::optional<int64_t>> lens;
@@ -306,7 +309,7 @@ void JsonArrTrimCommand(CommandContext& ctx) {
   }
   ctx.KeyModified(ctx.arg(1), notify::kModule, "json.arrtrim");
   if (p->legacy()) {
-    return ctx.rb().Integer(*lens[0]);
+    return ctx.rb().Integer(*lens.back());
   }
   ReplyIntegers(ctx, lens);
 }
@@ -324,7 +327,7 @@ void RegisterJsonArrayCommands(CommandTable& t) {
     const char* syntax;
   };
   static const Def kDefs[] = {
-      {"json.arrappend", -4, "write denyoom", true, JsonArrAppendCommand,
+      {"json.arrappend", -3, "write denyoom", true, JsonArrAppendCommand,
        "Appends values to the arrays at a path.", "key path value [value ...]"},
       {"json.arrindex", -4, "readonly", false, JsonArrIndexCommand,
        "Returns the first index of a value in the arrays at a path.",

@@ -66,8 +66,9 @@ void NumOp(CommandContext& ctx, bool mult) {
     return ctx.rb().Error(kNoKey);
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(
-          ctx, *p, ms, [](const Node& n) { return n.is_number(); }, "a number")) {
+  if (!LegacyWriterMatches(
+          ctx, *p, &ms, [](const Node& n) { return n.is_number(); },
+          "does not contains a number")) {
     return;
   }
   std::vector<std::optional<Node>> results;
@@ -93,12 +94,9 @@ void NumOp(CommandContext& ctx, bool mult) {
   if (changed) {
     Changed(ctx, key, mult ? "json.nummultby" : "json.numincrby");
   }
-  if (p->legacy()) {
-    for (size_t i = results.size(); i-- > 0;) {
-      if (results[i]) {
-        return ctx.rb().Bulk(json::ToJson(*results[i]));
-      }
-    }
+  // RESP3 replies an array of numbers even for a legacy path, as Redis does.
+  if (p->legacy() && !ctx.rb().resp3()) {
+    return ctx.rb().Bulk(json::ToJson(*results.back()));
   }
   if (ctx.rb().resp3()) {
     ctx.rb().Array(results.size());
@@ -158,8 +156,8 @@ void JsonStrAppendCommand(CommandContext& ctx) {
     return ctx.rb().Error(kNoKey);
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(
-          ctx, *p, ms, [](const Node& n) { return n.is_string(); }, "string")) {
+  if (!LegacyWriterMatches(
+          ctx, *p, &ms, [](const Node& n) { return n.is_string(); }, "not a string")) {
     return;
   }
   std::vector<std::optional<int64_t>> lens;
@@ -175,7 +173,7 @@ void JsonStrAppendCommand(CommandContext& ctx) {
   }
   Changed(ctx, key, "json.strappend");
   if (p->legacy()) {
-    return ctx.rb().Integer(*lens[0]);
+    return ctx.rb().Integer(*lens.back());
   }
   ReplyIntegers(ctx, lens);
 }
@@ -186,7 +184,7 @@ namespace jsoncmd {
 
 // JSON.STRLEN / JSON.OBJLEN / JSON.ARRLEN key [path]: `len` of each match passing `ok`.
 void LengthReply(CommandContext& ctx, const std::function<bool(const Node&)>& ok,
-                 const std::function<size_t(const Node&)>& len, std::string_view expected) {
+                 const std::function<size_t(const Node&)>& len, std::string_view what) {
   std::optional<Path> p =
       ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
   if (!p) {
@@ -201,7 +199,7 @@ void LengthReply(CommandContext& ctx, const std::function<bool(const Node&)>& ok
     return p->legacy() ? ctx.rb().Null() : ctx.rb().Error(kNoKey);
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(ctx, *p, ms, ok, expected)) {
+  if (!CheckLegacyRead(ctx, *p, ms, ok, what)) {
     return;
   }
   if (p->legacy()) {
@@ -222,13 +220,13 @@ namespace {
 void JsonStrLenCommand(CommandContext& ctx) {
   LengthReply(
       ctx, [](const Node& n) { return n.is_string(); },
-      [](const Node& n) { return n.str().size(); }, "string");
+      [](const Node& n) { return n.str().size(); }, "not a string");
 }
 
 void JsonObjLenCommand(CommandContext& ctx) {
   LengthReply(
       ctx, [](const Node& n) { return n.is_object(); },
-      [](const Node& n) { return n.members().size(); }, "object");
+      [](const Node& n) { return n.members().size(); }, "not an object");
 }
 
 // JSON.OBJKEYS key [path]
@@ -289,8 +287,8 @@ void JsonToggleCommand(CommandContext& ctx) {
     return ctx.rb().Error(kNoKey);
   }
   std::vector<Match> ms = json::Select(*p, *doc);
-  if (!CheckLegacy(
-          ctx, *p, ms, [](const Node& n) { return n.is_bool(); }, "boolean")) {
+  if (!LegacyWriterMatches(
+          ctx, *p, &ms, [](const Node& n) { return n.is_bool(); }, "not a bool")) {
     return;
   }
   std::vector<std::optional<int64_t>> out;
@@ -304,7 +302,7 @@ void JsonToggleCommand(CommandContext& ctx) {
   }
   Changed(ctx, key, "json.toggle");
   if (p->legacy()) {
-    return ctx.rb().Bulk(*out[0] ? "true" : "false");
+    return ctx.rb().Bulk(*out.back() ? "true" : "false");
   }
   ReplyIntegers(ctx, out);
 }

@@ -136,9 +136,12 @@ def test_numincrby_nummultby(r):
     assert r.execute_command("JSON.NUMINCRBY", "doc", "$.b[0].a", "0.5") == "[8.5]"
     assert r.execute_command("JSON.NUMINCRBY", "doc", ".b[1].a", "1") == "15"
     assert r.execute_command("JSON.NUMMULTBY", "doc", ".b[1].a", "1.5") == "22.5"
+    # Legacy writers act on the matches of the right type, else one error text.
     assert error_reply(r, "JSON.NUMINCRBY", "doc", ".a", "1") == \
-        "WRONGTYPE wrong type of path value - expected a number but found string"
-    assert error_reply(r, "JSON.NUMINCRBY", "doc", ".zz", "1") == "ERR Path '$.zz' does not exist"
+        "ERR Path does not exist or does not contains a number"
+    assert error_reply(r, "JSON.NUMINCRBY", "doc", ".zz", "1") == \
+        "ERR Path does not exist or does not contains a number"
+    assert r.execute_command("JSON.NUMINCRBY", "doc", "..a", "1") == "23.5"
     assert error_reply(r, "JSON.NUMINCRBY", "nokey", "$", "1") == \
         "ERR could not perform this operation on a key that doesn't exist"
     assert error_reply(r, "JSON.NUMINCRBY", "doc", "$.a", "x").startswith("expected value")
@@ -157,8 +160,9 @@ def test_strings(r):
     assert r.execute_command("JSON.STRLEN", "doc", "$..a") == [6, 8, None]
     assert r.execute_command("JSON.STRAPPEND", "doc", ".a", '"!"') == 7
     assert r.execute_command("JSON.STRLEN", "doc", ".a") == 7
-    assert error_reply(r, "JSON.STRLEN", "doc", ".nested2.a") == \
-        "WRONGTYPE wrong type of path value - expected string but found integer"
+    assert error_reply(r, "JSON.STRLEN", "doc", ".nested2.a") == "ERR Path does not exist or not a string"
+    assert error_reply(r, "JSON.STRLEN", "doc", ".zz") == "ERR Path does not exist"
+    assert error_reply(r, "JSON.TOGGLE", "doc", ".a") == "ERR Path does not exist or not a bool"
     assert r.execute_command("JSON.STRLEN", "nokey") is None
     assert error_reply(r, "JSON.STRLEN", "nokey", "$") == \
         "ERR could not perform this operation on a key that doesn't exist"
@@ -218,9 +222,11 @@ def test_arrays(r):
     assert r.execute_command("JSON.GET", "item", "$.max_level") == "[[80,100]]"
     assert r.execute_command("JSON.ARRTRIM", "item", ".max_level", "5", "9") == 0
     assert r.execute_command("JSON.ARRPOP", "item", "$.max_level") == [None]
-    assert error_reply(r, "JSON.ARRAPPEND", "item", ".zz", "1") == "ERR Path '$.zz' does not exist"
-    assert error_reply(r, "JSON.ARRAPPEND", "item", ".", "1") == \
-        "WRONGTYPE wrong type of path value - expected array but found object"
+    assert error_reply(r, "JSON.ARRAPPEND", "item", ".zz", "1") == "ERR Path does not exist or not an array"
+    assert error_reply(r, "JSON.ARRAPPEND", "item", ".", "1") == "ERR Path does not exist or not an array"
+    assert error_reply(r, "JSON.ARRLEN", "item", ".") == "ERR Path does not exist or not an array"
+    assert error_reply(r, "JSON.ARRAPPEND", "item", "$.colors") == \
+        "ERR wrong number of arguments for 'json.arrappend' command"
     assert r.execute_command("JSON.ARRAPPEND", "item", "$", "1") == [None]
     assert error_reply(r, "JSON.ARRAPPEND", "nokey", "$", "1").startswith("ERR could not perform")
     assert error_reply(r, "JSON.ARRAPPEND", "item", "$.colors", "[1").startswith("EOF while parsing")
@@ -271,6 +277,7 @@ def test_resp3_replies(server):
         assert c.command("JSON.TYPE", "doc", "$.a") == [["integer"]]
         assert c.command("JSON.RESP", "doc", "$.b") == [["[", ("double", "2.5")]]
         assert c.command("JSON.TOGGLE", "doc", "$.t") == [0]
+        assert c.command("JSON.NUMINCRBY", "doc", ".a", "1") == [4]
         assert c.command("JSON.GET", "nokey") is None
     finally:
         c.close()
