@@ -500,7 +500,10 @@ void JsonDebugMemoryCommand(CommandContext& ctx) {
   std::vector<Match> ms = json::Select(*p, *doc);
   auto bytes = [](const Node& n) { return static_cast<int64_t>(sizeof(Node) + n.MemoryUsage()); };
   if (p->legacy()) {
-    return ctx.rb().Integer(ms.empty() ? 0 : bytes(*ms[0].node));
+    if (ms.empty()) {
+      return ctx.rb().Error(PathMissing(*p));
+    }
+    return ctx.rb().Integer(bytes(*ms[0].node));
   }
   ctx.rb().Array(ms.size());
   for (const Match& m : ms) {

@@ -223,10 +223,35 @@ void JsonStrLenCommand(CommandContext& ctx) {
       [](const Node& n) { return n.str().size(); }, "not a string");
 }
 
+// JSON.OBJLEN key [path]: unlike the other length readers, a legacy path replies null
+// for a missing path or a non-object, and a JSONPath on a missing key is "ERR Path does
+// not exist or not an object" (Redis's replies).
 void JsonObjLenCommand(CommandContext& ctx) {
-  LengthReply(
-      ctx, [](const Node& n) { return n.is_object(); },
-      [](const Node& n) { return n.members().size(); }, "not an object");
+  std::optional<Path> p =
+      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
+  if (!p) {
+    return;
+  }
+  bool failed;
+  Node* doc = ReadDoc(ctx, ctx.arg(1), &failed);
+  if (failed) {
+    return;
+  }
+  if (doc == nullptr) {
+    return p->legacy() ? ctx.rb().Null()
+                       : ctx.rb().Error("ERR Path does not exist or not an object");
+  }
+  std::vector<Match> ms = json::Select(*p, *doc);
+  std::vector<std::optional<int64_t>> out;
+  for (const Match& m : ms) {
+    out.push_back(m.node->is_object()
+                      ? std::optional<int64_t>(static_cast<int64_t>(m.node->members().size()))
+                      : std::nullopt);
+  }
+  if (p->legacy()) {
+    return out.empty() || !out[0] ? ctx.rb().Null() : ctx.rb().Integer(*out[0]);
+  }
+  ReplyIntegers(ctx, out);
 }
 
 // JSON.OBJKEYS key [path]
@@ -256,7 +281,7 @@ void JsonObjKeysCommand(CommandContext& ctx) {
       return ctx.rb().Null();
     }
     if (!ms[0].node->is_object()) {
-      return ctx.rb().Error(WrongPathType("object", *ms[0].node));
+      return ctx.rb().Error("ERR Path does not exist or not an object");
     }
     return keys(*ms[0].node);
   }
@@ -308,7 +333,7 @@ void JsonToggleCommand(CommandContext& ctx) {
 }
 
 // JSON.CLEAR key [path]: empties arrays and objects and sets numbers to 0; replies how
-// many values it cleared.
+// many values it changed.
 void JsonClearCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) {
     return ReplyWrongArity(ctx);
@@ -331,11 +356,12 @@ void JsonClearCommand(CommandContext& ctx) {
   std::vector<Match> ms = json::Select(*p, *doc);
   int64_t cleared = 0;
   for (const Match& m : ms) {
-    if (m.node->is_array()) {
+    // Only what changes counts: a non-empty container, a non-zero number (Redis).
+    if (m.node->is_array() && !m.node->array().empty()) {
       m.node->array().clear();
-    } else if (m.node->is_object()) {
+    } else if (m.node->is_object() && !m.node->members().empty()) {
       m.node->members().clear();
-    } else if (m.node->is_number()) {
+    } else if (m.node->is_number() && m.node->number() != 0) {
       *m.node = Node::Int(0);
     } else {
       continue;

@@ -184,8 +184,10 @@ def test_toggle_clear(r):
     assert r.execute_command("JSON.CLEAR", "doc", "$.*") == 4
     assert r.execute_command("JSON.GET", "doc", "$") == \
         '[{"obj":{},"arr":[],"str":"foo","bool":true,"int":0,"float":0}]'
+    assert r.execute_command("JSON.CLEAR", "doc", "$.*") == 0  # nothing left to change
     assert r.execute_command("JSON.CLEAR", "doc") == 1
     assert r.execute_command("JSON.GET", "doc") == "{}"
+    assert r.execute_command("JSON.CLEAR", "doc") == 0
     assert error_reply(r, "JSON.CLEAR", "nokey").startswith("ERR could not perform")
 
 
@@ -196,6 +198,11 @@ def test_objects(r):
     assert r.execute_command("JSON.OBJKEYS", "doc") == ["a", "nested"]
     assert r.execute_command("JSON.OBJLEN", "doc", ".nested") == 1
     assert r.execute_command("JSON.OBJLEN", "nokey") is None
+    assert r.execute_command("JSON.OBJLEN", "doc", ".a") is None
+    assert r.execute_command("JSON.OBJLEN", "doc", ".zz") is None
+    assert error_reply(r, "JSON.OBJLEN", "nokey", "$") == "ERR Path does not exist or not an object"
+    assert error_reply(r, "JSON.OBJKEYS", "doc", ".a") == "ERR Path does not exist or not an object"
+    assert r.execute_command("JSON.OBJKEYS", "doc", ".zz") is None
 
 
 def test_arrays(r):
@@ -262,6 +269,8 @@ def test_resp_and_debug(r):
     assert r.execute_command("JSON.DEBUG", "MEMORY", "doc") > 0
     assert len(r.execute_command("JSON.DEBUG", "MEMORY", "doc", "$..*")) == 8
     assert r.execute_command("JSON.DEBUG", "MEMORY", "nokey") == 0
+    assert r.execute_command("JSON.DEBUG", "MEMORY", "nokey", "$") == []
+    assert error_reply(r, "JSON.DEBUG", "MEMORY", "doc", ".zz") == "ERR Path '$.zz' does not exist"
     assert len(r.execute_command("JSON.DEBUG", "HELP")) == 2
 
 
