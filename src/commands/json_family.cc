@@ -105,19 +105,20 @@ void JsonSetCommand(CommandContext& ctx) {
       return ctx.rb().Error(errors::kSyntax);
     }
   }
-  std::optional<Path> p = PathArg(ctx, ctx.arg(2));
-  if (!p) {
+  // Checked in Redis's order: the key's type, the value, the path.
+  std::string_view key = ctx.arg(1);
+  KeyRef ref;
+  bool failed;
+  Node* doc = WriteDoc(ctx, key, &ref, &failed);
+  if (failed) {
     return;
   }
   std::optional<Node> value = JsonArg(ctx, ctx.arg(3));
   if (!value) {
     return;
   }
-  std::string_view key = ctx.arg(1);
-  KeyRef ref;
-  bool failed;
-  Node* doc = WriteDoc(ctx, key, &ref, &failed);
-  if (failed) {
+  std::optional<Path> p = PathArg(ctx, ctx.arg(2));
+  if (!p) {
     return;
   }
   if (doc == nullptr) {
@@ -563,8 +564,8 @@ void RegisterJsonCommands(CommandTable& t) {
       "Deletes the values at a path (JSON.DEL).", "key [path]");
   add("json.type", -2, "readonly", kRead, KeyAt(1, "RO"), JsonTypeCommand, "1.0.0",
       "Returns the type of the JSON value at a path.", "key [path]");
-  add("json.merge", 4, "write denyoom", kWrite, KeyAt(1, "RW UPDATE"), JsonMergeCommand, "2.6.0",
-      "Merges a JSON value into the value at a path (RFC 7396).", "key path value");
+  add("json.merge", -4, "write denyoom", kWrite, KeyAt(1, "RW UPDATE"), JsonMergeCommand, "2.6.0",
+      "Merges a JSON value into the value at a path (RFC 7396).", "key path value [FORMAT format]");
   add("json.resp", -2, "readonly", kRead, KeyAt(1, "RO ACCESS"), JsonRespCommand, "1.0.0",
       "Returns the JSON at a path in RESP form.", "key [path]");
   t.Add({.name = "json.debug",

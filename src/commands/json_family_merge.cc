@@ -53,8 +53,15 @@ Node WithoutNulls(const Node& patch) {
 
 }  // namespace
 
-// JSON.MERGE key path value
+// JSON.MERGE key path value [FORMAT JSON|STRING]
 void JsonMergeCommand(CommandContext& ctx) {
+  for (size_t i = 4; i < ctx.argc(); i++) {  // [FORMAT JSON|STRING]
+    if (!EqualsIgnoreCase(ctx.arg(i), "FORMAT") || i + 1 >= ctx.argc() ||
+        !(EqualsIgnoreCase(ctx.arg(i + 1), "JSON") || EqualsIgnoreCase(ctx.arg(i + 1), "STRING"))) {
+      return ctx.rb().Error(errors::kSyntax);
+    }
+    i++;
+  }
   std::optional<Path> p = PathArg(ctx, ctx.arg(2));
   if (!p) {
     return;
