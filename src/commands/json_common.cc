@@ -5,6 +5,10 @@
 namespace hotkv::jsoncmd {
 
 std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text) {
+  if (!json::IsValidUtf8(text)) {
+    ctx.rb().Error(kNotUtf8);
+    return std::nullopt;
+  }
   Result<json::Path> p = json::Path::Compile(text);
   if (!p.ok()) {
     ctx.rb().Error(p.status().message());
@@ -14,6 +18,10 @@ std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text) {
 }
 
 std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text) {
+  if (!json::IsValidUtf8(text)) {
+    ctx.rb().Error(kNotUtf8);
+    return std::nullopt;
+  }
   Result<json::Node> n = json::Parse(text);
   if (!n.ok()) {
     ctx.rb().Error(n.status().message());

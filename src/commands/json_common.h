@@ -22,6 +22,8 @@ namespace hotkv::jsoncmd {
 inline constexpr std::string_view kNoKey =
     "ERR could not perform this operation on a key that doesn't exist";
 inline constexpr std::string_view kNewAtRoot = "ERR new objects must be created at the root";
+// A JSON value or path that is not UTF-8 (Redis's module API text).
+inline constexpr std::string_view kNotUtf8 = "Couldn't parse as UTF-8 string";
 
 // A path argument; replies the compile error and returns nullopt when it is invalid.
 std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text);

@@ -151,6 +151,9 @@ bool Equal(const Node& a, const Node& b);
 // exceeded" past kMaxDepth.
 Result<Node> Parse(std::string_view text);
 
+// True when `s` is well-formed UTF-8 (Redis takes JSON and paths only as UTF-8 text).
+bool IsValidUtf8(std::string_view s);
+
 // JSON.GET's INDENT / NEWLINE / SPACE; all empty gives compact output.
 struct Format {
   std::string_view indent;

@@ -62,6 +62,7 @@ def test_bad_json_and_paths(r):
     r.set("str", "x")
     assert error_reply(r, "JSON.SET", "str", "$", "1").startswith("WRONGTYPE")
     assert error_reply(r, "JSON.GET", "str").startswith("WRONGTYPE")
+    assert error_reply(r, "JSON.SET", "doc", "$", b'"\xff"') == "Couldn't parse as UTF-8 string"
 
 
 def test_numbers_print_as_redis(r):

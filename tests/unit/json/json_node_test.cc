@@ -103,6 +103,16 @@ TEST(JsonNode, LargeObjectsKeepFirstPositionOfRepeatedKeys) {
   EXPECT_EQ(n->Find("k49999")->int_value(), 49999);
 }
 
+TEST(JsonNode, ValidatesUtf8) {
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("d\xC3\xA9j\xC3\xA0 \xF0\x9F\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xC3"));              // truncated
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));          // overlong
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\xFF"));
+}
+
 TEST(JsonNode, EqualComparesNumbersByValue) {
   EXPECT_TRUE(Equal(*Parse("[1,{\"a\":2}]"), *Parse("[1.0,{\"a\":2}]")));
   EXPECT_FALSE(Equal(*Parse("[1]"), *Parse("[\"1\"]")));
