@@ -17,6 +17,13 @@ std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text) {
   return std::move(p).value();
 }
 
+std::optional<json::Path> PathArgOr(CommandContext& ctx, size_t i) {
+  if (ctx.argc() <= i) {
+    return json::Path::LegacyRoot();
+  }
+  return PathArg(ctx, ctx.arg(i));
+}
+
 std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text) {
   if (!json::IsValidUtf8(text)) {
     ctx.rb().Error(kNotUtf8);
@@ -49,6 +56,27 @@ json::Node* WriteDoc(CommandContext& ctx, std::string_view key, KeyRef* ref, boo
   }
   ctx.TouchEntry(e);
   return e->As<json::Node>();
+}
+
+bool ReadDocAndPath(CommandContext& ctx, size_t path_index, json::Node** doc,
+                    std::optional<json::Path>* p) {
+  *p = PathArgOr(ctx, path_index);
+  if (!*p) {
+    return false;
+  }
+  bool failed;
+  *doc = ReadDoc(ctx, ctx.arg(path_index - 1), &failed);
+  return !failed;
+}
+
+json::Node* ExistingDoc(CommandContext& ctx, std::string_view key) {
+  KeyRef ref;
+  bool failed;
+  json::Node* doc = WriteDoc(ctx, key, &ref, &failed);
+  if (!failed && doc == nullptr) {
+    ctx.rb().Error(kNoKey);
+  }
+  return doc;
 }
 
 void InsertDoc(CommandContext& ctx, KeyRef& ref, std::string_view key, json::Node doc) {

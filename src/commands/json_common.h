@@ -27,6 +27,9 @@ inline constexpr std::string_view kNotUtf8 = "Couldn't parse as UTF-8 string";
 
 // A path argument; replies the compile error and returns nullopt when it is invalid.
 std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text);
+// The optional path argument at `i`: the legacy root "." when the command has no
+// argument there.
+std::optional<json::Path> PathArgOr(CommandContext& ctx, size_t i);
 // A JSON value argument; replies the parse error and returns nullopt when invalid.
 std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text);
 
@@ -35,6 +38,13 @@ std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text);
 json::Node* ReadDoc(CommandContext& ctx, std::string_view key, bool* failed);
 // The document of `key` for writing; *ref is the key's slot (for Insert / Erase).
 json::Node* WriteDoc(CommandContext& ctx, std::string_view key, KeyRef* ref, bool* failed);
+// A reader's optional path (argument `path_index`) and document (null for a missing
+// key); false after an error reply (bad path, WRONGTYPE).
+bool ReadDocAndPath(CommandContext& ctx, size_t path_index, json::Node** doc,
+                    std::optional<json::Path>* p);
+// The document of a writer that needs an existing key: null after replying WRONGTYPE
+// or kNoKey.
+json::Node* ExistingDoc(CommandContext& ctx, std::string_view key);
 // Stores a new document under a missing key.
 void InsertDoc(CommandContext& ctx, KeyRef& ref, std::string_view key, json::Node doc);
 

@@ -366,8 +366,7 @@ void JsonDelCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) {
     return ReplyWrongArity(ctx);
   }
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
+  std::optional<Path> p = PathArgOr(ctx, 2);
   if (!p) {
     return;
   }
@@ -395,14 +394,9 @@ void JsonDelCommand(CommandContext& ctx) {
 
 // JSON.TYPE key [path]
 void JsonTypeCommand(CommandContext& ctx) {
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
-  if (!p) {
-    return;
-  }
-  bool failed;
-  Node* doc = ReadDoc(ctx, ctx.arg(1), &failed);
-  if (failed) {
+  std::optional<Path> p;
+  Node* doc;
+  if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
     return;
   }
   if (doc == nullptr) {
@@ -457,14 +451,9 @@ void ReplyResp(CommandContext& ctx, const Node& n) {
 
 // JSON.RESP key [path]
 void JsonRespCommand(CommandContext& ctx) {
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
-  if (!p) {
-    return;
-  }
-  bool failed;
-  Node* doc = ReadDoc(ctx, ctx.arg(1), &failed);
-  if (failed) {
+  std::optional<Path> p;
+  Node* doc;
+  if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
     return;
   }
   if (doc == nullptr) {
@@ -485,14 +474,9 @@ void JsonRespCommand(CommandContext& ctx) {
 
 // JSON.DEBUG MEMORY key [path]: bytes of each match (the node and what it owns).
 void JsonDebugMemoryCommand(CommandContext& ctx) {
-  std::optional<Path> p =
-      ctx.argc() > 3 ? PathArg(ctx, ctx.arg(3)) : std::optional<Path>(Path::LegacyRoot());
-  if (!p) {
-    return;
-  }
-  bool failed;
-  Node* doc = ReadDoc(ctx, ctx.arg(2), &failed);
-  if (failed) {
+  std::optional<Path> p;
+  Node* doc;
+  if (!ReadDocAndPath(ctx, 3, &doc, &p)) {
     return;
   }
   if (doc == nullptr) {

@@ -27,17 +27,6 @@ using namespace jsoncmd;
 
 bool IsArray(const Node& n) { return n.is_array(); }
 
-// The document of a write on arrays; null after an error reply.
-Node* ArrayDoc(CommandContext& ctx, std::string_view key) {
-  KeyRef ref;
-  bool failed;
-  Node* doc = WriteDoc(ctx, key, &ref, &failed);
-  if (!failed && doc == nullptr) {
-    ctx.rb().Error(kNoKey);
-  }
-  return doc;
-}
-
 // Parses ctx.arg(first..) as JSON values; false after an error reply.
 bool ValueArgs(CommandContext& ctx, size_t first, std::vector<Node>* out) {
   for (size_t i = first; i < ctx.argc(); i++) {
@@ -96,7 +85,7 @@ void JsonArrAppendCommand(CommandContext& ctx) {
   if (!p || !ValueArgs(ctx, 3, &values)) {
     return;
   }
-  Node* doc = ArrayDoc(ctx, ctx.arg(1));
+  Node* doc = ExistingDoc(ctx, ctx.arg(1));
   if (doc == nullptr) {
     return;
   }
@@ -118,7 +107,7 @@ void JsonArrInsertCommand(CommandContext& ctx) {
   if (!index || !ValueArgs(ctx, 4, &values)) {
     return;
   }
-  Node* doc = ArrayDoc(ctx, ctx.arg(1));
+  Node* doc = ExistingDoc(ctx, ctx.arg(1));
   if (doc == nullptr) {
     return;
   }
@@ -214,8 +203,7 @@ void JsonArrPopCommand(CommandContext& ctx) {
   if (ctx.argc() > 4) {
     return ReplyWrongArity(ctx);
   }
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
+  std::optional<Path> p = PathArgOr(ctx, 2);
   if (!p) {
     return;
   }
@@ -227,7 +215,7 @@ void JsonArrPopCommand(CommandContext& ctx) {
     }
     index = *v;
   }
-  Node* doc = ArrayDoc(ctx, ctx.arg(1));
+  Node* doc = ExistingDoc(ctx, ctx.arg(1));
   if (doc == nullptr) {
     return;
   }
@@ -278,7 +266,7 @@ void JsonArrTrimCommand(CommandContext& ctx) {
   if (!stop) {
     return;
   }
-  Node* doc = ArrayDoc(ctx, ctx.arg(1));
+  Node* doc = ExistingDoc(ctx, ctx.arg(1));
   if (doc == nullptr) {
     return;
   }

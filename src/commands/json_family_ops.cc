@@ -56,14 +56,9 @@ void NumOp(CommandContext& ctx, bool mult) {
     return ctx.rb().Error(WrongPathType("a number", *by));
   }
   std::string_view key = ctx.arg(1);
-  KeyRef ref;
-  bool failed;
-  Node* doc = WriteDoc(ctx, key, &ref, &failed);
-  if (failed) {
-    return;
-  }
+  Node* doc = ExistingDoc(ctx, key);
   if (doc == nullptr) {
-    return ctx.rb().Error(kNoKey);
+    return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
   if (!LegacyWriterMatches(
@@ -146,14 +141,9 @@ void JsonStrAppendCommand(CommandContext& ctx) {
     return ctx.rb().Error(WrongPathType("string", *suffix));
   }
   std::string_view key = ctx.arg(1);
-  KeyRef ref;
-  bool failed;
-  Node* doc = WriteDoc(ctx, key, &ref, &failed);
-  if (failed) {
-    return;
-  }
+  Node* doc = ExistingDoc(ctx, key);
   if (doc == nullptr) {
-    return ctx.rb().Error(kNoKey);
+    return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
   if (!LegacyWriterMatches(
@@ -185,14 +175,9 @@ namespace jsoncmd {
 // JSON.STRLEN / JSON.OBJLEN / JSON.ARRLEN key [path]: `len` of each match passing `ok`.
 void LengthReply(CommandContext& ctx, const std::function<bool(const Node&)>& ok,
                  const std::function<size_t(const Node&)>& len, std::string_view what) {
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
-  if (!p) {
-    return;
-  }
-  bool failed;
-  Node* doc = ReadDoc(ctx, ctx.arg(1), &failed);
-  if (failed) {
+  std::optional<Path> p;
+  Node* doc;
+  if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
     return;
   }
   if (doc == nullptr) {
@@ -227,14 +212,9 @@ void JsonStrLenCommand(CommandContext& ctx) {
 // for a missing path or a non-object, and a JSONPath on a missing key is "ERR Path does
 // not exist or not an object" (Redis's replies).
 void JsonObjLenCommand(CommandContext& ctx) {
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
-  if (!p) {
-    return;
-  }
-  bool failed;
-  Node* doc = ReadDoc(ctx, ctx.arg(1), &failed);
-  if (failed) {
+  std::optional<Path> p;
+  Node* doc;
+  if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
     return;
   }
   if (doc == nullptr) {
@@ -256,14 +236,9 @@ void JsonObjLenCommand(CommandContext& ctx) {
 
 // JSON.OBJKEYS key [path]
 void JsonObjKeysCommand(CommandContext& ctx) {
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
-  if (!p) {
-    return;
-  }
-  bool failed;
-  Node* doc = ReadDoc(ctx, ctx.arg(1), &failed);
-  if (failed) {
+  std::optional<Path> p;
+  Node* doc;
+  if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
     return;
   }
   if (doc == nullptr) {
@@ -290,7 +265,7 @@ void JsonObjKeysCommand(CommandContext& ctx) {
     if (m.node->is_object()) {
       keys(*m.node);
     } else {
-      ctx.rb().NullArray();
+      ctx.rb().Null();
     }
   }
 }
@@ -302,14 +277,9 @@ void JsonToggleCommand(CommandContext& ctx) {
     return;
   }
   std::string_view key = ctx.arg(1);
-  KeyRef ref;
-  bool failed;
-  Node* doc = WriteDoc(ctx, key, &ref, &failed);
-  if (failed) {
-    return;
-  }
+  Node* doc = ExistingDoc(ctx, key);
   if (doc == nullptr) {
-    return ctx.rb().Error(kNoKey);
+    return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
   if (!LegacyWriterMatches(
@@ -338,20 +308,14 @@ void JsonClearCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) {
     return ReplyWrongArity(ctx);
   }
-  std::optional<Path> p =
-      ctx.argc() > 2 ? PathArg(ctx, ctx.arg(2)) : std::optional<Path>(Path::LegacyRoot());
+  std::optional<Path> p = PathArgOr(ctx, 2);
   if (!p) {
     return;
   }
   std::string_view key = ctx.arg(1);
-  KeyRef ref;
-  bool failed;
-  Node* doc = WriteDoc(ctx, key, &ref, &failed);
-  if (failed) {
-    return;
-  }
+  Node* doc = ExistingDoc(ctx, key);
   if (doc == nullptr) {
-    return ctx.rb().Error(kNoKey);
+    return;
   }
   std::vector<Match> ms = json::Select(*p, *doc);
   int64_t cleared = 0;
