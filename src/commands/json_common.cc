@@ -106,6 +106,17 @@ bool LegacyWriterMatches(CommandContext& ctx, const json::Path& p, std::vector<j
   return true;
 }
 
+bool WriterMatches(CommandContext& ctx, const json::Path& p,
+                   const std::function<bool(const json::Node&)>& ok, std::string_view what,
+                   std::vector<json::Match>* ms) {
+  json::Node* doc = ExistingDoc(ctx, ctx.arg(1));
+  if (doc == nullptr) {
+    return false;
+  }
+  *ms = json::Select(p, *doc);
+  return LegacyWriterMatches(ctx, p, ms, ok, what);
+}
+
 bool CheckLegacyRead(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
                      const std::function<bool(const json::Node&)>& ok, std::string_view what) {
   if (!p.legacy()) {

@@ -61,6 +61,11 @@ std::string WrongPathType(std::string_view expected, const json::Node& found);
 // JSONPaths pass both unchanged.
 bool LegacyWriterMatches(CommandContext& ctx, const json::Path& p, std::vector<json::Match>* ms,
                          const std::function<bool(const json::Node&)>& ok, std::string_view what);
+// A writer's matches of `p` in the document of ctx.arg(1): the key must exist (else
+// WRONGTYPE / kNoKey is replied), and LegacyWriterMatches applies. False after a reply.
+bool WriterMatches(CommandContext& ctx, const json::Path& p,
+                   const std::function<bool(const json::Node&)>& ok, std::string_view what,
+                   std::vector<json::Match>* ms);
 bool CheckLegacyRead(CommandContext& ctx, const json::Path& p, const std::vector<json::Match>& ms,
                      const std::function<bool(const json::Node&)>& ok, std::string_view what);
 

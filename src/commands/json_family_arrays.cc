@@ -85,12 +85,8 @@ void JsonArrAppendCommand(CommandContext& ctx) {
   if (!p || !ValueArgs(ctx, 3, &values)) {
     return;
   }
-  Node* doc = ExistingDoc(ctx, ctx.arg(1));
-  if (doc == nullptr) {
-    return;
-  }
-  std::vector<Match> ms = json::Select(*p, *doc);
-  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
+  std::vector<Match> ms;
+  if (!WriterMatches(ctx, *p, IsArray, "not an array", &ms)) {
     return;
   }
   InsertValues(ctx, *p, ms, values, std::nullopt, "json.arrappend");
@@ -107,12 +103,8 @@ void JsonArrInsertCommand(CommandContext& ctx) {
   if (!index || !ValueArgs(ctx, 4, &values)) {
     return;
   }
-  Node* doc = ExistingDoc(ctx, ctx.arg(1));
-  if (doc == nullptr) {
-    return;
-  }
-  std::vector<Match> ms = json::Select(*p, *doc);
-  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
+  std::vector<Match> ms;
+  if (!WriterMatches(ctx, *p, IsArray, "not an array", &ms)) {
     return;
   }
   for (const Match& m : ms) {
@@ -215,12 +207,8 @@ void JsonArrPopCommand(CommandContext& ctx) {
     }
     index = *v;
   }
-  Node* doc = ExistingDoc(ctx, ctx.arg(1));
-  if (doc == nullptr) {
-    return;
-  }
-  std::vector<Match> ms = json::Select(*p, *doc);
-  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
+  std::vector<Match> ms;
+  if (!WriterMatches(ctx, *p, IsArray, "not an array", &ms)) {
     return;
   }
   std::vector<std::optional<std::string>> popped;
@@ -266,12 +254,8 @@ void JsonArrTrimCommand(CommandContext& ctx) {
   if (!stop) {
     return;
   }
-  Node* doc = ExistingDoc(ctx, ctx.arg(1));
-  if (doc == nullptr) {
-    return;
-  }
-  std::vector<Match> ms = json::Select(*p, *doc);
-  if (!LegacyWriterMatches(ctx, *p, &ms, IsArray, "not an array")) {
+  std::vector<Match> ms;
+  if (!WriterMatches(ctx, *p, IsArray, "not an array", &ms)) {
     return;
   }
   std::vector<std::optional<int64_t>> lens;

@@ -56,14 +56,10 @@ void NumOp(CommandContext& ctx, bool mult) {
     return ctx.rb().Error(WrongPathType("a number", *by));
   }
   std::string_view key = ctx.arg(1);
-  Node* doc = ExistingDoc(ctx, key);
-  if (doc == nullptr) {
-    return;
-  }
-  std::vector<Match> ms = json::Select(*p, *doc);
-  if (!LegacyWriterMatches(
-          ctx, *p, &ms, [](const Node& n) { return n.is_number(); },
-          "does not contains a number")) {
+  std::vector<Match> ms;
+  if (!WriterMatches(
+          ctx, *p, [](const Node& n) { return n.is_number(); }, "does not contains a number",
+          &ms)) {
     return;
   }
   std::vector<std::optional<Node>> results;
@@ -141,13 +137,9 @@ void JsonStrAppendCommand(CommandContext& ctx) {
     return ctx.rb().Error(WrongPathType("string", *suffix));
   }
   std::string_view key = ctx.arg(1);
-  Node* doc = ExistingDoc(ctx, key);
-  if (doc == nullptr) {
-    return;
-  }
-  std::vector<Match> ms = json::Select(*p, *doc);
-  if (!LegacyWriterMatches(
-          ctx, *p, &ms, [](const Node& n) { return n.is_string(); }, "not a string")) {
+  std::vector<Match> ms;
+  if (!WriterMatches(
+          ctx, *p, [](const Node& n) { return n.is_string(); }, "not a string", &ms)) {
     return;
   }
   std::vector<std::optional<int64_t>> lens;
@@ -277,13 +269,9 @@ void JsonToggleCommand(CommandContext& ctx) {
     return;
   }
   std::string_view key = ctx.arg(1);
-  Node* doc = ExistingDoc(ctx, key);
-  if (doc == nullptr) {
-    return;
-  }
-  std::vector<Match> ms = json::Select(*p, *doc);
-  if (!LegacyWriterMatches(
-          ctx, *p, &ms, [](const Node& n) { return n.is_bool(); }, "not a bool")) {
+  std::vector<Match> ms;
+  if (!WriterMatches(
+          ctx, *p, [](const Node& n) { return n.is_bool(); }, "not a bool", &ms)) {
     return;
   }
   std::vector<std::optional<int64_t>> out;
