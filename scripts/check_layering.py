@@ -16,14 +16,16 @@ ALLOWED = {
     "protocol": {"common"},
     "types": {"common"},
     "vector": {"common"},
+    "json": {"common"},
     "net": {"protocol", "common"},
     "pubsub": {"protocol", "common"},
-    "engine": {"types", "vector", "common"},
-    "rdb": {"engine", "types", "vector", "common"},
-    "server": {"engine", "pubsub", "net", "protocol", "types", "vector", "common"},
-    "commands": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector", "common"},
+    "engine": {"types", "vector", "json", "common"},
+    "rdb": {"engine", "types", "vector", "json", "common"},
+    "server": {"engine", "pubsub", "net", "protocol", "types", "vector", "json", "common"},
+    "commands": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector", "json",
+                 "common"},
     "persistence": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
-                    "common"},
+                    "json", "common"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

@@ -35,6 +35,7 @@ void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ..
 void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKING, MIGRATE
 void RegisterHllCommands(CommandTable& t);        // PFADD, PFCOUNT, PFMERGE, PFDEBUG, ...
 void RegisterSortCommands(CommandTable& t);       // SORT, SORT_RO
+void RegisterJsonCommands(CommandTable& t);       // Redis 8: JSON.* (ReJSON-RL documents)
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -63,6 +64,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterDumpCommands(t);
   RegisterHllCommands(t);
   RegisterSortCommands(t);
+  RegisterJsonCommands(t);
 }
 
 }  // namespace hotkv

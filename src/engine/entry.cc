@@ -25,6 +25,8 @@ std::string_view TypeName(ValueType t) {
       return "stream";
     case ValueType::kVectorSet:
       return "vectorset";
+    case ValueType::kJson:
+      return "ReJSON-RL";
   }
   return "none";
 }

@@ -31,6 +31,7 @@ enum class ValueType : uint8_t {
   kHash = 4,
   kStream = 5,
   kVectorSet = 6,
+  kJson = 7,  // ReJSON-RL: a json::Node document (json/json_node.h)
 };
 
 // The name TYPE and SCAN TYPE use.

@@ -5,6 +5,7 @@
 
 #include "engine/entry.h"
 #include "engine/vector_set_value.h"
+#include "json/json_node.h"
 #include "types/list_value.h"
 #include "types/zset.h"
 #include "types/hash_value.h"
@@ -22,6 +23,7 @@ void DestroyObject(ValueType type, void* object) {
     case ValueType::kSet: delete static_cast<types::SetValue*>(object); return;
     // Drops the key's reference; a search still running keeps the index alive.
     case ValueType::kVectorSet: delete static_cast<VectorSetValue*>(object); return;
+    case ValueType::kJson: delete static_cast<json::Node*>(object); return;
     default:
       abort();  // every collection type registers its case here
   }
@@ -35,6 +37,7 @@ void* CloneObject(ValueType type, const void* object) {
     case ValueType::kHash: return new types::HashValue(static_cast<const types::HashValue*>(object)->Clone());
     case ValueType::kSet: return new types::SetValue(static_cast<const types::SetValue*>(object)->Clone());
     case ValueType::kVectorSet: return new VectorSetValue{static_cast<const VectorSetValue*>(object)->set->Clone()};
+    case ValueType::kJson: return new json::Node(static_cast<const json::Node*>(object)->Clone());
     default:
       abort();
   }
@@ -48,6 +51,7 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
     case ValueType::kHash: return sizeof(types::HashValue) + static_cast<const types::HashValue*>(object)->MemoryUsage();
     case ValueType::kSet: return sizeof(types::SetValue) + static_cast<const types::SetValue*>(object)->MemoryUsage();
     case ValueType::kVectorSet: return sizeof(VectorSetValue) + static_cast<const VectorSetValue*>(object)->set->MemoryUsage();
+    case ValueType::kJson: return sizeof(json::Node) + static_cast<const json::Node*>(object)->MemoryUsage();
     default:
       return 0;
   }
@@ -82,6 +86,11 @@ size_t ObjectFreeEffort(ValueType type, const void* object) {
       const auto* s = static_cast<const types::SetValue*>(object);
       return hashtable(s->EncodingName()) ? s->size() : 1;
     }
+    case ValueType::kJson: {
+      // The top level's children: a large document is freed in the background.
+      const auto* n = static_cast<const json::Node*>(object);
+      return n->is_array() ? n->array().size() + 1 : n->is_object() ? n->members().size() + 1 : 1;
+    }
     default:
       return 1;  // vector sets: Redis 8.8 frees them synchronously
   }
@@ -96,6 +105,7 @@ std::string_view ObjectEncodingName(ValueType type, const void* object) {
     case ValueType::kSet: return static_cast<const types::SetValue*>(object)->EncodingName();
     // Redis 8 vector sets are module values, whose OBJECT ENCODING is "raw".
     case ValueType::kVectorSet: return "raw";
+    case ValueType::kJson: return "raw";  // a module value, as in Redis
     default:
       return "unknown";
   }

@@ -12,6 +12,7 @@
 #include "common/string_util.h"
 #include "engine/entry.h"
 #include "engine/keyspace.h"
+#include "json/json_node.h"
 #include "server/write_stream.h"
 #include "types/hash_value.h"
 #include "types/list_value.h"
@@ -130,6 +131,9 @@ Status WriteKey(CommandFile& f, const Entry& e) {
       });
       break;
     }
+    case ValueType::kJson:
+      f.Add({"JSON.SET", key, "$", json::ToJson(*e.As<json::Node>())});
+      break;
     default:
       return Status::InvalidArgument("the AOF base cannot hold the " +
                                      std::string(TypeName(e.type())) + " key '" + std::string(key) +

@@ -11,6 +11,7 @@
 
 #include "rdb/blobs.h"
 #include "rdb/format.h"
+#include "rdb/json_codec.h"
 #include "rdb/vector_set_codec.h"
 #include "types/hash_value.h"
 #include "types/list_value.h"
@@ -126,6 +127,9 @@ Entry* ObjectLoader::Load(uint8_t type) {
       if (type == kTypeModule2 && id == VectorSetModuleId()) {
         Entry* e = LoadVectorSet(r_, key_, expire_block_, &empty_);
         return e;
+      }
+      if (type == kTypeModule2 && IsJsonModuleId(id)) {
+        return LoadJson(r_, key_, expire_block_);
       }
       r_.Fail("module type '" + ModuleNameFromId(id) + "' is not supported");
       return nullptr;
