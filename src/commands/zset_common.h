@@ -61,6 +61,16 @@ bool DeleteZSetIfEmpty(CommandContext& ctx, std::string_view key, const types::Z
 void StoreZSetResult(CommandContext& ctx, std::string_view dst, types::ZSetValue result,
                      std::string_view event);
 
+// The work of ZADD after its arguments are parsed (also GEOADD's): adds or updates the
+// pairs under `flags`, creates the key if needed (not with XX), emits "zadd"/"zincr",
+// and replies the count (added, or added + updated with `ch`), or the new score (INCR).
+struct ZAddPair {
+  double score;
+  std::string_view member;
+};
+void ZAddAndReply(CommandContext& ctx, std::string_view key, types::ZAddFlags flags, bool ch,
+                  const ZAddPair* pairs, size_t n);
+
 // Reply shape of a list of n elements, optionally with scores: RESP2 is one flat array
 // (member, score, member, score...), RESP3 an array of [member, score] pairs.
 void ZPairsHeader(ReplyBuilder& rb, size_t n, bool withscores);

@@ -73,20 +73,28 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
   if (flags.incr && pairs > 1) {
     return ctx.rb().Error("ERR INCR option supports a single increment-element pair");
   }
-  double inline_scores[8];  // most ZADDs carry a few pairs: no allocation for them
-  std::vector<double> heap_scores(pairs > 8 ? pairs : 0);
-  double* scores = pairs > 8 ? heap_scores.data() : inline_scores;
-  size_t longest = 0;
+  ZAddPair inline_pairs[8];  // most ZADDs carry a few pairs: no allocation for them
+  std::vector<ZAddPair> heap_pairs(pairs > 8 ? pairs : 0);
+  ZAddPair* items = pairs > 8 ? heap_pairs.data() : inline_pairs;
   for (size_t j = 0; j < pairs; j++) {
     auto score = ParseDouble(ctx.arg(idx + 2 * j));
     if (!score) {
       return ctx.rb().Error(errors::kNotFloat);
     }
-    scores[j] = *score;
-    longest = std::max(longest, ctx.arg(idx + 2 * j + 1).size());
+    items[j] = {*score, ctx.arg(idx + 2 * j + 1)};
+  }
+  ZAddAndReply(ctx, ctx.arg(1), flags, ch, items, pairs);
+}
+
+}  // namespace
+
+void ZAddAndReply(CommandContext& ctx, std::string_view key, types::ZAddFlags flags, bool ch,
+                  const ZAddPair* items, size_t pairs) {
+  size_t longest = 0;
+  for (size_t j = 0; j < pairs; j++) {
+    longest = std::max(longest, items[j].member.size());
   }
 
-  std::string_view key = ctx.arg(1);
   ZFound found = FindZSetForWrite(ctx, key);
   if (found.wrong_type) {
     return;
@@ -112,8 +120,7 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
       zset->MaybeConvert(pairs, limits);
     }
     for (size_t j = 0; j < pairs; j++) {
-      const types::ZAddOutcome outcome =
-          zset->Add(ctx.arg(idx + 2 * j + 1), scores[j], flags, limits);
+      const types::ZAddOutcome outcome = zset->Add(items[j].member, items[j].score, flags, limits);
       switch (outcome.result) {
         case ZAddResult::kAdded:
           added++;
@@ -152,8 +159,6 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
   }
   ctx.rb().Integer(ch ? added + updated : added);
 }
-
-}  // namespace
 
 void ZAddCommand(CommandContext& ctx) { ZAddGeneric(ctx, false); }
 void ZIncrByCommand(CommandContext& ctx) { ZAddGeneric(ctx, true); }
