@@ -1,5 +1,7 @@
 #include "common/string_util.h"
 
+#include "common/grisu2.h"
+
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -149,27 +151,16 @@ size_t FormatDouble(double v, char* buf) {
       return FormatInt64(ll, buf);
     }
   }
-  // ...others as fpconv_dtoa lays out the shortest digits: plain for exponents the
-  // rules below allow, else d.ddde-N / d.ddde+N (exponent without padding).
-  char sci[kDoubleChars];
-  auto res = std::to_chars(sci, sci + sizeof(sci) - 1, v, std::chars_format::scientific);
-  *res.ptr = '\0';
-  const char* p = sci;
-  const char* end = res.ptr;
+  // ...others as fpconv_dtoa lays out Grisu2's digits: plain for exponents the rules
+  // below allow, else d.ddde-N / d.ddde+N (exponent without padding).
   size_t n = 0;
-  if (*p == '-') {
+  if (std::signbit(v)) {
     buf[n++] = '-';
-    p++;
   }
   char digits[24];
-  int ndigits = 0;
-  for (; p < end && *p != 'e'; p++) {
-    if (*p != '.') {
-      digits[ndigits++] = *p;
-    }
-  }
-  const int e10 = static_cast<int>(std::strtol(p + 1, nullptr, 10));  // after 'e'
-  const int k = e10 - (ndigits - 1);  // value = digits * 10^k
+  int k = 0;  // value = digits * 10^k
+  const int ndigits = Grisu2Digits(std::fabs(v), digits, &k);
+  const int e10 = k + ndigits - 1;
   const int exp = std::abs(e10);
   if (k >= 0 && exp < ndigits + 7) {
     memcpy(buf + n, digits, ndigits);
