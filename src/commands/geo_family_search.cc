@@ -3,8 +3,10 @@
 //
 // The search scans the score ranges of the nine cells types::GeoSearchBoxes() picks
 // (skipping a cell equal to the one scanned just before, which happens with huge radii),
-// keeps the points inside the shape by exact distance, then sorts by distance (stable),
-// so the same points are found at the edges as in Redis. COUNT without ASC/DESC sorts
+// keeps the points inside the shape by exact distance, then sorts by distance as Redis
+// does (glibc's stable qsort for a full sort; Redis's own partial quicksort when COUNT
+// cuts the result, replayed step for step so that points at equal distances are picked
+// and ordered alike), so the same points are found at the edges. COUNT without ASC/DESC sorts
 // ascending; COUNT ... ANY stops scanning once COUNT points are found and keeps their
 // scan order unless ASC/DESC is given.
 //
@@ -151,6 +153,101 @@ std::vector<Found> Search(const types::ZSetValue& zset, const GeoShape& shape, s
   return found;
 }
 
+// -1, 0, 1 as Redis's sort_gp_asc / sort_gp_desc compare distances.
+int CompareDist(const Found& a, const Found& b, bool desc) {
+  const int c = a.dist > b.dist ? 1 : (a.dist == b.dist ? 0 : -1);
+  return desc ? -c : c;
+}
+
+// Redis's partial sort (pqsort: Bentley & McIlroy's quicksort that skips the partitions
+// outside the ranks [0, last]), step for step, so that with COUNT the points at equal
+// distances are chosen and ordered as Redis chooses and orders them.
+void PartialSort(std::vector<Found>& v, size_t base, size_t n, size_t last, bool desc) {
+  auto cmp = [&](size_t i, size_t j) { return CompareDist(v[i], v[j], desc); };
+  auto swap = [&](size_t i, size_t j) { std::swap(v[i], v[j]); };
+  auto insertion_sort = [&](size_t a, size_t count) {
+    for (size_t m = a + 1; m < a + count; m++) {
+      for (size_t l = m; l > a && cmp(l - 1, l) > 0; l--) {
+        swap(l, l - 1);
+      }
+    }
+  };
+  auto med3 = [&](size_t a, size_t b, size_t c) {
+    return cmp(a, b) < 0 ? (cmp(b, c) < 0 ? b : (cmp(a, c) < 0 ? c : a))
+                         : (cmp(b, c) > 0 ? b : (cmp(a, c) < 0 ? a : c));
+  };
+  // Whether a partition starting at rank s may hold any of the ranks 0..last.
+  auto wanted = [&](size_t s) { return s <= last; };
+  size_t a = base;
+  while (true) {
+    if (n < 7) {
+      insertion_sort(a, n);
+      return;
+    }
+    size_t pm = a + n / 2;
+    if (n > 7) {
+      size_t pl = a;
+      size_t pn = a + n - 1;
+      if (n > 40) {
+        const size_t d = n / 8;
+        pl = med3(pl, pl + d, pl + 2 * d);
+        pm = med3(pm - d, pm, pm + d);
+        pn = med3(pn - 2 * d, pn - d, pn);
+      }
+      pm = med3(pl, pm, pn);
+    }
+    swap(a, pm);
+    size_t pa = a + 1, pb = a + 1;
+    // pc and pd may step to a - 1 conceptually; keep them as signed offsets.
+    int64_t pc = static_cast<int64_t>(a + n - 1), pd = pc;
+    while (true) {
+      int c;
+      while (static_cast<int64_t>(pb) <= pc && (c = cmp(pb, a)) <= 0) {
+        if (c == 0) {
+          swap(pa, pb);
+          pa++;
+        }
+        pb++;
+      }
+      while (static_cast<int64_t>(pb) <= pc && (c = cmp(static_cast<size_t>(pc), a)) >= 0) {
+        if (c == 0) {
+          swap(static_cast<size_t>(pc), static_cast<size_t>(pd));
+          pd--;
+        }
+        pc--;
+      }
+      if (static_cast<int64_t>(pb) > pc) {
+        break;
+      }
+      swap(pb, static_cast<size_t>(pc));
+      pb++;
+      pc--;
+    }
+    const size_t pn = a + n;
+    size_t r = std::min(pa - a, pb - pa);
+    for (size_t j = 0; j < r; j++) {
+      swap(a + j, pb - r + j);
+    }
+    r = std::min(static_cast<size_t>(pd - pc), pn - static_cast<size_t>(pd) - 1);
+    for (size_t j = 0; j < r; j++) {
+      swap(pb + j, pn - r + j);
+    }
+    r = pb - pa;
+    if (r > 1 && wanted(a)) {
+      PartialSort(v, a, r, last, desc);
+    }
+    r = static_cast<size_t>(pd - pc);
+    if (r <= 1) {
+      return;
+    }
+    a = pn - r;
+    n = r;
+    if (!wanted(a)) {
+      return;
+    }
+  }
+}
+
 void SearchGeneric(CommandContext& ctx, size_t src_index, unsigned flags) {
   std::string_view src = ctx.arg(src_index);
   ZFound z = FindZSetForRead(ctx, src);
@@ -293,12 +390,16 @@ void SearchGeneric(CommandContext& ctx, size_t src_index, unsigned flags) {
   const size_t n = count == 0 || found.size() < static_cast<uint64_t>(count)
                        ? found.size()
                        : static_cast<size_t>(count);
-  if (sort == Sort::kAsc) {
-    std::stable_sort(found.begin(), found.end(),
-                     [](const Found& a, const Found& b) { return a.dist < b.dist; });
-  } else if (sort == Sort::kDesc) {
-    std::stable_sort(found.begin(), found.end(),
-                     [](const Found& a, const Found& b) { return a.dist > b.dist; });
+  if (sort != Sort::kNone) {
+    const bool desc = sort == Sort::kDesc;
+    if (n == found.size()) {
+      // Redis calls qsort(), which glibc implements as a stable merge sort.
+      std::stable_sort(found.begin(), found.end(), [desc](const Found& a, const Found& b) {
+        return CompareDist(a, b, desc) < 0;
+      });
+    } else {
+      PartialSort(found, 0, found.size(), n - 1, desc);
+    }
   }
 
   if (!store) {

@@ -32,8 +32,6 @@ namespace {
 using types::ZAddResult;
 using types::ZSetValue;
 
-constexpr size_t kMaxForcedConversionHint = 4096;
-
 // ZADD key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]
 // ZINCRBY key increment member (as ZADD key INCR increment member).
 void ZAddGeneric(CommandContext& ctx, bool incr_command) {
@@ -109,14 +107,9 @@ void ZAddAndReply(CommandContext& ctx, std::string_view key, types::ZAddFlags fl
     if (zset == nullptr) {
       fresh = ZSetValue::Create(pairs, longest, limits);
       zset = &fresh;
-    } else if (longest > limits.max_listpack_value &&
-               limits.max_listpack_entries < kMaxForcedConversionHint) {
-      // Redis converts up front when the longest new member will not fit a listpack
-      // (even if XX then adds nothing). MaybeConvert only takes a size hint, which is
-      // also the new table's reservation, so pass one just past the entry limit; with
-      // an absurdly large limit, skip it and let Add convert when a long member lands.
-      zset->MaybeConvert(std::max(pairs, limits.max_listpack_entries + 1), limits);
     } else {
+      // Redis converts an existing key up front by the number of pairs only; a long
+      // member converts it when it lands (so XX that adds nothing keeps a listpack).
       zset->MaybeConvert(pairs, limits);
     }
     for (size_t j = 0; j < pairs; j++) {

@@ -424,4 +424,19 @@ def test_random_points_match_redis(server, peer):
             same("GEOSEARCHSTORE", "dst", key, "FROMLONLAT", lon, lat, "BYBOX", radius, radius,
                  "km", "STOREDIST")
             same("ZRANGE", "dst", "0", "-1", "WITHSCORES")
+    # Points at equal distances (members sharing a place): with COUNT, Redis's partial
+    # quicksort decides which of them come and in which order.
+    for n_members in (5, 12, 45, 130):
+        key = f"ties{n_members}"
+        spots = [("%.6f" % rng.uniform(13, 15), "%.6f" % rng.uniform(37, 38)) for _ in range(6)]
+        args = []
+        for i in range(n_members):
+            lon, lat = rng.choice(spots)
+            args += [lon, lat, f"t{i}"]
+        same("GEOADD", key, *args)
+        for count in ("1", "2", "3", "5", "8", "20", "50", "100", "200"):
+            for order in ("ASC", "DESC"):
+                same("GEOSEARCH", key, "FROMLONLAT", "14", "37.5", "BYRADIUS", "300", "km",
+                     "COUNT", count, order, "WITHDIST")
+                same("GEORADIUSBYMEMBER", key, "t0", "300", "km", "COUNT", count, order)
     ours.close()
