@@ -67,23 +67,10 @@ void ReplyGeoCoordinate(CommandContext& ctx, double value) { ctx.rb().Double(val
 
 // GEOADD key [NX | XX] [CH] longitude latitude member [longitude latitude member ...]
 void GeoAddCommand(CommandContext& ctx) {
-  types::ZAddFlags flags;
-  bool ch = false;
-  size_t idx = 2;
-  for (; idx < ctx.argc(); idx++) {
-    std::string_view a = ctx.arg(idx);
-    if (EqualsIgnoreCase(a, "NX")) {
-      flags.nx = true;
-    } else if (EqualsIgnoreCase(a, "XX")) {
-      flags.xx = true;
-    } else if (EqualsIgnoreCase(a, "CH")) {
-      ch = true;
-    } else {
-      break;
-    }
-  }
+  const ZAddOptions opts = ParseZAddOptions(ctx, 2, /*geo=*/true);
+  const size_t idx = opts.next;
   const size_t words = ctx.argc() - idx;
-  if (words == 0 || words % 3 != 0 || (flags.nx && flags.xx)) {
+  if (words == 0 || words % 3 != 0 || (opts.flags.nx && opts.flags.xx)) {
     return ctx.rb().Error(errors::kSyntax);
   }
   const size_t n = words / 3;
@@ -95,11 +82,14 @@ void GeoAddCommand(CommandContext& ctx) {
     }
     pairs[j] = {static_cast<double>(types::GeoScore(p->lon, p->lat)), ctx.arg(idx + 3 * j + 2)};
   }
-  ZAddAndReply(ctx, ctx.arg(1), flags, ch, pairs.data(), n);
+  ZAddAndReply(ctx, ctx.arg(1), opts.flags, opts.ch, pairs.data(), n);
 }
 
-// GEOPOS key [member ...]
-void GeoPosCommand(CommandContext& ctx) {
+namespace {
+
+// GEOPOS / GEOHASH: one reply per member argument, from its score or for its absence.
+template <typename Missing, typename Found>
+void ReplyPerMember(CommandContext& ctx, Missing missing, Found found) {
   ZFound z = FindZSetForRead(ctx, ctx.arg(1));
   if (z.wrong_type) {
     return;
@@ -107,15 +97,30 @@ void GeoPosCommand(CommandContext& ctx) {
   ctx.rb().Array(ctx.argc() - 2);
   for (size_t i = 2; i < ctx.argc(); i++) {
     auto score = z.zset ? z.zset->Score(ctx.arg(i)) : std::nullopt;
-    if (!score) {
-      ctx.rb().NullArray();
-      continue;
+    if (score) {
+      found(*score);
+    } else {
+      missing();
     }
-    const GeoLonLat p = GeoDecodeScore(*score);
+  }
+}
+
+}  // namespace
+
+// GEOPOS key [member ...]
+void GeoPosCommand(CommandContext& ctx) {
+  ReplyPerMember(ctx, [&] { ctx.rb().NullArray(); }, [&](double score) {
+    const GeoLonLat p = GeoDecodeScore(score);
     ctx.rb().Array(2);
     ReplyGeoCoordinate(ctx, p.lon);
     ReplyGeoCoordinate(ctx, p.lat);
-  }
+  });
+}
+
+// GEOHASH key [member ...]
+void GeoHashCommand(CommandContext& ctx) {
+  ReplyPerMember(ctx, [&] { ctx.rb().Null(); },
+                 [&](double score) { ctx.rb().Bulk(types::GeoHashString(score)); });
 }
 
 // GEODIST key member1 member2 [M | KM | FT | MI]
@@ -147,23 +152,6 @@ void GeoDistCommand(CommandContext& ctx) {
   ReplyGeoDistance(ctx, types::GeoDistance(a.lon, a.lat, b.lon, b.lat) / to_meters);
 }
 
-// GEOHASH key [member ...]
-void GeoHashCommand(CommandContext& ctx) {
-  ZFound z = FindZSetForRead(ctx, ctx.arg(1));
-  if (z.wrong_type) {
-    return;
-  }
-  ctx.rb().Array(ctx.argc() - 2);
-  for (size_t i = 2; i < ctx.argc(); i++) {
-    auto score = z.zset ? z.zset->Score(ctx.arg(i)) : std::nullopt;
-    if (!score) {
-      ctx.rb().Null();
-      continue;
-    }
-    ctx.rb().Bulk(types::GeoHashString(*score));
-  }
-}
-
 namespace {
 
 constexpr const char* kGroup = "geo";
@@ -185,6 +173,24 @@ const std::string kSearchArgs =
     "> | <box: <width: BYBOX width:double> height:double " + kUnit + ">> [order: ASC | DESC] " +
     kCountBlock;
 
+// A read-only geo command on the key in argument 1.
+CommandDef GeoReader(std::string name, int arity, CommandHandler handler, CommandDoc doc) {
+  return {.name = std::move(name), .arity = arity, .flags = "readonly",
+          .acl = "@read @geo @slow", .keys = {KeyAt(1, "RO ACCESS")}, .handler = handler,
+          .doc = std::move(doc)};
+}
+
+// GEORADIUS / GEORADIUSBYMEMBER: the source, and a STORE or STOREDIST destination searched
+// from argument `startfrom`.
+CommandDef GeoRadiusWriter(std::string name, int arity, int startfrom, CommandHandler handler,
+                           CommandDoc doc) {
+  return {.name = std::move(name), .arity = arity, .flags = "write denyoom",
+          .acl = "@write @geo @slow",
+          .keys = {KeyAt(1, "RO ACCESS"), KeyKeyword("STORE", startfrom, 0, 1, "OW UPDATE"),
+                   KeyKeyword("STOREDIST", startfrom, 0, 1, "OW UPDATE")},
+          .handler = handler, .doc = std::move(doc)};
+}
+
 }  // namespace
 
 void RegisterGeoCommands(CommandTable& t) {
@@ -193,65 +199,51 @@ void RegisterGeoCommands(CommandTable& t) {
          .doc = {kGroup, "3.2.0", "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
                  "Adds points (longitude, latitude, member) to a geospatial index stored as a sorted set; creates the key if needed.",
                  "key [condition: NX | XX] [change: CH] <data: longitude:double latitude:double member> ..."}});
-  t.Add({.name = "geopos", .arity = -2, .flags = "readonly", .acl = "@read @geo @slow",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = GeoPosCommand,
-         .doc = {kGroup, "3.2.0", "O(1) for each member requested.",
-                 "Returns the longitude and latitude of members (the centre of their stored cell).",
-                 "key [member ...]"}});
-  t.Add({.name = "geodist", .arity = -4, .flags = "readonly", .acl = "@read @geo @slow",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = GeoDistCommand,
-         .doc = {kGroup, "3.2.0", "O(1)",
-                 "Returns the distance between two members of a geospatial index.",
-                 "key member1 member2 [unit: 'm' | 'km' | 'ft' | 'mi']"}});
-  t.Add({.name = "geohash", .arity = -2, .flags = "readonly", .acl = "@read @geo @slow",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = GeoHashCommand,
-         .doc = {kGroup, "3.2.0", "O(1) for each member requested.",
-                 "Returns members' positions as standard 11-character geohash strings.",
-                 "key [member ...]"}});
-  t.Add({.name = "geosearch", .arity = -7, .flags = "readonly", .acl = "@read @geo @slow",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = GeoSearchCommand,
-         .doc = {kGroup, "6.2.0", kSearchComplexity,
-                 "Returns the members of a geospatial index inside a circle or a box.",
-                 std::string("key ") + kSearchArgs + " [WITHCOORD] [WITHDIST] [WITHHASH]"}});
+  t.Add(GeoReader("geopos", -2, GeoPosCommand,
+                  {kGroup, "3.2.0", "O(1) for each member requested.",
+                   "Returns the longitude and latitude of members (the centre of their stored cell).",
+                   "key [member ...]"}));
+  t.Add(GeoReader("geodist", -4, GeoDistCommand,
+                  {kGroup, "3.2.0", "O(1)",
+                   "Returns the distance between two members of a geospatial index.",
+                   "key member1 member2 [unit: 'm' | 'km' | 'ft' | 'mi']"}));
+  t.Add(GeoReader("geohash", -2, GeoHashCommand,
+                  {kGroup, "3.2.0", "O(1) for each member requested.",
+                   "Returns members' positions as standard 11-character geohash strings.",
+                   "key [member ...]"}));
+  t.Add(GeoReader("geosearch", -7, GeoSearchCommand,
+                  {kGroup, "6.2.0", kSearchComplexity,
+                   "Returns the members of a geospatial index inside a circle or a box.",
+                   std::string("key ") + kSearchArgs + " [WITHCOORD] [WITHDIST] [WITHHASH]"}));
   t.Add({.name = "geosearchstore", .arity = -8, .flags = "write denyoom",
          .acl = "@write @geo @slow", .keys = {KeyAt(1, "OW UPDATE"), KeyAt(2, "RO ACCESS")},
          .handler = GeoSearchStoreCommand,
          .doc = {kGroup, "6.2.0", kSearchComplexity,
                  "Stores the members of a geospatial index inside a circle or a box as a sorted set.",
                  std::string("destination:key source:key ") + kSearchArgs + " [STOREDIST]"}});
-  t.Add({.name = "georadius", .arity = -6, .flags = "write denyoom",
-         .acl = "@write @geo @slow",
-         .keys = {KeyAt(1, "RO ACCESS"), KeyKeyword("STORE", 6, 0, 1, "OW UPDATE"),
-                  KeyKeyword("STOREDIST", 6, 0, 1, "OW UPDATE")},
-         .handler = GeoRadiusCommand,
-         .doc = {kGroup, "3.2.0", kRadiusComplexity,
-                 "Returns (or stores) the members of a geospatial index within a distance of a point.",
-                 std::string("key longitude:double latitude:double radius:double ") + kUnit + " " +
-                     kRadiusOptions + kStore,
-                 "deprecated", "6.2.0", "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument"}});
-  t.Add({.name = "georadius_ro", .arity = -6, .flags = "readonly", .acl = "@read @geo @slow",
-         .keys = {KeyAt(1, "RO ACCESS")}, .handler = GeoRadiusRoCommand,
-         .doc = {kGroup, "3.2.10", kRadiusComplexity,
-                 "Returns the members of a geospatial index within a distance of a point.",
-                 std::string("key longitude:double latitude:double radius:double ") + kUnit + " " +
-                     kRadiusOptions,
-                 "deprecated", "6.2.0", "`GEOSEARCH` with the `BYRADIUS` argument"}});
-  t.Add({.name = "georadiusbymember", .arity = -5, .flags = "write denyoom",
-         .acl = "@write @geo @slow",
-         .keys = {KeyAt(1, "RO ACCESS"), KeyKeyword("STORE", 5, 0, 1, "OW UPDATE"),
-                  KeyKeyword("STOREDIST", 5, 0, 1, "OW UPDATE")},
-         .handler = GeoRadiusByMemberCommand,
-         .doc = {kGroup, "3.2.0", kRadiusComplexity,
-                 "Returns (or stores) the members of a geospatial index within a distance of a member.",
-                 std::string("key member radius:double ") + kUnit + " " + kRadiusOptions + kStore,
-                 "deprecated", "6.2.0", "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments"}});
-  t.Add({.name = "georadiusbymember_ro", .arity = -5, .flags = "readonly",
-         .acl = "@read @geo @slow", .keys = {KeyAt(1, "RO ACCESS")},
-         .handler = GeoRadiusByMemberRoCommand,
-         .doc = {kGroup, "3.2.10", kRadiusComplexity,
-                 "Returns the members of a geospatial index within a distance of a member.",
-                 std::string("key member radius:double ") + kUnit + " " + kRadiusOptions,
-                 "deprecated", "6.2.0", "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments"}});
+  const std::string from_point = std::string("key longitude:double latitude:double radius:double ") +
+                                 kUnit + " " + kRadiusOptions;
+  const std::string from_member = std::string("key member radius:double ") + kUnit + " " +
+                                  kRadiusOptions;
+  t.Add(GeoRadiusWriter("georadius", -6, 6, GeoRadiusCommand,
+                        {kGroup, "3.2.0", kRadiusComplexity,
+                         "Returns (or stores) the members of a geospatial index within a distance of a point.",
+                         from_point + kStore, "deprecated", "6.2.0",
+                         "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument"}));
+  t.Add(GeoReader("georadius_ro", -6, GeoRadiusRoCommand,
+                  {kGroup, "3.2.10", kRadiusComplexity,
+                   "Returns the members of a geospatial index within a distance of a point.",
+                   from_point, "deprecated", "6.2.0", "`GEOSEARCH` with the `BYRADIUS` argument"}));
+  t.Add(GeoRadiusWriter("georadiusbymember", -5, 5, GeoRadiusByMemberCommand,
+                        {kGroup, "3.2.0", kRadiusComplexity,
+                         "Returns (or stores) the members of a geospatial index within a distance of a member.",
+                         from_member + kStore, "deprecated", "6.2.0",
+                         "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments"}));
+  t.Add(GeoReader("georadiusbymember_ro", -5, GeoRadiusByMemberRoCommand,
+                  {kGroup, "3.2.10", kRadiusComplexity,
+                   "Returns the members of a geospatial index within a distance of a member.",
+                   from_member, "deprecated", "6.2.0",
+                   "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments"}));
 }
 
 }  // namespace hotkv

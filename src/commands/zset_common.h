@@ -61,6 +61,15 @@ bool DeleteZSetIfEmpty(CommandContext& ctx, std::string_view key, const types::Z
 void StoreZSetResult(CommandContext& ctx, std::string_view dst, types::ZSetValue result,
                      std::string_view event);
 
+// ZADD's options from ctx.arg(first) up to the first other word: NX XX CH INCR GT LT, or
+// only NX XX CH for GEOADD (`geo`). `next` is the index of that word.
+struct ZAddOptions {
+  types::ZAddFlags flags;
+  bool ch = false;
+  size_t next = 0;
+};
+ZAddOptions ParseZAddOptions(CommandContext& ctx, size_t first, bool geo);
+
 // The work of ZADD after its arguments are parsed (also GEOADD's): adds or updates the
 // pairs under `flags`, creates the key if needed (not with XX), emits "zadd"/"zincr",
 // and replies the count (added, or added + updated with `ch`), or the new score (INCR).

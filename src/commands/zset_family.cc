@@ -35,28 +35,11 @@ using types::ZSetValue;
 // ZADD key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]
 // ZINCRBY key increment member (as ZADD key INCR increment member).
 void ZAddGeneric(CommandContext& ctx, bool incr_command) {
-  types::ZAddFlags flags;
-  flags.incr = incr_command;
-  bool ch = false;
-  size_t idx = 2;
-  for (; idx < ctx.argc(); idx++) {
-    std::string_view a = ctx.arg(idx);
-    if (EqualsIgnoreCase(a, "NX")) {
-      flags.nx = true;
-    } else if (EqualsIgnoreCase(a, "XX")) {
-      flags.xx = true;
-    } else if (EqualsIgnoreCase(a, "CH")) {
-      ch = true;
-    } else if (EqualsIgnoreCase(a, "INCR")) {
-      flags.incr = true;
-    } else if (EqualsIgnoreCase(a, "GT")) {
-      flags.gt = true;
-    } else if (EqualsIgnoreCase(a, "LT")) {
-      flags.lt = true;
-    } else {
-      break;
-    }
-  }
+  ZAddOptions opts = ParseZAddOptions(ctx, 2, /*geo=*/false);
+  types::ZAddFlags& flags = opts.flags;
+  flags.incr |= incr_command;
+  const bool ch = opts.ch;
+  const size_t idx = opts.next;
   const size_t words = ctx.argc() - idx;
   if (words == 0 || words % 2 != 0) {
     return ctx.rb().Error(errors::kSyntax);
@@ -85,6 +68,32 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
 }
 
 }  // namespace
+
+ZAddOptions ParseZAddOptions(CommandContext& ctx, size_t first, bool geo) {
+  ZAddOptions o;
+  o.next = first;
+  for (; o.next < ctx.argc(); o.next++) {
+    std::string_view a = ctx.arg(o.next);
+    if (EqualsIgnoreCase(a, "NX")) {
+      o.flags.nx = true;
+    } else if (EqualsIgnoreCase(a, "XX")) {
+      o.flags.xx = true;
+    } else if (EqualsIgnoreCase(a, "CH")) {
+      o.ch = true;
+    } else if (geo) {
+      break;
+    } else if (EqualsIgnoreCase(a, "INCR")) {
+      o.flags.incr = true;
+    } else if (EqualsIgnoreCase(a, "GT")) {
+      o.flags.gt = true;
+    } else if (EqualsIgnoreCase(a, "LT")) {
+      o.flags.lt = true;
+    } else {
+      break;
+    }
+  }
+  return o;
+}
 
 void ZAddAndReply(CommandContext& ctx, std::string_view key, types::ZAddFlags flags, bool ch,
                   const ZAddPair* items, size_t pairs) {
