@@ -109,18 +109,21 @@ void ReplyPerMember(CommandContext& ctx, Missing missing, Found found) {
 
 // GEOPOS key [member ...]
 void GeoPosCommand(CommandContext& ctx) {
-  ReplyPerMember(ctx, [&] { ctx.rb().NullArray(); }, [&](double score) {
-    const GeoLonLat p = GeoDecodeScore(score);
-    ctx.rb().Array(2);
-    ReplyGeoCoordinate(ctx, p.lon);
-    ReplyGeoCoordinate(ctx, p.lat);
-  });
+  ReplyPerMember(
+      ctx, [&] { ctx.rb().NullArray(); },
+      [&](double score) {
+        const GeoLonLat p = GeoDecodeScore(score);
+        ctx.rb().Array(2);
+        ReplyGeoCoordinate(ctx, p.lon);
+        ReplyGeoCoordinate(ctx, p.lat);
+      });
 }
 
 // GEOHASH key [member ...]
 void GeoHashCommand(CommandContext& ctx) {
-  ReplyPerMember(ctx, [&] { ctx.rb().Null(); },
-                 [&](double score) { ctx.rb().Bulk(types::GeoHashString(score)); });
+  ReplyPerMember(
+      ctx, [&] { ctx.rb().Null(); },
+      [&](double score) { ctx.rb().Bulk(types::GeoHashString(score)); });
 }
 
 // GEODIST key member1 member2 [M | KM | FT | MI]
@@ -165,18 +168,22 @@ constexpr const char* kUnit = "<unit: 'm' | 'km' | 'ft' | 'mi'>";
 constexpr const char* kCountBlock = "[count-block: <count: COUNT count:integer> [ANY]]";
 const std::string kRadiusOptions =
     std::string("[WITHCOORD] [WITHDIST] [WITHHASH] ") + kCountBlock + " [order: ASC | DESC]";
-constexpr const char* kStore =
-    " [store: STORE storekey:key | STOREDIST storedistkey:key]";
+constexpr const char* kStore = " [store: STORE storekey:key | STOREDIST storedistkey:key]";
 const std::string kSearchArgs =
-    std::string("<from: FROMMEMBER member | <fromlonlat: FROMLONLAT longitude:double latitude:double>> "
-                "<by: <circle: <radius: BYRADIUS radius:double> ") + kUnit +
-    "> | <box: <width: BYBOX width:double> height:double " + kUnit + ">> [order: ASC | DESC] " +
-    kCountBlock;
+    std::string(
+        "<from: FROMMEMBER member | <fromlonlat: FROMLONLAT longitude:double latitude:double>> "
+        "<by: <circle: <radius: BYRADIUS radius:double> ") +
+    kUnit + "> | <box: <width: BYBOX width:double> height:double " + kUnit +
+    ">> [order: ASC | DESC] " + kCountBlock;
 
 // A read-only geo command on the key in argument 1.
 CommandDef GeoReader(std::string name, int arity, CommandHandler handler, CommandDoc doc) {
-  return {.name = std::move(name), .arity = arity, .flags = "readonly",
-          .acl = "@read @geo @slow", .keys = {KeyAt(1, "RO ACCESS")}, .handler = handler,
+  return {.name = std::move(name),
+          .arity = arity,
+          .flags = "readonly",
+          .acl = "@read @geo @slow",
+          .keys = {KeyAt(1, "RO ACCESS")},
+          .handler = handler,
           .doc = std::move(doc)};
 }
 
@@ -184,11 +191,14 @@ CommandDef GeoReader(std::string name, int arity, CommandHandler handler, Comman
 // from argument `startfrom`.
 CommandDef GeoRadiusWriter(std::string name, int arity, int startfrom, CommandHandler handler,
                            CommandDoc doc) {
-  return {.name = std::move(name), .arity = arity, .flags = "write denyoom",
+  return {.name = std::move(name),
+          .arity = arity,
+          .flags = "write denyoom",
           .acl = "@write @geo @slow",
           .keys = {KeyAt(1, "RO ACCESS"), KeyKeyword("STORE", startfrom, 0, 1, "OW UPDATE"),
                    KeyKeyword("STOREDIST", startfrom, 0, 1, "OW UPDATE")},
-          .handler = handler, .doc = std::move(doc)};
+          .handler = handler,
+          .doc = std::move(doc)};
 }
 
 }  // namespace

@@ -320,15 +320,13 @@ void SearchGeneric(CommandContext& ctx, size_t src_index, unsigned flags) {
       i++;
     } else if (EqualsIgnoreCase(a, "STOREDIST") && (flags & kSearchStore)) {
       storedist = true;
-    } else if (EqualsIgnoreCase(a, "FROMMEMBER") && left >= 1 && (flags & kSearch) &&
-               !fromlonlat) {
+    } else if (EqualsIgnoreCase(a, "FROMMEMBER") && left >= 1 && (flags & kSearch) && !fromlonlat) {
       if (z.zset != nullptr && !MemberPosition(ctx, *z.zset, ctx.arg(i + 1), &shape)) {
         return;
       }
       frommember = true;
       i++;
-    } else if (EqualsIgnoreCase(a, "FROMLONLAT") && left >= 2 && (flags & kSearch) &&
-               !frommember) {
+    } else if (EqualsIgnoreCase(a, "FROMLONLAT") && left >= 2 && (flags & kSearch) && !frommember) {
       auto p = ParseGeoLonLat(ctx, i + 1);
       if (!p) {
         return;
@@ -440,9 +438,7 @@ void SearchGeneric(CommandContext& ctx, size_t src_index, unsigned flags) {
 }  // namespace
 
 void GeoSearchCommand(CommandContext& ctx) { SearchGeneric(ctx, 1, kSearch); }
-void GeoSearchStoreCommand(CommandContext& ctx) {
-  SearchGeneric(ctx, 2, kSearch | kSearchStore);
-}
+void GeoSearchStoreCommand(CommandContext& ctx) { SearchGeneric(ctx, 2, kSearch | kSearchStore); }
 void GeoRadiusCommand(CommandContext& ctx) { SearchGeneric(ctx, 1, kFromCoords); }
 void GeoRadiusRoCommand(CommandContext& ctx) { SearchGeneric(ctx, 1, kFromCoords | kNoStore); }
 void GeoRadiusByMemberCommand(CommandContext& ctx) { SearchGeneric(ctx, 1, kFromMember); }

@@ -35,7 +35,6 @@ inline constexpr std::string_view kNaN = "ERR resulting score is not a number (N
 // The zset encoding thresholds from the live configuration.
 types::ZSetLimits ZLimits(CommandContext& ctx);
 
-
 struct ZFound {
   types::ZSetValue* zset = nullptr;  // null: no such key (or wrong type)
   bool wrong_type = false;           // WRONGTYPE has been replied

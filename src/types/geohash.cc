@@ -142,24 +142,24 @@ bool GeoValidLonLat(double lon, double lat) {
   return !(lon < kGeoLonMin || lon > kGeoLonMax || lat < kGeoLatMin || lat > kGeoLatMax);
 }
 
-std::optional<GeoHashBits> GeoEncode(GeoRange lon_range, GeoRange lat_range, double lon,
-                                     double lat, int step) {
+std::optional<GeoHashBits> GeoEncode(GeoRange lon_range, GeoRange lat_range, double lon, double lat,
+                                     int step) {
   if (step > 32 || step <= 0 || IsZeroRange(lat_range) || IsZeroRange(lon_range)) {
     return std::nullopt;
   }
   if (lon > kGeoLonMax || lon < kGeoLonMin || lat > kGeoLatMax || lat < kGeoLatMin) {
     return std::nullopt;
   }
-  if (lat < lat_range.min || lat > lat_range.max || lon < lon_range.min ||
-      lon > lon_range.max) {
+  if (lat < lat_range.min || lat > lat_range.max || lon < lon_range.min || lon > lon_range.max) {
     return std::nullopt;
   }
   double lat_offset = (lat - lat_range.min) / (lat_range.max - lat_range.min);
   double lon_offset = (lon - lon_range.min) / (lon_range.max - lon_range.min);
   lat_offset *= static_cast<double>(uint64_t{1} << step);
   lon_offset *= static_cast<double>(uint64_t{1} << step);
-  return GeoHashBits{Interleave(static_cast<uint32_t>(lat_offset), static_cast<uint32_t>(lon_offset)),
-                     static_cast<uint8_t>(step)};
+  return GeoHashBits{
+      Interleave(static_cast<uint32_t>(lat_offset), static_cast<uint32_t>(lon_offset)),
+      static_cast<uint8_t>(step)};
 }
 
 GeoArea GeoDecode(GeoRange lon_range, GeoRange lat_range, GeoHashBits hash) {
@@ -211,10 +211,9 @@ GeoLonLat GeoDecodeScore(double score) {
 std::string GeoHashString(double score) {
   const GeoLonLat p = GeoDecodeScore(score);
   // The standard geohash spans latitude -90..90; re-encode the decoded point in it.
-  const uint64_t bits =
-      GeoEncode(GeoRange{-180, 180}, GeoRange{-90, 90}, p.lon, p.lat, kGeoStepMax)
-          .value_or(GeoHashBits{})
-          .bits;
+  const uint64_t bits = GeoEncode(GeoRange{-180, 180}, GeoRange{-90, 90}, p.lon, p.lat, kGeoStepMax)
+                            .value_or(GeoHashBits{})
+                            .bits;
   std::string out(11, '0');
   for (int i = 0; i < 10; i++) {  // 50 of the 52 bits; the 11th char is always '0'
     out[i] = kBase32[(bits >> (52 - (i + 1) * 5)) & 0x1f];
@@ -266,7 +265,7 @@ int GeoEstimateSteps(double radius_meters, double lat) {
     radius_meters *= 2;
     step++;
   }
-  step -= 2;  // so that the radius fits the cells in most cases
+  step -= 2;                    // so that the radius fits the cells in most cases
   if (lat > 66 || lat < -66) {  // meridians converge: wider cells near the poles
     step--;
     if (lat > 80 || lat < -80) {
@@ -284,10 +283,10 @@ int GeoEstimateSteps(double radius_meters, double lat) {
 
 std::array<GeoHashBits, 9> GeoSearchBoxes(const GeoShape& shape) {
   const GeoBounds b = BoundingBox(shape);
-  double radius_meters =
-      shape.kind == GeoShape::Kind::kRadius
-          ? shape.radius
-          : std::sqrt((shape.width / 2) * (shape.width / 2) + (shape.height / 2) * (shape.height / 2));
+  double radius_meters = shape.kind == GeoShape::Kind::kRadius
+                             ? shape.radius
+                             : std::sqrt((shape.width / 2) * (shape.width / 2) +
+                                         (shape.height / 2) * (shape.height / 2));
   radius_meters *= shape.conversion;
   int steps = GeoEstimateSteps(radius_meters, shape.lat);
   CellAndNeighbours c = CellAt(shape.lon, shape.lat, steps);

@@ -67,8 +67,8 @@ bool GeoValidLonLat(double lon, double lat);
 
 // Encodes a point into the cell of `step` bits per coordinate within the given ranges;
 // nullopt outside the Web Mercator limits or the ranges.
-std::optional<GeoHashBits> GeoEncode(GeoRange lon_range, GeoRange lat_range, double lon,
-                                     double lat, int step);
+std::optional<GeoHashBits> GeoEncode(GeoRange lon_range, GeoRange lat_range, double lon, double lat,
+                                     int step);
 // The area covered by a cell.
 GeoArea GeoDecode(GeoRange lon_range, GeoRange lat_range, GeoHashBits hash);
 
