@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from conftest import free_port
-from helpers_types import SYNTAX, WRONGTYPE, arity, rc_fixture, resp3_connection
+from helpers_types import SYNTAX, WRONGTYPE, arity, double, rc_fixture, resp3_connection
 
 NOT_FLOAT = "ERR value is not a valid float"
 UNIT = "ERR unsupported unit provided. please use M, KM, FT, MI"
@@ -318,10 +318,16 @@ def test_keyspace_events(server, sicily):
 def test_resp3_replies(server, sicily):
     conn = resp3_connection(server)
     try:
-        reply = conn.command("GEOPOS", "Sicily", "Palermo", "nope")
-        assert repr(reply[1]) in ("None", "Null()") or reply[1] is None or reply[1] == ("null",)
-        reply = conn.command("GEODIST", "Sicily", "Palermo", "Catania", "km")
-        assert reply in (b"166.2742", "166.2742")
+        # Coordinates are RESP3 doubles, a missing member a null; distances stay bulk strings.
+        assert conn.command("GEOPOS", "Sicily", "Palermo", "nope") == [
+            [double("13.361389338970184"), double("38.1155563954963")], None]
+        assert conn.command("GEODIST", "Sicily", "Palermo", "Catania", "km") == b"166.2742"
+        assert conn.command("GEODIST", "Sicily", "Palermo", "nope") is None
+        assert conn.command("GEOHASH", "Sicily", "Palermo", "nope") == [b"sqc8b49rny0", None]
+        assert conn.command("GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "100",
+                            "km", "WITHDIST", "WITHHASH", "WITHCOORD") == [
+            [b"Catania", b"56.4413", 3479447370796909,
+             [double("15.087267458438873"), double("37.50266842333162")]]]
     finally:
         conn.close()
 
@@ -440,3 +446,23 @@ def test_random_points_match_redis(server, peer):
                      "COUNT", count, order, "WITHDIST")
                 same("GEORADIUSBYMEMBER", key, "t0", "300", "km", "COUNT", count, order)
     ours.close()
+
+
+def test_geo_keys_are_sorted_sets_everywhere(server, sicily):
+    rc = sicily
+    # WATCH sees GEOADD; DUMP/RESTORE and COPY keep the points.
+    other = server.client()
+    pipe = server.client().pipeline()
+    pipe.watch("Sicily")
+    other.execute_command("GEOADD", "Sicily", "1", "1", "w")
+    pipe.multi()
+    pipe.execute_command("GEOPOS", "Sicily", "w")
+    with pytest.raises(redis.WatchError):
+        pipe.execute()
+    dump = server.client(decode_responses=False).dump("Sicily")
+    rc("RESTORE", "copy1", "0", dump)
+    rc("COPY", "Sicily", "copy2")
+    for k in ("copy1", "copy2"):
+        assert rc("GEOHASH", k, "Palermo", "Catania") == ["sqc8b49rny0", "sqdtr74hyu0"]
+    assert rc("OBJECT", "ENCODING", "Sicily") == "listpack"
+    other.close()
