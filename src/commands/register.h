@@ -30,6 +30,7 @@ void RegisterListBlockingCommands(CommandTable& t);
 void RegisterZSetCommands(CommandTable& t);
 void RegisterHashCommands(CommandTable& t);
 void RegisterSetCommands(CommandTable& t);
+void RegisterGeoCommands(CommandTable& t);  // GEOADD, GEOSEARCH, GEORADIUS, ...
 void RegisterVectorSetCommands(CommandTable& t);  // Redis 8: VADD, VSIM, ...
 void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ...
 void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKING, MIGRATE
@@ -59,6 +60,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterZSetCommands(t);
   RegisterHashCommands(t);
   RegisterSetCommands(t);
+  RegisterGeoCommands(t);
   RegisterVectorSetCommands(t);
   RegisterVsimCommands(t);
   RegisterDumpCommands(t);

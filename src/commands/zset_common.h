@@ -35,7 +35,6 @@ inline constexpr std::string_view kNaN = "ERR resulting score is not a number (N
 // The zset encoding thresholds from the live configuration.
 types::ZSetLimits ZLimits(CommandContext& ctx);
 
-
 struct ZFound {
   types::ZSetValue* zset = nullptr;  // null: no such key (or wrong type)
   bool wrong_type = false;           // WRONGTYPE has been replied
@@ -60,6 +59,25 @@ bool DeleteZSetIfEmpty(CommandContext& ctx, std::string_view key, const types::Z
 // if it existed). Emits `event` on success and replies the stored size.
 void StoreZSetResult(CommandContext& ctx, std::string_view dst, types::ZSetValue result,
                      std::string_view event);
+
+// ZADD's options from ctx.arg(first) up to the first other word: NX XX CH INCR GT LT, or
+// only NX XX CH for GEOADD (`geo`). `next` is the index of that word.
+struct ZAddOptions {
+  types::ZAddFlags flags;
+  bool ch = false;
+  size_t next = 0;
+};
+ZAddOptions ParseZAddOptions(CommandContext& ctx, size_t first, bool geo);
+
+// The work of ZADD after its arguments are parsed (also GEOADD's): adds or updates the
+// pairs under `flags`, creates the key if needed (not with XX), emits "zadd"/"zincr",
+// and replies the count (added, or added + updated with `ch`), or the new score (INCR).
+struct ZAddPair {
+  double score;
+  std::string_view member;
+};
+void ZAddAndReply(CommandContext& ctx, std::string_view key, types::ZAddFlags flags, bool ch,
+                  const ZAddPair* pairs, size_t n);
 
 // Reply shape of a list of n elements, optionally with scores: RESP2 is one flat array
 // (member, score, member, score...), RESP3 an array of [member, score] pairs.

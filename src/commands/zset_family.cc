@@ -32,33 +32,14 @@ namespace {
 using types::ZAddResult;
 using types::ZSetValue;
 
-constexpr size_t kMaxForcedConversionHint = 4096;
-
 // ZADD key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]
 // ZINCRBY key increment member (as ZADD key INCR increment member).
 void ZAddGeneric(CommandContext& ctx, bool incr_command) {
-  types::ZAddFlags flags;
-  flags.incr = incr_command;
-  bool ch = false;
-  size_t idx = 2;
-  for (; idx < ctx.argc(); idx++) {
-    std::string_view a = ctx.arg(idx);
-    if (EqualsIgnoreCase(a, "NX")) {
-      flags.nx = true;
-    } else if (EqualsIgnoreCase(a, "XX")) {
-      flags.xx = true;
-    } else if (EqualsIgnoreCase(a, "CH")) {
-      ch = true;
-    } else if (EqualsIgnoreCase(a, "INCR")) {
-      flags.incr = true;
-    } else if (EqualsIgnoreCase(a, "GT")) {
-      flags.gt = true;
-    } else if (EqualsIgnoreCase(a, "LT")) {
-      flags.lt = true;
-    } else {
-      break;
-    }
-  }
+  ZAddOptions opts = ParseZAddOptions(ctx, 2, /*geo=*/false);
+  types::ZAddFlags& flags = opts.flags;
+  flags.incr |= incr_command;
+  const bool ch = opts.ch;
+  const size_t idx = opts.next;
   const size_t words = ctx.argc() - idx;
   if (words == 0 || words % 2 != 0) {
     return ctx.rb().Error(errors::kSyntax);
@@ -73,20 +54,54 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
   if (flags.incr && pairs > 1) {
     return ctx.rb().Error("ERR INCR option supports a single increment-element pair");
   }
-  double inline_scores[8];  // most ZADDs carry a few pairs: no allocation for them
-  std::vector<double> heap_scores(pairs > 8 ? pairs : 0);
-  double* scores = pairs > 8 ? heap_scores.data() : inline_scores;
-  size_t longest = 0;
+  ZAddPair inline_pairs[8];  // most ZADDs carry a few pairs: no allocation for them
+  std::vector<ZAddPair> heap_pairs(pairs > 8 ? pairs : 0);
+  ZAddPair* items = pairs > 8 ? heap_pairs.data() : inline_pairs;
   for (size_t j = 0; j < pairs; j++) {
     auto score = ParseDouble(ctx.arg(idx + 2 * j));
     if (!score) {
       return ctx.rb().Error(errors::kNotFloat);
     }
-    scores[j] = *score;
-    longest = std::max(longest, ctx.arg(idx + 2 * j + 1).size());
+    items[j] = {*score, ctx.arg(idx + 2 * j + 1)};
+  }
+  ZAddAndReply(ctx, ctx.arg(1), flags, ch, items, pairs);
+}
+
+}  // namespace
+
+ZAddOptions ParseZAddOptions(CommandContext& ctx, size_t first, bool geo) {
+  ZAddOptions o;
+  o.next = first;
+  for (; o.next < ctx.argc(); o.next++) {
+    std::string_view a = ctx.arg(o.next);
+    if (EqualsIgnoreCase(a, "NX")) {
+      o.flags.nx = true;
+    } else if (EqualsIgnoreCase(a, "XX")) {
+      o.flags.xx = true;
+    } else if (EqualsIgnoreCase(a, "CH")) {
+      o.ch = true;
+    } else if (geo) {
+      break;
+    } else if (EqualsIgnoreCase(a, "INCR")) {
+      o.flags.incr = true;
+    } else if (EqualsIgnoreCase(a, "GT")) {
+      o.flags.gt = true;
+    } else if (EqualsIgnoreCase(a, "LT")) {
+      o.flags.lt = true;
+    } else {
+      break;
+    }
+  }
+  return o;
+}
+
+void ZAddAndReply(CommandContext& ctx, std::string_view key, types::ZAddFlags flags, bool ch,
+                  const ZAddPair* items, size_t pairs) {
+  size_t longest = 0;
+  for (size_t j = 0; j < pairs; j++) {
+    longest = std::max(longest, items[j].member.size());
   }
 
-  std::string_view key = ctx.arg(1);
   ZFound found = FindZSetForWrite(ctx, key);
   if (found.wrong_type) {
     return;
@@ -101,19 +116,13 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
     if (zset == nullptr) {
       fresh = ZSetValue::Create(pairs, longest, limits);
       zset = &fresh;
-    } else if (longest > limits.max_listpack_value &&
-               limits.max_listpack_entries < kMaxForcedConversionHint) {
-      // Redis converts up front when the longest new member will not fit a listpack
-      // (even if XX then adds nothing). MaybeConvert only takes a size hint, which is
-      // also the new table's reservation, so pass one just past the entry limit; with
-      // an absurdly large limit, skip it and let Add convert when a long member lands.
-      zset->MaybeConvert(std::max(pairs, limits.max_listpack_entries + 1), limits);
     } else {
+      // Redis converts an existing key up front by the number of pairs only; a long
+      // member converts it when it lands (so XX that adds nothing keeps a listpack).
       zset->MaybeConvert(pairs, limits);
     }
     for (size_t j = 0; j < pairs; j++) {
-      const types::ZAddOutcome outcome =
-          zset->Add(ctx.arg(idx + 2 * j + 1), scores[j], flags, limits);
+      const types::ZAddOutcome outcome = zset->Add(items[j].member, items[j].score, flags, limits);
       switch (outcome.result) {
         case ZAddResult::kAdded:
           added++;
@@ -152,8 +161,6 @@ void ZAddGeneric(CommandContext& ctx, bool incr_command) {
   }
   ctx.rb().Integer(ch ? added + updated : added);
 }
-
-}  // namespace
 
 void ZAddCommand(CommandContext& ctx) { ZAddGeneric(ctx, false); }
 void ZIncrByCommand(CommandContext& ctx) { ZAddGeneric(ctx, true); }

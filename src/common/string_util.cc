@@ -1,5 +1,7 @@
 #include "common/string_util.h"
 
+#include "common/grisu2.h"
+
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -141,8 +143,58 @@ size_t FormatDouble(double v, char* buf) {
     buf[0] = '0';
     return 1;
   }
-  auto res = std::to_chars(buf, buf + kDoubleChars, v);
-  return static_cast<size_t>(res.ptr - buf);
+  // Redis >= 7.2 (d2string): integral values within +-2^62 print as integers...
+  constexpr double kIntLimit = static_cast<double>(INT64_MAX / 2);
+  if (v >= -kIntLimit && v <= kIntLimit) {
+    const auto ll = static_cast<int64_t>(v);
+    if (static_cast<double>(ll) == v) {
+      return FormatInt64(ll, buf);
+    }
+  }
+  // ...others as fpconv_dtoa lays out Grisu2's digits: plain for exponents the rules
+  // below allow, else d.ddde-N / d.ddde+N (exponent without padding).
+  size_t n = 0;
+  if (std::signbit(v)) {
+    buf[n++] = '-';
+  }
+  char digits[24];
+  int k = 0;  // value = digits * 10^k
+  const int ndigits = Grisu2Digits(std::fabs(v), digits, &k);
+  const int e10 = k + ndigits - 1;
+  const int exp = std::abs(e10);
+  if (k >= 0 && exp < ndigits + 7) {
+    memcpy(buf + n, digits, ndigits);
+    memset(buf + n + ndigits, '0', k);
+    return n + ndigits + k;
+  }
+  if (k < 0 && (k > -7 || exp < 4)) {
+    const int int_digits = ndigits + k;
+    if (int_digits <= 0) {
+      buf[n++] = '0';
+      buf[n++] = '.';
+      memset(buf + n, '0', -int_digits);
+      n += -int_digits;
+      memcpy(buf + n, digits, ndigits);
+      return n + ndigits;
+    }
+    memcpy(buf + n, digits, int_digits);
+    n += int_digits;
+    buf[n++] = '.';
+    memcpy(buf + n, digits + int_digits, ndigits - int_digits);
+    return n + ndigits - int_digits;
+  }
+  buf[n++] = digits[0];
+  if (ndigits > 1) {
+    buf[n++] = '.';
+    memcpy(buf + n, digits + 1, ndigits - 1);
+    n += ndigits - 1;
+  }
+  buf[n++] = 'e';
+  buf[n++] = e10 < 0 ? '-' : '+';
+  char ebuf[8];
+  const int elen = snprintf(ebuf, sizeof(ebuf), "%d", exp);
+  memcpy(buf + n, ebuf, elen);
+  return n + elen;
 }
 
 std::string DoubleToString(double v) {

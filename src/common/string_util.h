@@ -39,8 +39,9 @@ std::optional<long double> ParseLongDouble(std::string_view s);
 size_t FormatInt64(int64_t v, char* buf);
 std::string Int64ToString(int64_t v);
 
-// Shortest representation that round-trips (what Redis >= 7.2 replies for scores):
-// "1.5", "0.1", "inf", "-inf", "1e+20".
+// What Redis >= 7.2 replies for a double (d2string + fpconv_dtoa): integers within
+// +-2^62 as integers, others as the shortest digits that round-trip, laid out as fpconv
+// does: "1.5", "0.1", "0.00001", "2.682209014892578e-6", "1e+21", "inf", "-inf".
 size_t FormatDouble(double v, char* buf);
 std::string DoubleToString(double v);
 

@@ -16,7 +16,8 @@ so types collide and WRONGTYPE paths run; TTL arguments are either invalid or fa
 the future, so no key expires between the two servers' clocks.
 
 Redis 7.0 is the peer here, HotKV follows Redis 8: differences that are 8.x behaviour are
-filtered (KNOWN_8X below) and the generators avoid the rest (ZRANK WITHSCORE, LPOS RANK
+filtered (KNOWN_8X below; scores and coordinates, which 7.0 prints with %.17g / %.17Lf,
+are compared as numbers) and the generators avoid the rest (ZRANK WITHSCORE, LPOS RANK
 LONG_MIN). With --notify, "expired" events are left out (each server's expiry cycle
 finds keys at its own time) and LMOVE's pop/push pair is compared unordered (HotKV
 follows the docs' order, Redis sends the push first). Not part of `make test`: a random stream finds new things, which is the point,
@@ -384,6 +385,95 @@ def sort_command():
     return args + sum(opts, [])
 
 
+def lonlat():
+    """A point: mostly around Sicily (so searches find something), sometimes at or past the
+    limits, or not a number."""
+    r = random.random()
+    if r < 0.15:  # shared places: equal distances, where COUNT's partial sort decides
+        return random.choice([["14.000000", "37.500000"], ["13.500000", "37.900000"],
+                              ["15.100000", "37.000000"]])
+    if r < 0.85:
+        return ["%.6f" % random.uniform(12.5, 16.0), "%.6f" % random.uniform(36.5, 38.5)]
+    return random.choice([["180", "85.05112878"], ["-180", "-85.05112878"], ["0", "0"],
+                          ["180.0001", "0"], ["0", "85.06"], ["x", "1"], ["1", ""],
+                          ["-179.9", "-85"], ["179.99", "84.9"], ["inf", "0"]])
+
+
+def gunit():
+    return random.choice(["km"] * 6 + ["m", "KM", "ft", "mi", "Mi", "yd"])
+
+
+def gradius():
+    if random.random() < 0.9:
+        return random.choice(["10", "50", "100", "150", "200", "500", "1e6", "20000", "0"])
+    return random.choice(["-1", "x", "1"])
+
+
+def gopts(search=False):
+    out = []
+    for o in random.sample(["WITHDIST", "WITHCOORD", "WITHHASH", "ASC", "DESC", "COUNT", "ANY"],
+                           random.randint(0, 4)):
+        out += [o] + ([random.choice(["1", "2", "3", "10"] * 3 + ["0", "-1", "x"])] if o == "COUNT" else [])
+    return out
+
+
+def gfrom():
+    return random.choice([["FROMMEMBER", member()], ["FROMLONLAT"] + lonlat()] * 4 + [[]])
+
+
+def gby():
+    return random.choice([["BYRADIUS", gradius(), gunit()],
+                          ["BYBOX", gradius(), gradius(), gunit()]] * 4 + [[]])
+
+
+def geo_search_body():
+    parts = [gfrom(), gby(), gopts()]
+    random.shuffle(parts)
+    return sum(parts, [])
+
+
+GEO_SEARCHES = {"GEOSEARCH", "GEOSEARCHSTORE", "GEORADIUS", "GEORADIUS_RO",
+                "GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO", "GEOPOS"}
+GEN["geo"] = [
+  lambda: ["GEOADD", key()] + random.choice([[], [], ["NX"], ["XX"], ["CH"], ["XX", "CH"], ["NX", "XX"], ["GT"]]) + sum([lonlat() + [member()] for _ in range(random.randint(1, 4))], []),
+  lambda: ["GEOADD", key()] + sum([lonlat() + [member()] for _ in range(random.randint(1, 3))], []),
+  lambda: ["GEOPOS", key()] + [member() for _ in range(random.randint(0, 3))],
+  lambda: ["GEOHASH", key()] + [member() for _ in range(random.randint(0, 3))],
+  lambda: ["GEODIST", key(), member(), member()] + random.choice([[], [gunit()], ["km", "x"]]),
+  lambda: ["GEOSEARCH", key()] + geo_search_body(),
+  lambda: ["GEOSEARCH", key(), "FROMLONLAT"] + lonlat() + ["BYRADIUS", gradius(), gunit()] + gopts(),
+  lambda: ["GEOSEARCH", key(), "FROMMEMBER", member(), "BYBOX", gradius(), gradius(), gunit()] + gopts(),
+  lambda: ["GEOSEARCHSTORE", key(), key()] + geo_search_body() + random.choice([[], ["STOREDIST"]]),
+  lambda: ["GEOSEARCHSTORE", key(), key(), "FROMLONLAT"] + lonlat() + ["BYRADIUS", gradius(), gunit()] + random.choice([[], ["STOREDIST"], ["COUNT", "2"]]),
+  lambda: [random.choice(["GEORADIUS", "GEORADIUS_RO"]), key()] + lonlat() + [gradius(), gunit()] + gopts() + random.choice([[], [], ["STORE", key()], ["STOREDIST", key()]]),
+  lambda: [random.choice(["GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO"]), key(), member(), gradius(), gunit()] + gopts() + random.choice([[], [], ["STORE", key()], ["STOREDIST", key()]]),
+  lambda: ["ZADD", key(), random.choice(["-1", "1e20", "-1e20", "4503599627370496.5", "3479099956230698"]), member()],
+  lambda: ["ZREM", key(), member()],
+]
+
+
+def float_text(b):
+    """A float as Redis 7.0 prints a coordinate ("%.17Lf", zeros trimmed); other bytes as
+    they are. Applied to both replies: HotKV prints coordinates as Redis 8 does."""
+    try:
+        v = float(b)
+    except ValueError:
+        return b
+    if v != v or v in (float("inf"), float("-inf")):
+        return b
+    return ("%.17f" % v).rstrip("0").rstrip(".").encode()
+
+
+def norm_floats(reply):
+    if isinstance(reply, bytes):
+        return float_text(reply)
+    if isinstance(reply, list):
+        return [norm_floats(x) for x in reply]
+    if isinstance(reply, tuple) and reply[0] == ",":
+        return float_text(reply[1])
+    return reply
+
+
 # Replies whose order Redis does not define.
 UNORDERED = {"SMEMBERS", "SINTER", "SUNION", "SDIFF", "HGETALL", "HKEYS", "HVALS", "KEYS"}
 # How a key's contents are read back for the state check, by TYPE.
@@ -397,9 +487,28 @@ KNOWN_8X_ENCODINGS = {b"quicklist", b"hashtable", b"embstr"}
 
 # Keys whose type, TTL and contents are compared after a command names them.
 STATE_KEYS = KEYS + [LEX] + HLL_KEYS + SORT_KEYS
+def norm_scores(reply):
+    """Scores as numbers: Redis 7.0 prints them with %.17g, Redis 8 (and HotKV) with
+    Grisu2 in fpconv's layout ("7.302295215129049e+4"). Matters once GEOSEARCHSTORE ...
+    STOREDIST has stored distances that the Z* commands then read."""
+    if isinstance(reply, bytes):  # members too: both sides alike
+        try:
+            v = float(reply)
+        except ValueError:
+            return reply
+        return reply if v != v else v
+    if isinstance(reply, list):
+        return [norm_scores(x) for x in reply]
+    if isinstance(reply, tuple) and reply[0] == ",":
+        return float(reply[1])
+    return reply
 
 
 def norm(cmd, reply):
+    if cmd.startswith("Z") or cmd.startswith("BZ"):
+        reply = norm_scores(reply)
+    if cmd in GEO_SEARCHES:
+        return norm_floats(reply)
     if cmd in UNORDERED and isinstance(reply, list):
         if cmd == "HGETALL":
             return sorted(zip(reply[0::2], reply[1::2]))
@@ -418,7 +527,8 @@ def state(conn, key):
     st = (conn.send(["TYPE", key]), ttl_sign(conn.send(["PTTL", key])))
     q = CONTENT.get(st[0][1]) if isinstance(st[0], tuple) else None
     if q:
-        st += (norm(q[0], conn.send(q + [key] + CONTENT_TAIL.get(q[0], []))),)
+        content = norm(q[0], conn.send(q + [key] + CONTENT_TAIL.get(q[0], [])))
+        st += (content,)
     return st
 
 

@@ -697,6 +697,12 @@ def test_encoding_skiplist_for_long_member(rc):
     assert rc("ZRANGE", "z", 0, -1) == ["x" * 64, "y" * 65]
     rc("ZINCRBY", "z2", 1, "w" * 100)
     assert rc("OBJECT", "ENCODING", "z2") == "skiplist"
+    # XX that adds no long member keeps the listpack (Redis 7.0 and 8.8 alike).
+    rc("ZADD", "z3", 1, "a")
+    assert rc("ZADD", "z3", "XX", "CH", 2, "a", 3, "y" * 70) == 1
+    assert rc("OBJECT", "ENCODING", "z3") == "listpack"
+    assert rc("GEOADD", "z3", "XX", 1, 1, "y" * 70) == 0
+    assert rc("OBJECT", "ENCODING", "z3") == "listpack"
 
 
 def test_store_results_encoding(rc):

@@ -41,6 +41,25 @@ TEST(FormatDouble, ShortestRoundTrip) {
   EXPECT_EQ(DoubleToString(1.5), "1.5");
   EXPECT_EQ(DoubleToString(0.1), "0.1");
   EXPECT_EQ(DoubleToString(3.0), "3");
+  // Redis 8's layout (checked against redis-server 8.8's ZSCORE).
+  EXPECT_EQ(DoubleToString(2.682209014892578e-6), "2.682209014892578e-6");
+  EXPECT_EQ(DoubleToString(-1.5e-6), "-1.5e-6");
+  EXPECT_EQ(DoubleToString(1.5e-7), "1.5e-7");
+  EXPECT_EQ(DoubleToString(1e-5), "0.00001");
+  EXPECT_EQ(DoubleToString(0.0001), "0.0001");
+  EXPECT_EQ(DoubleToString(0.00012345678901), "1.2345678901e-4");
+  EXPECT_EQ(DoubleToString(0.001234567), "0.001234567");
+  EXPECT_EQ(DoubleToString(1e8), "100000000");
+  EXPECT_EQ(DoubleToString(1234567890000000000.0), "1234567890000000000");
+  EXPECT_EQ(DoubleToString(123456789012345678.0), "123456789012345680");
+  EXPECT_EQ(DoubleToString(1e21), "1e+21");
+  EXPECT_EQ(DoubleToString(1e100), "1e+100");
+  EXPECT_EQ(DoubleToString(5e-324), "5e-324");
+  EXPECT_EQ(DoubleToString(1.7976931348623157e308), "1.7976931348623157e+308");
+  EXPECT_EQ(DoubleToString(13.361389338970184), "13.361389338970184");
+  EXPECT_EQ(DoubleToString(-179.99999731779099), "-179.99999731779099");
+  // Grisu2 is not always shortest; Redis prints its digits (the same double).
+  EXPECT_EQ(DoubleToString(37.14203083150203), "37.142030831502034");
   EXPECT_EQ(DoubleToString(std::numeric_limits<double>::infinity()), "inf");
   EXPECT_EQ(DoubleToString(-std::numeric_limits<double>::infinity()), "-inf");
   std::mt19937_64 rng(5);
