@@ -156,6 +156,7 @@ void HExpireGeneric(CommandContext& ctx, bool seconds, bool relative) {
     return;
   }
   auto* hash = ref.entry()->As<HashValue>();
+  hash->EnableFieldTtls();  // "listpackex" from now on, whatever changes (as Redis)
   std::vector<std::string_view> set, deleted;
   for (size_t i = fields.first; i < fields.first + fields.count; i++) {
     const std::string_view field = ctx.arg(i);
@@ -360,6 +361,13 @@ void HGetExCommand(CommandContext& ctx) {
     ctx.TouchEntry(e);
   }
   HashValue* hash = ExpireDueFields(ctx, key, e ? e->As<HashValue>() : nullptr, first, n);
+  const bool changes = o->persist || o->at;
+  if (hash != nullptr && changes) {
+    hash->EnableFieldTtls();  // "listpackex" from now on (as Redis)
+  }
+  // A time already past deletes each field once its value is in the reply (so a repeated
+  // field reads nil the second time, as in Redis).
+  const bool remove = o->at && *o->at <= ctx.now_ms();
   ReplyBuilder& rb = ctx.rb();
   rb.Array(n);
   std::vector<std::string_view> present;
@@ -368,12 +376,15 @@ void HGetExCommand(CommandContext& ctx) {
     if (v) {
       rb.Bulk(v->view());
       present.push_back(ctx.arg(i));
+      if (remove) {
+        hash->Erase(ctx.arg(i));
+      }
     } else {
       rb.Null();
     }
   }
   ctx.PreventPropagation();  // recorded below as the change it made, if any
-  if (present.empty() || (!o->persist && !o->at)) {
+  if (present.empty() || !changes) {
     return;
   }
   const std::string count = std::to_string(n);
@@ -396,14 +407,8 @@ void HGetExCommand(CommandContext& ctx) {
     }
     return;
   }
-  if (*o->at <= ctx.now_ms()) {
-    std::vector<std::string_view> deleted;
-    for (std::string_view f : present) {
-      if (hash->Erase(f)) {
-        deleted.push_back(f);
-      }
-    }
-    FieldsDeleted(ctx, key, hash, deleted);
+  if (remove) {
+    FieldsDeleted(ctx, key, hash, present);
     return;
   }
   for (std::string_view f : present) {
@@ -428,15 +433,18 @@ void HSetExCommand(CommandContext& ctx) {
     return;
   }
   const size_t first = o->fields.first, n = o->fields.count;
-  HashValue* existing = ExpireDueFields(ctx, key, e ? e->As<HashValue>() : nullptr, first, n, 2);
+  HashValue* existing = e ? e->As<HashValue>() : nullptr;
   if (o->fnx || o->fxx) {
+    // Expired fields count as absent; a failed condition deletes nothing (as Redis).
     for (size_t i = first; i < first + 2 * n; i += 2) {
-      const bool has = existing != nullptr && existing->Contains(ctx.arg(i));
+      const bool has = existing != nullptr && existing->Contains(ctx.arg(i)) &&
+                       !existing->IsExpired(ctx.arg(i), ctx.now_ms());
       if (has == o->fnx) {
         return ctx.rb().Integer(0);
       }
     }
   }
+  ExpireDueFields(ctx, key, existing, first, n, 2);
   HashValue* hash = HashForWrite(ctx, key);
   const types::EncodingLimits limits = HashLimits(ctx);
   hash->ReserveFor(n, limits);

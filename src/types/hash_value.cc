@@ -154,9 +154,7 @@ bool HashValue::Erase(std::string_view field) {
 }
 
 void HashValue::SetExpireAt(std::string_view field, int64_t at_ms) {
-  if (!ttls_) {
-    ttls_ = std::make_unique<FieldTtls>();
-  }
+  EnableFieldTtls();
   ttls_->Set(field, at_ms);
   if (!table_) {
     Reposition(field, at_ms);

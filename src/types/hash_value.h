@@ -113,6 +113,13 @@ class HashValue {
     const int64_t at = ExpireAt(field);
     return at != 0 && at <= now_ms;
   }
+  // Makes a "listpack" hash "listpackex" without giving any field a TTL (Redis converts on
+  // every HEXPIRE-family command and on HGETEX with an option, whatever they change).
+  void EnableFieldTtls() {
+    if (!ttls_) {
+      ttls_ = std::make_unique<FieldTtls>();
+    }
+  }
   // Sets the expiry of an existing field (at_ms > 0).
   void SetExpireAt(std::string_view field, int64_t at_ms);
   // Removes the field's TTL; returns whether it had one.
