@@ -102,6 +102,17 @@ void FieldsDeleted(CommandContext& ctx, std::string_view key, const HashValue* h
   DeleteIfEmptied(ctx, key, hash);
 }
 
+// Gives existing `fields` the expiry at_ms (in the future): "hexpire" event, the key
+// registered for the active cycle.
+void SetFieldsExpiry(CommandContext& ctx, std::string_view key, HashValue* hash,
+                     const std::vector<std::string_view>& fields, int64_t at_ms) {
+  for (std::string_view f : fields) {
+    hash->SetExpireAt(f, at_ms);
+  }
+  ctx.db().NoteFieldTtls(key);
+  ctx.KeyModified(key, notify::kHash, "hexpire");
+}
+
 // HEXPIRE key seconds [NX|XX|GT|LT] FIELDS numfields field ... (and the P / AT forms).
 void HExpireGeneric(CommandContext& ctx, bool seconds, bool relative) {
   std::string_view key = ctx.arg(1);
@@ -411,11 +422,7 @@ void HGetExCommand(CommandContext& ctx) {
     FieldsDeleted(ctx, key, hash, present);
     return;
   }
-  for (std::string_view f : present) {
-    hash->SetExpireAt(f, *o->at);
-  }
-  ctx.db().NoteFieldTtls(key);
-  ctx.KeyModified(key, notify::kHash, "hexpire");
+  SetFieldsExpiry(ctx, key, hash, present, *o->at);
   const std::string ms = std::to_string(*o->at);
   propagate({"HPEXPIREAT", key, ms});
 }
@@ -468,11 +475,7 @@ void HSetExCommand(CommandContext& ctx) {
     FieldsDeleted(ctx, key, hash, fields);
     return;
   }
-  for (std::string_view f : fields) {
-    hash->SetExpireAt(f, *o->at);
-  }
-  ctx.db().NoteFieldTtls(key);
-  ctx.KeyModified(key, notify::kHash, "hexpire");
+  SetFieldsExpiry(ctx, key, hash, fields, *o->at);
   if (ctx.propagating()) {
     const std::string ms = std::to_string(*o->at), count = std::to_string(n);
     std::vector<std::string_view> args = {"HSETEX", key, "PXAT", ms, "FIELDS", count};

@@ -384,6 +384,29 @@ def test_encodings(rc):
     assert rc("OBJECT", "ENCODING", "h") == "hashtable"
 
 
+def test_listpackex_conversion_without_a_ttl(rc):
+    # Found by the lockstep against Redis 8.8: the HEXPIRE family and HGETEX with an option
+    # make a small hash "listpackex" even when no TTL is set; HPERSIST, plain HGETEX and
+    # HSETEX without a time do not.
+    for cmd, enc in ((("HEXPIRE", "t", 100, "FIELDS", 1, "zz"), "listpackex"),
+                     (("HEXPIRE", "t", 0, "XX", "FIELDS", 1, "a"), "listpackex"),
+                     (("HGETEX", "t", "EX", 100, "FIELDS", 1, "zz"), "listpackex"),
+                     (("HGETEX", "t", "PERSIST", "FIELDS", 1, "a"), "listpackex"),
+                     (("HPERSIST", "t", "FIELDS", 1, "a"), "listpack"),
+                     (("HGETEX", "t", "FIELDS", 1, "a"), "listpack"),
+                     (("HSETEX", "t", "KEEPTTL", "FIELDS", 1, "b", 1), "listpack")):
+        rc("DEL", "t")
+        rc("HSET", "t", "a", 1)
+        rc(*cmd)
+        assert rc("OBJECT", "ENCODING", "t") == enc, cmd
+
+
+def test_hgetex_past_time_repeated_field(rc):
+    rc("HSET", "h", "a", 1, "b", 2)
+    assert rc("HGETEX", "h", "EXAT", 1, "FIELDS", 3, "a", "b", "a") == ["1", "2", None]
+    assert rc("EXISTS", "h") == 0
+
+
 def test_listpackex_order(rc):
     rc("HSET", "h", "a", 1, "b", 2, "c", 3)
     rc("HEXPIRE", "h", 100, "FIELDS", 1, "a")
