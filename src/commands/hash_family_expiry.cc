@@ -442,16 +442,18 @@ void HSetExCommand(CommandContext& ctx) {
   const size_t first = o->fields.first, n = o->fields.count;
   HashValue* existing = e ? e->As<HashValue>() : nullptr;
   if (o->fnx || o->fxx) {
-    // Expired fields count as absent; a failed condition deletes nothing (as Redis).
+    // Field by field, as Redis: an expired field is deleted and counts as absent; the
+    // check stops at the first field that fails it (later ones are not touched).
     for (size_t i = first; i < first + 2 * n; i += 2) {
-      const bool has = existing != nullptr && existing->Contains(ctx.arg(i)) &&
-                       !existing->IsExpired(ctx.arg(i), ctx.now_ms());
+      existing = ExpireDueFields(ctx, key, existing, i, 1);
+      const bool has = existing != nullptr && existing->Contains(ctx.arg(i));
       if (has == o->fnx) {
         return ctx.rb().Integer(0);
       }
     }
   }
-  ExpireDueFields(ctx, key, existing, first, n, 2);
+  // Otherwise an expired field is overwritten like HSET does, and KEEPTTL keeps even a
+  // passed TTL (the field stays expired), as in Redis.
   HashValue* hash = HashForWrite(ctx, key);
   const types::EncodingLimits limits = HashLimits(ctx);
   hash->ReserveFor(n, limits);
@@ -468,6 +470,7 @@ void HSetExCommand(CommandContext& ctx) {
     fields.push_back(ctx.arg(i));
   }
   ctx.PreventPropagation();
+  hash->EnableFieldTtls();  // "listpackex" even when the time has passed (as Redis)
   if (*o->at <= ctx.now_ms()) {
     for (std::string_view f : fields) {
       hash->Erase(f);

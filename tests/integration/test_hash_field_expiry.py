@@ -328,6 +328,23 @@ def test_lazy_expiry_of_written_fields(no_active):
     assert rc("HGETALL", "h") == ["a", "9", "b", "9", "c", "5", "e", "1"]
 
 
+def test_hsetex_condition_expires_fields_up_to_the_failure(no_active):
+    rc = no_active
+    rc("HSET", "h", "a", 1, "b", 2, "c", 3)
+    expire_soon(rc, "h", "a", "c")
+    # FNX: "a" (expired) is deleted and counts as absent, "b" fails: "c" is not touched.
+    assert rc("HSETEX", "h", "FNX", "FIELDS", 3, "a", 1, "b", 1, "c", 1) == 0
+    assert rc("HLEN", "h") == 2
+    # FXX: "c" (expired) is deleted, counts as absent and fails.
+    assert rc("HSETEX", "h", "FXX", "FIELDS", 2, "c", 1, "b", 1) == 0
+    assert rc("HLEN", "h") == 1
+    # KEEPTTL keeps even a TTL that has passed: the field stays expired.
+    rc("HSET", "h", "d", 4)
+    expire_soon(rc, "h", "d")
+    assert rc("HSETEX", "h", "KEEPTTL", "FIELDS", 1, "d", 5) == 1
+    assert rc("HGET", "h", "d") is None
+
+
 def test_hdel_counts_expired_fields(no_active):
     rc = no_active
     rc("HSET", "h", "a", 1, "b", 2)
@@ -394,7 +411,8 @@ def test_listpackex_conversion_without_a_ttl(rc):
                      (("HGETEX", "t", "PERSIST", "FIELDS", 1, "a"), "listpackex"),
                      (("HPERSIST", "t", "FIELDS", 1, "a"), "listpack"),
                      (("HGETEX", "t", "FIELDS", 1, "a"), "listpack"),
-                     (("HSETEX", "t", "KEEPTTL", "FIELDS", 1, "b", 1), "listpack")):
+                     (("HSETEX", "t", "KEEPTTL", "FIELDS", 1, "b", 1), "listpack"),
+                     (("HSETEX", "t", "PXAT", 0, "FIELDS", 1, "b", 1), "listpackex")):
         rc("DEL", "t")
         rc("HSET", "t", "a", 1)
         rc(*cmd)
