@@ -77,7 +77,7 @@ INFO_GAPS = [
      "`slave_expires_tracked_keys` (no replication); `instantaneous_input_kbps`, "
      "`instantaneous_output_kbps`, `eventloop_*`, `instantaneous_eventloop_*`, "
      "`total_client_processing_events`, `avg_pipeline_length*`, `reply_buffer_*` (not "
-     "sampled); `expired_subkeys`, `expired_subkeys_active` (no hash-field expiry); "
+     "sampled); "
      "`expired_stale_perc` (not estimated); `total_eviction_exceeded_time`, "
      "`current_eviction_exceeded_time` (time over maxmemory is not measured); "
      "`evicted_clients`, `evicted_scripts`, `active_defrag_*`, `total_active_defrag_time`, "
@@ -106,9 +106,7 @@ HOTKV_COMMANDS = {
 # Redis 8 commands and options of the implemented families that other issues own (the
 # reference folder, Valkey 8's, lists few of them): (what, which).
 OTHER_ISSUES = [
-    ("hash-field expiry", "`HEXPIRE`, `HPEXPIRE`, `HEXPIREAT`, `HPEXPIREAT`, `HEXPIRETIME`, "
-     "`HPEXPIRETIME`, `HTTL`, `HPTTL`, `HPERSIST`, `HGETEX`, `HSETEX`"),
-    ("other types", "streams (`X*`), geo (`GEO*`)"),
+    ("other types", "streams (`X*`)"),
 ]
 
 GROUP_TITLES = {

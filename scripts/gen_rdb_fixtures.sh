@@ -12,7 +12,7 @@
 #   redis88_vset.rdb/.expected/.dumps  vector sets of every quantisation, REDUCE, M,
 #                           attributes (Redis 8.8 only); .expected: "K key quant dim card"
 #                           and "E key label attributes VEMB" lines, all hex but VEMB
-#   redis88_hfe.rdb         a hash with field expiry (Redis 8.8 only): refused
+#   redis88_hfe.rdb         a hash with field expiry (Redis 8.8 only, HASH_LISTPACK_EX)
 # Run once by hand when the fixtures need to change; the unit tests need no peer.
 #   scripts/gen_rdb_fixtures.sh [out_dir]
 set -euo pipefail

@@ -1,7 +1,7 @@
 // Hash commands: HSET HSETNX HMSET HGET HMGET HGETALL HKEYS HVALS HDEL HGETDEL HEXISTS
 // HLEN HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN. Each is a thin wrapper over
-// types::HashValue (see its header for the mapping). Hash-field expiry (HEXPIRE & co.,
-// HGETEX, HSETEX) is not implemented: types::HashValue has no per-field TTL yet.
+// types::HashValue (see its header for the mapping). Field expiry commands live in
+// hash_family_expiry.cc; how these commands treat expired fields: hash_common.h.
 //
 // Edge cases honoured (as Redis): HSET/HMSET with an odd number of field/value arguments
 // is an arity error; a hash whose last field is deleted is deleted ("hdel" then "del");
@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/hash_common.h"
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "engine/entry.h"
@@ -31,34 +32,13 @@ namespace {
 
 using types::HashValue;
 
-// A hash found by a read lookup (statistics, keymiss, access time), or null when the key
-// is missing. Sets *wrong_type (and replies WRONGTYPE) when the key holds another type.
-HashValue* ReadHash(CommandContext& ctx, std::string_view key, bool* wrong_type) {
-  Entry* e = LookupRead(ctx, key);
-  *wrong_type = !CheckType(ctx, e, ValueType::kHash);
-  return e != nullptr && !*wrong_type ? e->As<HashValue>() : nullptr;
-}
+types::EncodingLimits Limits(CommandContext& ctx) { return HashLimits(ctx); }
 
-// The hash of `key` for a write, created empty when the key is missing (the caller then
-// adds at least one field). Null after replying WRONGTYPE.
-HashValue* HashForWrite(CommandContext& ctx, std::string_view key) {
-  Database& db = ctx.db();
-  KeyRef ref = db.Lookup(key);
-  if (ref) {
-    Entry* e = ref.entry();
-    if (!CheckType(ctx, e, ValueType::kHash)) {
-      return nullptr;
-    }
-    ctx.TouchEntry(e);
-    return e->As<HashValue>();
-  }
-  auto* hash = new HashValue();
-  db.Insert(ref, Entry::NewObject(key, ValueType::kHash, hash, false));
-  return hash;
-}
-
-types::EncodingLimits Limits(CommandContext& ctx) {
-  return EncodingLimitsFrom(ctx.server().config());
+// A hash for a read that names fields args [first, first + count): lazily expires those
+// whose time has come first (hash_common.h). Null when missing (or gone with them).
+HashValue* ReadHashFields(CommandContext& ctx, std::string_view key, bool* wrong_type,
+                          size_t first, size_t count) {
+  return ExpireDueFields(ctx, key, ReadHash(ctx, key, wrong_type), first, count);
 }
 
 // HSET key field value [field value ...] / HMSET (same, replies OK).
@@ -93,7 +73,8 @@ void HSetNxCommand(CommandContext& ctx) {
   if (!CheckType(ctx, e, ValueType::kHash)) {
     return;
   }
-  if (e != nullptr && e->As<HashValue>()->Contains(ctx.arg(2))) {
+  HashValue* existing = ExpireDueFields(ctx, key, e ? e->As<HashValue>() : nullptr, 2, 1);
+  if (existing != nullptr && existing->Contains(ctx.arg(2))) {
     return ctx.rb().Integer(0);
   }
   HashValue* hash = HashForWrite(ctx, key);
@@ -104,7 +85,7 @@ void HSetNxCommand(CommandContext& ctx) {
 
 void HGetCommand(CommandContext& ctx) {
   bool wrong_type;
-  HashValue* hash = ReadHash(ctx, ctx.arg(1), &wrong_type);
+  HashValue* hash = ReadHashFields(ctx, ctx.arg(1), &wrong_type, 2, 1);
   if (wrong_type) {
     return;
   }
@@ -117,7 +98,7 @@ void HGetCommand(CommandContext& ctx) {
 
 void HMGetCommand(CommandContext& ctx) {
   bool wrong_type;
-  HashValue* hash = ReadHash(ctx, ctx.arg(1), &wrong_type);
+  HashValue* hash = ReadHashFields(ctx, ctx.arg(1), &wrong_type, 2, ctx.argc() - 2);
   if (wrong_type) {
     return;
   }
@@ -139,7 +120,14 @@ void HGetAllGeneric(CommandContext& ctx, bool fields, bool values) {
   if (wrong_type) {
     return;
   }
-  const size_t n = hash ? hash->size() : 0;
+  size_t n = hash ? hash->size() : 0;
+  if (hash != nullptr && hash->HasDueFields(ctx.now_ms())) {
+    n = 0;  // expired fields are skipped, not deleted (as Redis)
+    hash->ForEachLive(ctx.now_ms(), [&](std::string_view, std::string_view) {
+      n++;
+      return true;
+    });
+  }
   ReplyBuilder& rb = ctx.rb();
   if (fields && values) {
     rb.Map(n);
@@ -149,7 +137,7 @@ void HGetAllGeneric(CommandContext& ctx, bool fields, bool values) {
   if (hash == nullptr) {
     return;
   }
-  hash->ForEach([&](std::string_view field, std::string_view value) {
+  hash->ForEachLive(ctx.now_ms(), [&](std::string_view field, std::string_view value) {
     if (fields) {
       rb.Bulk(field);
     }
@@ -203,19 +191,13 @@ void HGetDelCommand(CommandContext& ctx) {
   if (ref && !CheckType(ctx, ref.entry(), ValueType::kHash)) {
     return;
   }
-  if (!EqualsIgnoreCase(ctx.arg(2), "FIELDS")) {
-    return ctx.rb().Error("ERR Mandatory argument FIELDS is missing or not at the right position");
+  if (!ParseTrailingFields(ctx)) {
+    return;
   }
-  auto numfields = ParseInt64(ctx.arg(3));
-  if (!numfields || *numfields < 1) {
-    return ctx.rb().Error("ERR Number of fields must be a positive integer");
-  }
-  if (*numfields != static_cast<int64_t>(ctx.argc() - 4)) {
-    return ctx.rb().Error("ERR The `numfields` parameter must match the number of arguments");
-  }
-  HashValue* hash = ref ? ref.entry()->As<HashValue>() : nullptr;
+  HashValue* hash =
+      ExpireDueFields(ctx, key, ref ? ref.entry()->As<HashValue>() : nullptr, 4, ctx.argc() - 4);
   ctx.rb().Array(ctx.argc() - 4);
-  int64_t deleted = 0;
+  std::vector<std::string_view> hdel = {"HDEL", key};  // replayed as the HDEL it did (Redis)
   for (size_t i = 4; i < ctx.argc(); i++) {
     std::optional<types::Element> v = hash ? hash->Get(ctx.arg(i)) : std::nullopt;
     if (!v) {
@@ -224,13 +206,15 @@ void HGetDelCommand(CommandContext& ctx) {
     }
     ctx.rb().Bulk(v->view());  // written before the field (and its bytes) go
     hash->Erase(ctx.arg(i));
-    deleted++;
+    hdel.push_back(ctx.arg(i));
   }
-  if (deleted == 0) {
+  if (hdel.size() == 2) {
     return;
   }
   ctx.KeyModified(key, notify::kHash, "hdel");
+  ctx.PropagateAs(hdel);
   if (hash->empty()) {
+    ref = db.Lookup(key);
     db.Erase(ref);
     ctx.Notify(notify::kGeneric, "del", key);
   }
@@ -238,7 +222,7 @@ void HGetDelCommand(CommandContext& ctx) {
 
 void HExistsCommand(CommandContext& ctx) {
   bool wrong_type;
-  HashValue* hash = ReadHash(ctx, ctx.arg(1), &wrong_type);
+  HashValue* hash = ReadHashFields(ctx, ctx.arg(1), &wrong_type, 2, 1);
   if (!wrong_type) {
     ctx.rb().Integer(hash != nullptr && hash->Contains(ctx.arg(2)) ? 1 : 0);
   }
@@ -254,7 +238,7 @@ void HLenCommand(CommandContext& ctx) {
 
 void HStrLenCommand(CommandContext& ctx) {
   bool wrong_type;
-  HashValue* hash = ReadHash(ctx, ctx.arg(1), &wrong_type);
+  HashValue* hash = ReadHashFields(ctx, ctx.arg(1), &wrong_type, 2, 1);
   if (!wrong_type) {
     ctx.rb().Integer(hash ? static_cast<int64_t>(hash->ValueLength(ctx.arg(2))) : 0);
   }
@@ -272,8 +256,8 @@ void HIncrByCommand(CommandContext& ctx) {
     return;
   }
   int64_t value = 0;
-  if (e != nullptr) {
-    if (std::optional<types::Element> old = e->As<HashValue>()->Get(field)) {
+  if (HashValue* h = ExpireDueFields(ctx, key, e ? e->As<HashValue>() : nullptr, 2, 1)) {
+    if (std::optional<types::Element> old = h->Get(field)) {
       auto v = ParseInt64(old->view());
       if (!v) {
         return ctx.rb().Error("ERR hash value is not an integer");
@@ -287,7 +271,7 @@ void HIncrByCommand(CommandContext& ctx) {
   }
   char buf[kInt64Digits];
   const size_t n = FormatInt64(result, buf);
-  HashForWrite(ctx, key)->Set(field, std::string_view(buf, n), Limits(ctx));
+  HashForWrite(ctx, key)->Set(field, std::string_view(buf, n), Limits(ctx), /*keep_ttl=*/true);
   ctx.KeyModified(key, notify::kHash, "hincrby");
   ctx.rb().Integer(result);
 }
@@ -307,8 +291,8 @@ void HIncrByFloatCommand(CommandContext& ctx) {
     return;
   }
   long double value = 0;
-  if (e != nullptr) {
-    if (std::optional<types::Element> old = e->As<HashValue>()->Get(field)) {
+  if (HashValue* h = ExpireDueFields(ctx, key, e ? e->As<HashValue>() : nullptr, 2, 1)) {
+    if (std::optional<types::Element> old = h->Get(field)) {
       auto v = ParseLongDouble(old->view());
       if (!v) {
         return ctx.rb().Error("ERR hash value is not a float");
@@ -323,18 +307,38 @@ void HIncrByFloatCommand(CommandContext& ctx) {
     return ctx.rb().Error("ERR increment would produce NaN or Infinity");
   }
   const std::string_view text(buf, n);
-  HashForWrite(ctx, key)->Set(field, text, Limits(ctx));
+  HashForWrite(ctx, key)->Set(field, text, Limits(ctx), /*keep_ttl=*/true);
   ctx.KeyModified(key, notify::kHash, "hincrbyfloat");
   ctx.PropagateAs({"HSET", key, field, text});  // the value it produced, as Redis
+  if (const int64_t at = HashForWrite(ctx, key)->ExpireAt(field); at != 0 && ctx.propagating()) {
+    // HSET on replay clears the field's TTL, which HINCRBYFLOAT kept: restore it.
+    const std::string ms = std::to_string(at);
+    ctx.PropagateAs({"HPEXPIREAT", key, ms, "FIELDS", "1", field});
+  }
   ctx.rb().Bulk(text);
+}
+
+// The fields of `hash` whose time has not come, copied into *live when some has (rare:
+// the active cycle reclaims them soon); null when none is left.
+HashValue* LiveFields(CommandContext& ctx, HashValue* hash, HashValue* live) {
+  if (hash == nullptr || !hash->HasDueFields(ctx.now_ms())) {
+    return hash;
+  }
+  const types::EncodingLimits limits = Limits(ctx);
+  hash->ForEachLive(ctx.now_ms(), [&](std::string_view field, std::string_view value) {
+    live->Set(field, value, limits);
+    return true;
+  });
+  return live->empty() ? nullptr : live;
 }
 
 // HRANDFIELD key [count [WITHVALUES]]
 void HRandFieldCommand(CommandContext& ctx) {
+  HashValue live;
   Rng& rng = ThreadRng();
   if (ctx.argc() == 2) {
     bool wrong_type;
-    HashValue* hash = ReadHash(ctx, ctx.arg(1), &wrong_type);
+    HashValue* hash = LiveFields(ctx, ReadHash(ctx, ctx.arg(1), &wrong_type), &live);
     if (wrong_type) {
       return;
     }
@@ -358,7 +362,7 @@ void HRandFieldCommand(CommandContext& ctx) {
     return ctx.rb().Error("ERR value is out of range");
   }
   bool wrong_type;
-  HashValue* hash = ReadHash(ctx, ctx.arg(1), &wrong_type);
+  HashValue* hash = LiveFields(ctx, ReadHash(ctx, ctx.arg(1), &wrong_type), &live);
   if (wrong_type) {
     return;
   }
@@ -419,8 +423,12 @@ void HScanCommand(CommandContext& ctx) {
     return;
   }
   std::vector<std::string> items;
+  const bool skip_expired = hash->HasDueFields(ctx.now_ms());
   auto collect = [&](std::string_view field, std::string_view value) {
     if (opts->use_pattern && !GlobMatch(opts->pattern, field)) {
+      return;
+    }
+    if (skip_expired && hash->IsExpired(field, ctx.now_ms())) {
       return;
     }
     items.emplace_back(field);
@@ -523,6 +531,7 @@ void RegisterHashCommands(CommandTable& t) {
                  "repeated ones for a negative count, optionally with their values.",
                  "key [options: count [WITHVALUES]]"},
          .tips = {"nondeterministic_output"}});
+  RegisterHashExpiryCommands(t);
   t.Add({.name = "hscan", .arity = -3, .flags = "readonly", .acl = "@read @hash @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = HScanCommand,
          .doc = {"hash", "2.8.0",

@@ -195,6 +195,8 @@ std::string StatsSection(Server& s) {
   AddField(o, "total_net_input_bytes", static_cast<int64_t>(s.SumStat(&WorkerStats::net_input)));
   AddField(o, "total_net_output_bytes", static_cast<int64_t>(s.SumStat(&WorkerStats::net_output)));
   AddField(o, "rejected_connections", static_cast<int64_t>(s.SumStat(&WorkerStats::rejected_connections)));
+  AddField(o, "expired_subkeys", static_cast<int64_t>(s.keyspace().expired_fields()));
+  AddField(o, "expired_subkeys_active", static_cast<int64_t>(s.keyspace().expired_fields_active()));
   AddField(o, "expired_keys", static_cast<int64_t>(s.keyspace().expired_keys()));
   AddField(o, "expired_keys_active", static_cast<int64_t>(s.SumStat(&WorkerStats::active_expired)));
   AddField(o, "expired_time_cap_reached_count", static_cast<int64_t>(s.keyspace().expire_cycles_capped()));
@@ -504,9 +506,19 @@ void DebugCommand(CommandContext& ctx) {
     }
     return ctx.rb().Ok();
   }
+  if (EqualsIgnoreCase(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
+    auto on = ParseInt64(ctx.arg(2));
+    if (!on) {
+      return ctx.rb().Error(errors::kNotInteger);
+    }
+    ctx.keyspace().SetActiveExpire(*on != 0);
+    return ctx.rb().Ok();
+  }
   if (EqualsIgnoreCase(sub, "HELP")) {
     static const char* kLines[] = {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                                    "RELOAD", "    Save the RDB on disk and reload it back to memory.",
+                                   "SET-ACTIVE-EXPIRE <0|1>",
+                                   "    Setting it to 0 disables expiry of keys and hash fields in the background.",
                                    "SLEEP <seconds>", "    Stop the server's worker for <seconds> (may be fractional).",
                                    "HELP", "    Print this help."};
     ctx.rb().Array(std::size(kLines));

@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "types/hash_value.h"
+
 namespace hotkv {
 
 namespace engine_internal {
@@ -66,7 +68,33 @@ void Database::Insert(KeyRef& ref, Entry* e) {
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);
   }
+  if (ObjectHasFieldTtls(e->type(), e)) {
+    ref.table->NoteFieldTtls(e->key());
+  }
   ks_->NotifyCreated(index_, e->key(), e->type());
+}
+
+void Database::NoteFieldTtls(std::string_view key) {
+  uint32_t shard;
+  uint64_t hash;
+  LocateKey(key, &shard, &hash);
+  Table(shard).NoteFieldTtls(key);
+}
+
+void Database::ExpireFields(KeyRef& ref, const std::vector<std::string>& fields, bool active) {
+  Entry* e = ref.entry();
+  auto* h = e->As<types::HashValue>();
+  for (const std::string& f : fields) {
+    h->Erase(f);
+  }
+  const bool gone = h->empty();
+  ks_->NotifyFieldsExpired(index_, e->key(), fields, gone, active);
+  ks_->CountExpiredFields(fields.size(), active);
+  if (gone) {
+    Erase(ref);
+  } else {
+    ref.table->RecountKeySize(e);
+  }
 }
 
 Entry* Database::Replace(KeyRef& ref, Entry* e) {
@@ -87,6 +115,9 @@ Entry* Database::Replace(KeyRef& ref, Entry* e) {
   ref.table->keys.Replace(ref.pos, e);
   ref.table->UncountKeySize(old);
   ref.table->CountKeySize(e);
+  if (ObjectHasFieldTtls(e->type(), e)) {
+    ref.table->NoteFieldTtls(e->key());
+  }
   Remembered(old, e);
   return old;
 }

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/keyspace.h"
 
@@ -106,6 +108,14 @@ class Database {
   }
   // Whole tables were dropped or swapped (FLUSH*, SWAPDB): forget remembered entries.
   static void TablesChanged() { t_table_epoch++; }
+
+  // Hash field expiry. Registers `key` (a hash that now has a field TTL) for the active
+  // expiry cycle; idempotent.
+  void NoteFieldTtls(std::string_view key);
+  // Deletes `fields` (of the hash at ref, whose time has come), reports them to the
+  // observers ("hexpired" / HDEL, see KeyObserver::OnFieldsExpired) and deletes the key
+  // when no field is left (ref is then not found).
+  void ExpireFields(KeyRef& ref, const std::vector<std::string>& fields, bool active);
 
   // Sets an absolute expiry time (may re-allocate the entry).
   void SetTtl(KeyRef& ref, int64_t expire_ms);

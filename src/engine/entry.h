@@ -170,5 +170,10 @@ size_t ObjectLength(ValueType type, const void* object);
 // Allocations freeing the object walks, as Redis's lazyfreeGetFreeEffort (lazy_free.h).
 size_t ObjectFreeEffort(ValueType type, const void* object);
 std::string_view ObjectEncodingName(ValueType type, const void* object);
+// Whether `e` is a hash with at least one field TTL (a type check for anything else).
+bool HashHasFieldTtls(const Entry* e);
+inline bool ObjectHasFieldTtls(ValueType type, const Entry* e) {
+  return type == ValueType::kHash && HashHasFieldTtls(e);
+}
 
 }  // namespace hotkv

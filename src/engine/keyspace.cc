@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "engine/database.h"
 #include "engine/lazy_free.h"
+#include "types/hash_value.h"
 
 namespace hotkv {
 
@@ -157,6 +158,8 @@ void Keyspace::Flush(int db, bool async) {
         t.volatile_keys.shrink_to_fit();
         t.expire_cursor = 0;
         t.key_sizes.reset();
+        t.field_ttl_keys.reset();
+        t.field_ttl_cursor.clear();
       }
     }
     if (!atomic) {
@@ -184,9 +187,45 @@ void Keyspace::SwapDb(int a, int b) {
   UnlockAll();
 }
 
+namespace {
+
+// One visit of the active cycle to a table's hashes with field TTLs: up to kKeysPerVisit
+// registered keys from where the last visit stopped, up to kFieldsPerKey expired fields
+// each (the rest wait for the next visit). Keys that are gone, changed type or have no
+// field TTL left are unregistered.
+void ExpireHashFields(Database& view, DbTable& t, uint32_t shard, int64_t now_ms) {
+  constexpr size_t kKeysPerVisit = 16;
+  constexpr size_t kFieldsPerKey = 64;
+  auto& keys = *t.field_ttl_keys;
+  const size_t visits = std::min(kKeysPerVisit, keys.size());
+  for (size_t i = 0; i < visits && !keys.empty(); i++) {
+    auto it = keys.upper_bound(t.field_ttl_cursor);
+    if (it == keys.end()) {
+      it = keys.begin();
+    }
+    t.field_ttl_cursor = *it;
+    const std::string& key = *it;
+    KeyRef ref = view.Lookup(key, shard, HashKey(key));
+    Entry* e = ref ? ref.entry() : nullptr;
+    if (e == nullptr || !ObjectHasFieldTtls(e->type(), e)) {
+      keys.erase(it);
+      continue;
+    }
+    const auto* h = e->As<types::HashValue>();
+    if (h->MinExpire() <= now_ms) {
+      view.ExpireFields(ref, h->DueFields(now_ms, kFieldsPerKey), /*active=*/true);
+    }
+  }
+}
+
+}  // namespace
+
 size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, int64_t now_ms,
                              int64_t budget_us) {
   constexpr size_t kChecksPerVisit = 64;
+  if (!active_expire()) {
+    return 0;
+  }
   const int64_t start = MonotonicUs();
   size_t expired = 0;
   uint32_t owned = (kShardCount - first + stride - 1) / stride;
@@ -197,6 +236,10 @@ size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, in
     s.lock.lock();
     for (int d = 0; d < num_dbs_; d++) {
       DbTable& t = s.db(d);
+      if (t.field_ttl_keys != nullptr && !t.field_ttl_keys->empty()) {
+        Database view(this, d, now_ms);
+        ExpireHashFields(view, t, idx, now_ms);
+      }
       if (t.volatile_keys.empty()) {
         continue;
       }

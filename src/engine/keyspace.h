@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,14 +28,32 @@
 
 namespace hotkv {
 
+// Set (never cleared) once any hash got a field TTL: snapshots then use the RDB version
+// that can hold them (rdb::kFieldExpiryVersion) instead of Redis 7.0's.
+inline std::atomic<bool> g_field_ttls_seen{false};
+
 // One database's keys inside one shard.
 struct DbTable {
   KeyTable keys;
   std::vector<Entry*> volatile_keys;  // entries with a TTL; Entry::volatile_index() is the position
   size_t expire_cursor = 0;           // where the active expiry cycle resumes
   std::unique_ptr<KeySizeHistogram> key_sizes;  // INFO keysizes; made on the first key
+  // Hash field expiry: keys whose hash may have fields with a TTL (registered when a TTL
+  // is set or such a hash enters the table; the active cycle drops keys that no longer
+  // have one, are gone, or changed type), made on the first; where the cycle resumes.
+  std::unique_ptr<std::set<std::string, std::less<>>> field_ttl_keys;
+  std::string field_ttl_cursor;
 
   size_t expires() const { return volatile_keys.size(); }
+  void NoteFieldTtls(std::string_view key) {
+    if (field_ttl_keys == nullptr) {
+      field_ttl_keys = std::make_unique<std::set<std::string, std::less<>>>();
+      g_field_ttls_seen.store(true, std::memory_order_relaxed);
+    }
+    if (field_ttl_keys->find(key) == field_ttl_keys->end()) {
+      field_ttl_keys->emplace(key);
+    }
+  }
 
   // INFO keysizes bookkeeping (engine/key_sizes.h): `e` enters the table, leaves it, or
   // may have changed size while in it.
@@ -158,6 +178,12 @@ class KeyObserver {
  public:
   virtual ~KeyObserver() = default;
   virtual void OnKeyExpired(int db, std::string_view key) {}
+  // Fields of the hash `key` expired and were deleted — by the active cycle (`active`) or
+  // lazily by a command that touched them; `key_deleted`: they were its last fields and
+  // the key is about to go.
+  virtual void OnFieldsExpired(int db, std::string_view key,
+                               const std::vector<std::string>& fields, bool key_deleted,
+                               bool active) {}
   // A key was created (Redis's dbAdd): "new" notifications, and waking clients blocked
   // on list/zset/stream keys.
   virtual void OnKeyCreated(int db, std::string_view key, ValueType type) {}
@@ -197,6 +223,12 @@ class Keyspace {
   void NotifyExpired(int db, std::string_view key) {
     for (KeyObserver* o : observers_) {
       o->OnKeyExpired(db, key);
+    }
+  }
+  void NotifyFieldsExpired(int db, std::string_view key, const std::vector<std::string>& fields,
+                           bool key_deleted, bool active) {
+    for (KeyObserver* o : observers_) {
+      o->OnFieldsExpired(db, key, fields, key_deleted, active);
     }
   }
   void NotifyCreated(int db, std::string_view key, ValueType type) {
@@ -249,10 +281,15 @@ class Keyspace {
   void SwapDb(int a, int b);
 
   // Active expiry over shards [first, ...) stepping by `stride` (one worker's share),
-  // deleting expired keys until `budget_us` has passed. Returns keys expired.
+  // deleting expired keys (and expired fields of hashes with field TTLs) until
+  // `budget_us` has passed. Returns keys expired.
   // `cursor` is the caller's resume point.
   size_t ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, int64_t now_ms,
                      int64_t budget_us);
+
+  // DEBUG SET-ACTIVE-EXPIRE: whether ExpireCycle runs at all (tests of lazy expiry).
+  void SetActiveExpire(bool on) { active_expire_.store(on, std::memory_order_relaxed); }
+  bool active_expire() const { return active_expire_.load(std::memory_order_relaxed); }
 
   // Locks/unlocks all shards in ascending order (FLUSHALL, SWAPDB, MULTI with keyless
   // commands that touch the whole keyspace).
@@ -262,6 +299,18 @@ class Keyspace {
   // Total entries whose TTL passed and were removed (lazily or actively) since start.
   uint64_t expired_keys() const;
   void ResetExpiredKeys();
+  // Hash fields whose TTL passed and were removed (INFO expired_subkeys), and the part
+  // the active cycle removed (expired_subkeys_active).
+  uint64_t expired_fields() const { return expired_fields_.load(std::memory_order_relaxed); }
+  uint64_t expired_fields_active() const {
+    return expired_fields_active_.load(std::memory_order_relaxed);
+  }
+  void CountExpiredFields(size_t n, bool active) {
+    expired_fields_.fetch_add(n, std::memory_order_relaxed);
+    if (active) {
+      expired_fields_active_.fetch_add(n, std::memory_order_relaxed);
+    }
+  }
   // INFO expired_time_cap_reached_count (active cycles stopped by their time budget) and
   // expire_cycle_cpu_milliseconds (time spent in active cycles), since start or RESETSTAT.
   uint64_t expire_cycles_capped() const { return expire_capped_.load(std::memory_order_relaxed); }
@@ -269,6 +318,8 @@ class Keyspace {
   void ResetExpireCycleStats() {
     expire_capped_.store(0, std::memory_order_relaxed);
     expire_us_.store(0, std::memory_order_relaxed);
+    expired_fields_.store(0, std::memory_order_relaxed);
+    expired_fields_active_.store(0, std::memory_order_relaxed);
   }
 
   // Databases that may hold keys, one bit each (bit 63: any database from 63 up), set
@@ -304,6 +355,9 @@ class Keyspace {
   std::atomic<bool> lfu_mode_{false};
   std::atomic<uint64_t> expire_capped_{0};
   std::atomic<uint64_t> expire_us_{0};
+  std::atomic<bool> active_expire_{true};
+  std::atomic<uint64_t> expired_fields_{0};
+  std::atomic<uint64_t> expired_fields_active_{0};
 };
 
 }  // namespace hotkv

@@ -112,3 +112,9 @@ std::string_view ObjectEncodingName(ValueType type, const void* object) {
 }
 
 }  // namespace hotkv
+
+namespace hotkv {
+
+bool HashHasFieldTtls(const Entry* e) { return e->As<types::HashValue>()->HasFieldTtls(); }
+
+}  // namespace hotkv

@@ -115,10 +115,21 @@ Status WriteKey(CommandFile& f, const Entry& e) {
       break;
     }
     case ValueType::kHash: {
-      Batcher b(&f, {"HMSET", key}, 2);
-      e.As<types::HashValue>()->ForEach([&](std::string_view field, std::string_view value) {
-        b.Add(field);
-        b.Add(value);
+      const auto* h = e.As<types::HashValue>();
+      {
+        Batcher b(&f, {"HMSET", key}, 2);
+        h->ForEach([&](std::string_view field, std::string_view value) {
+          b.Add(field);
+          b.Add(value);
+          return true;
+        });
+      }
+      // Field TTLs after the fields, one HPEXPIREAT per field (as Redis's rewrite).
+      h->ForEachWithTtl([&](std::string_view field, std::string_view, int64_t at) {
+        if (at != 0) {
+          const std::string ms = std::to_string(at);
+          f.Add({"HPEXPIREAT", key, ms, "FIELDS", "1", field});
+        }
         return true;
       });
       break;

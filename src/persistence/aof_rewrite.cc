@@ -80,7 +80,12 @@ Status Aof::WriteRdbBase(const std::string& path, const BaseOptions& opts) {
   stamp.key_delay_us = opts.key_delay_us;
   WriteStats stats;
   Status st = WriteSnapshot(server_.keyspace(), fd,
-                            {.compress = opts.compress, .checksum = opts.checksum}, WallClockMs(),
+                            {.compress = opts.compress,
+                             .checksum = opts.checksum,
+                             .version = g_field_ttls_seen.load(std::memory_order_relaxed)
+                                            ? rdb::kFieldExpiryVersion
+                                            : rdb::kWriteVersion},
+                            WallClockMs(),
                             stamp, &stats, /*aof_base=*/true);
   if (st.ok() && fsync(fd) != 0) {
     st = Status::IoError("fsync " + path + ": " + strerror(errno));

@@ -83,7 +83,9 @@ std::string Snapshotter::DbPath() { return server_->config().GetString("dbfilena
 rdb::WriteOptions Snapshotter::WriteOpts() {
   Config& c = server_->config();
   return {.compress = c.GetString("rdbcompression") == "yes",
-          .checksum = c.GetString("rdbchecksum") == "yes"};
+          .checksum = c.GetString("rdbchecksum") == "yes",
+          .version = g_field_ttls_seen.load(std::memory_order_relaxed) ? rdb::kFieldExpiryVersion
+                                                                       : rdb::kWriteVersion};
 }
 
 rdb::LoadOptions Snapshotter::LoadOpts() {

@@ -18,8 +18,10 @@ std::string DumpPayload(const Entry& e, bool compress) {
   enc.Byte(static_cast<uint8_t>(type));
   std::string error;
   if (!enc.Object(e, &error)) return std::string();
-  enc.Byte(kWriteVersion & 0xff);
-  enc.Byte((kWriteVersion >> 8) & 0xff);
+  // Hashes with field expiry need version 12 (Redis 7.4+); the rest stays loadable by 7.0.
+  const int version = type == kTypeHashMetadata ? kFieldExpiryVersion : kWriteVersion;
+  enc.Byte(version & 0xff);
+  enc.Byte((version >> 8) & 0xff);
   enc.U64Le(Crc64(0, out.data(), out.size()));
   return out;
 }

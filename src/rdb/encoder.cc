@@ -108,7 +108,7 @@ int Encoder::ObjectType(const Entry& e) {
     case ValueType::kList: return kTypeList;
     case ValueType::kSet: return kTypeSet;
     case ValueType::kZSet: return kTypeZSet2;
-    case ValueType::kHash: return kTypeHash;
+    case ValueType::kHash: return HashHasFieldTtls(&e) ? kTypeHashMetadata : kTypeHash;
     case ValueType::kVectorSet: return kTypeModule2;
     case ValueType::kJson: return kTypeModule2;
     default: return -1;
@@ -149,8 +149,22 @@ bool Encoder::Object(const Entry& e, std::string* error) {
     }
     case ValueType::kHash: {
       const auto* h = e.As<types::HashValue>();
+      if (!h->HasFieldTtls()) {
+        Len(h->size());
+        h->ForEach([&](std::string_view f, std::string_view v) {
+          String(f);
+          String(v);
+          return true;
+        });
+        return true;
+      }
+      // RDB_TYPE_HASH_METADATA: the earliest expiry, then per field its expiry relative to
+      // it plus one (0: none), the field and the value.
+      const auto min_expire = static_cast<uint64_t>(h->MinExpire());
+      U64Le(min_expire);
       Len(h->size());
-      h->ForEach([&](std::string_view f, std::string_view v) {
+      h->ForEachWithTtl([&](std::string_view f, std::string_view v, int64_t at) {
+        Len(at == 0 ? 0 : static_cast<uint64_t>(at) - min_expire + 1);
         String(f);
         String(v);
         return true;

@@ -85,7 +85,7 @@ uint64_t FileWriter::bytes_written() const { return impl_->written + impl_->buf.
 
 Status FileWriter::Begin(const std::vector<std::pair<std::string, std::string>>& aux) {
   char magic[16];
-  snprintf(magic, sizeof(magic), "REDIS%04d", kWriteVersion);
+  snprintf(magic, sizeof(magic), "REDIS%04d", impl_->opts.version);
   impl_->enc.Raw(magic, 9);
   for (const auto& [k, v] : aux) {
     impl_->enc.Byte(kOpAux);

@@ -6,11 +6,13 @@
 // lists/sets/zsets/hashes, ziplists, zipmaps, intsets, listpacks, quicklist 1 and 2,
 // LZF and integer-encoded strings, binary and ASCII doubles, aux fields, RESIZEDB,
 // IDLE/FREQ, second and millisecond expiry, function libraries skipped), and Redis 8's
-// vector sets (the "vectorset" module type). Other module values, streams and hashes
-// with field expiry, which HotKV has no type for, are refused with a clear error.
+// vector sets (the "vectorset" module type), hashes with field expiry (Redis 7.4+'s
+// HASH_METADATA and HASH_LISTPACK_EX, GA and pre-GA). Other module values and streams,
+// which HotKV has no type for, are refused with a clear error.
 // What it writes: RDB version kWriteVersion (what Redis 7.0 loads) with plain
 // encodings Redis 7.0..8.x and redis-check-rdb accept; vector sets in Redis 8's module
-// encoding (loadable by Redis 8 only).
+// encoding (loadable by Redis 8 only); hashes with field TTLs as HASH_METADATA, in files
+// and payloads of version kFieldExpiryVersion (loadable by Redis 7.4+ only).
 //
 //   std::string payload = rdb::DumpPayload(*entry, /*compress=*/true);   // DUMP
 //   Result<Entry*> e = rdb::LoadDumpPayload(payload, "key", limits);     // RESTORE
@@ -43,12 +45,17 @@ namespace hotkv::rdb {
 // RDB version of the files and DUMP payloads HotKV writes: Redis 7.0's, so that Redis
 // 7.0 and every later version load them.
 inline constexpr int kWriteVersion = 10;
+// RDB version of files and DUMP payloads that hold a hash with field expiry
+// (RDB_TYPE_HASH_METADATA, Redis 7.4+).
+inline constexpr int kFieldExpiryVersion = 12;
 // Highest RDB version HotKV reads (Redis 8.x; Redis 8.8 writes version 14).
 inline constexpr int kMaxReadVersion = 14;
 
 struct WriteOptions {
   bool compress = true;  // rdbcompression: LZF for strings longer than 20 bytes
   bool checksum = true;  // rdbchecksum: CRC64 at the end of a file (0 when off)
+  // The file's RDB version: kFieldExpiryVersion when it may hold a hash with field TTLs.
+  int version = kWriteVersion;
 };
 
 // CRC64 as Redis computes it (Jones polynomial, reflected; crc64(0, "123456789", 9) ==

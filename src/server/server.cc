@@ -43,6 +43,18 @@ class ServerKeyListener : public KeyObserver {
   void OnKeyEvicted(int db, std::string_view key) override {
     KeyRemoved(db, key, notify::kEvicted, "evicted");
   }
+  // Expired hash fields, as Redis 8 reports them: the active cycle sends "hexpired" (and
+  // "del" when the key went); a command that met them sends "hexpired", or only "del"
+  // when they were the last fields.
+  void OnFieldsExpired(int db, std::string_view key, const std::vector<std::string>& fields,
+                       bool key_deleted, bool active) override {
+    if (active || !key_deleted) {
+      KeyRemoved(db, key, notify::kHash, "hexpired");
+    }
+    if (key_deleted) {
+      NotifyKeyspaceEvent(*server_, notify::kGeneric, "del", key, db);
+    }
+  }
   void OnKeyCreated(int db, std::string_view key, ValueType type) override {
     if (type == ValueType::kList || type == ValueType::kZSet || type == ValueType::kStream) {
       SignalKeyReady(*server_, db, key);

@@ -92,6 +92,20 @@ class StreamObserver : public KeyObserver {
   explicit StreamObserver(WriteStream* s) : stream_(s) {}
   void OnKeyExpired(int db, std::string_view key) override { Deleted(db, key); }
   void OnKeyEvicted(int db, std::string_view key) override { Deleted(db, key); }
+  // Expired hash fields: HDEL (the key goes with its last field on replay too).
+  void OnFieldsExpired(int db, std::string_view key, const std::vector<std::string>& fields,
+                       bool, bool) override {
+    if (!stream_->active()) {
+      return;
+    }
+    std::vector<std::string_view> args;
+    args.reserve(fields.size() + 2);
+    args.push_back("HDEL");
+    args.push_back(key);
+    args.insert(args.end(), fields.begin(), fields.end());
+    stream_->Append(db, args);
+    stream_->Commit();
+  }
   void OnFlush(int db) override {
     if (!stream_->active()) {
       return;

@@ -15,18 +15,30 @@ HashValue HashValue::Clone() const {
   } else {
     copy.listpack_ = listpack_.Clone();
   }
+  if (ttls_) {
+    copy.ttls_ = std::make_unique<FieldTtls>(*ttls_);
+  }
   return copy;
 }
 
 size_t HashValue::size() const { return table_ ? table_->size() : listpack_.size() / 2; }
 
-const char* HashValue::EncodingName() const { return table_ ? "hashtable" : "listpack"; }
+const char* HashValue::EncodingName() const {
+  if (table_) {
+    return "hashtable";
+  }
+  return ttls_ ? "listpackex" : "listpack";
+}
 
 size_t HashValue::MemoryUsage() const {
-  if (table_) {
-    return malloc_usable_size(table_.get()) + table_->MemoryUsage();
+  size_t bytes = 0;
+  if (ttls_) {
+    bytes += malloc_usable_size(ttls_.get()) + ttls_->MemoryUsage();
   }
-  return listpack_.MemoryUsage();
+  if (table_) {
+    return bytes + malloc_usable_size(table_.get()) + table_->MemoryUsage();
+  }
+  return bytes + listpack_.MemoryUsage();
 }
 
 PackedArray::Pos HashValue::FindField(std::string_view field) const {
@@ -65,17 +77,25 @@ size_t HashValue::ValueLength(std::string_view field) const {
 }
 
 bool HashValue::Set(std::string_view field, std::string_view value,
-                    const EncodingLimits& limits) {
-  return Put(field, value, /*overwrite=*/true, limits);
+                    const EncodingLimits& limits, bool keep_ttl) {
+  return Put(field, value, /*overwrite=*/true, keep_ttl, limits);
 }
 
 bool HashValue::SetIfAbsent(std::string_view field, std::string_view value,
                             const EncodingLimits& limits) {
-  return Put(field, value, /*overwrite=*/false, limits);
+  return Put(field, value, /*overwrite=*/false, /*keep_ttl=*/true, limits);
 }
 
 bool HashValue::Put(std::string_view field, std::string_view value, bool overwrite,
-                    const EncodingLimits& limits) {
+                    bool keep_ttl, const EncodingLimits& limits) {
+  if (overwrite && !keep_ttl && HasFieldTtls() && ttls_->Erase(field) && !table_ &&
+      value.size() <= limits.hash_max_listpack_value) {
+    // The field loses its TTL (HSET): it moves to the end of a listpackex, as in Redis.
+    listpack_.Erase(FindField(field), 2);
+    listpack_.PushBack(field);
+    listpack_.PushBack(value);
+    return false;
+  }
   if (!table_) {
     if (field.size() > limits.hash_max_listpack_value ||
         value.size() > limits.hash_max_listpack_value) {
@@ -119,6 +139,9 @@ void HashValue::ConvertToTable(size_t expected) {
 }
 
 bool HashValue::Erase(std::string_view field) {
+  if (ttls_) {
+    ttls_->Erase(field);
+  }
   if (table_) {
     return table_->Erase(field);
   }
@@ -128,6 +151,65 @@ bool HashValue::Erase(std::string_view field) {
   }
   listpack_.Erase(p, 2);
   return true;
+}
+
+void HashValue::SetExpireAt(std::string_view field, int64_t at_ms) {
+  EnableFieldTtls();
+  ttls_->Set(field, at_ms);
+  if (!table_) {
+    Reposition(field, at_ms);
+  }
+}
+
+bool HashValue::Persist(std::string_view field) {
+  if (!HasFieldTtls() || !ttls_->Erase(field)) {
+    return false;
+  }
+  if (!table_) {
+    Reposition(field, 0);
+  }
+  return true;
+}
+
+void HashValue::Reposition(std::string_view field, int64_t at_ms) {
+  const PackedArray::Pos p = FindField(field);
+  const std::string name(field);
+  const std::string value(listpack_.Get(listpack_.Next(p)).view());
+  listpack_.Erase(p, 2);
+  // Before the first field with an expiry >= at_ms (no expiry counts as infinite).
+  PackedArray::Pos at = listpack_.End();
+  if (at_ms != 0) {
+    for (PackedArray::Pos q = listpack_.Begin(); q != listpack_.End();
+         q = listpack_.Next(listpack_.Next(q))) {
+      const int64_t other = ttls_->Get(listpack_.Get(q).view());
+      if (other == 0 || other >= at_ms) {
+        at = q;
+        break;
+      }
+    }
+  }
+  at = listpack_.Insert(at, name);
+  listpack_.Insert(listpack_.Next(at), value);
+}
+
+void HashValue::ForEachWithTtl(
+    FunctionRef<bool(std::string_view field, std::string_view value, int64_t at_ms)> visit)
+    const {
+  ForEach([&](std::string_view field, std::string_view value) {
+    return visit(field, value, ExpireAt(field));
+  });
+}
+
+void HashValue::ForEachLive(
+    int64_t now_ms,
+    FunctionRef<bool(std::string_view field, std::string_view value)> visit) const {
+  if (!HasDueFields(now_ms)) {
+    ForEach(visit);
+    return;
+  }
+  ForEach([&](std::string_view field, std::string_view value) {
+    return IsExpired(field, now_ms) || visit(field, value);
+  });
 }
 
 void HashValue::ForEach(

@@ -24,9 +24,16 @@
 // Views handed to callbacks are valid during the call only, and callbacks must not
 // modify the hash.
 //
-// Per-field expiry (HEXPIRE/HTTL, not implemented): see string_table.h — "hashtable"
-// entries can carry an expiry; a "listpack" hash with an expiring field would convert
-// to "hashtable" (Redis 7.4 uses a separate listpackex encoding instead).
+// Per-field expiry (HEXPIRE & co.): a hash that got a field TTL owns a FieldTtls side index
+// (field_ttls.h); one without never pays for it. Such a small hash is "listpackex" (as in
+// Redis 7.4+, it stays so even once no field has a TTL any more) and keeps Redis's
+// listpackex order: fields with a TTL first, by expiry (a new one before equal ones), then
+// the others in insertion order — a field whose TTL goes moves to the end. The value
+// layer knows no clock: size() and ForEach include fields whose time has passed; the
+// command layer skips or deletes them (see hash_family_expiry.h) and the engine's active
+// cycle reclaims them (DueFields).
+//   HEXPIRE...        SetExpireAt / ExpireAt       HPERSIST  Persist
+//   HSET              Set clears a field's TTL     HINCRBY, HSETEX KEEPTTL: keep_ttl
 //
 // Thread safety: none; the engine holds the key's shard lock around every call.
 
@@ -37,10 +44,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "types/element.h"
 #include "types/encoding_limits.h"
+#include "types/field_ttls.h"
 #include "types/function_ref.h"
 #include "types/packed_array.h"
 #include "common/random.h"
@@ -51,6 +61,8 @@ namespace hotkv::types {
 class HashValue {
  public:
   enum class Encoding : uint8_t { kListpack, kHashtable };
+  // Largest expiry a field may have (Redis's HFE_MAX_ABS_TIME_MSEC, 2^46 - 1 ms).
+  static constexpr int64_t kMaxExpireMs = (int64_t{1} << 46) - 1;
 
   HashValue() = default;
   HashValue(HashValue&&) noexcept = default;
@@ -62,7 +74,7 @@ class HashValue {
   size_t size() const;
   bool empty() const { return size() == 0; }
   Encoding encoding() const { return table_ ? Encoding::kHashtable : Encoding::kListpack; }
-  // "listpack" or "hashtable".
+  // "listpack", "listpackex" or "hashtable".
   const char* EncodingName() const;
   // Heap bytes this hash owns (not counting sizeof(HashValue)).
   size_t MemoryUsage() const;
@@ -72,8 +84,10 @@ class HashValue {
   // Length of the field's value; 0 if the field does not exist (HSTRLEN).
   size_t ValueLength(std::string_view field) const;
 
-  // Sets field to value; returns true if the field is new.
-  bool Set(std::string_view field, std::string_view value, const EncodingLimits& limits);
+  // Sets field to value; returns true if the field is new. A TTL the field had goes
+  // unless `keep_ttl` (HINCRBY, HSETEX KEEPTTL).
+  bool Set(std::string_view field, std::string_view value, const EncodingLimits& limits,
+           bool keep_ttl = false);
   // Sets field to value only if the field does not exist; returns true if it was set.
   bool SetIfAbsent(std::string_view field, std::string_view value,
                    const EncodingLimits& limits);
@@ -82,6 +96,45 @@ class HashValue {
   // Converts up front when a command will add more fields than "listpack" may hold, as
   // Redis's HSET does. Optional: Set converts on its own when the limit is crossed.
   void ReserveFor(size_t new_fields, const EncodingLimits& limits);
+
+  // ---- field expiry ----
+  // Whether some field has a TTL.
+  bool HasFieldTtls() const { return ttls_ != nullptr && !ttls_->empty(); }
+  // Whether some field's time has come (expiry <= now_ms).
+  bool HasDueFields(int64_t now_ms) const {
+    return HasFieldTtls() && ttls_->Min() <= now_ms;
+  }
+  // The earliest field expiry, 0 when none.
+  int64_t MinExpire() const { return ttls_ ? ttls_->Min() : 0; }
+  // The field's expiry in Unix ms, 0 when it has none (or does not exist).
+  int64_t ExpireAt(std::string_view field) const { return ttls_ ? ttls_->Get(field) : 0; }
+  // Whether the field exists and its time has come.
+  bool IsExpired(std::string_view field, int64_t now_ms) const {
+    const int64_t at = ExpireAt(field);
+    return at != 0 && at <= now_ms;
+  }
+  // Makes a "listpack" hash "listpackex" without giving any field a TTL (Redis converts on
+  // every HEXPIRE-family command and on HGETEX with an option, whatever they change).
+  void EnableFieldTtls() {
+    if (!ttls_) {
+      ttls_ = std::make_unique<FieldTtls>();
+    }
+  }
+  // Sets the expiry of an existing field (at_ms > 0).
+  void SetExpireAt(std::string_view field, int64_t at_ms);
+  // Removes the field's TTL; returns whether it had one.
+  bool Persist(std::string_view field);
+  // Up to `limit` fields whose time has come, earliest first.
+  std::vector<std::string> DueFields(int64_t now_ms, size_t limit) const {
+    return ttls_ ? ttls_->Due(now_ms, limit) : std::vector<std::string>();
+  }
+  // Visits every field, value and expiry (0: none) until `visit` returns false.
+  void ForEachWithTtl(
+      FunctionRef<bool(std::string_view field, std::string_view value, int64_t at_ms)> visit)
+      const;
+  // ForEach without the fields whose time has come.
+  void ForEachLive(int64_t now_ms,
+                   FunctionRef<bool(std::string_view field, std::string_view value)> visit) const;
 
   // Visits every field and value until `visit` returns false.
   void ForEach(FunctionRef<bool(std::string_view field, std::string_view value)> visit) const;
@@ -95,14 +148,17 @@ class HashValue {
                     FunctionRef<void(std::string_view field, std::string_view value)> emit) const;
 
  private:
-  bool Put(std::string_view field, std::string_view value, bool overwrite,
+  bool Put(std::string_view field, std::string_view value, bool overwrite, bool keep_ttl,
            const EncodingLimits& limits);
+  // listpackex order: moves the field's pair to where its expiry (0: none) belongs.
+  void Reposition(std::string_view field, int64_t at_ms);
   void ConvertToTable(size_t expected);
   // Position of `field` in the listpack, or End().
   PackedArray::Pos FindField(std::string_view field) const;
 
   PackedArray listpack_;                // "listpack" encoding: field, value, field, ...
   std::unique_ptr<StringTable> table_;  // "hashtable" encoding when set
+  std::unique_ptr<FieldTtls> ttls_;     // field expiry, once a field got a TTL
 };
 
 }  // namespace hotkv::types

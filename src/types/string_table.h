@@ -24,9 +24,9 @@
 // splits or merges buckets around that position, so an element present for the whole
 // scan is returned at least once (possibly twice after a shrink) — Redis's guarantee.
 //
-// Per-field expiry (HEXPIRE, later): entries are at least 8-byte aligned, so the low
-// bits of a slot are free to mark entries that carry an expiry timestamp in front of the
-// key; the owning HashValue would keep the earliest expiry for active expiration.
+// Per-field expiry lives beside the table (types/field_ttls.h); the entries could also
+// carry it: they are at least 8-byte aligned, so the low bits of a slot are free to mark
+// entries with an expiry timestamp in front of the key.
 //
 // Thread safety: none; callers serialise access.
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "rdb/rdb.h"
+#include "types/hash_value.h"
 #include "rdb_test_util.h"
 
 namespace hotkv::rdb {
@@ -120,10 +121,31 @@ std::string LoadError(const std::string& file) {
   return st.ok() ? "ok" : st.status().message();
 }
 
-TEST(RdbFixtureRefused, HashWithFieldExpiry) {
-  EXPECT_NE(LoadError("redis88_hfe.rdb").find("hashes with field expiry are not supported yet"),
-            std::string::npos)
-      << LoadError("redis88_hfe.rdb");
+TEST(RdbFixture, HashWithFieldExpiry) {
+  // Redis 8.8's HASH_LISTPACK_EX: "hfe" = {f: v (HEXPIRE 100000 at generation), g: w}.
+  std::vector<Entry*> keys;
+  Result<LoadStats> st = LoadFile(Fixture("redis88_hfe.rdb"), {}, [&](LoadedKey&& k) {
+    keys.push_back(k.entry);
+    return Status();
+  });
+  ASSERT_TRUE(st.ok()) << st.status().message();
+  ASSERT_EQ(keys.size(), 1u);
+  const auto* h = keys[0]->As<types::HashValue>();
+  EXPECT_EQ(keys[0]->key(), "hfe");
+  EXPECT_EQ(h->size(), 2u);
+  EXPECT_EQ(h->Get("f")->view(), "v");
+  EXPECT_GT(h->ExpireAt("f"), int64_t{1700000000000});
+  EXPECT_EQ(h->ExpireAt("g"), 0);
+  EXPECT_STREQ(h->EncodingName(), "listpackex");
+  // Written back (HASH_METADATA) and read again, the TTLs are the same.
+  std::string payload = DumpPayload(*keys[0], false);
+  EXPECT_EQ(static_cast<uint8_t>(payload[0]), 24);
+  Result<Entry*> back = LoadDumpPayload(payload, "hfe", types::EncodingLimits());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ((*back)->As<types::HashValue>()->ExpireAt("f"), h->ExpireAt("f"));
+  EXPECT_EQ((*back)->As<types::HashValue>()->ExpireAt("g"), 0);
+  Entry::Free(*back);
+  for (Entry* e : keys) Entry::Free(e);
 }
 
 TEST(RdbFixtureRefused, TooFewDatabases) {

@@ -211,8 +211,6 @@ TEST(RdbLegacy, BlobIntegrityChecks) {
 TEST(RdbLegacy, RefusedTypes) {
   EXPECT_EQ(Restore(Payload(15, RdbLen(0))), "error: stream values are not supported yet");
   EXPECT_EQ(Restore(Payload(21, RdbLen(0))), "error: stream values are not supported yet");
-  EXPECT_EQ(Restore(Payload(25, RdbLen(0))), "error: hashes with field expiry are not supported yet");
-  EXPECT_EQ(Restore(Payload(24, RdbLen(0))), "error: hashes with field expiry are not supported yet");
   EXPECT_EQ(Restore(Payload(42, RdbLen(0))), "error: Unknown RDB encoding type 42");
   // Module id: 9 name characters of 6 bits each, then a 10-bit encoding version.
   const std::string charset = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
