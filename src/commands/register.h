@@ -30,6 +30,10 @@ void RegisterSetCommands(CommandTable& t);
 void RegisterVectorSetCommands(CommandTable& t);  // Redis 8: VADD, VSIM, ...
 void RegisterVsimCommands(CommandTable& t);       // HotKV: VSIM.CREATEINDEX, ...
 void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKING, MIGRATE
+void RegisterStreamCommands(CommandTable& t);       // XADD XLEN XRANGE XREVRANGE XDEL XTRIM XSETID
+void RegisterStreamReadCommands(CommandTable& t);   // XREAD XREADGROUP
+void RegisterStreamGroupCommands(CommandTable& t);  // XGROUP XACK XPENDING XCLAIM XAUTOCLAIM
+void RegisterStreamInfoCommands(CommandTable& t);   // XINFO
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -53,6 +57,10 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterVectorSetCommands(t);
   RegisterVsimCommands(t);
   RegisterDumpCommands(t);
+  RegisterStreamCommands(t);
+  RegisterStreamReadCommands(t);
+  RegisterStreamGroupCommands(t);
+  RegisterStreamInfoCommands(t);
 }
 
 }  // namespace hotkv

@@ -1,5 +1,7 @@
 #include "server/command_context.h"
 
+#include "server/blocking.h"
+
 #include "common/random.h"
 #include "common/string_util.h"
 #include "engine/eviction.h"
@@ -34,6 +36,12 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
   if (g_watch_registrations.load(std::memory_order_relaxed) > 0) {
     // The key's shard is locked by the dispatcher (or by EXEC).
     TouchWatchedKey(keyspace().shard(Keyspace::ShardOf(key)), db, key);
+  }
+  // A key that changed may wake clients blocked on it: stream readers wait on keys that
+  // exist (XREAD after the last id), and XREADGROUP readers must hear of a deleted key or
+  // a destroyed group. Serve functions tell whether the change serves them.
+  if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    SignalKeyReady(server_, db, key);
   }
   Notify(notify_class, event, key, db);
 }

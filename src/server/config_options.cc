@@ -116,6 +116,8 @@ void Config::BuildTable() {
       {"set-max-listpack-value", &set_max_listpack_value_},
       {"zset-max-listpack-entries", &zset_max_listpack_entries_},
       {"zset-max-listpack-value", &zset_max_listpack_value_},
+      {"stream-node-max-bytes", &stream_node_max_bytes_},
+      {"stream-node-max-entries", &stream_node_max_entries_},
   };
   for (size_t i = 0; i < kConfigRowCount; i++) {
     const ConfigRow& row = kConfigRows[i];
