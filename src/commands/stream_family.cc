@@ -414,8 +414,8 @@ void RegisterStreamCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XAddCommand,
          .doc = {"stream", "5.0.0", "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
                  "Appends an entry to a stream (creating it unless NOMKSTREAM), optionally trimming it; returns the entry's id.",
-                 "key [NOMKSTREAM] [<strategy: MAXLEN | MINID> [<operator: = | ~>] threshold [LIMIT count]] "
-                 "<id-selector: * | id> <data: field value> ..."},
+                 "key [NOMKSTREAM] [trim: <strategy: MAXLEN | MINID> [operator: <equal: '='> | <approximately: '~'>] "
+                 "threshold [LIMIT count]] <id-selector: <auto-id: '*'> | id:string> <data: field value> ..."},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xlen", .arity = 2, .flags = "readonly fast", .acl = "@read @stream @fast",
          .keys = {KeyAt(1, "RO")}, .handler = XLenCommand,
@@ -423,26 +423,27 @@ void RegisterStreamCommands(CommandTable& t) {
   t.Add({.name = "xrange", .arity = -4, .flags = "readonly", .acl = "@read @stream @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = XRangeCommand,
          .doc = {"stream", "5.0.0", "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
-                 "Returns the entries of a stream between two ids.", "key start end [COUNT count]"}});
+                 "Returns the entries of a stream between two ids.", "key start:string end:string [COUNT count]"}});
   t.Add({.name = "xrevrange", .arity = -4, .flags = "readonly", .acl = "@read @stream @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = XRevRangeCommand,
          .doc = {"stream", "5.0.0", "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
-                 "Returns the entries of a stream between two ids, newest first.", "key end start [COUNT count]"}});
+                 "Returns the entries of a stream between two ids, newest first.", "key end:string start:string [COUNT count]"}});
   t.Add({.name = "xdel", .arity = -3, .flags = "write fast", .acl = "@write @stream @fast",
          .keys = {KeyAt(1, "RW DELETE")}, .handler = XDelCommand,
          .doc = {"stream", "5.0.0", "O(1) for each single item to delete in the stream, regardless of the stream size.",
-                 "Deletes entries of a stream; returns how many existed.", "key id [id ...]"}});
+                 "Deletes entries of a stream; returns how many existed.", "key ID:string [ID:string ...]"}});
   t.Add({.name = "xtrim", .arity = -4, .flags = "write", .acl = "@write @stream @slow",
          .keys = {KeyAt(1, "RW DELETE")}, .handler = XTrimCommand,
          .doc = {"stream", "5.0.0", "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
                  "Deletes the oldest entries of a stream by length or id; returns how many.",
-                 "key <strategy: MAXLEN | MINID> [<operator: = | ~>] threshold [LIMIT count]"},
+                 "key <trim: <strategy: MAXLEN | MINID> [operator: <equal: '='> | <approximately: '~'>] threshold "
+                 "[LIMIT count]>"},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xsetid", .arity = -3, .flags = "write denyoom fast", .acl = "@write @stream @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XSetIdCommand,
          .doc = {"stream", "5.0.0", "O(1)",
                  "Sets a stream's last id, entries-added counter and max deleted id.",
-                 "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]"}});
+                 "key last-id [ENTRIESADDED entries-added:integer] [MAXDELETEDID max-deleted-id]"}});
 }
 
 }  // namespace hotkv

@@ -616,11 +616,11 @@ void RegisterStreamGroupCommands(CommandTable& t) {
   t.AddSub("xgroup", {.name = "create", .arity = -5, .flags = "write denyoom", .acl = "@write @stream @slow",
                       .keys = {KeyAt(2, "RW INSERT")}, .handler = XGroupCreateCommand,
                       .doc = {"stream", "5.0.0", "O(1)", "Creates a consumer group.",
-                              "key group <id-selector: id | $> [MKSTREAM] [ENTRIESREAD entries-read]"}});
+                              "key group <id-selector: id:string | <new-id: '$'>> [MKSTREAM] [ENTRIESREAD entriesread:integer]"}});
   t.AddSub("xgroup", {.name = "setid", .arity = -5, .flags = "write", .acl = "@write @stream @slow",
                       .keys = {KeyAt(2, "RW UPDATE")}, .handler = XGroupSetIdCommand,
                       .doc = {"stream", "5.0.0", "O(1)", "Sets the last-delivered id of a consumer group.",
-                              "key group <id-selector: id | $> [ENTRIESREAD entries-read]"}});
+                              "key group <id-selector: id:string | <new-id: '$'>> [ENTRIESREAD entriesread:integer]"}});
   t.AddSub("xgroup", {.name = "destroy", .arity = 4, .flags = "write", .acl = "@write @stream @slow",
                       .keys = {KeyAt(2, "RW DELETE")}, .handler = XGroupDestroyCommand,
                       .doc = {"stream", "5.0.0", "O(N) where N is the number of entries in the group's pending entries list (PEL).",
@@ -641,26 +641,26 @@ void RegisterStreamGroupCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XAckCommand,
          .doc = {"stream", "5.0.0", "O(1) for each message ID processed.",
                  "Removes entries from a consumer group's pending list; returns how many were pending.",
-                 "key group id [id ...]"}});
+                 "key group ID:string [ID:string ...]"}});
   t.Add({.name = "xpending", .arity = -3, .flags = "readonly", .acl = "@read @stream @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = XPendingCommand,
          .doc = {"stream", "5.0.0",
                  "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.",
                  "Returns a consumer group's pending entries: a summary, or the entries in a range.",
-                 "key group [<filters: [IDLE min-idle-time] start end count [consumer]>]"},
+                 "key group [filters: [IDLE min-idle-time:integer] start:string end:string count [consumer]]"},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xclaim", .arity = -6, .flags = "write fast", .acl = "@write @stream @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XClaimCommand,
          .doc = {"stream", "5.0.0", "O(log N) with N being the number of messages in the PEL of the consumer group.",
                  "Gives pending entries idle long enough to another consumer.",
-                 "key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] "
+                 "key group consumer min-idle-time ID:string [ID:string ...] [IDLE ms:integer] [TIME unix-time-milliseconds] "
                  "[RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]"},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xautoclaim", .arity = -6, .flags = "write fast", .acl = "@write @stream @fast",
          .keys = {KeyAt(1, "RW DELETE")}, .handler = XAutoClaimCommand,
          .doc = {"stream", "6.2.0", "O(1) if COUNT is small.",
                  "Gives pending entries idle long enough to another consumer, scanning the PEL from a cursor.",
-                 "key group consumer min-idle-time start [COUNT count] [JUSTID]"},
+                 "key group consumer min-idle-time start:string [COUNT count] [JUSTID]"},
          .tips = {"nondeterministic_output"}});
 }
 

@@ -244,7 +244,7 @@ void RegisterStreamInfoCommands(CommandTable& t) {
   t.AddSub("xinfo", {.name = "stream", .arity = -3, .flags = "readonly", .acl = "@read @stream @slow",
                      .keys = {KeyAt(2, "RO ACCESS")}, .handler = XInfoStreamCommand,
                      .doc = {"stream", "5.0.0", "O(1)", "Returns information about a stream.",
-                             "key [<full-block: FULL [COUNT count]>]"}});
+                             "key [full-block: <full: FULL> [COUNT count]]"}});
   t.AddSub("xinfo", {.name = "groups", .arity = 3, .flags = "readonly", .acl = "@read @stream @slow",
                      .keys = {KeyAt(2, "RO ACCESS")}, .handler = XInfoGroupsCommand,
                      .doc = {"stream", "5.0.0", "O(1)", "Returns the consumer groups of a stream.", "key"}});

@@ -419,7 +419,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
          .doc = {"stream", "5.0.0", "",
                  "Returns new entries of one or more streams after the given ids, waiting for "
                  "some if asked to.",
-                 "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"}});
+                 "[COUNT count] [BLOCK milliseconds] <streams: STREAMS key ... ID:string ...>"}});
   t.Add({.name = "xreadgroup", .arity = -7, .flags = "write blocking", .acl = "@write @stream @slow @blocking",
          .keys = {KeyKeyword("STREAMS", 4, -1, 1, "RO ACCESS", 2)}, .handler = XReadCommand,
          .doc = {"stream", "5.0.0",
@@ -430,7 +430,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
                  "Reads entries of streams as a consumer of a group, new ones (>) or its own "
                  "pending history, waiting for some if asked to.",
                  "<group-block: GROUP group consumer> [COUNT count] [BLOCK milliseconds] [NOACK] "
-                 "STREAMS key [key ...] id [id ...]"}});
+                 "<streams: STREAMS key ... ID:string ...>"}});
 }
 
 }  // namespace hotkv
