@@ -428,3 +428,37 @@ def test_watch_is_invalidated_by_xadd(server, r):
         p.execute_command("XLEN", "s")
         with pytest.raises(Exception):
             p.execute()
+
+
+# ---------------------------------------------------------------- keyspace events
+
+def test_keyspace_events(server, r, restore_config):
+    restore_config("notify-keyspace-events")
+    r.config_set("notify-keyspace-events", "Et")
+    p = r.pubsub()
+    p.psubscribe("__keyevent@0__:*")
+    p.get_message(timeout=1)
+    rc = r.execute_command
+    rc("XADD", "s", "1-0", "f", "v")
+    rc("XADD", "s", "MAXLEN", "0", "2-0", "f", "v")
+    rc("XADD", "s", "3-0", "f", "v")
+    rc("XDEL", "s", "3-0")
+    rc("XTRIM", "s", "MAXLEN", "0")  # nothing to trim: no event
+    rc("XSETID", "s", "10-0")
+    rc("XGROUP", "CREATE", "s", "g", "0")
+    rc("XGROUP", "SETID", "s", "g", "0")
+    rc("XGROUP", "CREATECONSUMER", "s", "g", "c")
+    rc("XGROUP", "DELCONSUMER", "s", "g", "c")
+    rc("XREADGROUP", "GROUP", "g", "new", "STREAMS", "s", ">")
+    rc("XGROUP", "DESTROY", "s", "g")
+    events = []
+    while True:
+        m = p.get_message(timeout=0.5)
+        if m is None:
+            break
+        if m["type"] == "pmessage":
+            events.append(m["channel"].split(":", 1)[1])
+    p.close()
+    assert events == ["xadd", "xadd", "xtrim", "xadd", "xdel", "xsetid", "xgroup-create",
+                      "xgroup-setid", "xgroup-createconsumer", "xgroup-delconsumer",
+                      "xgroup-createconsumer", "xgroup-destroy"]
