@@ -157,12 +157,12 @@ types::StreamConsumer* LookupOrCreateConsumer(CommandContext& ctx, std::string_v
   }
   if (c == nullptr) {
     c = g.CreateConsumer(name, ctx.now_ms());
-    ctx.KeyModified(key, notify::kStream, "xgroup-createconsumer");
+    ctx.KeyChangedUnwatched(key, notify::kStream, "xgroup-createconsumer");
   }
   return c;
 }
 
-void StreamDirty(CommandContext& ctx, std::string_view key) { ctx.KeyModified(key, 0, ""); }
+void StreamDirty(CommandContext& ctx, std::string_view key) { ctx.KeyChangedUnwatched(key, 0, ""); }
 
 void ReplySubcommandSyntaxError(CommandContext& ctx) {
   std::string msg = "ERR unknown subcommand or wrong number of arguments for '";

@@ -69,7 +69,7 @@ types::StreamConsumer* LookupOrCreateConsumer(CommandContext& ctx, std::string_v
                                               types::StreamGroup& g, std::string_view name,
                                               bool* created = nullptr);
 
-// Counts a change of the data (dirty, WATCH) without a keyspace event.
+// Counts a change of group state (dirty; not WATCH, as Redis) without a keyspace event.
 void StreamDirty(CommandContext& ctx, std::string_view key);
 
 // "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP."

@@ -403,7 +403,7 @@ void XSetIdCommand(CommandContext& ctx) {
   if (!max_xdel.IsZero()) {
     s->set_max_deleted_id(max_xdel);
   }
-  ctx.KeyModified(key, notify::kStream, "xsetid");
+  ctx.KeyChangedUnwatched(key, notify::kStream, "xsetid");
   ctx.rb().Ok();
 }
 

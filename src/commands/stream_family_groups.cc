@@ -102,15 +102,22 @@ void XGroupCreateCommand(CommandContext& ctx) {
     }
     id = *parsed;
   }
+  bool created = false;
   if (t.stream == nullptr) {
     t.stream = new StreamValue();
     KeyRef ref = ctx.db().Lookup(key);
     ctx.db().Insert(ref, Entry::NewObject(key, ValueType::kStream, t.stream, false));
+    created = true;
   }
   if (t.stream->CreateGroup(ctx.arg(3), id, t.entries_read) == nullptr) {
     return ctx.rb().Error("BUSYGROUP Consumer Group name already exists");
   }
-  ctx.KeyModified(key, notify::kStream, "xgroup-create");
+  // Redis signals WATCH only when MKSTREAM created the key.
+  if (created) {
+    ctx.KeyModified(key, notify::kStream, "xgroup-create");
+  } else {
+    ctx.KeyChangedUnwatched(key, notify::kStream, "xgroup-create");
+  }
   ctx.rb().Ok();
 }
 
@@ -135,7 +142,7 @@ void XGroupSetIdCommand(CommandContext& ctx) {
   }
   t.group->last_id = id;
   t.group->entries_read = t.entries_read;
-  ctx.KeyModified(ctx.arg(2), notify::kStream, "xgroup-setid");
+  ctx.KeyChangedUnwatched(ctx.arg(2), notify::kStream, "xgroup-setid");
   ctx.rb().Ok();
 }
 
@@ -149,8 +156,8 @@ void XGroupDestroyCommand(CommandContext& ctx) {
     return ctx.rb().Integer(0);
   }
   t.stream->DestroyGroup(ctx.arg(3));
-  // KeyModified also signals the key, so XREADGROUP clients blocked on it get NOGROUP.
-  ctx.KeyModified(ctx.arg(2), notify::kStream, "xgroup-destroy");
+  // This also signals the key, so XREADGROUP clients blocked on it get NOGROUP.
+  ctx.KeyChangedUnwatched(ctx.arg(2), notify::kStream, "xgroup-destroy");
   ctx.rb().Integer(1);
 }
 
@@ -175,7 +182,7 @@ void XGroupDelConsumerCommand(CommandContext& ctx) {
     return ctx.rb().Integer(0);
   }
   const size_t pending = t.group->DeleteConsumer(ctx.arg(4));
-  ctx.KeyModified(ctx.arg(2), notify::kStream, "xgroup-delconsumer");
+  ctx.KeyChangedUnwatched(ctx.arg(2), notify::kStream, "xgroup-delconsumer");
   ctx.rb().Integer(static_cast<int64_t>(pending));
 }
 

@@ -240,6 +240,8 @@ std::optional<std::vector<Target>> ResolveIds(CommandContext& ctx, const ReadArg
       return std::nullopt;
     }
     out[i].after = *id;
+    // Redis marks ">" with the largest id, so that id given explicitly means ">" too.
+    out[i].is_new = a.group_read && *id == StreamId::Max();
   }
   return out;
 }
@@ -361,6 +363,7 @@ ServeResult ServeXRead(CommandContext& ctx, std::string_view key, bool dry_run) 
     }
   } else {
     targets[i].after = StreamId::Parse(arg, 0).value_or(StreamId::Max());
+    targets[i].is_new = a.group_read && targets[i].after == StreamId::Max();
   }
   const StreamId after = targets[i].is_new ? g->last_id : targets[i].after;
   if (s->length() == 0 || !(s->LastEntryId() > after)) {

@@ -46,6 +46,20 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
   Notify(notify_class, event, key, db);
 }
 
+void CommandContext::KeyChangedUnwatched(std::string_view key, int64_t notify_class,
+                                         std::string_view event, int db) {
+  WorkerStats::Inc(worker_.stats().dirty);
+  if (db < 0) {
+    db = db_.index();
+  }
+  if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    SignalKeyReady(server_, db, key);
+  }
+  if (notify_class != 0) {
+    Notify(notify_class, event, key, db);
+  }
+}
+
 void CommandContext::Notify(int64_t notify_class, std::string_view event, std::string_view key,
                             int db) {
   if (!(server_.config().notify_flags() & notify_class)) {

@@ -414,3 +414,30 @@ def test_aof_replays_generated_ids_trims_and_group_state(tmp_path):
     # Idle times differ after a restart; compare ids, owners and counts.
     strip = lambda s: (s[0], s[1], [(e[0], e[1], e[3]) for e in s[2]], s[3])
     assert strip(after) == strip(before)
+
+
+def test_group_commands_do_not_invalidate_watch(server, r):
+    """Redis changes consumer-group state without signalling WATCH (only XADD, XDEL,
+    XTRIM and XGROUP CREATE ... MKSTREAM creating the key do)."""
+    r.execute_command("XADD", "s", "1-0", "f", "v")
+    r.execute_command("XGROUP", "CREATE", "s", "g", "0")
+    other = server.client()
+    other.response_callbacks.clear()
+    with r.pipeline() as p:
+        p.watch("s")
+        other.execute_command("XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">")
+        other.execute_command("XACK", "s", "g", "1-0")
+        other.execute_command("XGROUP", "SETID", "s", "g", "0")
+        other.execute_command("XCLAIM", "s", "g", "c", "0", "1-0", "FORCE")
+        other.execute_command("XSETID", "s", "5-0")
+        p.multi()
+        p.execute_command("XLEN", "s")
+        assert p.execute() == [1]
+    with r.pipeline() as p:
+        p.watch("s")
+        other.execute_command("XDEL", "s", "1-0")
+        p.multi()
+        p.execute_command("XLEN", "s")
+        with pytest.raises(Exception):
+            p.execute()
+    other.close()
