@@ -34,6 +34,8 @@ void RegisterStreamCommands(CommandTable& t);       // XADD XLEN XRANGE XREVRANG
 void RegisterStreamReadCommands(CommandTable& t);   // XREAD XREADGROUP
 void RegisterStreamGroupCommands(CommandTable& t);  // XGROUP XACK XPENDING XCLAIM XAUTOCLAIM
 void RegisterStreamInfoCommands(CommandTable& t);   // XINFO
+void RegisterStreamClaimCommands(CommandTable& t);  // XCLAIM XAUTOCLAIM
+void RegisterStreamDelExCommands(CommandTable& t);  // Redis 8.2: XDELEX XACKDEL
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -61,6 +63,8 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterStreamReadCommands(t);
   RegisterStreamGroupCommands(t);
   RegisterStreamInfoCommands(t);
+  RegisterStreamClaimCommands(t);
+  RegisterStreamDelExCommands(t);
 }
 
 }  // namespace hotkv

@@ -98,6 +98,15 @@ StreamValue* FindStream(CommandContext& ctx, std::string_view key, bool* wrong_t
   return e != nullptr && !*wrong_type ? e->As<StreamValue>() : nullptr;
 }
 
+types::StreamGroup* GroupOf(CommandContext& ctx, std::string_view key, std::string_view group,
+                            StreamValue** stream, bool* wrong) {
+  *stream = ReadStream(ctx, key, wrong);
+  if (*wrong || *stream == nullptr) {
+    return nullptr;
+  }
+  return (*stream)->FindGroup(group);
+}
+
 types::StreamNodeLimits StreamLimits(CommandContext& ctx) {
   types::StreamNodeLimits l;
   l.max_bytes = static_cast<size_t>(ctx.server().config().stream_node_max_bytes());

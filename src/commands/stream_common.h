@@ -54,6 +54,11 @@ types::StreamNodeLimits StreamLimits(CommandContext& ctx);
 void ReplyNoGroup(CommandContext& ctx, std::string_view key, std::string_view group,
                   std::string_view suffix = "");
 
+// The group `group` of the stream at `key` (a read lookup): null with *wrong set
+// (WRONGTYPE replied), or when the key or the group is missing (nothing replied).
+types::StreamGroup* GroupOf(CommandContext& ctx, std::string_view key, std::string_view group,
+                            StreamValue** stream, bool* wrong);
+
 // The records Redis writes for group changes (streamPropagateXCLAIM,
 // streamPropagateGroupID, streamPropagateConsumerCreation).
 void PropagateXClaim(CommandContext& ctx, std::string_view key, std::string_view group_name,

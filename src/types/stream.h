@@ -169,6 +169,12 @@ class StreamValue {
   // A group's lag, or nullopt when it cannot be computed.
   std::optional<int64_t> Lag(const StreamGroup& g) const;
 
+  // Whether a group still needs the entry: it is pending somewhere, or some group has
+  // not been delivered it yet (Redis 8.2's ACKED condition).
+  bool Referenced(const StreamId& id) const;
+  // Removes the entry from every group's PEL (DELREF).
+  void RemoveReferences(const StreamId& id);
+
   // Consumer groups, ordered by name.
   StreamGroup* FindGroup(std::string_view name);
   StreamGroup* CreateGroup(std::string_view name, const StreamId& last_id, int64_t entries_read);

@@ -441,3 +441,54 @@ def test_group_commands_do_not_invalidate_watch(server, r):
         with pytest.raises(Exception):
             p.execute()
     other.close()
+
+
+# ---------------------------------------------------------------- Redis 8.2: XDELEX / XACKDEL
+
+def two_groups(rc):
+    fill(rc, "s", 4)
+    rc("XGROUP", "CREATE", "s", "g1", "0")
+    rc("XGROUP", "CREATE", "s", "g2", "0")
+    rc("XREADGROUP", "GROUP", "g1", "c", "STREAMS", "s", ">")
+    rc("XREADGROUP", "GROUP", "g2", "c", "COUNT", "2", "STREAMS", "s", ">")
+
+
+def test_xdelex_policies(rc):
+    two_groups(rc)
+    # 1 is pending in both groups, 3 not yet delivered to g2: ACKED keeps both.
+    assert rc("XDELEX", "s", "ACKED", "IDS", "2", "1-0", "3-0") == [2, 2]
+    assert rc("XDELEX", "s", "KEEPREF", "IDS", "2", "2-0", "9-0") == [1, -1]
+    assert rc("XPENDING", "s", "g2")[0] == 2  # the reference to 2-0 stays
+    assert rc("XDELEX", "s", "DELREF", "IDS", "1", "1-0") == [1]
+    assert ids(rc("XPENDING", "s", "g2", "-", "+", "10")) == ["2-0"]
+    assert ids(rc("XPENDING", "s", "g1", "-", "+", "10")) == ["2-0", "3-0", "4-0"]
+    assert rc("XLEN", "s") == 2
+    info = as_map(rc("XINFO", "STREAM", "s"))
+    assert info["max-deleted-entry-id"] == "2-0"
+    assert rc("XDELEX", "nokey", "IDS", "2", "1-0", "2-0") == [-1, -1]
+
+
+def test_xackdel_policies(rc):
+    two_groups(rc)
+    assert rc("XACKDEL", "s", "g1", "ACKED", "IDS", "2", "1-0", "2-0") == [2, 2]
+    assert ids(rc("XPENDING", "s", "g1", "-", "+", "10")) == ["3-0", "4-0"]
+    assert rc("XLEN", "s") == 4
+    assert rc("XACKDEL", "s", "g1", "IDS", "2", "1-0", "3-0") == [-1, 1]  # 1-0 is no longer pending in g1
+    assert rc("XLEN", "s") == 3
+    assert rc("XACKDEL", "s", "g2", "DELREF", "IDS", "1", "2-0") == [1]
+    assert rc("XACKDEL", "s", "nog", "IDS", "1", "1-0") == [-1]
+    assert rc("XACKDEL", "nokey", "g", "IDS", "1", "1-0") == [-1]
+
+
+def test_xdelex_errors(rc):
+    fill(rc, "s", 2)
+    assert rc.err("XDELEX", "s", "IDS", "2", "1-0") == "ERR The `numids` parameter must match the number of arguments"
+    assert rc.err("XDELEX", "s", "IDS", "1", "1-0", "2-0") == SYNTAX
+    assert rc.err("XDELEX", "s", "IDS", "x", "1-0") == "ERR Number of IDs must be a positive integer"
+    assert rc.err("XDELEX", "s", "IDS", "-1", "1-0") == "ERR Number of IDs must be a positive integer"
+    assert rc.err("XDELEX", "s", "FOO", "IDS", "1", "1-0") == SYNTAX
+    assert rc.err("XDELEX", "s", "KEEPREF", "DELREF", "IDS", "1", "1-0") == SYNTAX
+    assert rc.err("XDELEX", "s", "IDS", "1", "bad") == INVALID_ID
+    assert rc.err("XDELEX", "s", "IDS", "0") == arity("xdelex")
+    rc("SET", "str", "x")
+    assert rc.err("XDELEX", "str", "IDS", "1", "1-0") == WRONGTYPE
