@@ -107,6 +107,51 @@ types::StreamGroup* GroupOf(CommandContext& ctx, std::string_view key, std::stri
   return (*stream)->FindGroup(group);
 }
 
+types::StreamGroup* GroupOrNoGroup(CommandContext& ctx, std::string_view key,
+                                   std::string_view group, StreamValue** stream) {
+  bool wrong;
+  types::StreamGroup* g = GroupOf(ctx, key, group, stream, &wrong);
+  if (g == nullptr && !wrong) {
+    ReplyNoGroup(ctx, key, group);
+  }
+  return g;
+}
+
+StreamValue* StreamOrZero(CommandContext& ctx, std::string_view key, bool* done) {
+  bool wrong;
+  StreamValue* s = FindStream(ctx, key, &wrong);
+  *done = wrong || s == nullptr;
+  if (!wrong && s == nullptr) {
+    ctx.rb().Integer(0);
+  }
+  return s;
+}
+
+bool ParseStreamIds(CommandContext& ctx, size_t first, std::vector<StreamId>* out) {
+  for (size_t j = first; j < ctx.argc(); j++) {
+    auto id = ParseStreamId(ctx, ctx.arg(j), 0, true);
+    if (!id) {
+      return false;
+    }
+    out->push_back(*id);
+  }
+  return true;
+}
+
+void ReplyLines(CommandContext& ctx, const std::vector<std::string_view>& lines) {
+  ctx.rb().Array(lines.size());
+  for (std::string_view l : lines) {
+    ctx.rb().SimpleString(l);
+  }
+}
+
+void ReplyIntegers(CommandContext& ctx, const std::vector<int64_t>& values) {
+  ctx.rb().Array(values.size());
+  for (int64_t v : values) {
+    ctx.rb().Integer(v);
+  }
+}
+
 types::StreamNodeLimits StreamLimits(CommandContext& ctx) {
   types::StreamNodeLimits l;
   l.max_bytes = static_cast<size_t>(ctx.server().config().stream_node_max_bytes());

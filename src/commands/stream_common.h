@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/command_context.h"
 #include "types/stream.h"
@@ -58,6 +59,22 @@ void ReplyNoGroup(CommandContext& ctx, std::string_view key, std::string_view gr
 // (WRONGTYPE replied), or when the key or the group is missing (nothing replied).
 types::StreamGroup* GroupOf(CommandContext& ctx, std::string_view key, std::string_view group,
                             StreamValue** stream, bool* wrong);
+
+// GroupOf, replying WRONGTYPE or "NOGROUP No such key ... or consumer group ..." when
+// there is no group; null then.
+types::StreamGroup* GroupOrNoGroup(CommandContext& ctx, std::string_view key,
+                                   std::string_view group, StreamValue** stream);
+
+// The stream at `key` for a write that answers 0 when the key is missing: null with
+// *done set when the reply is written (WRONGTYPE, or 0).
+StreamValue* StreamOrZero(CommandContext& ctx, std::string_view key, bool* done);
+
+// Parses ids (strict) from argument `first` to the end; replies and returns false on error.
+bool ParseStreamIds(CommandContext& ctx, size_t first, std::vector<StreamId>* out);
+
+// A help reply (one simple string per line) and an array of integers.
+void ReplyLines(CommandContext& ctx, const std::vector<std::string_view>& lines);
+void ReplyIntegers(CommandContext& ctx, const std::vector<int64_t>& values);
 
 // The records Redis writes for group changes (streamPropagateXCLAIM,
 // streamPropagateGroupID, streamPropagateConsumerCreation).

@@ -284,21 +284,11 @@ void XRevRangeCommand(CommandContext& ctx) { XRangeGeneric(ctx, true); }
 // XDEL key id [id ...]
 void XDelCommand(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
-  bool wrong;
-  StreamValue* s = FindStream(ctx, key, &wrong);
-  if (wrong) {
-    return;
-  }
-  if (s == nullptr) {
-    return ctx.rb().Integer(0);
-  }
+  bool done;
+  StreamValue* s = StreamOrZero(ctx, key, &done);
   std::vector<StreamId> ids;
-  for (size_t j = 2; j < ctx.argc(); j++) {
-    auto id = ParseStreamId(ctx, ctx.arg(j), 0, true);
-    if (!id) {
-      return;
-    }
-    ids.push_back(*id);
+  if (done || !ParseStreamIds(ctx, 2, &ids)) {
+    return;
   }
   int64_t deleted = 0;
   for (const StreamId& id : ids) {
@@ -322,13 +312,10 @@ void XTrimCommand(CommandContext& ctx) {
     return;
   }
   std::string_view key = ctx.arg(1);
-  bool wrong;
-  StreamValue* s = FindStream(ctx, key, &wrong);
-  if (wrong) {
+  bool done;
+  StreamValue* s = StreamOrZero(ctx, key, &done);
+  if (done) {
     return;
-  }
-  if (s == nullptr) {
-    return ctx.rb().Integer(0);
   }
   const int64_t deleted = s->Trim(a.trim);
   if (deleted > 0) {

@@ -40,13 +40,9 @@ void XClaimCommand(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   std::string_view group_name = ctx.arg(2);
   StreamValue* s;
-  bool wrong;
-  StreamGroup* g = GroupOf(ctx, key, group_name, &s, &wrong);
-  if (wrong) {
-    return;
-  }
+  StreamGroup* g = GroupOrNoGroup(ctx, key, group_name, &s);
   if (g == nullptr) {
-    return ReplyNoGroup(ctx, key, group_name);
+    return;
   }
   auto min_idle = ctx.IntArg(4, "ERR Invalid min-idle-time argument for XCLAIM");
   if (!min_idle) {
@@ -194,13 +190,9 @@ void XAutoClaimCommand(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   std::string_view group_name = ctx.arg(2);
   StreamValue* s;
-  bool wrong;
-  StreamGroup* g = GroupOf(ctx, key, group_name, &s, &wrong);
-  if (wrong) {
-    return;
-  }
+  StreamGroup* g = GroupOrNoGroup(ctx, key, group_name, &s);
   if (g == nullptr) {
-    return ReplyNoGroup(ctx, key, group_name);
+    return;
   }
   ctx.PreventPropagation();
   const int64_t now = ctx.now_ms();

@@ -68,14 +68,7 @@ bool ParseDelEx(CommandContext& ctx, size_t first, DelExArgs* a) {
     ctx.rb().Error(errors::kSyntax);
     return false;
   }
-  for (size_t j = ids_at; j < ctx.argc(); j++) {
-    auto id = ParseStreamId(ctx, ctx.arg(j), 0, true);
-    if (!id) {
-      return false;
-    }
-    a->ids.push_back(*id);
-  }
-  return true;
+  return ParseStreamIds(ctx, ids_at, &a->ids);
 }
 
 // Deletes `id` from the stream under `policy`; the reply code.
@@ -97,16 +90,11 @@ int64_t DeleteWithPolicy(StreamValue& s, const StreamId& id, RefPolicy policy, b
   return 1;
 }
 
-void ReplyAllMissing(CommandContext& ctx, size_t n) {
-  ctx.rb().Array(n);
-  for (size_t i = 0; i < n; i++) {
-    ctx.rb().Integer(-1);
-  }
-}
-
-void XDelExCommand(CommandContext& ctx) {
+// XDELEX (ackdel false) and XACKDEL (true: the group comes first, and an id must be
+// pending in it to be acknowledged and deleted).
+void DelExGeneric(CommandContext& ctx, bool ackdel) {
   DelExArgs a;
-  if (!ParseDelEx(ctx, 2, &a)) {
+  if (!ParseDelEx(ctx, ackdel ? 3 : 2, &a)) {
     return;
   }
   std::string_view key = ctx.arg(1);
@@ -115,59 +103,34 @@ void XDelExCommand(CommandContext& ctx) {
   if (wrong) {
     return;
   }
-  if (s == nullptr) {
-    return ReplyAllMissing(ctx, a.ids.size());
-  }
-  std::vector<int64_t> codes;
-  bool deleted = false;
-  for (const StreamId& id : a.ids) {
-    codes.push_back(DeleteWithPolicy(*s, id, a.policy, &deleted));
-  }
-  if (deleted) {
-    ctx.KeyModified(key, notify::kStream, "xdel");
-  }
-  ctx.rb().Array(codes.size());
-  for (int64_t c : codes) {
-    ctx.rb().Integer(c);
-  }
-}
-
-void XAckDelCommand(CommandContext& ctx) {
-  DelExArgs a;
-  if (!ParseDelEx(ctx, 3, &a)) {
-    return;
-  }
-  std::string_view key = ctx.arg(1);
-  bool wrong;
-  StreamValue* s = FindStream(ctx, key, &wrong);
-  if (wrong) {
-    return;
-  }
-  types::StreamGroup* g = s != nullptr ? s->FindGroup(ctx.arg(2)) : nullptr;
-  if (g == nullptr) {
-    return ReplyAllMissing(ctx, a.ids.size());
+  types::StreamGroup* g = s != nullptr && ackdel ? s->FindGroup(ctx.arg(2)) : nullptr;
+  if (s == nullptr || (ackdel && g == nullptr)) {
+    return ReplyIntegers(ctx, std::vector<int64_t>(a.ids.size(), -1));
   }
   std::vector<int64_t> codes;
   bool deleted = false, acked = false;
   for (const StreamId& id : a.ids) {
+    if (!ackdel) {
+      codes.push_back(DeleteWithPolicy(*s, id, a.policy, &deleted));
+      continue;
+    }
     if (!g->Ack(id)) {
       codes.push_back(-1);
       continue;
     }
     acked = true;
-    int64_t code = DeleteWithPolicy(*s, id, a.policy, &deleted);
-    codes.push_back(code == -1 ? 1 : code);
+    const int64_t code = DeleteWithPolicy(*s, id, a.policy, &deleted);
+    codes.push_back(code == -1 ? 1 : code);  // acknowledged: done even if already deleted
   }
   if (deleted) {
     ctx.KeyModified(key, notify::kStream, "xdel");
   } else if (acked) {
     StreamDirty(ctx, key);
   }
-  ctx.rb().Array(codes.size());
-  for (int64_t c : codes) {
-    ctx.rb().Integer(c);
-  }
+  ReplyIntegers(ctx, codes);
 }
+void XDelExCommand(CommandContext& ctx) { DelExGeneric(ctx, false); }
+void XAckDelCommand(CommandContext& ctx) { DelExGeneric(ctx, true); }
 
 }  // namespace
 

@@ -182,15 +182,8 @@ void XGroupDelConsumerCommand(CommandContext& ctx) {
   ctx.rb().Integer(static_cast<int64_t>(pending));
 }
 
-void ReplyHelp(CommandContext& ctx, const std::vector<std::string_view>& lines) {
-  ctx.rb().Array(lines.size());
-  for (std::string_view l : lines) {
-    ctx.rb().SimpleString(l);
-  }
-}
-
 void XGroupHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+  ReplyLines(ctx, {"XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                   "CREATE <key> <groupname> <id|$> [option]",
                   "    Create a new consumer group. Options are:",
                   "    * MKSTREAM",
@@ -222,12 +215,8 @@ void XAckCommand(CommandContext& ctx) {
     return ctx.rb().Integer(0);
   }
   std::vector<StreamId> ids;
-  for (size_t j = 3; j < ctx.argc(); j++) {
-    auto id = ParseStreamId(ctx, ctx.arg(j), 0, true);
-    if (!id) {
-      return;
-    }
-    ids.push_back(*id);
+  if (!ParseStreamIds(ctx, 3, &ids)) {
+    return;
   }
   int64_t acked = 0;
   for (const StreamId& id : ids) {
@@ -283,15 +272,10 @@ void XPendingCommand(CommandContext& ctx) {
       has_consumer = true;
     }
   }
-  std::string_view key = ctx.arg(1);
   StreamValue* s;
-  bool wrong;
-  StreamGroup* g = GroupOf(ctx, key, ctx.arg(2), &s, &wrong);
-  if (wrong) {
-    return;
-  }
+  StreamGroup* g = GroupOrNoGroup(ctx, ctx.arg(1), ctx.arg(2), &s);
   if (g == nullptr) {
-    return ReplyNoGroup(ctx, key, ctx.arg(2));
+    return;
   }
   ReplyBuilder& rb = ctx.rb();
   if (argc == 3) {

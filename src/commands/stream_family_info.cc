@@ -18,6 +18,16 @@ namespace {
 using types::StreamConsumer;
 using types::StreamGroup;
 
+// The stream of XINFO <sub> key: null after replying WRONGTYPE or "ERR no such key".
+StreamValue* InfoStream(CommandContext& ctx) {
+  bool wrong;
+  StreamValue* s = ReadStream(ctx, ctx.arg(2), &wrong);
+  if (s == nullptr && !wrong) {
+    ctx.rb().Error(errors::kNoSuchKey);
+  }
+  return s;
+}
+
 void ReplyLag(ReplyBuilder& rb, const StreamValue& s, const StreamGroup& g) {
   auto lag = s.Lag(g);
   if (lag) {
@@ -120,13 +130,9 @@ void XInfoStreamCommand(CommandContext& ctx) {
       count = *n < 0 ? 10 : *n;
     }
   }
-  bool wrong;
-  StreamValue* s = ReadStream(ctx, ctx.arg(2), &wrong);
-  if (wrong) {
-    return;
-  }
+  StreamValue* s = InfoStream(ctx);
   if (s == nullptr) {
-    return ctx.rb().Error(errors::kNoSuchKey);
+    return;
   }
   ReplyBuilder& rb = ctx.rb();
   rb.Map(full ? 9 : 10);
@@ -161,13 +167,9 @@ void XInfoStreamCommand(CommandContext& ctx) {
 
 // XINFO GROUPS key
 void XInfoGroupsCommand(CommandContext& ctx) {
-  bool wrong;
-  StreamValue* s = ReadStream(ctx, ctx.arg(2), &wrong);
-  if (wrong) {
-    return;
-  }
+  StreamValue* s = InfoStream(ctx);
   if (s == nullptr) {
-    return ctx.rb().Error(errors::kNoSuchKey);
+    return;
   }
   ReplyBuilder& rb = ctx.rb();
   rb.Array(s->groups().size());
@@ -190,13 +192,9 @@ void XInfoGroupsCommand(CommandContext& ctx) {
 
 // XINFO CONSUMERS key group
 void XInfoConsumersCommand(CommandContext& ctx) {
-  bool wrong;
-  StreamValue* s = ReadStream(ctx, ctx.arg(2), &wrong);
-  if (wrong) {
-    return;
-  }
+  StreamValue* s = InfoStream(ctx);
   if (s == nullptr) {
-    return ctx.rb().Error(errors::kNoSuchKey);
+    return;
   }
   StreamGroup* g = s->FindGroup(ctx.arg(3));
   if (g == nullptr) {
@@ -220,7 +218,7 @@ void XInfoConsumersCommand(CommandContext& ctx) {
 }
 
 void XInfoHelpCommand(CommandContext& ctx) {
-  static const char* kLines[] = {
+  ReplyLines(ctx, {
       "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "CONSUMERS <key> <groupname>",
       "    Show consumers of <groupname>.",
@@ -229,11 +227,7 @@ void XInfoHelpCommand(CommandContext& ctx) {
       "STREAM <key> [FULL [COUNT <count>]",
       "    Show information about the stream.",
       "HELP",
-      "    Print this help."};
-  ctx.rb().Array(std::size(kLines));
-  for (const char* l : kLines) {
-    ctx.rb().SimpleString(l);
-  }
+      "    Print this help."});
 }
 
 }  // namespace

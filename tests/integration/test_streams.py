@@ -3,24 +3,15 @@ blocking) and XINFO STREAM, written from Redis's documentation and checked again
 8.8 (HOTKV_SERVER=.../redis-server runs them there)."""
 import pytest
 
+from helpers_streams import INVALID_ID, fill, as_map, ids
 from helpers_types import NOT_INT, SYNTAX, WRONGTYPE, arity, rc_fixture, resp3_connection
 
-INVALID_ID = "ERR Invalid stream ID specified as stream command argument"
 TOP_ITEM = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
 
 
 @pytest.fixture
 def rc(server, r):
     yield from rc_fixture(server)
-
-
-def fill(rc, key, n, start=1):
-    for i in range(start, start + n):
-        rc("XADD", key, f"{i}-0", "f", str(i))
-
-
-def ids(entries):
-    return [e[0] for e in entries]
 
 
 # ---------------------------------------------------------------- XADD

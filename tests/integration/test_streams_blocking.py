@@ -5,7 +5,7 @@ A blocked client is a raw RESP connection that has sent its command and not read
 reply yet; each step waits until INFO clients counts it blocked."""
 import pytest
 
-from test_blocking import Blocking, is_err, no_reply_within
+from test_blocking import bl, is_err, no_reply_within  # noqa: F401 (bl is a fixture)
 from helpers_types import WRONGTYPE
 
 
@@ -16,13 +16,6 @@ def dec(v):
     if isinstance(v, list):
         return [dec(x) for x in v]
     return v
-
-
-@pytest.fixture
-def bl(server, r):
-    b = Blocking(server, r)
-    yield b
-    b.close()
 
 
 def test_xread_block_woken_by_xadd(bl, r):

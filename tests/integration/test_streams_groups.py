@@ -5,9 +5,9 @@ import time
 
 import pytest
 
+from helpers_streams import INVALID_ID, fill, as_map, ids
 from helpers_types import NOT_INT, SYNTAX, WRONGTYPE, arity, rc_fixture
 
-INVALID_ID = "ERR Invalid stream ID specified as stream command argument"
 
 
 @pytest.fixture
@@ -15,21 +15,8 @@ def rc(server, r):
     yield from rc_fixture(server)
 
 
-def fill(rc, key, n, start=1):
-    for i in range(start, start + n):
-        rc("XADD", key, f"{i}-0", "f", str(i))
-
-
-def as_map(flat):
-    return dict(zip(flat[0::2], flat[1::2]))
-
-
 def groups(rc, key):
     return {g["name"]: g for g in (as_map(x) for x in rc("XINFO", "GROUPS", key))}
-
-
-def ids(entries):
-    return [e[0] for e in entries]
 
 
 # ---------------------------------------------------------------- XGROUP
