@@ -46,6 +46,13 @@ NOTES = {
     "vsim": "NOTHREAD changes nothing (searches never hold a keyspace lock)",
     "vinfo": "hnsw-max-node-uid is the number of node slots in use",
     "info": "some fields left out: see \"INFO fields\" below",
+    "xread": "a client woken from BLOCK reports the stream that woke it (Redis re-runs the "
+             "command and may report several ready streams)",
+    "xreadgroup": "a client woken from BLOCK reports the stream that woke it (as XREAD); no "
+                  "CLAIM option (Redis 8.4)",
+    "xinfo|stream": "Redis 8.0's fields (no 8.6 idmp-*); radix-tree-nodes is blocks + 1",
+    "xadd": "no KEEPREF/DELREF/ACKED (8.2) or IDMP (8.6) options",
+    "xtrim": "no KEEPREF/DELREF/ACKED options (8.2)",
 }
 
 # INFO: the fields Redis 8.8 prints, in the sections HotKV prints, that HotKV leaves out
@@ -106,6 +113,9 @@ OTHER_ISSUES = [
     ("keys", "`SORT`, `SORT_RO`"),
     ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), HyperLogLog "
      "(`PF*`), geo (`GEO*`)"),
+    ("streams", "`XADD`/`XTRIM` options `KEEPREF`/`DELREF`/`ACKED` (8.2) and `IDMP`/`IDMPAUTO` "
+     "(8.6), `XREADGROUP CLAIM` (8.4), `XIDMPRECORD`, `XNACK`, `XCFGSET`; RDB/DUMP of stream "
+     "values"),
 ]
 
 GROUP_TITLES = {
