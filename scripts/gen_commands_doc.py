@@ -114,8 +114,8 @@ OTHER_ISSUES = [
     ("other types", "streams (`X*`), bitmaps (`SETBIT`, `BITFIELD`, ...), HyperLogLog "
      "(`PF*`), geo (`GEO*`)"),
     ("streams", "`XADD`/`XTRIM` options `KEEPREF`/`DELREF`/`ACKED` (8.2) and `IDMP`/`IDMPAUTO` "
-     "(8.6), `XREADGROUP CLAIM` (8.4), `XIDMPRECORD`, `XNACK`, `XCFGSET`; RDB/DUMP of stream "
-     "values"),
+     "(8.6), `XREADGROUP CLAIM` (8.4), `XIDMPRECORD`, `XNACK`, `XCFGSET`; reading Redis 8.6+'s "
+     "stream RDB encodings"),
 ]
 
 GROUP_TITLES = {

@@ -5,6 +5,7 @@
 #include <liblzf/lzf.h>
 
 #include "rdb/format.h"
+#include "rdb/stream_codec.h"
 #include "rdb/vector_set_codec.h"
 #include "engine/entry.h"
 #include "types/element.h"
@@ -109,6 +110,7 @@ int Encoder::ObjectType(const Entry& e) {
     case ValueType::kZSet: return kTypeZSet2;
     case ValueType::kHash: return kTypeHash;
     case ValueType::kVectorSet: return kTypeModule2;
+    case ValueType::kStream: return kTypeStreamListpacks2;
     default: return -1;
   }
 }
@@ -157,6 +159,9 @@ bool Encoder::Object(const Entry& e, std::string* error) {
     }
     case ValueType::kVectorSet:
       return WriteVectorSet(*this, e, error);
+    case ValueType::kStream:
+      WriteStream(*this, e);
+      return true;
     default:
       *error = std::string(TypeName(e.type())) + " values cannot be written to an RDB file";
       return false;

@@ -6,7 +6,8 @@
 // lists/sets/zsets/hashes, ziplists, zipmaps, intsets, listpacks, quicklist 1 and 2,
 // LZF and integer-encoded strings, binary and ASCII doubles, aux fields, RESIZEDB,
 // IDLE/FREQ, second and millisecond expiry, function libraries skipped), and Redis 8's
-// vector sets (the "vectorset" module type). Other module values, streams and hashes
+// vector sets (the "vectorset" module type), streams up to RDB_TYPE_STREAM_LISTPACKS_3
+// (rdb/stream_codec.h). Other module values, Redis 8.6's stream encodings and hashes
 // with field expiry, which HotKV has no type for, are refused with a clear error.
 // What it writes: RDB version kWriteVersion (what Redis 7.0 loads) with plain
 // encodings Redis 7.0..8.x and redis-check-rdb accept; vector sets in Redis 8's module

@@ -479,3 +479,80 @@ def test_xdelex_errors(rc):
     assert rc.err("XDELEX", "s", "IDS", "0") == arity("xdelex")
     rc("SET", "str", "x")
     assert rc.err("XDELEX", "str", "IDS", "1", "1-0") == WRONGTYPE
+
+
+# ---------------------------------------------------------------- RDB / DUMP
+
+def build_stream_with_groups(rc):
+    for i in range(1, 260):
+        if i % 5 == 0:
+            rc("XADD", "s", f"{i}-{i % 3}", "other", str(i), "x", "y" * (i % 70))
+        else:
+            rc("XADD", "s", f"{i}-{i % 3}", "f", str(i), "g", str(-i * 1000))
+    rc("XDEL", "s", "10-1", "11-2")
+    rc("XADD", "s", "300-0", "big", "z" * 5000)
+    rc("XGROUP", "CREATE", "s", "g1", "0")
+    rc("XGROUP", "CREATE", "s", "g2", "$", "ENTRIESREAD", "3")
+    rc("XREADGROUP", "GROUP", "g1", "alice", "COUNT", "5", "STREAMS", "s", ">")
+    rc("XREADGROUP", "GROUP", "g1", "bob", "COUNT", "3", "STREAMS", "s", ">")
+    rc("XGROUP", "CREATECONSUMER", "s", "g2", "carol")
+
+
+def stream_state(rc, key):
+    info = as_map(rc("XINFO", "STREAM", key))
+    meta = [info[k] for k in ("length", "last-generated-id", "max-deleted-entry-id",
+                              "entries-added", "recorded-first-entry-id")]
+    groups = []
+    for g in rc("XINFO", "GROUPS", key):
+        g = as_map(g)
+        groups.append([g["name"], g["consumers"], g["pending"], g["last-delivered-id"],
+                       g["entries-read"]])
+        groups.append([(e[0], e[1], e[3]) for e in rc("XPENDING", key, g["name"], "-", "+", "100")])
+        groups.append([as_map(c)["name"] for c in rc("XINFO", "CONSUMERS", key, g["name"])])
+    return rc("XRANGE", key, "-", "+"), meta, groups
+
+
+def test_dump_restore_roundtrip(server, r, rb):
+    rc = r.execute_command
+    r.response_callbacks.clear()
+    build_stream_with_groups(rc)
+    payload = rb.execute_command("DUMP", "s")
+    rb.execute_command("RESTORE", "s2", "0", payload)
+    assert stream_state(rc, "s2") == stream_state(rc, "s")
+
+
+@pytest.mark.hotkv_only
+def test_debug_reload_keeps_streams(server, r):
+    rc = r.execute_command
+    r.response_callbacks.clear()
+    build_stream_with_groups(rc)
+    before = stream_state(rc, "s")
+    assert rc("DEBUG", "RELOAD") in ("OK", b"OK")
+    assert stream_state(rc, "s") == before
+
+
+@pytest.mark.hotkv_only
+@pytest.mark.parametrize("preamble", ["yes", "no"])
+def test_aof_rewrite_keeps_streams(tmp_path, preamble):
+    """BGREWRITEAOF writes streams into the base (RDB encoding, or XADD/XSETID/XGROUP/
+    XCLAIM commands without the preamble); a restart from it rebuilds them."""
+    from conftest import ServerProcess, wait_until
+    args = ["--appendonly", "yes", "--aof-use-rdb-preamble", preamble]
+    srv = ServerProcess(args, tmp_path=tmp_path).start()
+    c = srv.client(decode_responses=True)
+    c.response_callbacks.clear()
+    rc = c.execute_command
+    build_stream_with_groups(rc)
+    rc("XGROUP", "CREATE", "empty", "g", "$", "MKSTREAM")
+    before = stream_state(rc, "s"), stream_state(rc, "empty")
+    rc("BGREWRITEAOF")
+    wait_until(lambda: c.execute_command("INFO", "persistence").find("aof_rewrite_in_progress:0") >= 0
+               and "aof_last_bgrewrite_status:ok" in c.execute_command("INFO", "persistence"))
+    c.close()
+    srv.stop()
+    srv = ServerProcess(args, tmp_path=tmp_path).start()
+    c = srv.client(decode_responses=True)
+    c.response_callbacks.clear()
+    after = stream_state(c.execute_command, "s"), stream_state(c.execute_command, "empty")
+    srv.stop()
+    assert after == before
