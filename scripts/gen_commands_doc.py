@@ -52,6 +52,13 @@ NOTES = {
     "info": "some fields left out: see \"INFO fields\" below",
     "set": "GET with IFDEQ/IFDNE and a digest that is not 16 characters: only the error is "
            "sent (Redis 8.8 sends the old value and then the error, two replies to one command)",
+    "xread": "a client woken from BLOCK reports the stream that woke it (Redis re-runs the "
+             "command and may report several ready streams)",
+    "xreadgroup": "a client woken from BLOCK reports the stream that woke it (as XREAD); no "
+                  "CLAIM option (Redis 8.4)",
+    "xinfo|stream": "Redis 8.0's fields (no 8.6 idmp-*); radix-tree-nodes is blocks + 1",
+    "xadd": "no KEEPREF/DELREF/ACKED (8.2) or IDMP (8.6) options",
+    "xtrim": "no KEEPREF/DELREF/ACKED options (8.2)",
 }
 
 # INFO: the fields Redis 8.8 prints, in the sections HotKV prints, that HotKV leaves out
@@ -106,7 +113,9 @@ HOTKV_COMMANDS = {
 # Redis 8 commands and options of the implemented families that other issues own (the
 # reference folder, Valkey 8's, lists few of them): (what, which).
 OTHER_ISSUES = [
-    ("other types", "streams (`X*`)"),
+    ("streams", "`XADD`/`XTRIM` options `KEEPREF`/`DELREF`/`ACKED` (8.2) and `IDMP`/`IDMPAUTO` "
+     "(8.6), `XREADGROUP CLAIM` (8.4), `XIDMPRECORD`, `XNACK`, `XCFGSET`; reading Redis 8.6+'s "
+     "stream RDB encodings"),
 ]
 
 GROUP_TITLES = {

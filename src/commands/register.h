@@ -37,6 +37,12 @@ void RegisterDumpCommands(CommandTable& t);       // DUMP, RESTORE, RESTORE-ASKI
 void RegisterHllCommands(CommandTable& t);        // PFADD, PFCOUNT, PFMERGE, PFDEBUG, ...
 void RegisterSortCommands(CommandTable& t);       // SORT, SORT_RO
 void RegisterJsonCommands(CommandTable& t);       // Redis 8: JSON.* (ReJSON-RL documents)
+void RegisterStreamCommands(CommandTable& t);       // XADD XLEN XRANGE XREVRANGE XDEL XTRIM XSETID
+void RegisterStreamReadCommands(CommandTable& t);   // XREAD XREADGROUP
+void RegisterStreamGroupCommands(CommandTable& t);  // XGROUP XACK XPENDING XCLAIM XAUTOCLAIM
+void RegisterStreamInfoCommands(CommandTable& t);   // XINFO
+void RegisterStreamClaimCommands(CommandTable& t);  // XCLAIM XAUTOCLAIM
+void RegisterStreamDelExCommands(CommandTable& t);  // Redis 8.2: XDELEX XACKDEL
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -67,6 +73,12 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterHllCommands(t);
   RegisterSortCommands(t);
   RegisterJsonCommands(t);
+  RegisterStreamCommands(t);
+  RegisterStreamReadCommands(t);
+  RegisterStreamGroupCommands(t);
+  RegisterStreamInfoCommands(t);
+  RegisterStreamClaimCommands(t);
+  RegisterStreamDelExCommands(t);
 }
 
 }  // namespace hotkv

@@ -10,6 +10,7 @@
 #include "types/zset.h"
 #include "types/hash_value.h"
 #include "types/set_value.h"
+#include "types/stream.h"
 
 namespace hotkv {
 
@@ -21,6 +22,7 @@ void DestroyObject(ValueType type, void* object) {
       return;
     case ValueType::kHash: delete static_cast<types::HashValue*>(object); return;
     case ValueType::kSet: delete static_cast<types::SetValue*>(object); return;
+    case ValueType::kStream: delete static_cast<types::StreamValue*>(object); return;
     // Drops the key's reference; a search still running keeps the index alive.
     case ValueType::kVectorSet: delete static_cast<VectorSetValue*>(object); return;
     case ValueType::kJson: delete static_cast<json::Node*>(object); return;
@@ -36,6 +38,8 @@ void* CloneObject(ValueType type, const void* object) {
       return new types::ZSetValue(static_cast<const types::ZSetValue*>(object)->Clone());
     case ValueType::kHash: return new types::HashValue(static_cast<const types::HashValue*>(object)->Clone());
     case ValueType::kSet: return new types::SetValue(static_cast<const types::SetValue*>(object)->Clone());
+    case ValueType::kStream:
+      return new types::StreamValue(static_cast<const types::StreamValue*>(object)->Clone());
     case ValueType::kVectorSet: return new VectorSetValue{static_cast<const VectorSetValue*>(object)->set->Clone()};
     case ValueType::kJson: return new json::Node(static_cast<const json::Node*>(object)->Clone());
     default:
@@ -50,6 +54,8 @@ size_t ObjectMemoryUsage(ValueType type, const void* object) {
       return sizeof(types::ZSetValue) + static_cast<const types::ZSetValue*>(object)->MemoryUsage();
     case ValueType::kHash: return sizeof(types::HashValue) + static_cast<const types::HashValue*>(object)->MemoryUsage();
     case ValueType::kSet: return sizeof(types::SetValue) + static_cast<const types::SetValue*>(object)->MemoryUsage();
+    case ValueType::kStream:
+      return sizeof(types::StreamValue) + static_cast<const types::StreamValue*>(object)->MemoryUsage();
     case ValueType::kVectorSet: return sizeof(VectorSetValue) + static_cast<const VectorSetValue*>(object)->set->MemoryUsage();
     case ValueType::kJson: return sizeof(json::Node) + static_cast<const json::Node*>(object)->MemoryUsage();
     default:
@@ -63,6 +69,7 @@ size_t ObjectLength(ValueType type, const void* object) {
     case ValueType::kZSet: return static_cast<const types::ZSetValue*>(object)->Size();
     case ValueType::kHash: return static_cast<const types::HashValue*>(object)->size();
     case ValueType::kSet: return static_cast<const types::SetValue*>(object)->size();
+    case ValueType::kStream: return static_cast<const types::StreamValue*>(object)->length();
     default:
       return 0;  // not needed for vector sets (INFO keysizes does not count them)
   }
@@ -91,6 +98,15 @@ size_t ObjectFreeEffort(ValueType type, const void* object) {
       const auto* n = static_cast<const json::Node*>(object);
       return n->is_array() ? n->array().size() + 1 : n->is_object() ? n->members().size() + 1 : 1;
     }
+    case ValueType::kStream: {
+      // Redis counts the stream's nodes plus, per group, its PEL and consumers.
+      const auto* st = static_cast<const types::StreamValue*>(object);
+      size_t effort = st->BlockCount();
+      for (const auto& [name, g] : st->groups()) {
+        effort += 1 + g->pel.size() + g->consumers.size();
+      }
+      return effort;
+    }
     default:
       return 1;  // vector sets: Redis 8.8 frees them synchronously
   }
@@ -103,6 +119,7 @@ std::string_view ObjectEncodingName(ValueType type, const void* object) {
       return static_cast<const types::ZSetValue*>(object)->EncodingName();
     case ValueType::kHash: return static_cast<const types::HashValue*>(object)->EncodingName();
     case ValueType::kSet: return static_cast<const types::SetValue*>(object)->EncodingName();
+    case ValueType::kStream: return "stream";
     // Redis 8 vector sets are module values, whose OBJECT ENCODING is "raw".
     case ValueType::kVectorSet: return "raw";
     case ValueType::kJson: return "raw";  // a module value, as in Redis

@@ -17,6 +17,7 @@
 #include "types/hash_value.h"
 #include "types/list_value.h"
 #include "types/set_value.h"
+#include "types/stream.h"
 #include "types/zset.h"
 
 namespace hotkv::persistence {
@@ -92,6 +93,47 @@ class Batcher {
   std::vector<std::string> owned_;
 };
 
+// A stream as Redis's rewriteStreamObject writes it: XADD per entry (or an XADD MAXLEN 0
+// that creates an empty stream), XSETID with the metadata, then per group XGROUP CREATE
+// ... ENTRIESREAD, one XCLAIM ... TIME RETRYCOUNT JUSTID FORCE per pending entry, and
+// XGROUP CREATECONSUMER for consumers with nothing pending.
+void WriteStreamKey(CommandFile& f, std::string_view key, const types::StreamValue& s) {
+  using types::StreamId;
+  const std::string last = s.last_id().ToString();
+  if (s.length() == 0) {
+    f.Add({"XADD", key, "MAXLEN", "0", "0-1", "x", "y"});  // creates it empty, as Redis does
+  } else {
+    s.Range(StreamId::Min(), StreamId::Max(), false, 0,
+            [&](const StreamId& id, const types::StreamFields& fv) {
+              const std::string ids = id.ToString();
+              std::vector<std::string_view> args = {"XADD", key, ids};
+              args.insert(args.end(), fv.begin(), fv.end());
+              f.Add(args);
+              return true;
+            });
+  }
+  const std::string added = std::to_string(s.entries_added());
+  const std::string max_deleted = s.max_deleted_id().ToString();
+  f.Add({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", max_deleted});
+  for (const auto& [name, g] : s.groups()) {
+    const std::string gid = g->last_id.ToString();
+    const std::string read = std::to_string(g->entries_read);
+    f.Add({"XGROUP", "CREATE", key, name, gid, "ENTRIESREAD", read});
+    for (const auto& [id, pe] : g->pel) {
+      const std::string ids = id.ToString();
+      const std::string time = std::to_string(pe->delivery_time);
+      const std::string count = std::to_string(pe->delivery_count);
+      f.Add({"XCLAIM", key, name, pe->consumer->name, "0", ids, "TIME", time, "RETRYCOUNT",
+             count, "JUSTID", "FORCE"});
+    }
+    for (const auto& [cname, c] : g->consumers) {
+      if (c->pel.empty()) {
+        f.Add({"XGROUP", "CREATECONSUMER", key, name, cname});
+      }
+    }
+  }
+}
+
 Status WriteKey(CommandFile& f, const Entry& e) {
   const std::string_view key = e.key();
   switch (e.type()) {
@@ -144,6 +186,9 @@ Status WriteKey(CommandFile& f, const Entry& e) {
     }
     case ValueType::kJson:
       f.Add({"JSON.SET", key, "$", json::ToJson(*e.As<json::Node>())});
+      break;
+    case ValueType::kStream:
+      WriteStreamKey(f, key, *e.As<types::StreamValue>());
       break;
     default:
       return Status::InvalidArgument("the AOF base cannot hold the " +

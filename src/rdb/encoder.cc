@@ -6,6 +6,7 @@
 
 #include "rdb/format.h"
 #include "rdb/json_codec.h"
+#include "rdb/stream_codec.h"
 #include "rdb/vector_set_codec.h"
 #include "engine/entry.h"
 #include "types/element.h"
@@ -111,6 +112,7 @@ int Encoder::ObjectType(const Entry& e) {
     case ValueType::kHash: return HashHasFieldTtls(&e) ? kTypeHashMetadata : kTypeHash;
     case ValueType::kVectorSet: return kTypeModule2;
     case ValueType::kJson: return kTypeModule2;
+    case ValueType::kStream: return kTypeStreamListpacks2;
     default: return -1;
   }
 }
@@ -175,6 +177,9 @@ bool Encoder::Object(const Entry& e, std::string* error) {
       return WriteVectorSet(*this, e, error);
     case ValueType::kJson:
       WriteJson(*this, e);
+      return true;
+    case ValueType::kStream:
+      WriteStream(*this, e);
       return true;
     default:
       *error = std::string(TypeName(e.type())) + " values cannot be written to an RDB file";

@@ -12,6 +12,7 @@
 #include "rdb/blobs.h"
 #include "rdb/format.h"
 #include "rdb/json_codec.h"
+#include "rdb/stream_codec.h"
 #include "rdb/vector_set_codec.h"
 #include "types/hash_value.h"
 #include "types/list_value.h"
@@ -125,8 +126,7 @@ Entry* ObjectLoader::Load(uint8_t type) {
     case kTypeStreamListpacks3:
     case kTypeStreamListpacks4:
     case kTypeStreamListpacks5:
-      r_.Fail("stream values are not supported yet");
-      return nullptr;
+      return LoadStream(r_, type, key_, expire_block_);
     case kTypeModulePreGa:
     case kTypeModule2: {
       uint64_t id;

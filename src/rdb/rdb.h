@@ -7,8 +7,9 @@
 // LZF and integer-encoded strings, binary and ASCII doubles, aux fields, RESIZEDB,
 // IDLE/FREQ, second and millisecond expiry, function libraries skipped), and Redis 8's
 // vector sets (the "vectorset" module type), hashes with field expiry (Redis 7.4+'s
-// HASH_METADATA and HASH_LISTPACK_EX, GA and pre-GA). Other module values and streams,
-// which HotKV has no type for, are refused with a clear error.
+// HASH_METADATA and HASH_LISTPACK_EX, GA and pre-GA), streams up to
+// RDB_TYPE_STREAM_LISTPACKS_3 (rdb/stream_codec.h). Other module values and Redis 8.6's
+// stream encodings are refused with a clear error.
 // What it writes: RDB version kWriteVersion (what Redis 7.0 loads) with plain
 // encodings Redis 7.0..8.x and redis-check-rdb accept; vector sets in Redis 8's module
 // encoding (loadable by Redis 8 only); hashes with field TTLs as HASH_METADATA, in files

@@ -1,5 +1,7 @@
 #include "server/command_context.h"
 
+#include "server/blocking.h"
+
 #include "common/random.h"
 #include "common/string_util.h"
 #include "engine/eviction.h"
@@ -36,7 +38,27 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
     // The key's shard is locked by the dispatcher (or by EXEC).
     TouchWatchedKey(keyspace().shard(Keyspace::ShardOf(key)), db, key);
   }
+  // A key that changed may wake clients blocked on it: stream readers wait on keys that
+  // exist (XREAD after the last id), and XREADGROUP readers must hear of a deleted key or
+  // a destroyed group. Serve functions tell whether the change serves them.
+  if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    SignalKeyReady(server_, db, key);
+  }
   Notify(notify_class, event, key, db);
+}
+
+void CommandContext::KeyChangedUnwatched(std::string_view key, int64_t notify_class,
+                                         std::string_view event, int db) {
+  WorkerStats::Inc(worker_.stats().dirty);
+  if (db < 0) {
+    db = db_.index();
+  }
+  if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    SignalKeyReady(server_, db, key);
+  }
+  if (notify_class != 0) {
+    Notify(notify_class, event, key, db);
+  }
 }
 
 void CommandContext::Notify(int64_t notify_class, std::string_view event, std::string_view key,

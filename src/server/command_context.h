@@ -102,6 +102,11 @@ class CommandContext {
   // after the change, with the key's shard locked.
   void KeyModified(std::string_view key, int64_t notify_class, std::string_view event,
                    int db = -1);
+  // A change Redis counts (dirty, notification, blocked clients woken) without touching
+  // WATCH: consumer-group state (XGROUP, XACK, XCLAIM, XREADGROUP's PEL, XSETID), which
+  // Redis changes without signalModifiedKey.
+  void KeyChangedUnwatched(std::string_view key, int64_t notify_class, std::string_view event,
+                           int db = -1);
   // A notification without a modification (e.g. "expired" is sent by the engine; this is
   // for events like keymiss). Cheap when notifications are off.
   void Notify(int64_t notify_class, std::string_view event, std::string_view key, int db = -1);

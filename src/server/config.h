@@ -231,6 +231,13 @@ class Config {
   int64_t set_max_listpack_value() const {
     return set_max_listpack_value_.load(std::memory_order_relaxed);
   }
+  // stream-node-max-bytes / stream-node-max-entries.
+  int64_t stream_node_max_bytes() const {
+    return stream_node_max_bytes_.load(std::memory_order_relaxed);
+  }
+  int64_t stream_node_max_entries() const {
+    return stream_node_max_entries_.load(std::memory_order_relaxed);
+  }
   int64_t zset_max_listpack_entries() const {
     return zset_max_listpack_entries_.load(std::memory_order_relaxed);
   }
@@ -301,6 +308,7 @@ class Config {
   std::atomic<int64_t> set_max_listpack_value_{64};
   std::atomic<int64_t> zset_max_listpack_entries_{128}, zset_max_listpack_value_{64};
   std::atomic<int64_t> hll_sparse_max_bytes_{3000};
+  std::atomic<int64_t> stream_node_max_bytes_{4096}, stream_node_max_entries_{100};
   std::atomic<int64_t> notify_flags_{0};
   std::atomic<int64_t> io_backend_{0};
   std::atomic<int64_t> pubsub_hard_{32LL << 20}, pubsub_soft_{8LL << 20}, pubsub_soft_seconds_{60};

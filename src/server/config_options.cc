@@ -117,6 +117,8 @@ void Config::BuildTable() {
       {"zset-max-listpack-entries", &zset_max_listpack_entries_},
       {"zset-max-listpack-value", &zset_max_listpack_value_},
       {"hll-sparse-max-bytes", &hll_sparse_max_bytes_},
+      {"stream-node-max-bytes", &stream_node_max_bytes_},
+      {"stream-node-max-entries", &stream_node_max_entries_},
   };
   for (size_t i = 0; i < kConfigRowCount; i++) {
     const ConfigRow& row = kConfigRows[i];

@@ -1,0 +1,576 @@
+#include "types/stream.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/string_util.h"
+
+namespace hotkv::types {
+
+// ---------------------------------------------------------------------------------------
+// StreamId
+
+bool StreamId::Incr() {
+  if (seq == UINT64_MAX) {
+    if (ms == UINT64_MAX) {
+      return false;
+    }
+    ms++;
+    seq = 0;
+  } else {
+    seq++;
+  }
+  return true;
+}
+
+bool StreamId::Decr() {
+  if (seq == 0) {
+    if (ms == 0) {
+      return false;
+    }
+    ms--;
+    seq = UINT64_MAX;
+  } else {
+    seq--;
+  }
+  return true;
+}
+
+std::string StreamId::ToString() const { return std::to_string(ms) + "-" + std::to_string(seq); }
+
+namespace {
+
+// Redis's string2ull: a canonical integer, or whatever strtoull takes whole (so "+5",
+// " 7" and "007" are accepted), never a negative number.
+std::optional<uint64_t> ParseU64(std::string_view s) {
+  if (auto v = ParseInt64(s)) {
+    if (*v < 0) {
+      return std::nullopt;
+    }
+    return static_cast<uint64_t>(*v);
+  }
+  if (s.empty() || s.size() > 127) {
+    return std::nullopt;
+  }
+  char buf[128];
+  memcpy(buf, s.data(), s.size());
+  buf[s.size()] = '\0';
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = strtoull(buf, &end, 10);
+  if (errno == EINVAL || errno == ERANGE || end != buf + s.size()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+}  // namespace
+
+std::optional<StreamId> StreamId::Parse(std::string_view s, uint64_t missing_seq) {
+  if (s.size() > 127) {
+    return std::nullopt;
+  }
+  StreamId id;
+  size_t dash = s.find('-');
+  auto ms = ParseU64(s.substr(0, dash));
+  if (!ms) {
+    return std::nullopt;
+  }
+  id.ms = *ms;
+  if (dash == std::string_view::npos) {
+    id.seq = missing_seq;
+  } else {
+    auto seq = ParseU64(s.substr(dash + 1));
+    if (!seq) {
+      return std::nullopt;
+    }
+    id.seq = *seq;
+  }
+  return id;
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocks
+
+namespace {
+
+constexpr uint8_t kFlagDeleted = 1;
+constexpr uint8_t kFlagSameFields = 2;
+
+void PutVarint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+uint64_t GetVarint(const char* data, size_t* pos) {
+  uint64_t v = 0;
+  int shift = 0;
+  for (;;) {
+    uint8_t b = static_cast<uint8_t>(data[(*pos)++]);
+    v |= static_cast<uint64_t>(b & 0x7F) << shift;
+    if (!(b & 0x80)) {
+      return v;
+    }
+    shift += 7;
+  }
+}
+
+std::string_view GetString(const char* data, size_t* pos) {
+  size_t len = GetVarint(data, pos);
+  std::string_view s(data + *pos, len);
+  *pos += len;
+  return s;
+}
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+}  // namespace
+
+// One node of entries: see the layout in stream.h.
+class StreamBlock {
+ public:
+  StreamId first;  // the id of the first entry put in the block (the delta base)
+  StreamId last;   // the id of the last entry put in the block (live or deleted)
+  uint32_t count = 0;  // entries, deleted included
+  uint32_t live = 0;
+  uint32_t entries_start = 0;  // offset of the first entry (after the master fields)
+  std::string data;
+
+  // Decoded master fields, filled on demand by the readers.
+  void MasterFields(std::vector<std::string_view>* out) const {
+    out->clear();
+    size_t pos = 0;
+    size_t n = GetVarint(data.data(), &pos);
+    for (size_t i = 0; i < n; i++) {
+      out->push_back(GetString(data.data(), &pos));
+    }
+  }
+
+  // Decodes the entry at `pos`; returns the offset of the next one. `fv` may be null.
+  size_t Decode(size_t pos, const std::vector<std::string_view>& master, StreamId* id,
+                uint8_t* flags, StreamFields* fv) const {
+    const char* d = data.data();
+    *flags = static_cast<uint8_t>(d[pos++]);
+    uint64_t msd = GetVarint(d, &pos);
+    uint64_t seqd = GetVarint(d, &pos);
+    id->ms = first.ms + msd;
+    id->seq = msd == 0 ? first.seq + seqd : seqd;
+    if (fv != nullptr) {
+      fv->clear();
+    }
+    if (*flags & kFlagSameFields) {
+      for (std::string_view f : master) {
+        std::string_view v = GetString(d, &pos);
+        if (fv != nullptr) {
+          fv->push_back(f);
+          fv->push_back(v);
+        }
+      }
+    } else {
+      size_t n = GetVarint(d, &pos);
+      for (size_t i = 0; i < n; i++) {
+        std::string_view f = GetString(d, &pos);
+        std::string_view v = GetString(d, &pos);
+        if (fv != nullptr) {
+          fv->push_back(f);
+          fv->push_back(v);
+        }
+      }
+    }
+    return pos;
+  }
+
+  // Offsets of every entry, in order.
+  void Offsets(const std::vector<std::string_view>& master, std::vector<uint32_t>* out) const {
+    out->clear();
+    StreamId id;
+    uint8_t flags;
+    for (size_t pos = entries_start; pos < data.size();) {
+      out->push_back(static_cast<uint32_t>(pos));
+      pos = Decode(pos, master, &id, &flags, nullptr);
+    }
+  }
+
+  bool SameAsMaster(const std::vector<std::string_view>& fv) const {
+    size_t pos = 0;
+    size_t n = GetVarint(data.data(), &pos);
+    if (n * 2 != fv.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+      if (GetString(data.data(), &pos) != fv[i * 2]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void AppendEntry(const StreamId& id, const std::vector<std::string_view>& fv) {
+    if (count == 0) {
+      first = id;
+      PutVarint(data, fv.size() / 2);
+      for (size_t i = 0; i < fv.size(); i += 2) {
+        PutVarint(data, fv[i].size());
+        data.append(fv[i]);
+      }
+      entries_start = static_cast<uint32_t>(data.size());
+    }
+    const bool same = SameAsMaster(fv);
+    data.push_back(static_cast<char>(same ? kFlagSameFields : 0));
+    uint64_t msd = id.ms - first.ms;
+    PutVarint(data, msd);
+    PutVarint(data, msd == 0 ? id.seq - first.seq : id.seq);
+    if (!same) {
+      PutVarint(data, fv.size() / 2);
+    }
+    for (size_t i = 0; i < fv.size(); i += 2) {
+      if (!same) {
+        PutVarint(data, fv[i].size());
+        data.append(fv[i]);
+      }
+      PutVarint(data, fv[i + 1].size());
+      data.append(fv[i + 1]);
+    }
+    last = id;
+    count++;
+    live++;
+  }
+
+  void MarkDeleted(size_t pos) { data[pos] = static_cast<char>(data[pos] | kFlagDeleted); }
+};
+
+namespace {
+
+size_t EncodedSize(const std::vector<std::string_view>& fv) {
+  size_t n = 24;
+  for (std::string_view s : fv) {
+    n += VarintSize(s.size()) + s.size();
+  }
+  return n;
+}
+
+// Reused decoding scratch (the server runs one command at a time per thread).
+struct Scratch {
+  std::vector<std::string_view> master;
+  StreamFields fv;
+  std::vector<uint32_t> offsets;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// StreamValue
+
+StreamValue::StreamValue() = default;
+
+StreamValue::~StreamValue() {
+  for (StreamBlock* b : blocks_) {
+    delete b;
+  }
+}
+
+StreamValue::StreamValue(StreamValue&& o) noexcept
+    : blocks_(std::move(o.blocks_)),
+      length_(o.length_),
+      last_id_(o.last_id_),
+      max_deleted_id_(o.max_deleted_id_),
+      entries_added_(o.entries_added_),
+      groups_(std::move(o.groups_)) {
+  o.blocks_.clear();
+  o.length_ = 0;
+}
+
+StreamValue& StreamValue::operator=(StreamValue&& o) noexcept {
+  if (this != &o) {
+    for (StreamBlock* b : blocks_) {
+      delete b;
+    }
+    blocks_ = std::move(o.blocks_);
+    o.blocks_.clear();
+    length_ = o.length_;
+    o.length_ = 0;
+    last_id_ = o.last_id_;
+    max_deleted_id_ = o.max_deleted_id_;
+    entries_added_ = o.entries_added_;
+    groups_ = std::move(o.groups_);
+  }
+  return *this;
+}
+
+StreamValue StreamValue::Clone() const {
+  StreamValue c;
+  for (const StreamBlock* b : blocks_) {
+    c.blocks_.push_back(new StreamBlock(*b));
+  }
+  c.length_ = length_;
+  c.last_id_ = last_id_;
+  c.max_deleted_id_ = max_deleted_id_;
+  c.entries_added_ = entries_added_;
+  for (const auto& [name, g] : groups_) {
+    auto ng = std::make_unique<StreamGroup>();
+    ng->last_id = g->last_id;
+    ng->entries_read = g->entries_read;
+    for (const auto& [cname, cons] : g->consumers) {
+      auto nc = std::make_unique<StreamConsumer>();
+      nc->name = cons->name;
+      nc->seen_time = cons->seen_time;
+      nc->active_time = cons->active_time;
+      ng->consumers.emplace(cname, std::move(nc));
+    }
+    for (const auto& [id, pe] : g->pel) {
+      auto npe = std::make_unique<PendingEntry>(*pe);
+      StreamConsumer* owner = ng->consumers.find(pe->consumer->name)->second.get();
+      npe->consumer = owner;
+      owner->pel.emplace(id, npe.get());
+      ng->pel.emplace(id, std::move(npe));
+    }
+    c.groups_.emplace(name, std::move(ng));
+  }
+  return c;
+}
+
+size_t StreamValue::BlockFor(const StreamId& id) const {
+  // The last block whose first id <= id.
+  auto it = std::upper_bound(blocks_.begin(), blocks_.end(), id,
+                             [](const StreamId& v, const StreamBlock* b) { return v < b->first; });
+  if (it == blocks_.begin()) {
+    return blocks_.size();
+  }
+  return static_cast<size_t>(it - blocks_.begin()) - 1;
+}
+
+void StreamValue::RemoveBlock(size_t i) {
+  delete blocks_[i];
+  blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
+void StreamValue::Append(const StreamId& id, const std::vector<std::string_view>& fv,
+                         const StreamNodeLimits& limits) {
+  StreamBlock* b = blocks_.empty() ? nullptr : blocks_.back();
+  if (b != nullptr) {
+    const size_t max_bytes = limits.max_bytes == 0 ? (size_t{1} << 30) : limits.max_bytes;
+    if (b->data.size() + EncodedSize(fv) >= max_bytes ||
+        (limits.max_entries != 0 && b->count >= limits.max_entries)) {
+      b->data.shrink_to_fit();
+      b = nullptr;
+    }
+  }
+  if (b == nullptr) {
+    b = new StreamBlock();
+    blocks_.push_back(b);
+  }
+  b->AppendEntry(id, fv);
+  length_++;
+  last_id_ = id;
+  entries_added_++;
+}
+
+size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, size_t count,
+                          StreamVisitor visit) const {
+  if (start > end || blocks_.empty()) {
+    return 0;
+  }
+  Scratch s;
+  size_t emitted = 0;
+  StreamId id;
+  uint8_t flags;
+  if (!rev) {
+    size_t bi = BlockFor(start);
+    if (bi == blocks_.size()) {
+      bi = 0;
+    }
+    for (; bi < blocks_.size(); bi++) {
+      const StreamBlock* b = blocks_[bi];
+      if (b->first > end) {
+        return emitted;
+      }
+      if (b->last < start) {
+        continue;
+      }
+      b->MasterFields(&s.master);
+      for (size_t pos = b->entries_start; pos < b->data.size();) {
+        pos = b->Decode(pos, s.master, &id, &flags, &s.fv);
+        if ((flags & kFlagDeleted) || id < start) {
+          continue;
+        }
+        if (id > end) {
+          return emitted;
+        }
+        emitted++;
+        if (!visit(id, s.fv) || (count != 0 && emitted >= count)) {
+          return emitted;
+        }
+      }
+    }
+    return emitted;
+  }
+  size_t bi = BlockFor(end);
+  if (bi == blocks_.size()) {
+    return 0;
+  }
+  for (size_t k = bi + 1; k-- > 0;) {
+    const StreamBlock* b = blocks_[k];
+    if (b->last < start) {
+      return emitted;
+    }
+    b->MasterFields(&s.master);
+    b->Offsets(s.master, &s.offsets);
+    for (size_t j = s.offsets.size(); j-- > 0;) {
+      b->Decode(s.offsets[j], s.master, &id, &flags, &s.fv);
+      if ((flags & kFlagDeleted) || id > end) {
+        continue;
+      }
+      if (id < start) {
+        return emitted;
+      }
+      emitted++;
+      if (!visit(id, s.fv) || (count != 0 && emitted >= count)) {
+        return emitted;
+      }
+    }
+  }
+  return emitted;
+}
+
+bool StreamValue::Get(const StreamId& id, StreamVisitor visit) const {
+  return Range(id, id, false, 1, visit) == 1;
+}
+
+bool StreamValue::Contains(const StreamId& id) const {
+  return Get(id, [](const StreamId&, const StreamFields&) { return true; });
+}
+
+bool StreamValue::Delete(const StreamId& id) {
+  size_t bi = BlockFor(id);
+  if (bi == blocks_.size()) {
+    return false;
+  }
+  StreamBlock* b = blocks_[bi];
+  if (b->last < id) {
+    return false;
+  }
+  std::vector<std::string_view> master;
+  b->MasterFields(&master);
+  StreamId cur;
+  uint8_t flags;
+  for (size_t pos = b->entries_start; pos < b->data.size();) {
+    size_t at = pos;
+    pos = b->Decode(pos, master, &cur, &flags, nullptr);
+    if (cur == id) {
+      if (flags & kFlagDeleted) {
+        return false;
+      }
+      b->MarkDeleted(at);
+      b->live--;
+      length_--;
+      if (b->live == 0) {
+        RemoveBlock(bi);
+      }
+      return true;
+    }
+    if (cur > id) {
+      return false;
+    }
+  }
+  return false;
+}
+
+int64_t StreamValue::Trim(const TrimSpec& spec) {
+  if (spec.kind == TrimSpec::kNone) {
+    return 0;
+  }
+  int64_t deleted = 0;
+  while (!blocks_.empty()) {
+    if (spec.kind == TrimSpec::kMaxLen && length_ <= spec.maxlen) {
+      break;
+    }
+    StreamBlock* b = blocks_.front();
+    const int64_t entries = b->live;
+    if (spec.limit != 0 && deleted + entries > spec.limit) {
+      break;
+    }
+    const bool remove_block = spec.kind == TrimSpec::kMaxLen
+                                  ? length_ - static_cast<uint64_t>(entries) >= spec.maxlen
+                                  : b->last < spec.minid;
+    if (remove_block) {
+      length_ -= static_cast<uint64_t>(entries);
+      deleted += entries;
+      RemoveBlock(0);
+      continue;
+    }
+    if (spec.approx) {
+      break;
+    }
+    std::vector<std::string_view> master;
+    b->MasterFields(&master);
+    StreamId id;
+    uint8_t flags;
+    for (size_t pos = b->entries_start; pos < b->data.size();) {
+      size_t at = pos;
+      pos = b->Decode(pos, master, &id, &flags, nullptr);
+      const bool stop = spec.kind == TrimSpec::kMaxLen ? length_ <= spec.maxlen : id >= spec.minid;
+      if (stop) {
+        break;
+      }
+      if (!(flags & kFlagDeleted)) {
+        b->MarkDeleted(at);
+        b->live--;
+        length_--;
+        deleted++;
+      }
+    }
+    if (b->live == 0) {
+      RemoveBlock(0);
+    }
+    break;
+  }
+  return deleted;
+}
+
+StreamId StreamValue::FirstId() const {
+  StreamId id;
+  Range(StreamId::Min(), StreamId::Max(), false, 1, [&](const StreamId& i, const StreamFields&) {
+    id = i;
+    return false;
+  });
+  return id;
+}
+
+StreamId StreamValue::LastEntryId() const {
+  StreamId id;
+  Range(StreamId::Min(), StreamId::Max(), true, 1, [&](const StreamId& i, const StreamFields&) {
+    id = i;
+    return false;
+  });
+  return id;
+}
+
+size_t StreamValue::MemoryUsage() const {
+  size_t n = blocks_.size() * sizeof(void*) + 64;
+  for (const StreamBlock* b : blocks_) {
+    n += malloc_usable_size(const_cast<StreamBlock*>(b));
+    if (b->data.capacity() > 15) {
+      n += b->data.capacity() + 1;
+    }
+  }
+  for (const auto& [name, g] : groups_) {
+    n += 64 + name.size() + sizeof(StreamGroup) + g->MemoryUsage();
+  }
+  return n;
+}
+
+}  // namespace hotkv::types
