@@ -172,8 +172,10 @@ std::optional<std::string> LookupByPattern(CommandContext& ctx, std::string_view
     if (e->type() != ValueType::kHash) {
       return std::nullopt;
     }
-    auto v = e->As<HashValue>()->Get(r.field);
-    if (!v) {
+    // A field whose TTL has passed reads as missing (not deleted: SORT only reads).
+    const HashValue* h = e->As<HashValue>();
+    auto v = h->Get(r.field);
+    if (!v || h->IsExpired(r.field, ctx.now_ms())) {
       return std::nullopt;
     }
     return v->ToString();

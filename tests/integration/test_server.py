@@ -263,7 +263,9 @@ def test_command_docs_named_oneofs(r):
     args = doc_args(r, "set")
     assert args["condition"]["type"] == "oneof"
     assert args["condition"]["flags"] == {"optional"}
-    assert set(args["condition"]["arguments"]) == {"nx", "xx"}
+    # Redis 8.4 added the compare-and-set conditions to the same oneof.
+    assert set(args["condition"]["arguments"]) == {"nx", "xx", "ifeq-value", "ifne-value",
+                                                   "ifdeq-digest", "ifdne-digest"}
     assert args["expiration"]["type"] == "oneof"
     assert args["expiration"]["arguments"]["seconds"]["token"] == "EX"
     assert args["expiration"]["arguments"]["seconds"]["type"] == "integer"

@@ -5,6 +5,7 @@ Written from Redis's documentation and checked by hand against Redis 8.8 (every
 expectation is what it answers; the tests also pass against Redis 7.0 except where marked
 redis8). The last test compares random SORT commands with a Redis 8.8 peer."""
 import random
+import time
 
 import pytest
 import redis
@@ -139,6 +140,24 @@ def test_get(r):
     r.set("m_1_*", "star")
     assert r.sort("l", get="m_*_*") == ["star", None, None]
     assert error_reply(r, "SORT", "l", "GET") == SYNTAX
+
+
+@pytest.mark.redis8
+def test_hash_fields_past_their_ttl_read_as_missing(r):
+    # Redis 8.8 also deletes such a field as it reads it; HotKV's SORT only reads
+    # (the active expiry cycle or the next hash command removes it).
+    r.rpush("l", "1", "2")
+    r.hset("h_1", mapping={"f": "a", "g": "x"})
+    r.hset("h_2", "f", "b")
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    try:
+        assert r.execute_command("HPEXPIRE", "h_1", "1", "FIELDS", "1", "f") == [1]
+        time.sleep(0.02)  # past the 1 ms TTL; HLEN still counts the field (not deleted)
+        assert r.hlen("h_1") == 2
+        assert r.sort("l", by="nosort", get=["#", "h_*->f"]) == ["1", None, "2", "b"]
+        assert r.sort("l", by="h_*->f", get="#", alpha=True) == ["1", "2"]
+    finally:
+        r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
 
 
 def test_resp3_nulls(server):
