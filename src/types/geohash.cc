@@ -241,8 +241,14 @@ double GeoDistance(double lon1, double lat1, double lon2, double lat2) {
 
 bool GeoShapeContains(const GeoShape& shape, double lon, double lat, double* distance) {
   if (shape.kind == GeoShape::Kind::kRadius) {
+    // The distance along the meridian never exceeds the great-circle distance, so a point
+    // farther in latitude alone is out without the trigonometry (as Redis 7.2+ checks).
+    const double radius = shape.radius * shape.conversion;
+    if (GeoLatDistance(lat, shape.lat) > radius) {
+      return false;
+    }
     *distance = GeoDistance(shape.lon, shape.lat, lon, lat);
-    return *distance <= shape.radius * shape.conversion;
+    return *distance <= radius;
   }
   const double width = shape.width * shape.conversion;
   const double height = shape.height * shape.conversion;
