@@ -8,7 +8,8 @@ Debian's Redis 7.0 and (when present) Redis 8.8, in one run.
     bench/families.py --servers hotkv,redis7   # some servers
 
 Workloads (sizes at --scale 1):
-  xadd        XADD s * f1 v1 ... f5 v5 (8-byte values), 1,000,000 entries;
+  xadd        XADD s * f1 v1 ... f5 v5 (8-byte values: digits, or with --values alpha
+              not a number), 1,000,000 entries;
               memory per entry = used_memory growth / entries
   xreadgroup  on that stream: XREADGROUP GROUP g c COUNT 1 STREAMS s > then XACK s g id,
               200,000 of each (ops = reads + acks)
@@ -154,9 +155,14 @@ def europe(rng):
     return round(rng.uniform(-10, 30), 6), round(rng.uniform(36, 60), 6)
 
 
-def workloads(scale, rng):
+def workloads(scale, rng, values="num"):
     n = lambda x: max(PIPELINE, int(x * scale))  # noqa: E731
-    vals = [b"%08d" % rng.randrange(10**8) for _ in range(1024)]
+    # "num": 8 digits, which Redis's listpacks store as integers; "alpha": 8 characters
+    # that are not a number.
+    if values == "num":
+        vals = [b"%08d" % rng.randrange(10**8) for _ in range(1024)]
+    else:
+        vals = [b"v%07d" % rng.randrange(10**7) for _ in range(1024)]
     xadd_n, xrg_n = n(1_000_000), n(200_000)
     setbit_n, bitcount_n = n(1_000_000), max(PIPELINE, int(300 * max(scale, 0.1)))
     pfadd_n, pfcount_n = n(1_000_000), n(20_000)
@@ -253,7 +259,8 @@ def render(res, a):
     names = {"hotkv": "HotKV", "redis7": "Redis 7.0", "redis88": "Redis 8.8"}
     lines = [f"# Data families benchmark (issue 22), {res['date']}", "",
              f"Machine: {res['machine']}; load average at start {res['loadavg']}. Command: "
-             f"`bench/families.py --scale {a.scale}{' --only ' + a.only if a.only else ''} "
+             f"`bench/families.py --scale {a.scale}{' --only ' + a.only if a.only else ''}"
+             f"{' --values ' + a.values if a.values != 'num' else ''} "
              f"--servers {','.join(kinds)}`. Pipeline {PIPELINE}, one connection, server on "
              "core 0 (HotKV --threads 1), client on core 1.", "",
              "Server CPU per operation (ns):", "",
@@ -293,6 +300,8 @@ def main():
     ap.add_argument("--servers", default="hotkv,redis7,redis88")
     ap.add_argument("--build-dir", default=str(ROOT / "build/release"))
     ap.add_argument("--seed", type=int, default=22)
+    ap.add_argument("--values", choices=["num", "alpha"], default="num",
+                    help="XADD's field values: 8 digits (default) or 8 non-numeric characters")
     ap.add_argument("--no-record", action="store_true")
     a = ap.parse_args()
     kinds = [k for k in a.servers.split(",") if k != "redis88" or PEER_88.exists()]
@@ -307,7 +316,7 @@ def main():
             r = res["servers"][kind] = {}
             try:
                 c = Conn(srv.port)
-                for name, fn in workloads(a.scale, random.Random(a.seed)):
+                for name, fn in workloads(a.scale, random.Random(a.seed), a.values):
                     if a.only and name not in a.only.split(","):
                         continue
                     if name not in res["workloads"]:
