@@ -61,13 +61,15 @@ def drop_doc_args(name, args):
 # HotKV follows; scripts/diff_command_docs.py compares with it) differs from them, as
 # (command, argument name): the reference has them and Redis 8.8 does not, or the other way.
 # Redis 8.8's BITCOUNT puts end and unit straight in its range block (no end-unit-block);
-# BITOP gained DIFF/DIFF1/ANDOR/ONE (8.2), SET its IF* conditions (8.4).
+# BITOP gained DIFF/DIFF1/ANDOR/ONE (8.2), SET its IF* conditions (8.4), XADD/XTRIM their
+# KEEPREF/DELREF/ACKED condition (8.2).
 REDIS8_REMOVED_DOC_ARGS = {("zscan", "noscores"), ("bitcount", "end-unit-block")}
 REDIS8_ADDED_DOC_ARGS = ({(c, "count") for c in ("zunion", "zinter", "zunionstore", "zinterstore")}
                          | {("bitcount", "end"), ("bitcount", "unit")}
                          | {("bitop", op) for op in ("diff", "diff1", "andor", "one")}
                          | {("set", a) for a in ("ifeq-value", "ifne-value", "ifdeq-digest",
-                                                 "ifdne-digest")})
+                                                 "ifdne-digest")}
+                         | {("xadd", "condition"), ("xtrim", "condition")})
 
 
 def prune_args(name, args, drop):

@@ -57,8 +57,10 @@ NOTES = {
     "xreadgroup": "a client woken from BLOCK reports the stream that woke it (as XREAD); no "
                   "CLAIM option (Redis 8.4)",
     "xinfo|stream": "Redis 8.0's fields (no 8.6 idmp-*); radix-tree-nodes is blocks + 1",
-    "xadd": "no KEEPREF/DELREF/ACKED (8.2) or IDMP (8.6) options",
-    "xtrim": "no KEEPREF/DELREF/ACKED options (8.2)",
+    "xadd": "no IDMP/IDMPAUTO options (8.6); a trim with ACKED is replayed by its effect "
+            "(XDELEX + XSETID)",
+    "xtrim": "a trim with ACKED is replayed by its effect (XDELEX + XSETID): its result "
+             "depends on the block layout",
 }
 
 # INFO: the fields Redis 8.8 prints, in the sections HotKV prints, that HotKV leaves out
@@ -113,9 +115,8 @@ HOTKV_COMMANDS = {
 # Redis 8 commands and options of the implemented families that other issues own (the
 # reference folder, Valkey 8's, lists few of them): (what, which).
 OTHER_ISSUES = [
-    ("streams", "`XADD`/`XTRIM` options `KEEPREF`/`DELREF`/`ACKED` (8.2) and `IDMP`/`IDMPAUTO` "
-     "(8.6), `XREADGROUP CLAIM` (8.4), `XIDMPRECORD`, `XNACK`, `XCFGSET`; reading Redis 8.6+'s "
-     "stream RDB encodings"),
+    ("streams", "`XADD` options `IDMP`/`IDMPAUTO` (8.6), `XREADGROUP CLAIM` (8.4), "
+     "`XIDMPRECORD`, `XNACK`, `XCFGSET`; reading Redis 8.6+'s stream RDB encodings"),
 ]
 
 GROUP_TITLES = {

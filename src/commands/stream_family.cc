@@ -3,7 +3,7 @@
 //
 // Edge cases honoured (as Redis 8): XADD/XTRIM options in any order before the id
 // (NOMKSTREAM, MAXLEN|MINID [=|~] threshold, LIMIT only with ~, default LIMIT 100 ×
-// stream-node-max-entries for ~), ids "ms-seq", "ms" (seq 0), "ms-*" and "*"; 0-0 and
+// stream-node-max-entries for ~, one of Redis 8.2's KEEPREF | DELREF | ACKED), ids "ms-seq", "ms" (seq 0), "ms-*" and "*"; 0-0 and
 // ids not above the top item are refused with Redis's texts; XADD NOMKSTREAM on a missing
 // key answers nil; an approximate trim is propagated as the exact "=" trim it did and an
 // XADD with a generated id as that id (the write stream must replay deterministically).
@@ -40,6 +40,7 @@ struct AddTrimArgs {
 bool ParseAddTrim(CommandContext& ctx, bool xadd, AddTrimArgs* a) {
   size_t i = 2;
   bool limit_given = false;
+  bool refs_given = false;
   const size_t argc = ctx.argc();
   for (; i < argc; i++) {
     const size_t more = argc - 1 - i;
@@ -95,6 +96,16 @@ bool ParseAddTrim(CommandContext& ctx, bool xadd, AddTrimArgs* a) {
       a->trim.limit = *n;
       limit_given = true;
       i++;
+    } else if (EqualsIgnoreCase(opt, "keepref") || EqualsIgnoreCase(opt, "delref") ||
+               EqualsIgnoreCase(opt, "acked")) {
+      if (refs_given) {  // one policy, once (Redis 8.8: a syntax error even when repeated)
+        ctx.rb().Error(errors::kSyntax);
+        return false;
+      }
+      refs_given = true;
+      a->trim.refs = EqualsIgnoreCase(opt, "keepref") ? StreamValue::TrimSpec::Refs::kKeep
+                     : EqualsIgnoreCase(opt, "delref") ? StreamValue::TrimSpec::Refs::kDelete
+                                                       : StreamValue::TrimSpec::Refs::kAcked;
     } else if (xadd && EqualsIgnoreCase(opt, "nomkstream")) {
       a->nomkstream = true;
     } else if (xadd) {
@@ -155,6 +166,34 @@ void PropagateRewritten(CommandContext& ctx, const AddTrimArgs& a, const StreamV
   }
   std::vector<std::string_view> args(owned.begin(), owned.end());
   ctx.PropagateAs(args);
+}
+
+// Whether the trim must be replayed by its effect: ACKED with groups present keeps what
+// a group needs and stops at a block only partly in range, so its result depends on the
+// block layout, which an AOF rewrite or a replica need not share.
+bool TrimByEffect(const AddTrimArgs& a, const StreamValue& s) {
+  return a.trim.kind != StreamValue::TrimSpec::kNone &&
+         a.trim.refs == StreamValue::TrimSpec::Refs::kAcked && !s.groups().empty();
+}
+
+// Records the deletion of `removed` as XDELEX key KEEPREF IDS n id... (no group needed
+// them: nothing to clean up in any PEL), then XSETID with the stream's metadata, since a
+// trim, unlike XDELEX, leaves max-deleted-entry-id alone.
+void PropagateRemoved(CommandContext& ctx, std::string_view key, const StreamValue& s,
+                      const std::vector<StreamId>& removed) {
+  if (removed.empty()) {
+    return;
+  }
+  std::vector<std::string> owned = {"XDELEX", std::string(key), "KEEPREF", "IDS",
+                                    std::to_string(removed.size())};
+  for (const StreamId& id : removed) {
+    owned.push_back(id.ToString());
+  }
+  ctx.PropagateAs(std::vector<std::string_view>(owned.begin(), owned.end()));
+  const std::string last = s.last_id().ToString();
+  const std::string added = std::to_string(s.entries_added());
+  const std::string max_deleted = s.max_deleted_id().ToString();
+  ctx.PropagateAs({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", max_deleted});
 }
 
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] <* | id> field value ...
@@ -225,8 +264,18 @@ void XAddCommand(CommandContext& ctx) {
   const std::string id_text = id.ToString();
   ctx.rb().Bulk(id_text);
   ctx.KeyModified(key, notify::kStream, "xadd");
-  if (a.trim.kind != StreamValue::TrimSpec::kNone && s->Trim(a.trim) > 0) {
+  const bool by_effect = TrimByEffect(a, *s);
+  std::vector<StreamId> removed;
+  if (a.trim.kind != StreamValue::TrimSpec::kNone &&
+      s->Trim(a.trim, by_effect ? &removed : nullptr) > 0) {
     ctx.Notify(notify::kStream, "xtrim", key);
+  }
+  if (by_effect) {
+    std::vector<std::string_view> add = {"XADD", key, id_text};
+    add.insert(add.end(), fv.begin(), fv.end());
+    ctx.PropagateAs(add);
+    PropagateRemoved(ctx, key, *s, removed);
+    return;
   }
   const bool id_rewritten = !a.id_given || !a.seq_given;
   if (id_rewritten || a.trim.approx) {
@@ -305,7 +354,7 @@ void XDelCommand(CommandContext& ctx) {
   ctx.rb().Integer(deleted);
 }
 
-// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
+// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] [KEEPREF | DELREF | ACKED]
 void XTrimCommand(CommandContext& ctx) {
   AddTrimArgs a;
   if (!ParseAddTrim(ctx, false, &a)) {
@@ -317,10 +366,14 @@ void XTrimCommand(CommandContext& ctx) {
   if (done) {
     return;
   }
-  const int64_t deleted = s->Trim(a.trim);
+  const bool by_effect = TrimByEffect(a, *s);
+  std::vector<StreamId> removed;
+  const int64_t deleted = s->Trim(a.trim, by_effect ? &removed : nullptr);
   if (deleted > 0) {
     ctx.KeyModified(key, notify::kStream, "xtrim");
-    if (a.trim.approx) {
+    if (by_effect) {
+      PropagateRemoved(ctx, key, *s, removed);
+    } else if (a.trim.approx) {
       PropagateRewritten(ctx, a, *s, nullptr);
     }
   }
@@ -402,7 +455,8 @@ void RegisterStreamCommands(CommandTable& t) {
          .doc = {"stream", "5.0.0", "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
                  "Appends an entry to a stream (creating it unless NOMKSTREAM), optionally trimming it; returns the entry's id.",
                  "key [NOMKSTREAM] [trim: <strategy: MAXLEN | MINID> [operator: <equal: '='> | <approximately: '~'>] "
-                 "threshold [LIMIT count]] <id-selector: <auto-id: '*'> | id:string> <data: field value> ..."},
+                 "threshold [LIMIT count]] [condition: KEEPREF | DELREF | ACKED] <id-selector: <auto-id: '*'> | id:string> "
+                 "<data: field value> ..."},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xlen", .arity = 2, .flags = "readonly fast", .acl = "@read @stream @fast",
          .keys = {KeyAt(1, "RO")}, .handler = XLenCommand,
@@ -424,7 +478,7 @@ void RegisterStreamCommands(CommandTable& t) {
          .doc = {"stream", "5.0.0", "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
                  "Deletes the oldest entries of a stream by length or id; returns how many.",
                  "key <trim: <strategy: MAXLEN | MINID> [operator: <equal: '='> | <approximately: '~'>] threshold "
-                 "[LIMIT count]>"},
+                 "[LIMIT count] [condition: KEEPREF | DELREF | ACKED]>"},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xsetid", .arity = -3, .flags = "write denyoom fast", .acl = "@write @stream @fast",
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XSetIdCommand,

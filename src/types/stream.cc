@@ -489,54 +489,101 @@ bool StreamValue::Delete(const StreamId& id) {
   return false;
 }
 
-int64_t StreamValue::Trim(const TrimSpec& spec) {
+// The ids of a block's live entries, in order.
+static std::vector<StreamId> LiveIds(const StreamBlock& b) {
+  std::vector<std::string_view> master;
+  b.MasterFields(&master);
+  std::vector<StreamId> ids;
+  StreamId id;
+  uint8_t flags;
+  for (size_t pos = b.entries_start; pos < b.data.size();) {
+    pos = b.Decode(pos, master, &id, &flags, nullptr);
+    if (!(flags & kFlagDeleted)) {
+      ids.push_back(id);
+    }
+  }
+  return ids;
+}
+
+int64_t StreamValue::Trim(const TrimSpec& spec, std::vector<StreamId>* removed) {
   if (spec.kind == TrimSpec::kNone) {
     return 0;
   }
+  // Without groups there is nothing to keep or clean up: every policy trims alike.
+  const TrimSpec::Refs refs = groups_.empty() ? TrimSpec::Refs::kKeep : spec.refs;
   int64_t deleted = 0;
-  while (!blocks_.empty()) {
+  size_t bi = 0;  // blocks before it kept entries some group needs (kAcked)
+  while (bi < blocks_.size()) {
     if (spec.kind == TrimSpec::kMaxLen && length_ <= spec.maxlen) {
       break;
     }
-    StreamBlock* b = blocks_.front();
+    StreamBlock* b = blocks_[bi];
     const int64_t entries = b->live;
     if (spec.limit != 0 && deleted + entries > spec.limit) {
       break;
     }
-    const bool remove_block = spec.kind == TrimSpec::kMaxLen
-                                  ? length_ - static_cast<uint64_t>(entries) >= spec.maxlen
-                                  : b->last < spec.minid;
-    if (remove_block) {
+    const bool whole = spec.kind == TrimSpec::kMaxLen
+                           ? length_ - static_cast<uint64_t>(entries) >= spec.maxlen
+                           : b->last < spec.minid;
+    if (whole && refs != TrimSpec::Refs::kAcked) {
+      if (refs == TrimSpec::Refs::kDelete || removed != nullptr) {
+        for (const StreamId& id : LiveIds(*b)) {
+          if (refs == TrimSpec::Refs::kDelete) {
+            RemoveReferences(id);
+          }
+          if (removed != nullptr) {
+            removed->push_back(id);
+          }
+        }
+      }
       length_ -= static_cast<uint64_t>(entries);
       deleted += entries;
-      RemoveBlock(0);
+      RemoveBlock(bi);
       continue;
     }
-    if (spec.approx) {
+    // An approximate trim stops at a block it cannot drop whole, except under DELREF or
+    // ACKED with groups present, which Redis 8.8 then finishes entry by entry.
+    if (spec.approx && refs == TrimSpec::Refs::kKeep) {
       break;
     }
+    // Entry by entry: the block is only partly below the threshold, or (kAcked) some of
+    // its entries may still be needed by a group and stay.
     std::vector<std::string_view> master;
     b->MasterFields(&master);
     StreamId id;
     uint8_t flags;
+    bool reached = false;
     for (size_t pos = b->entries_start; pos < b->data.size();) {
       size_t at = pos;
       pos = b->Decode(pos, master, &id, &flags, nullptr);
-      const bool stop = spec.kind == TrimSpec::kMaxLen ? length_ <= spec.maxlen : id >= spec.minid;
-      if (stop) {
+      reached = spec.kind == TrimSpec::kMaxLen ? length_ <= spec.maxlen : id >= spec.minid;
+      if (reached) {
         break;
       }
-      if (!(flags & kFlagDeleted)) {
-        b->MarkDeleted(at);
-        b->live--;
-        length_--;
-        deleted++;
+      if ((flags & kFlagDeleted) || (refs == TrimSpec::Refs::kAcked && Referenced(id))) {
+        continue;
       }
+      if (refs == TrimSpec::Refs::kDelete) {
+        RemoveReferences(id);
+      }
+      if (removed != nullptr) {
+        removed->push_back(id);
+      }
+      b->MarkDeleted(at);
+      b->live--;
+      length_--;
+      deleted++;
     }
     if (b->live == 0) {
-      RemoveBlock(0);
+      RemoveBlock(bi);
+    } else {
+      bi++;
     }
-    break;
+    // A block only partly in range ends the trim (as in Redis, even when ACKED kept
+    // entries and the length is still above MAXLEN); a whole one kept by ACKED goes on.
+    if (reached || !whole) {
+      break;
+    }
   }
   return deleted;
 }

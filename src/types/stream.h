@@ -152,14 +152,21 @@ class StreamValue {
   // Trims as Redis's streamTrim: MAXLEN (keep at most `maxlen`) or MINID (drop entries
   // below `minid`); `approx` only drops whole blocks; `limit` (approx only, 0 = none)
   // bounds the entries dropped. Returns the number of entries deleted.
+  // `refs` (Redis 8.2's XADD/XTRIM KEEPREF | DELREF | ACKED): kKeep leaves the groups' PELs
+  // alone, kDelete also removes the trimmed entries from them, kAcked trims only entries no
+  // group still needs (see Referenced) and skips the others, going on past them.
   struct TrimSpec {
     enum Kind { kNone, kMaxLen, kMinId } kind = kNone;
+    enum class Refs { kKeep, kDelete, kAcked };
     uint64_t maxlen = 0;
     StreamId minid;
     bool approx = false;
     int64_t limit = 0;
+    Refs refs = Refs::kKeep;
   };
-  int64_t Trim(const TrimSpec& spec);
+  // With `removed`, the ids of the deleted entries are appended to it (ACKED trims depend
+  // on the block layout, so they are replayed by their effect).
+  int64_t Trim(const TrimSpec& spec, std::vector<StreamId>* removed = nullptr);
 
   // Whether a deleted entry may lie in [start, end] (Redis's streamRangeHasTombstones).
   bool RangeHasTombstones(const StreamId& start, const StreamId& end) const;
