@@ -1,10 +1,9 @@
 #include "server/command_context.h"
 
-#include "server/blocking.h"
-
 #include "common/random.h"
 #include "common/string_util.h"
 #include "engine/eviction.h"
+#include "server/blocking.h"
 #include "server/dispatcher.h"
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
