@@ -7,7 +7,7 @@ ARGS ?=
 PYTEST ?= /usr/bin/python3 -m pytest
 BENCH_ARGS ?=
 
-.PHONY: all deps build build-asan run test unit-test asan-test integration-test bench clean format
+.PHONY: all deps build build-asan run test unit-test asan-test integration-test node-test bench clean format
 
 all: build
 
@@ -43,7 +43,17 @@ asan-test: build-asan
 integration-test: build
 	HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration
 
-test: unit-test asan-test integration-test
+# Real npm clients (ioredis, node-redis, redis-om), versions pinned by
+# tests/node/package-lock.json; `npm ci` reinstalls them when the lock file changes.
+NODE_DIR := tests/node
+$(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+node-test: build $(NODE_DIR)/node_modules/.installed
+	cd $(NODE_DIR) && HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server node --test --test-concurrency=1
+
+test: unit-test asan-test integration-test node-test
 
 bench: build
 	bench/run.sh $(BENCH_ARGS)

@@ -1,0 +1,59 @@
+// Starts a real hotkv-server on a free port for one test file, the way
+// tests/integration/conftest.py does for pytest. HOTKV_SERVER names the binary.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SERVER = process.env.HOTKV_SERVER || path.join(ROOT, 'build/release/hotkv-server');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port) {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, '127.0.0.1');
+    sock.once('connect', () => { sock.destroy(); resolve(true); });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+// Returns { port, url, stop() }. `args` are redis-server style flags.
+export async function startServer(args = []) {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hotkv-node-'));
+  const proc = spawn(SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+    '--enable-debug-command', 'yes', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  let exited = false;
+  proc.once('exit', () => { exited = true; });
+  const deadline = Date.now() + 10000;
+  while (!(await canConnect(port))) {
+    if (exited) throw new Error(`${SERVER} exited during start`);
+    if (Date.now() > deadline) { proc.kill('SIGKILL'); throw new Error('server did not start'); }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (!exited) {
+        const done = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await done;
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
