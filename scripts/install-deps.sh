@@ -8,10 +8,14 @@ PACKAGES=(
   g++ cmake ninja-build make pkg-config
   # libraries linked into hotkv-server
   libmimalloc-dev liburing-dev liblzf-dev libxxhash-dev
+  # scripting: Lua 5.1 (the version Redis embeds) and the cjson / bit libraries Redis loads
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   # unit tests and micro-benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # integration tests (Debian's redis-py and pytest) and the reference peer
   python3 python3-redis python3-pytest redis-server redis-tools
+  # npm-client tests (tests/node; the machine's Node.js 20 ships npm)
+  nodejs
   # benchmarks: reference HNSW, dataset, charts
   libhnswlib-dev dataset-fashion-mnist gnuplot-nox
 )
