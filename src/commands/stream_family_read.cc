@@ -11,10 +11,18 @@
 // the whole command and may report several): the other keys may live in shards the waking
 // command did not lock.
 //
+// XREADGROUP ... CLAIM min-idle-time (Redis 8.4), for ">" only: the group's pending entries
+// idle at least that long (oldest delivery first, deleted entries skipped) are claimed by
+// the consumer and delivered before new entries, within COUNT; with CLAIM every entry
+// comes as [id, fields, idle ms, delivery count] (the count before this delivery; 0 and 0
+// for new entries). A blocked CLAIM reader is also served when a wake finds entries idle
+// enough. Each claim is replayed as the XCLAIM below.
+//
 // XREADGROUP writes to the group (last-delivered-id, entries-read, PEL, consumers); it is
 // replayed as Redis propagates it: one `XCLAIM key group consumer 0 id TIME t RETRYCOUNT n
 // FORCE JUSTID LASTID last` per delivered entry, then `XGROUP SETID key group last
 // ENTRIESREAD n`, and `XGROUP CREATECONSUMER` for a consumer NOACK created.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -36,6 +44,7 @@ struct ReadArgs {
   int64_t timeout = -1;     // ms; -1: no BLOCK
   int64_t count = 0;
   bool noack = false;
+  int64_t claim = -1;       // CLAIM min-idle-time (Redis 8.4); -1: not given
   bool group_given = false;
   std::string_view group, consumer;
   size_t streams_arg = 0;
@@ -89,6 +98,22 @@ bool ParseReadArgs(CommandContext& ctx, ReadArgs* a, std::string* error) {
       a->consumer = ctx.arg(i + 2);
       a->group_given = true;
       i += 2;
+    } else if (EqualsIgnoreCase(o, "claim") && more > 0) {
+      if (!a->group_read) {
+        *error = "ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.";
+        return false;
+      }
+      i++;
+      auto t = ParseInt64(ctx.arg(i));
+      if (!t) {
+        *error = "ERR min-idle-time is not an integer or out of range";
+        return false;
+      }
+      if (*t < 0) {
+        *error = "ERR min-idle-time must be a positive integer";
+        return false;
+      }
+      a->claim = *t;
     } else if (EqualsIgnoreCase(o, "noack")) {
       if (!a->group_read) {
         *error = "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.";
@@ -118,36 +143,110 @@ std::string_view IdArgOf(CommandContext& ctx, const ReadArgs& a, size_t i) {
   return ctx.arg(a.streams_arg + a.nstreams + i);
 }
 
+// One pending entry XREADGROUP ... CLAIM may take over.
+struct ClaimCandidate {
+  int64_t delivery_time;
+  StreamId id;
+  types::PendingEntry* pe;
+};
+
+// The group's pending entries idle for at least `min_idle` ms whose entry still exists,
+// oldest delivery first (ties by id), at most `count` (0 = all): what Redis 8.4's
+// XREADGROUP CLAIM delivers before new entries. Deleted entries stay pending, skipped.
+std::vector<ClaimCandidate> ClaimCandidates(const StreamValue& s, const StreamGroup& g,
+                                            int64_t min_idle, int64_t now, int64_t count) {
+  std::vector<ClaimCandidate> out;
+  for (const auto& [id, pe] : g.pel) {
+    if (now - pe->delivery_time >= min_idle) {
+      out.push_back({pe->delivery_time, id, pe.get()});
+    }
+  }
+  auto older = [](const ClaimCandidate& x, const ClaimCandidate& y) {
+    return x.delivery_time != y.delivery_time ? x.delivery_time < y.delivery_time : x.id < y.id;
+  };
+  std::sort(out.begin(), out.end(), older);
+  size_t kept = 0;
+  for (const ClaimCandidate& c : out) {
+    if (count > 0 && kept == static_cast<size_t>(count)) {
+      break;
+    }
+    if (s.Contains(c.id)) {
+      out[kept++] = c;
+    }
+  }
+  out.resize(kept);
+  return out;
+}
+
+// [id, [field, value, ...], idle ms, delivery count]: XREADGROUP ... CLAIM's entry shape.
+void ReplyClaimedEntry(ReplyBuilder& rb, const StreamId& id, const types::StreamFields& fv,
+                       int64_t idle, uint64_t delivery_count) {
+  rb.Array(4);
+  ReplyStreamId(rb, id);
+  rb.Array(fv.size());
+  for (std::string_view f : fv) {
+    rb.Bulk(f);
+  }
+  rb.Integer(idle);
+  rb.Integer(static_cast<int64_t>(delivery_count));
+}
+
 // Entries delivered to a group consumer ("new" messages), as streamReplyWithRange with a
-// group: moves last-delivered-id and entries-read, fills the PELs, propagates.
+// group: moves last-delivered-id and entries-read, fills the PELs, propagates. With CLAIM,
+// the `claimed` pending entries come first (each re-assigned to `c`, its delivery count
+// incremented, NOACK or not), every entry with its idle time and delivery count before
+// this read (0 and 0 for new ones).
 size_t ServeGroupNew(CommandContext& ctx, const ReadArgs& a, std::string_view key, StreamValue& s,
-                     StreamGroup& g, StreamConsumer& c, const StreamId& start) {
+                     StreamGroup& g, StreamConsumer& c, const StreamId& start,
+                     bool has_new, const std::vector<ClaimCandidate>& claimed) {
   ReplyBuilder& rb = ctx.rb();
   size_t pos = rb.BeginDeferred();
   bool moved_last_id = false;
   size_t propagated = 0;
   const int64_t now = ctx.now_ms();
-  size_t n = s.Range(start, StreamId::Max(), false, static_cast<size_t>(a.count),
-                     [&](const StreamId& id, const types::StreamFields& fv) {
-    if (id > g.last_id) {
-      if (g.entries_read != types::kInvalidEntriesRead && g.last_id >= s.FirstId() &&
-          !s.RangeHasTombstones(g.last_id, StreamId::Max())) {
-        g.entries_read++;
-      } else if (s.entries_added() != 0) {
-        g.entries_read = s.EstimateDistance(id);
+  for (const ClaimCandidate& cc : claimed) {
+    types::PendingEntry* pe = cc.pe;
+    s.Get(cc.id, [&](const StreamId& id, const types::StreamFields& fv) {
+      ReplyClaimedEntry(rb, id, fv, now - pe->delivery_time, pe->delivery_count);
+      return true;
+    });
+    g.Reassign(pe, cc.id, &c);
+    pe->delivery_time = now;
+    pe->delivery_count++;
+    c.active_time = now;
+    PropagateXClaim(ctx, key, a.group, g, cc.id, *pe);
+    propagated++;
+  }
+  size_t n = claimed.size();
+  const bool room = a.count == 0 || claimed.size() < static_cast<size_t>(a.count);
+  if (room && has_new) {
+    const size_t left = a.count == 0 ? 0 : static_cast<size_t>(a.count) - claimed.size();
+    n += s.Range(start, StreamId::Max(), false, left,
+                 [&](const StreamId& id, const types::StreamFields& fv) {
+      if (id > g.last_id) {
+        if (g.entries_read != types::kInvalidEntriesRead && g.last_id >= s.FirstId() &&
+            !s.RangeHasTombstones(g.last_id, StreamId::Max())) {
+          g.entries_read++;
+        } else if (s.entries_added() != 0) {
+          g.entries_read = s.EstimateDistance(id);
+        }
+        g.last_id = id;
+        moved_last_id = true;
       }
-      g.last_id = id;
-      moved_last_id = true;
-    }
-    ReplyStreamEntry(rb, id, fv);
-    if (!a.noack) {
-      types::PendingEntry* pe = g.AddPending(id, &c, now);
-      c.active_time = now;
-      PropagateXClaim(ctx, key, a.group, g, id, *pe);
-      propagated++;
-    }
-    return true;
-  });
+      if (a.claim >= 0) {
+        ReplyClaimedEntry(rb, id, fv, 0, 0);
+      } else {
+        ReplyStreamEntry(rb, id, fv);
+      }
+      if (!a.noack) {
+        types::PendingEntry* pe = g.AddPending(id, &c, now);
+        c.active_time = now;
+        PropagateXClaim(ctx, key, a.group, g, id, *pe);
+        propagated++;
+      }
+      return true;
+    });
+  }
   rb.EndDeferredArray(pos, n);
   if (moved_last_id) {
     PropagateGroupSetId(ctx, key, a.group, g);
@@ -263,15 +362,23 @@ size_t ServeStreams(CommandContext& ctx, const ReadArgs& a, std::vector<Target>&
     Target& t = targets[i];
     bool serve = false;
     bool history = false;
+    bool has_new = false;
+    std::vector<ClaimCandidate> claimed;
     StreamGroup* g = nullptr;
     StreamConsumer* c = nullptr;
     if (a.group_read) {
       g = s.FindGroup(a.group);
       if (!t.is_new) {
         serve = history = true;
-      } else if (s.length() > 0 && s.LastEntryId() > g->last_id) {
-        serve = true;
-        t.after = g->last_id;
+      } else {
+        if (a.claim >= 0) {
+          claimed = ClaimCandidates(s, *g, a.claim, ctx.now_ms(), a.count);
+        }
+        if (s.length() > 0 && s.LastEntryId() > g->last_id) {
+          has_new = true;
+          t.after = g->last_id;
+        }
+        serve = has_new || !claimed.empty();
       }
       bool created = false;
       c = LookupOrCreateConsumer(ctx, key, *g, a.consumer, &created);
@@ -297,7 +404,7 @@ size_t ServeStreams(CommandContext& ctx, const ReadArgs& a, std::vector<Target>&
     } else if (history) {
       ServeGroupHistory(ctx, a, s, *c, start);
     } else {
-      ServeGroupNew(ctx, a, key, s, *g, *c, start);
+      ServeGroupNew(ctx, a, key, s, *g, *c, start, has_new, claimed);
     }
   }
   if (reported > 0) {
@@ -366,7 +473,9 @@ ServeResult ServeXRead(CommandContext& ctx, std::string_view key, bool dry_run) 
     targets[i].is_new = a.group_read && targets[i].after == StreamId::Max();
   }
   const StreamId after = targets[i].is_new ? g->last_id : targets[i].after;
-  if (s->length() == 0 || !(s->LastEntryId() > after)) {
+  const bool claimable = targets[i].is_new && a.claim >= 0 &&
+                         !ClaimCandidates(*s, *g, a.claim, ctx.now_ms(), 1).empty();
+  if (!claimable && (s->length() == 0 || !(s->LastEntryId() > after))) {
     return ServeResult::kNotNow;
   }
   if (dry_run) {
@@ -377,7 +486,8 @@ ServeResult ServeXRead(CommandContext& ctx, std::string_view key, bool dry_run) 
 }
 
 // XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]
-// XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [NOACK] STREAMS key ... id ...
+// XREADGROUP GROUP group consumer [COUNT count] [BLOCK ms] [CLAIM min-idle-time] [NOACK]
+//   STREAMS key ... id ...
 void XReadCommand(CommandContext& ctx) {
   ReadArgs a;
   std::string error;
@@ -432,7 +542,8 @@ void RegisterStreamReadCommands(CommandTable& t) {
                  "O(N) time in order to serve the N clients blocked on the stream getting new data.",
                  "Reads entries of streams as a consumer of a group, new ones (>) or its own "
                  "pending history, waiting for some if asked to.",
-                 "<group-block: GROUP group consumer> [COUNT count] [BLOCK milliseconds] [NOACK] "
+                 "<group-block: GROUP group consumer> [COUNT count] [BLOCK milliseconds] "
+                 "[CLAIM min-idle-time] [NOACK] "
                  "<streams: STREAMS key ... ID:string ...>"}});
 }
 
