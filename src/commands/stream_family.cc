@@ -472,7 +472,7 @@ void RegisterStreamCommands(CommandTable& t) {
   t.Add({.name = "xdel", .arity = -3, .flags = "write fast", .acl = "@write @stream @fast",
          .keys = {KeyAt(1, "RW DELETE")}, .handler = XDelCommand,
          .doc = {"stream", "5.0.0", "O(1) for each single item to delete in the stream, regardless of the stream size.",
-                 "Deletes entries of a stream; returns how many existed.", "key ID:string [ID:string ...]"}});
+                 "Deletes entries of a stream; returns how many existed.", "key id:string [id:string ...]"}});
   t.Add({.name = "xtrim", .arity = -4, .flags = "write", .acl = "@write @stream @slow",
          .keys = {KeyAt(1, "RW DELETE")}, .handler = XTrimCommand,
          .doc = {"stream", "5.0.0", "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",

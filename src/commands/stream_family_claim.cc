@@ -264,7 +264,7 @@ void RegisterStreamClaimCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XClaimCommand,
          .doc = {"stream", "5.0.0", "O(log N) with N being the number of messages in the PEL of the consumer group.",
                  "Gives pending entries idle long enough to another consumer.",
-                 "key group consumer min-idle-time ID:string [ID:string ...] [IDLE ms:integer] [TIME unix-time-milliseconds] "
+                 "key group consumer min-idle-time id:string [id:string ...] [IDLE ms:integer] [TIME unix-time-milliseconds] "
                  "[RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]"},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xautoclaim", .arity = -6, .flags = "write fast", .acl = "@write @stream @fast",

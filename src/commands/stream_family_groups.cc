@@ -375,7 +375,7 @@ void RegisterStreamGroupCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XAckCommand,
          .doc = {"stream", "5.0.0", "O(1) for each message ID processed.",
                  "Removes entries from a consumer group's pending list; returns how many were pending.",
-                 "key group ID:string [ID:string ...]"}});
+                 "key group id:string [id:string ...]"}});
   t.Add({.name = "xpending", .arity = -3, .flags = "readonly", .acl = "@read @stream @slow",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = XPendingCommand,
          .doc = {"stream", "5.0.0",

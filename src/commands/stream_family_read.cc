@@ -532,7 +532,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
          .doc = {"stream", "5.0.0", "",
                  "Returns new entries of one or more streams after the given ids, waiting for "
                  "some if asked to.",
-                 "[COUNT count] [BLOCK milliseconds] <streams: STREAMS key ... ID:string ...>"}});
+                 "[COUNT count] [BLOCK milliseconds] <streams: STREAMS key ... id:string ...>"}});
   t.Add({.name = "xreadgroup", .arity = -7, .flags = "write blocking", .acl = "@write @stream @slow @blocking",
          .keys = {KeyKeyword("STREAMS", 4, -1, 1, "RO ACCESS", 2)}, .handler = XReadCommand,
          .doc = {"stream", "5.0.0",
@@ -543,8 +543,8 @@ void RegisterStreamReadCommands(CommandTable& t) {
                  "Reads entries of streams as a consumer of a group, new ones (>) or its own "
                  "pending history, waiting for some if asked to.",
                  "<group-block: GROUP group consumer> [COUNT count] [BLOCK milliseconds] "
-                 "[CLAIM min-idle-time] [NOACK] "
-                 "<streams: STREAMS key ... ID:string ...>"}});
+                 "[CLAIM min-idle-time:integer] [NOACK] "
+                 "<streams: STREAMS key ... id:string ...>"}});
 }
 
 }  // namespace hotkv
