@@ -43,6 +43,7 @@ void RegisterStreamGroupCommands(CommandTable& t);  // XGROUP XACK XPENDING XCLA
 void RegisterStreamInfoCommands(CommandTable& t);   // XINFO
 void RegisterStreamClaimCommands(CommandTable& t);  // XCLAIM XAUTOCLAIM
 void RegisterStreamDelExCommands(CommandTable& t);  // Redis 8.2: XDELEX XACKDEL
+void RegisterStreamIdmpCommands(CommandTable& t);   // Redis 8.6: XCFGSET XIDMPRECORD
 
 inline void RegisterAllCommands(CommandTable& t) {
   RegisterStringCommands(t);
@@ -79,6 +80,7 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterStreamInfoCommands(t);
   RegisterStreamClaimCommands(t);
   RegisterStreamDelExCommands(t);
+  RegisterStreamIdmpCommands(t);
 }
 
 }  // namespace hotkv

@@ -216,6 +216,21 @@ types::StreamConsumer* LookupOrCreateConsumer(CommandContext& ctx, std::string_v
   return c;
 }
 
+StreamValue* NewStream(CommandContext& ctx) {
+  auto* s = new StreamValue();
+  s->set_idmp_duration(ctx.server().config().stream_idmp_duration());
+  s->set_idmp_maxsize(ctx.server().config().stream_idmp_maxsize());
+  return s;
+}
+
+int64_t IdmpDuration(CommandContext& ctx, const StreamValue& s) {
+  return s.idmp_duration() != 0 ? s.idmp_duration() : ctx.server().config().stream_idmp_duration();
+}
+
+int64_t IdmpMaxSize(CommandContext& ctx, const StreamValue& s) {
+  return s.idmp_maxsize() != 0 ? s.idmp_maxsize() : ctx.server().config().stream_idmp_maxsize();
+}
+
 void StreamDirty(CommandContext& ctx, std::string_view key) { ctx.KeyChangedUnwatched(key, 0, ""); }
 
 void ReplySubcommandSyntaxError(CommandContext& ctx) {

@@ -51,6 +51,13 @@ StreamValue* FindStream(CommandContext& ctx, std::string_view key, bool* wrong_t
 
 types::StreamNodeLimits StreamLimits(CommandContext& ctx);
 
+// A new, empty stream with the server's stream-idmp-* settings (Redis copies them into
+// every stream it creates).
+StreamValue* NewStream(CommandContext& ctx);
+// A stream's IDMP settings (its own, else the server's).
+int64_t IdmpDuration(CommandContext& ctx, const StreamValue& s);
+int64_t IdmpMaxSize(CommandContext& ctx, const StreamValue& s);
+
 // "-NOGROUP No such key '<key>' or consumer group '<group>'<suffix>"
 void ReplyNoGroup(CommandContext& ctx, std::string_view key, std::string_view group,
                   std::string_view suffix = "");

@@ -10,12 +10,14 @@
 // XRANGE/XREVRANGE take "-", "+", "(" exclusive bounds and COUNT (0 answers a null array,
 // negative is 0); XDEL parses every id before deleting and records the largest deleted id;
 // XSETID checks against the top item, the length and max-deleted-entry-id.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "commands/stream_common.h"
+#include "commands/string_common.h"
 #include "engine/entry.h"
 #include "server/server.h"
 
@@ -34,6 +36,8 @@ struct AddTrimArgs {
   bool seq_given = true;
   StreamId id;
   size_t id_index = 0;
+  enum class Idmp { kNone, kGiven, kAuto } idmp = Idmp::kNone;  // Redis 8.6's IDMP / IDMPAUTO
+  std::string_view pid, iid;
 };
 
 // Parses the options from argument 2; for XADD stops at the id. Replies on error.
@@ -106,6 +110,28 @@ bool ParseAddTrim(CommandContext& ctx, bool xadd, AddTrimArgs* a) {
       a->trim.refs = EqualsIgnoreCase(opt, "keepref") ? StreamValue::TrimSpec::Refs::kKeep
                      : EqualsIgnoreCase(opt, "delref") ? StreamValue::TrimSpec::Refs::kDelete
                                                        : StreamValue::TrimSpec::Refs::kAcked;
+    } else if (xadd && ((EqualsIgnoreCase(opt, "idmp") && more >= 2) ||
+                        (EqualsIgnoreCase(opt, "idmpauto") && more >= 1))) {
+      const bool given = EqualsIgnoreCase(opt, "idmp");
+      if (a->idmp != AddTrimArgs::Idmp::kNone) {
+        ctx.rb().Error("ERR syntax error, IDMP/IDMPAUTO specified multiple times");
+        return false;
+      }
+      a->pid = ctx.arg(i + 1);
+      if (a->pid.empty()) {
+        ctx.rb().Error(given ? "ERR syntax error, IDMP requires a non-empty producer ID"
+                             : "ERR syntax error, IDMPAUTO requires a non-empty producer ID");
+        return false;
+      }
+      if (given) {
+        a->iid = ctx.arg(i + 2);
+        if (a->iid.empty()) {
+          ctx.rb().Error("ERR syntax error, IDMP requires a non-empty idempotent ID");
+          return false;
+        }
+      }
+      a->idmp = given ? AddTrimArgs::Idmp::kGiven : AddTrimArgs::Idmp::kAuto;
+      i += given ? 2 : 1;
     } else if (xadd && EqualsIgnoreCase(opt, "nomkstream")) {
       a->nomkstream = true;
     } else if (xadd) {
@@ -128,6 +154,11 @@ bool ParseAddTrim(CommandContext& ctx, bool xadd, AddTrimArgs* a) {
   }
   if (!xadd && a->trim.kind == StreamValue::TrimSpec::kNone) {
     ctx.rb().Error("ERR syntax error, XTRIM must be called with a trimming strategy");
+    return false;
+  }
+  // The write stream replays IDMP with the id it generated (as Redis propagates it).
+  if (a->idmp != AddTrimArgs::Idmp::kNone && a->id_given && !ctx.client().addr.empty()) {
+    ctx.rb().Error("ERR syntax error, IDMP/IDMPAUTO can be used only with auto-generated IDs");
     return false;
   }
   if (limit_given) {
@@ -196,7 +227,31 @@ void PropagateRemoved(CommandContext& ctx, std::string_view key, const StreamVal
   ctx.PropagateAs({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", max_deleted});
 }
 
-// XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] <* | id> field value ...
+// IDMPAUTO's idempotent id: a hash of the entry's field/value pairs in any order
+// (XXH3-64 of the sorted, length-prefixed pairs, as hex). Redis's own value differs; it
+// only matters inside one server and its write stream, which replays IDMPAUTO as given.
+std::string ContentIid(const std::vector<std::string_view>& fv) {
+  std::vector<std::string> pairs;
+  for (size_t j = 0; j + 1 < fv.size(); j += 2) {
+    std::string p = std::to_string(fv[j].size());
+    p += ':';
+    p.append(fv[j]);
+    p += std::to_string(fv[j + 1].size());
+    p += ':';
+    p.append(fv[j + 1]);
+    pairs.push_back(std::move(p));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  std::string all;
+  for (const std::string& p : pairs) {
+    all += p;
+  }
+  return ValueDigest(all);
+}
+
+// XADD key [NOMKSTREAM] [KEEPREF|DELREF|ACKED] [IDMPAUTO pid | IDMP pid iid]
+//   [MAXLEN|MINID [=|~] threshold [LIMIT count]] <* | id> field value ...
+// With IDMP, a (pid, iid) already recorded answers the id it produced and adds nothing.
 void XAddCommand(CommandContext& ctx) {
   AddTrimArgs a;
   if (!ParseAddTrim(ctx, true, &a)) {
@@ -223,8 +278,28 @@ void XAddCommand(CommandContext& ctx) {
     if (a.nomkstream) {
       return ctx.rb().Null();
     }
-    s = new StreamValue();
+    s = NewStream(ctx);
     db.Insert(ref, Entry::NewObject(key, ValueType::kStream, s, false));
+  }
+  std::vector<std::string_view> fv(ctx.args().begin() + static_cast<std::ptrdiff_t>(field_pos),
+                                   ctx.args().end());
+  std::string auto_iid;
+  std::string_view iid = a.iid;
+  if (a.idmp != AddTrimArgs::Idmp::kNone) {
+    if (a.idmp == AddTrimArgs::Idmp::kAuto) {
+      auto_iid = ContentIid(fv);
+      iid = auto_iid;
+    }
+    if (types::StreamIdmp* im = s->idmp()) {
+      im->Expire(ctx.now_ms(), IdmpDuration(ctx, *s));
+      if (const StreamId* prev = im->Find(a.pid, iid)) {
+        // A duplicate: the entry it produced, nothing added (replayed as it ran).
+        im->iids_duplicates++;
+        ctx.rb().Bulk(prev->ToString());
+        StreamDirty(ctx, key);
+        return;
+      }
+    }
   }
   const StreamId last = s->last_id();
   if (last == StreamId::Max()) {
@@ -258,9 +333,10 @@ void XAddCommand(CommandContext& ctx) {
     return ctx.rb().Error(
         "ERR The ID specified in XADD is equal or smaller than the target stream top item");
   }
-  std::vector<std::string_view> fv(ctx.args().begin() + static_cast<std::ptrdiff_t>(field_pos),
-                                   ctx.args().end());
   s->Append(id, fv, StreamLimits(ctx));
+  if (a.idmp != AddTrimArgs::Idmp::kNone) {
+    s->EnsureIdmp().Record(a.pid, iid, id, ctx.now_ms(), IdmpMaxSize(ctx, *s));
+  }
   const std::string id_text = id.ToString();
   ctx.rb().Bulk(id_text);
   ctx.KeyModified(key, notify::kStream, "xadd");
@@ -455,7 +531,8 @@ void RegisterStreamCommands(CommandTable& t) {
          .doc = {"stream", "5.0.0", "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
                  "Appends an entry to a stream (creating it unless NOMKSTREAM), optionally trimming it; returns the entry's id.",
                  "key [NOMKSTREAM] [trim: <strategy: MAXLEN | MINID> [operator: <equal: '='> | <approximately: '~'>] "
-                 "threshold [LIMIT count]] [condition: KEEPREF | DELREF | ACKED] <id-selector: <auto-id: '*'> | id:string> "
+                 "threshold [LIMIT count]] [condition: KEEPREF | DELREF | ACKED] "
+                 "[idmp: IDMPAUTO pid | <idmp: IDMP pid iid>] <id-selector: <auto-id: '*'> | id:string> "
                  "<data: field value> ..."},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xlen", .arity = 2, .flags = "readonly fast", .acl = "@read @stream @fast",

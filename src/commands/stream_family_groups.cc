@@ -100,7 +100,7 @@ void XGroupCreateCommand(CommandContext& ctx) {
   }
   bool created = false;
   if (t.stream == nullptr) {
-    t.stream = new StreamValue();
+    t.stream = NewStream(ctx);
     KeyRef ref = ctx.db().Lookup(key);
     ctx.db().Insert(ref, Entry::NewObject(key, ValueType::kStream, t.stream, false));
     created = true;

@@ -135,7 +135,7 @@ void XInfoStreamCommand(CommandContext& ctx) {
     return;
   }
   ReplyBuilder& rb = ctx.rb();
-  rb.Map(full ? 9 : 10);
+  rb.Map(full ? 15 : 16);
   rb.Bulk("length");
   rb.Integer(static_cast<int64_t>(s->length()));
   rb.Bulk("radix-tree-keys");
@@ -150,6 +150,24 @@ void XInfoStreamCommand(CommandContext& ctx) {
   rb.Integer(static_cast<int64_t>(s->entries_added()));
   rb.Bulk("recorded-first-entry-id");
   ReplyStreamId(rb, s->FirstId());
+  // Redis 8.6's IDMP settings and counters (records past their duration not counted).
+  const int64_t duration = IdmpDuration(ctx, *s);
+  uint64_t pids = 0, iids = 0;
+  if (const types::StreamIdmp* im = s->idmp()) {
+    im->CountLive(ctx.now_ms(), duration, &pids, &iids);
+  }
+  rb.Bulk("idmp-duration");
+  rb.Integer(duration);
+  rb.Bulk("idmp-maxsize");
+  rb.Integer(IdmpMaxSize(ctx, *s));
+  rb.Bulk("pids-tracked");
+  rb.Integer(static_cast<int64_t>(pids));
+  rb.Bulk("iids-tracked");
+  rb.Integer(static_cast<int64_t>(iids));
+  rb.Bulk("iids-added");
+  rb.Integer(s->idmp() != nullptr ? static_cast<int64_t>(s->idmp()->iids_added) : 0);
+  rb.Bulk("iids-duplicates");
+  rb.Integer(s->idmp() != nullptr ? static_cast<int64_t>(s->idmp()->iids_duplicates) : 0);
   if (!full) {
     rb.Bulk("groups");
     rb.Integer(static_cast<int64_t>(s->groups().size()));

@@ -238,6 +238,13 @@ class Config {
   int64_t stream_node_max_entries() const {
     return stream_node_max_entries_.load(std::memory_order_relaxed);
   }
+  // stream-idmp-duration (seconds) / stream-idmp-maxsize: new streams' IDMP settings.
+  int64_t stream_idmp_duration() const {
+    return stream_idmp_duration_.load(std::memory_order_relaxed);
+  }
+  int64_t stream_idmp_maxsize() const {
+    return stream_idmp_maxsize_.load(std::memory_order_relaxed);
+  }
   int64_t zset_max_listpack_entries() const {
     return zset_max_listpack_entries_.load(std::memory_order_relaxed);
   }
@@ -309,6 +316,7 @@ class Config {
   std::atomic<int64_t> zset_max_listpack_entries_{128}, zset_max_listpack_value_{64};
   std::atomic<int64_t> hll_sparse_max_bytes_{3000};
   std::atomic<int64_t> stream_node_max_bytes_{4096}, stream_node_max_entries_{100};
+  std::atomic<int64_t> stream_idmp_duration_{100}, stream_idmp_maxsize_{100};
   std::atomic<int64_t> notify_flags_{0};
   std::atomic<int64_t> io_backend_{0};
   std::atomic<int64_t> pubsub_hard_{32LL << 20}, pubsub_soft_{8LL << 20}, pubsub_soft_seconds_{60};

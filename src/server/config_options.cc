@@ -119,6 +119,8 @@ void Config::BuildTable() {
       {"hll-sparse-max-bytes", &hll_sparse_max_bytes_},
       {"stream-node-max-bytes", &stream_node_max_bytes_},
       {"stream-node-max-entries", &stream_node_max_entries_},
+      {"stream-idmp-duration", &stream_idmp_duration_},
+      {"stream-idmp-maxsize", &stream_idmp_maxsize_},
   };
   for (size_t i = 0; i < kConfigRowCount; i++) {
     const ConfigRow& row = kConfigRows[i];

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "common/string_util.h"
 
@@ -289,7 +290,10 @@ StreamValue::StreamValue(StreamValue&& o) noexcept
       last_id_(o.last_id_),
       max_deleted_id_(o.max_deleted_id_),
       entries_added_(o.entries_added_),
-      groups_(std::move(o.groups_)) {
+      groups_(std::move(o.groups_)),
+      idmp_duration_(o.idmp_duration_),
+      idmp_maxsize_(o.idmp_maxsize_),
+      idmp_(std::move(o.idmp_)) {
   o.blocks_.clear();
   o.length_ = 0;
 }
@@ -307,6 +311,9 @@ StreamValue& StreamValue::operator=(StreamValue&& o) noexcept {
     max_deleted_id_ = o.max_deleted_id_;
     entries_added_ = o.entries_added_;
     groups_ = std::move(o.groups_);
+    idmp_duration_ = o.idmp_duration_;
+    idmp_maxsize_ = o.idmp_maxsize_;
+    idmp_ = std::move(o.idmp_);
   }
   return *this;
 }
@@ -320,6 +327,11 @@ StreamValue StreamValue::Clone() const {
   c.last_id_ = last_id_;
   c.max_deleted_id_ = max_deleted_id_;
   c.entries_added_ = entries_added_;
+  c.idmp_duration_ = idmp_duration_;
+  c.idmp_maxsize_ = idmp_maxsize_;
+  if (idmp_ != nullptr) {
+    c.idmp_ = std::make_unique<StreamIdmp>(*idmp_);
+  }
   for (const auto& [name, g] : groups_) {
     auto ng = std::make_unique<StreamGroup>();
     ng->last_id = g->last_id;
@@ -616,6 +628,86 @@ size_t StreamValue::MemoryUsage() const {
   }
   for (const auto& [name, g] : groups_) {
     n += 64 + name.size() + sizeof(StreamGroup) + g->MemoryUsage();
+  }
+  if (idmp_ != nullptr) {
+    n += sizeof(StreamIdmp) + idmp_->MemoryUsage();
+  }
+  return n;
+}
+
+StreamIdmp& StreamValue::EnsureIdmp() {
+  if (idmp_ == nullptr) {
+    idmp_ = std::make_unique<StreamIdmp>();
+  }
+  return *idmp_;
+}
+
+void StreamIdmp::Expire(int64_t now_ms, int64_t duration_s) {
+  const int64_t horizon = now_ms - duration_s * 1000;
+  for (auto it = producers.begin(); it != producers.end();) {
+    Producer& p = it->second;
+    while (!p.order.empty() && p.order.front().time_ms <= horizon) {
+      p.index.erase(p.order.front().iid);
+      p.order.pop_front();
+      tracked--;
+    }
+    it = p.order.empty() ? producers.erase(it) : std::next(it);
+  }
+}
+
+void StreamIdmp::CountLive(int64_t now_ms, int64_t duration_s, uint64_t* pids,
+                           uint64_t* iids) const {
+  const int64_t horizon = now_ms - duration_s * 1000;
+  for (const auto& [pid, p] : producers) {
+    uint64_t live = 0;
+    for (auto r = p.order.rbegin(); r != p.order.rend() && r->time_ms > horizon; ++r) {
+      live++;
+    }
+    *pids += live > 0 ? 1 : 0;
+    *iids += live;
+  }
+}
+
+const StreamId* StreamIdmp::Find(std::string_view pid, std::string_view iid) const {
+  auto p = producers.find(pid);
+  if (p == producers.end()) {
+    return nullptr;
+  }
+  auto r = p->second.index.find(iid);
+  return r == p->second.index.end() ? nullptr : &r->second;
+}
+
+void StreamIdmp::Record(std::string_view pid, std::string_view iid, const StreamId& id,
+                        int64_t now_ms, int64_t maxsize) {
+  auto p = producers.find(pid);
+  if (p == producers.end()) {
+    p = producers.emplace(std::string(pid), Producer()).first;
+  }
+  Producer& pr = p->second;
+  pr.order.push_back({std::string(iid), id, now_ms});
+  pr.index.emplace(std::string(iid), id);
+  tracked++;
+  iids_added++;
+  while (pr.order.size() > static_cast<size_t>(maxsize)) {
+    pr.index.erase(pr.order.front().iid);
+    pr.order.pop_front();
+    tracked--;
+  }
+}
+
+void StreamIdmp::Clear() {
+  producers.clear();
+  tracked = 0;
+}
+
+size_t StreamIdmp::MemoryUsage() const {
+  size_t n = 0;
+  for (const auto& [pid, p] : producers) {
+    n += 64 + pid.size() + sizeof(Producer);
+    for (const IidRecord& r : p.order) {
+      // The deque slot and the index node, both holding the iid.
+      n += sizeof(IidRecord) + 64 + sizeof(StreamId) + 2 * r.iid.size();
+    }
   }
   return n;
 }

@@ -107,6 +107,37 @@ struct StreamGroup {
   size_t MemoryUsage() const;
 };
 
+// Redis 8.6's idempotent producers (XADD IDMP pid iid / IDMPAUTO pid): per producer id,
+// the idempotent ids recorded (with the entry id each produced and when), oldest first,
+// at most `maxsize` per producer and for `duration` seconds; plus the stream's counters.
+struct StreamIdmp {
+  struct IidRecord {
+    std::string iid;
+    StreamId id;
+    int64_t time_ms = 0;
+  };
+  struct Producer {
+    std::deque<IidRecord> order;                       // insertion order
+    std::map<std::string, StreamId, std::less<>> index;  // iid -> entry id
+  };
+  std::map<std::string, Producer, std::less<>> producers;
+  uint64_t tracked = 0;          // iids-tracked
+  uint64_t iids_added = 0;       // iids-added
+  uint64_t iids_duplicates = 0;  // iids-duplicates
+
+  // Drops the records older than `duration_s` seconds at `now_ms` (and empty producers).
+  void Expire(int64_t now_ms, int64_t duration_s);
+  // Producers and records not expired at `now_ms` (XINFO STREAM, which changes nothing).
+  void CountLive(int64_t now_ms, int64_t duration_s, uint64_t* pids, uint64_t* iids) const;
+  const StreamId* Find(std::string_view pid, std::string_view iid) const;
+  // Records (pid, iid) -> id, dropping the producer's oldest beyond `maxsize`.
+  void Record(std::string_view pid, std::string_view iid, const StreamId& id, int64_t now_ms,
+              int64_t maxsize);
+  // Forgets every record (XCFGSET changing a setting); the counters stay.
+  void Clear();
+  size_t MemoryUsage() const;
+};
+
 class StreamBlock;
 
 class StreamValue {
@@ -190,6 +221,15 @@ class StreamValue {
     return groups_;
   }
 
+  // IDMP settings (0: not set, the server's stream-idmp-* apply) and state (null until used).
+  int64_t idmp_duration() const { return idmp_duration_; }
+  int64_t idmp_maxsize() const { return idmp_maxsize_; }
+  void set_idmp_duration(int64_t s) { idmp_duration_ = static_cast<uint32_t>(s); }
+  void set_idmp_maxsize(int64_t n) { idmp_maxsize_ = static_cast<uint32_t>(n); }
+  StreamIdmp* idmp() { return idmp_.get(); }
+  const StreamIdmp* idmp() const { return idmp_.get(); }
+  StreamIdmp& EnsureIdmp();
+
   size_t BlockCount() const { return blocks_.size(); }
   size_t MemoryUsage() const;
 
@@ -205,6 +245,9 @@ class StreamValue {
   StreamId max_deleted_id_;
   uint64_t entries_added_ = 0;
   std::map<std::string, std::unique_ptr<StreamGroup>, std::less<>> groups_;
+  uint32_t idmp_duration_ = 0;
+  uint32_t idmp_maxsize_ = 0;
+  std::unique_ptr<StreamIdmp> idmp_;
 };
 
 }  // namespace hotkv::types
