@@ -7,7 +7,8 @@
 //     Records (pid, iid) -> id for an existing entry (how Redis's AOF rewrite and
 //     replication carry the records); OK also when the same record exists.
 //
-// Errors are Redis 8.8's texts. Both are replayed as they ran.
+// Errors are Redis 8.8's texts, in its order (XCFGSET looks the key up first,
+// XIDMPRECORD last). Both are replayed as they ran.
 #include <string>
 
 #include "commands/helpers.h"
@@ -22,6 +23,15 @@ namespace {
 
 // XCFGSET key [IDMP-DURATION seconds] [IDMP-MAXSIZE count]
 void XCfgSetCommand(CommandContext& ctx) {
+  std::string_view key = ctx.arg(1);
+  bool wrong = false;
+  StreamValue* s = FindStream(ctx, key, &wrong);
+  if (wrong) {
+    return;
+  }
+  if (s == nullptr) {
+    return ctx.rb().Error("ERR no such key");
+  }
   int64_t duration = 0, maxsize = 0;
   if (ctx.argc() == 2) {
     return ctx.rb().Error("ERR At least one parameter must be specified");
@@ -49,15 +59,6 @@ void XCfgSetCommand(CommandContext& ctx) {
     }
     slot = *v;
   }
-  std::string_view key = ctx.arg(1);
-  bool wrong = false;
-  StreamValue* s = FindStream(ctx, key, &wrong);
-  if (wrong) {
-    return;
-  }
-  if (s == nullptr) {
-    return ctx.rb().Error("ERR no such key");
-  }
   bool changed = false;
   if (duration != 0 && duration != IdmpDuration(ctx, *s)) {
     changed = true;
@@ -77,13 +78,9 @@ void XCfgSetCommand(CommandContext& ctx) {
 // XIDMPRECORD key pid iid id
 void XIdmpRecordCommand(CommandContext& ctx) {
   std::string_view key = ctx.arg(1), pid = ctx.arg(2), iid = ctx.arg(3);
-  bool wrong = false;
-  StreamValue* s = FindStream(ctx, key, &wrong);
-  if (wrong) {
+  auto id = ParseStreamId(ctx, ctx.arg(4), 0, true);
+  if (!id) {
     return;
-  }
-  if (s == nullptr) {
-    return ctx.rb().Error("ERR no such key");
   }
   if (pid.empty()) {
     return ctx.rb().Error("ERR producer ID must be non-empty");
@@ -91,9 +88,13 @@ void XIdmpRecordCommand(CommandContext& ctx) {
   if (iid.empty()) {
     return ctx.rb().Error("ERR idempotent ID must be non-empty");
   }
-  auto id = ParseStreamId(ctx, ctx.arg(4), 0, true);
-  if (!id) {
+  bool wrong = false;
+  StreamValue* s = FindStream(ctx, key, &wrong);
+  if (wrong) {
     return;
+  }
+  if (s == nullptr) {
+    return ctx.rb().Error("ERR no such key");
   }
   if (!s->Contains(*id)) {
     return ctx.rb().Error("ERR No such message in stream");

@@ -184,6 +184,35 @@ def trim():
         ["MAXLEN", "1", "LIMIT", "5"], ["MINID", "1", "MAXLEN", "2"]])
 
 
+# streams8: keys whose every entry id has a millisecond part far in the future, so that
+# the "*" ids IDMP requires are the same on both servers (last id + 1): they are created
+# only by an XADD with such an explicit id (IDMP XADDs use NOMKSTREAM), never by MKSTREAM.
+S8_KEYS = ["xs0", "xs1", "{x}s2"]
+S8_MS = 99999999999990
+
+
+def s8key():
+    return random.choice(S8_KEYS)
+
+
+def s8id():
+    """An explicit id of the streams8 keys (or an invalid one)."""
+    return random.choice([f"{S8_MS + random.randint(0, 9)}-{random.randint(0, 3)}",
+                          f"{S8_MS + random.randint(0, 9)}-{random.randint(0, 3)}", "x", "0-0"])
+
+
+def s8idmp():
+    if random.random() < 0.8:
+        return random.choice([["IDMP", random.choice(["p1", "p2"]), random.choice(["i1", "i2", "i3", "i4"])],
+                              ["IDMPAUTO", random.choice(["p1", "p3"])]])
+    return random.choice([["IDMP", "", "i1"], ["IDMP", "p1", ""], ["IDMPAUTO", ""],
+                          ["IDMP", "p1", "i1", "IDMPAUTO", "p2"]])
+
+
+def s8fields():
+    return sum([[random.choice(["f", "g"]), random.choice(["1", "2"])] for _ in range(random.randint(1, 2))], [])
+
+
 def zlex():
     return random.choice(["-", "+", "[a", "(a", "[c", "(d", "a", "[", "(", "[z"])
 
@@ -342,6 +371,36 @@ GEN = {
   # CREATECONSUMER/DELCONSUMER replies would show.
   lambda: ["XCLAIM", key(), group(), random.choice(["cx", "cy"]), "0", sid(), sid()] + random.choice([["JUSTID"], ["JUSTID", "FORCE"], ["RETRYCOUNT", num(), "JUSTID"], ["LASTID", sid(), "JUSTID"], ["BOGUS"]]),
   lambda: ["XAUTOCLAIM", key(), group(), random.choice(["cx", "cy"]), "0", sbound(), "JUSTID"] + random.choice([[], ["COUNT", num()]]),
+ ],
+ # Redis 8.4-8.6 stream additions (run with --redis pointing at Redis 8.8): XREADGROUP
+ # CLAIM, XADD IDMP/IDMPAUTO, XCFGSET, XIDMPRECORD and XINFO STREAM's idmp fields. Idle
+ # times in CLAIM replies are compared as present (norm), not by value.
+ "streams8": [
+  lambda: ["XADD", s8key(), random.choice([s8id(), f"{S8_MS + 9}-*"])] + s8fields(),
+  lambda: ["XADD", s8key(), "NOMKSTREAM"] + s8idmp() + random.choice([[], ["MAXLEN", random.choice(["2", "5"])]]) + [random.choice(["*", "*", "*", s8id()])] + s8fields(),
+  lambda: ["XADD", s8key(), "NOMKSTREAM"] + s8idmp() + ["*"] + s8fields(),
+  lambda: ["XADD", s8key()] + s8idmp() + ["NOMKSTREAM", "*"] + s8fields(),
+  lambda: ["XCFGSET", s8key(), "IDMP-MAXSIZE", random.choice(["1", "2", "3", "100"])],
+  lambda: ["XCFGSET", s8key()] + random.choice([[], ["IDMP-DURATION", random.choice(["60", "100", "0", "86401", "x"])],
+                                                 ["IDMP-MAXSIZE", random.choice(["1", "2", "3", "100", "0", "10001"])],
+                                                 ["IDMP-DURATION", "100", "IDMP-MAXSIZE", "2"], ["IDMP-MAXSIZE", "2", "IDMP-MAXSIZE", "3"],
+                                                 ["FOO", "1"], ["IDMP-MAXSIZE"]]),
+  lambda: ["XIDMPRECORD", s8key(), random.choice(["p1", "p2", "p2", ""]), random.choice(["i1", "i5", "i5", ""]), s8id()],
+  lambda: ["XIDMPRECORD", s8key(), "p4", random.choice(["i1", "i2"]), f"{S8_MS + random.randint(0, 9)}-{random.randint(0, 1)}"],
+  lambda: ["XINFO", "STREAM", s8key()],
+  lambda: ["XLEN", s8key()], lambda: ["XDEL", s8key(), s8id()],
+  lambda: ["XTRIM", s8key(), "MAXLEN", random.choice(["0", "1", "3"])],
+  lambda: ["DEL", s8key()] if random.random() < 0.1 else ["XLEN", s8key()],
+  lambda: ["XGROUP", "CREATE", s8key(), random.choice(["g1", "g2"]), random.choice(["0", "$"])],
+  lambda: ["XGROUP", "CREATE", s8key(), "g1", "0"],
+  lambda: ["XREADGROUP", "GROUP", random.choice(["g1", "g2", "nog"]), consumer()] +
+          random.choice([[], ["COUNT", random.choice(["1", "2", "0"])]]) +
+          random.choice([["CLAIM", random.choice(["0", "0", "0", "100000000", "-1", "x"])], ["CLAIM", "0", "NOACK"], []]) +
+          ["STREAMS", s8key(), random.choice([">", ">", ">", "0"])],
+  lambda: ["XREAD", "CLAIM", "0", "STREAMS", s8key(), "0"],
+  lambda: ["XACK", s8key(), random.choice(["g1", "g2"]), s8id()],
+  lambda: ["XPENDING", s8key(), random.choice(["g1", "g2"])],
+  lambda: ["SET", s8key(), "x"] if random.random() < 0.03 else ["XLEN", s8key()],
  ],
  "zsets": [
   lambda: ["ZADD", key()] + random.choice([[], ["NX"], ["XX"], ["GT"], ["LT"], ["CH"], ["INCR"], ["NX", "GT"], ["XX", "CH"]]) + sum([[fnum(), member()] for _ in range(random.randint(1, 3))], []),
@@ -548,7 +607,7 @@ KNOWN_8X_XSETID = {("e", b"ERR The ID specified in XSETID is smaller than curren
 
 
 # Keys whose type, TTL and contents are compared after a command names them.
-STATE_KEYS = KEYS + [LEX] + HLL_KEYS + SORT_KEYS
+STATE_KEYS = KEYS + [LEX] + HLL_KEYS + SORT_KEYS + S8_KEYS
 def norm_scores(reply):
     """Scores as numbers: Redis 7.0 prints them with %.17g, Redis 8 (and HotKV) with
     Grisu2 in fpconv's layout ("7.302295215129049e+4"). Matters once GEOSEARCHSTORE ...
@@ -566,7 +625,18 @@ def norm_scores(reply):
     return reply
 
 
+def norm_claim_idle(reply):
+    """XREADGROUP ... CLAIM's entries [id, fields, idle, count]: idle is each server's clock."""
+    if isinstance(reply, list):
+        if len(reply) == 4 and isinstance(reply[0], bytes) and isinstance(reply[2], tuple):
+            return [reply[0], reply[1], "idle", reply[3]]
+        return [norm_claim_idle(x) for x in reply]
+    return reply
+
+
 def norm(cmd, reply):
+    if cmd == "XREADGROUP":
+        reply = norm_claim_idle(reply)
     if cmd.startswith("Z") or cmd.startswith("BZ"):
         reply = norm_scores(reply)
     if cmd in GEO_SEARCHES:
@@ -693,7 +763,7 @@ def wait_ready(port):
             time.sleep(0.05)
     raise RuntimeError(f"no server on port {port}")
 
-REDIS8_FAMILIES = ["bits8"]
+REDIS8_FAMILIES = ["bits8", "streams8"]
 
 
 def main():
@@ -705,7 +775,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hotkv", default=os.path.join(ROOT, "build/release/hotkv-server"))
     ap.add_argument("--redis", default="redis-server",
-                    help="the peer (Redis 8.x for the bits8 family)")
+                    help="the peer (Redis 8.x for the bits8 and streams8 families)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--hold", action="store_true", help="on a hang, keep HotKV running")
     ap.add_argument("--resp3", action="store_true", help="both connections after HELLO 3")
