@@ -335,7 +335,7 @@ void XAddCommand(CommandContext& ctx) {
   }
   s->Append(id, fv, StreamLimits(ctx));
   if (a.idmp != AddTrimArgs::Idmp::kNone) {
-    s->EnsureIdmp().Record(a.pid, iid, id, ctx.now_ms(), IdmpMaxSize(ctx, *s));
+    s->EnsureIdmp().Record(a.pid, iid, id, IdmpMaxSize(ctx, *s));
   }
   const std::string id_text = id.ToString();
   ctx.rb().Bulk(id_text);

@@ -7,6 +7,15 @@
 // the stream are dropped from the PEL (XAUTOCLAIM reports them in its third reply). Both
 // are replayed as the XCLAIM ... TIME ... RETRYCOUNT ... FORCE JUSTID LASTID records
 // Redis writes, one per entry, or XGROUP SETID when only LASTID changed something.
+//
+// XNACK key group SILENT|FAIL|FATAL IDS numids id... [RETRYCOUNT n] [FORCE] (Redis 8.8)
+// releases pending entries from whichever consumer holds them: no owner, delivery time 0
+// (XPENDING shows consumer "" and idle -1), queued for XREADGROUP ... CLAIM ahead of idle
+// ones in nack order. SILENT takes back the delivery (count - 1, not below 0), FAIL keeps
+// the count, FATAL sets it to INT64_MAX; RETRYCOUNT sets it instead. FORCE also releases
+// an entry of the stream nothing has pending (count 0 before the mode). Options in any
+// order, the last IDS counting; answers how many ids were released (repeats count).
+// Replayed as it ran.
 #include <string>
 #include <vector>
 
@@ -141,7 +150,7 @@ void XClaimCommand(CommandContext& ctx) {
     if (retry_count >= 0) {
       pe->delivery_count = static_cast<uint64_t>(retry_count);
     } else if (!justid) {
-      pe->delivery_count++;
+      types::BumpDeliveryCount(*pe);
     }
     ReplyClaimed(ctx, *s, id, justid);
     n++;
@@ -229,7 +238,7 @@ void XAutoClaimCommand(CommandContext& ctx) {
     g->Reassign(pe, id, consumer);
     pe->delivery_time = now;
     if (!justid) {
-      pe->delivery_count++;
+      types::BumpDeliveryCount(*pe);
     }
     if (justid) {
       ReplyStreamId(entries, id);
@@ -257,6 +266,90 @@ void XAutoClaimCommand(CommandContext& ctx) {
   }
 }
 
+void XNackCommand(CommandContext& ctx) {
+  std::string_view key = ctx.arg(1);
+  StreamValue* s = nullptr;
+  StreamGroup* g = GroupOrNoGroup(ctx, key, ctx.arg(2), &s);
+  if (g == nullptr) {
+    return;
+  }
+  enum class Mode { kSilent, kFail, kFatal } mode;
+  std::string_view m = ctx.arg(3);
+  if (EqualsIgnoreCase(m, "silent")) {
+    mode = Mode::kSilent;
+  } else if (EqualsIgnoreCase(m, "fail")) {
+    mode = Mode::kFail;
+  } else if (EqualsIgnoreCase(m, "fatal")) {
+    mode = Mode::kFatal;
+  } else {
+    return ctx.rb().Error("ERR mode must be SILENT, FAIL, or FATAL");
+  }
+  std::vector<StreamId> ids;
+  bool ids_given = false, force = false;
+  int64_t retry_count = -1;
+  const size_t argc = ctx.argc();
+  for (size_t i = 4; i < argc; i++) {
+    std::string_view o = ctx.arg(i);
+    if (EqualsIgnoreCase(o, "ids") && i + 1 < argc) {
+      auto n = ParseInt64(ctx.arg(i + 1));
+      if (!n || *n <= 0) {
+        return ctx.rb().Error("ERR numids must be a positive integer");
+      }
+      if (static_cast<uint64_t>(*n) > argc - i - 2) {
+        return ctx.rb().Error("ERR number of IDs doesn't match numids");
+      }
+      ids.clear();
+      for (size_t j = i + 2; j < i + 2 + static_cast<size_t>(*n); j++) {
+        auto id = ParseStreamId(ctx, ctx.arg(j), 0, true);
+        if (!id) {
+          return;
+        }
+        ids.push_back(*id);
+      }
+      ids_given = true;
+      i += 1 + static_cast<size_t>(*n);
+    } else if (EqualsIgnoreCase(o, "retrycount") && i + 1 < argc) {
+      auto n = ctx.IntArg(i + 1, "ERR value is not an integer or out of range");
+      if (!n) {
+        return;
+      }
+      if (*n < 0) {
+        return ctx.rb().Error("ERR Invalid RETRYCOUNT value, must be >= 0");
+      }
+      retry_count = *n;
+      i++;
+    } else if (EqualsIgnoreCase(o, "force")) {
+      force = true;
+    } else {
+      return ctx.rb().Error("ERR Unrecognized XNACK option '" + std::string(o) + "'");
+    }
+  }
+  if (!ids_given) {
+    return ctx.rb().Error("ERR syntax error, expected IDS keyword");
+  }
+  int64_t n = 0;
+  for (const StreamId& id : ids) {
+    auto it = g->pel.find(id);
+    PendingEntry* pe = it != g->pel.end() ? it->second.get() : nullptr;
+    if (pe == nullptr && !(force && s->Contains(id))) {
+      continue;
+    }
+    pe = g->Nack(pe, id);
+    if (retry_count >= 0) {
+      pe->delivery_count = static_cast<uint64_t>(retry_count);
+    } else if (mode == Mode::kSilent) {
+      pe->delivery_count -= pe->delivery_count > 0 ? 1 : 0;
+    } else if (mode == Mode::kFatal) {
+      pe->delivery_count = static_cast<uint64_t>(INT64_MAX);
+    }
+    n++;
+  }
+  if (n > 0) {
+    StreamDirty(ctx, key);
+  }
+  ctx.rb().Integer(n);
+}
+
 }  // namespace
 
 void RegisterStreamClaimCommands(CommandTable& t) {
@@ -273,6 +366,13 @@ void RegisterStreamClaimCommands(CommandTable& t) {
                  "Gives pending entries idle long enough to another consumer, scanning the PEL from a cursor.",
                  "key group consumer min-idle-time start:string [COUNT count] [JUSTID]"},
          .tips = {"nondeterministic_output"}});
+  t.Add({.name = "xnack", .arity = -7, .flags = "write fast", .acl = "@write @stream @fast",
+         .keys = {KeyAt(1, "RW UPDATE")}, .handler = XNackCommand,
+         .doc = {"stream", "8.8.0", "O(1) for each message ID processed.",
+                 "Releases claimed messages back to the group's PEL without acknowledging them, "
+                 "making them available for re-delivery.",
+                 "key group <mode: SILENT | FAIL | FATAL> <ids: IDS numids:integer id:string ...> "
+                 "[RETRYCOUNT count] [FORCE]"}});
 }
 
 }  // namespace hotkv

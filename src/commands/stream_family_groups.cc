@@ -324,8 +324,9 @@ void XPendingCommand(CommandContext& ctx) {
     }
     rb.Array(4);
     ReplyStreamId(rb, id);
-    rb.Bulk(pe.consumer->name);
-    rb.Integer(std::max<int64_t>(0, now - pe.delivery_time));
+    // A nacked entry (XNACK): no consumer, idle -1.
+    rb.Bulk(pe.consumer != nullptr ? std::string_view(pe.consumer->name) : std::string_view());
+    rb.Integer(pe.consumer != nullptr ? std::max<int64_t>(0, now - pe.delivery_time) : -1);
     rb.Integer(static_cast<int64_t>(pe.delivery_count));
     n++;
     count--;

@@ -107,7 +107,7 @@ void XIdmpRecordCommand(CommandContext& ctx) {
     }
     return ctx.rb().Ok();
   }
-  im.Record(pid, iid, *id, ctx.now_ms(), IdmpMaxSize(ctx, *s));
+  im.Record(pid, iid, *id, IdmpMaxSize(ctx, *s));
   StreamDirty(ctx, key);
   ctx.rb().Ok();
 }

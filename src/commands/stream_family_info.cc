@@ -63,7 +63,7 @@ void ReplyFullGroups(ReplyBuilder& rb, const StreamValue& s, int64_t count) {
   rb.Array(s.groups().size());
   auto limit_reached = [&](size_t n) { return count != 0 && n >= static_cast<size_t>(count); };
   for (const auto& [name, g] : s.groups()) {
-    rb.Map(7);
+    rb.Map(8);
     rb.Bulk("name");
     rb.Bulk(name);
     rb.Bulk("last-delivered-id");
@@ -74,13 +74,16 @@ void ReplyFullGroups(ReplyBuilder& rb, const StreamValue& s, int64_t count) {
     ReplyLag(rb, s, *g);
     rb.Bulk("pel-count");
     rb.Integer(static_cast<int64_t>(g->pel.size()));
+    rb.Bulk("nacked-count");
+    rb.Integer(static_cast<int64_t>(g->NackedCount()));
     rb.Bulk("pending");
     size_t pos = rb.BeginDeferred();
     size_t n = 0;
     for (auto it = g->pel.begin(); it != g->pel.end() && !limit_reached(n); ++it, ++n) {
       rb.Array(4);
       ReplyStreamId(rb, it->first);
-      rb.Bulk(it->second->consumer->name);
+      const types::StreamConsumer* owner = it->second->consumer;
+      rb.Bulk(owner != nullptr ? std::string_view(owner->name) : std::string_view());
       rb.Integer(it->second->delivery_time);
       rb.Integer(static_cast<int64_t>(it->second->delivery_count));
     }

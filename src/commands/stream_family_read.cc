@@ -12,7 +12,8 @@
 // command did not lock.
 //
 // XREADGROUP ... CLAIM min-idle-time (Redis 8.4), for ">" only: the group's pending entries
-// idle at least that long (oldest delivery first, deleted entries skipped) are claimed by
+// idle at least that long (those XNACK released first, in nack order, then oldest delivery
+// first; deleted entries skipped) are claimed by
 // the consumer and delivered before new entries, within COUNT; with CLAIM every entry
 // comes as [id, fields, idle ms, delivery count] (the count before this delivery; 0 and 0
 // for new entries). A blocked CLAIM reader is also served when a wake finds entries idle
@@ -151,7 +152,7 @@ struct ClaimCandidate {
 };
 
 // The group's pending entries idle for at least `min_idle` ms whose entry still exists,
-// oldest delivery first (ties by id), at most `count` (0 = all): what Redis 8.4's
+// XNACK's released ones first, then oldest delivery first (ties by id), at most `count` (0 = all): what Redis 8.4's
 // XREADGROUP CLAIM delivers before new entries. Deleted entries stay pending, skipped.
 std::vector<ClaimCandidate> ClaimCandidates(const StreamValue& s, const StreamGroup& g,
                                             int64_t min_idle, int64_t now, int64_t count) {
@@ -161,7 +162,15 @@ std::vector<ClaimCandidate> ClaimCandidates(const StreamValue& s, const StreamGr
       out.push_back({pe->delivery_time, id, pe.get()});
     }
   }
+  // Nacked entries (XNACK) first, in nack order; then by delivery time and id.
   auto older = [](const ClaimCandidate& x, const ClaimCandidate& y) {
+    const bool xn = x.pe->consumer == nullptr, yn = y.pe->consumer == nullptr;
+    if (xn != yn) {
+      return xn;
+    }
+    if (xn) {
+      return x.pe->nack_seq < y.pe->nack_seq;
+    }
     return x.delivery_time != y.delivery_time ? x.delivery_time < y.delivery_time : x.id < y.id;
   };
   std::sort(out.begin(), out.end(), older);
@@ -212,7 +221,7 @@ size_t ServeGroupNew(CommandContext& ctx, const ReadArgs& a, std::string_view ke
     });
     g.Reassign(pe, cc.id, &c);
     pe->delivery_time = now;
-    pe->delivery_count++;
+    types::BumpDeliveryCount(*pe);
     c.active_time = now;
     PropagateXClaim(ctx, key, a.group, g, cc.id, *pe);
     propagated++;
@@ -277,7 +286,7 @@ void ServeGroupHistory(CommandContext& ctx, const ReadArgs& a, StreamValue& s,
       rb.NullArray();
     } else {
       it->second->delivery_time = ctx.now_ms();
-      it->second->delivery_count++;
+      types::BumpDeliveryCount(*it->second);
     }
     n++;
   }

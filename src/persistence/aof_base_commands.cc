@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -95,8 +96,9 @@ class Batcher {
 
 // A stream as Redis's rewriteStreamObject writes it: XADD per entry (or an XADD MAXLEN 0
 // that creates an empty stream), XSETID with the metadata, then per group XGROUP CREATE
-// ... ENTRIESREAD, one XCLAIM ... TIME RETRYCOUNT JUSTID FORCE per pending entry, and
-// XGROUP CREATECONSUMER for consumers with nothing pending.
+// ... ENTRIESREAD, one XCLAIM ... TIME RETRYCOUNT JUSTID FORCE per pending entry (XNACK ...
+// FORCE for those XNACK released), and XGROUP CREATECONSUMER for consumers with nothing
+// pending; IDMP state as XCFGSET and XIDMPRECORD.
 void WriteStreamKey(CommandFile& f, std::string_view key, const types::StreamValue& s) {
   using types::StreamId;
   const std::string last = s.last_id().ToString();
@@ -115,16 +117,48 @@ void WriteStreamKey(CommandFile& f, std::string_view key, const types::StreamVal
   const std::string added = std::to_string(s.entries_added());
   const std::string max_deleted = s.max_deleted_id().ToString();
   f.Add({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", max_deleted});
+  // Redis 8.6's IDMP: the settings when not the defaults or when records exist, then each
+  // record whose entry still exists, oldest first per producer (XIDMPRECORD needs the
+  // entry; the counters restart from the records).
+  const bool custom = (s.idmp_duration() != 0 && s.idmp_duration() != 100) ||
+                      (s.idmp_maxsize() != 0 && s.idmp_maxsize() != 100);
+  if (custom || (s.idmp() != nullptr && s.idmp()->tracked > 0)) {
+    const std::string duration = std::to_string(s.idmp_duration() != 0 ? s.idmp_duration() : 100);
+    const std::string maxsize = std::to_string(s.idmp_maxsize() != 0 ? s.idmp_maxsize() : 100);
+    f.Add({"XCFGSET", key, "IDMP-DURATION", duration, "IDMP-MAXSIZE", maxsize});
+  }
+  if (s.idmp() != nullptr) {
+    for (const auto& [pid, p] : s.idmp()->producers) {
+      for (const types::StreamIdmp::IidRecord& rec : p.order) {
+        if (s.Contains(rec.id)) {
+          const std::string ids = rec.id.ToString();
+          f.Add({"XIDMPRECORD", key, pid, rec.iid, ids});
+        }
+      }
+    }
+  }
   for (const auto& [name, g] : s.groups()) {
     const std::string gid = g->last_id.ToString();
     const std::string read = std::to_string(g->entries_read);
     f.Add({"XGROUP", "CREATE", key, name, gid, "ENTRIESREAD", read});
+    std::vector<std::pair<uint64_t, StreamId>> nacked;
     for (const auto& [id, pe] : g->pel) {
+      if (pe->consumer == nullptr) {
+        nacked.emplace_back(pe->nack_seq, id);
+        continue;
+      }
       const std::string ids = id.ToString();
       const std::string time = std::to_string(pe->delivery_time);
       const std::string count = std::to_string(pe->delivery_count);
       f.Add({"XCLAIM", key, name, pe->consumer->name, "0", ids, "TIME", time, "RETRYCOUNT",
              count, "JUSTID", "FORCE"});
+    }
+    // Entries XNACK released: released again in their order, with their delivery counts.
+    std::sort(nacked.begin(), nacked.end());
+    for (const auto& [seq, id] : nacked) {
+      const std::string ids = id.ToString();
+      const std::string count = std::to_string(g->pel.find(id)->second->delivery_count);
+      f.Add({"XNACK", key, name, "FAIL", "IDS", "1", ids, "RETRYCOUNT", count, "FORCE"});
     }
     for (const auto& [cname, c] : g->consumers) {
       if (c->pel.empty()) {

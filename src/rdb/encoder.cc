@@ -112,7 +112,7 @@ int Encoder::ObjectType(const Entry& e) {
     case ValueType::kHash: return HashHasFieldTtls(&e) ? kTypeHashMetadata : kTypeHash;
     case ValueType::kVectorSet: return kTypeModule2;
     case ValueType::kJson: return kTypeModule2;
-    case ValueType::kStream: return kTypeStreamListpacks2;
+    case ValueType::kStream: return StreamRdbType(e);
     default: return -1;
   }
 }

@@ -1,5 +1,6 @@
 #include "rdb/stream_codec.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -180,8 +181,34 @@ std::string EncodeNode(const std::vector<NodeEntry>& entries, const StreamId& ma
 
 }  // namespace
 
+namespace {
+
+bool HasRedis88State(const StreamValue& s) {
+  const auto custom = [](int64_t v) { return v != 0 && v != 100; };
+  if (custom(s.idmp_duration()) || custom(s.idmp_maxsize())) {
+    return true;
+  }
+  if (const types::StreamIdmp* im = s.idmp();
+      im != nullptr && (!im->producers.empty() || im->iids_added != 0 || im->iids_duplicates != 0)) {
+    return true;
+  }
+  for (const auto& [name, g] : s.groups()) {
+    if (g->NackedCount() > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+uint8_t StreamRdbType(const Entry& e) {
+  return HasRedis88State(*e.As<StreamValue>()) ? kTypeStreamListpacks5 : kTypeStreamListpacks2;
+}
+
 void WriteStream(Encoder& enc, const Entry& e) {
   const auto* s = e.As<StreamValue>();
+  const bool v5 = HasRedis88State(*s);
   // The nodes: collected first because the count comes first.
   std::vector<std::pair<StreamId, std::string>> nodes;
   std::vector<std::string> owned;  // copies of the views of one node's entries
@@ -236,12 +263,48 @@ void WriteStream(Encoder& enc, const Entry& e) {
     for (const auto& [cname, c] : g->consumers) {
       enc.String(cname);
       enc.U64Le(static_cast<uint64_t>(c->seen_time));
+      if (v5) {
+        enc.U64Le(static_cast<uint64_t>(c->active_time));
+      }
       enc.Len(c->pel.size());
       for (const auto& [id, pe] : c->pel) {
         std::string raw = RawId(id);
         enc.Raw(raw.data(), raw.size());
       }
     }
+    if (v5) {  // the entries XNACK released, in nack order
+      std::vector<std::pair<uint64_t, StreamId>> nacked;
+      for (const auto& [id, pe] : g->pel) {
+        if (pe->consumer == nullptr) {
+          nacked.emplace_back(pe->nack_seq, id);
+        }
+      }
+      std::sort(nacked.begin(), nacked.end());
+      enc.Len(nacked.size());
+      for (const auto& [seq, id] : nacked) {
+        std::string raw = RawId(id);
+        enc.Raw(raw.data(), raw.size());
+      }
+    }
+  }
+  if (v5) {  // IDMP: settings, per producer its records (iid, entry id), the counters
+    enc.Len(static_cast<uint64_t>(s->idmp_duration() != 0 ? s->idmp_duration() : 100));
+    enc.Len(static_cast<uint64_t>(s->idmp_maxsize() != 0 ? s->idmp_maxsize() : 100));
+    const types::StreamIdmp* im = s->idmp();
+    enc.Len(im != nullptr ? im->producers.size() : 0);
+    if (im != nullptr) {
+      for (const auto& [pid, p] : im->producers) {
+        enc.String(pid);
+        enc.Len(p.order.size());
+        for (const types::StreamIdmp::IidRecord& rec : p.order) {
+          enc.String(rec.iid);
+          enc.Len(rec.id.ms);
+          enc.Len(rec.id.seq);
+        }
+      }
+    }
+    enc.Len(im != nullptr ? im->iids_added : 0);
+    enc.Len(im != nullptr ? im->iids_duplicates : 0);
   }
 }
 
@@ -320,10 +383,16 @@ bool LenId(Reader& r, StreamId* id) { return r.Len(&id->ms) && r.Len(&id->seq); 
 
 Entry* LoadStream(Reader& r, uint8_t type, std::string_view key, bool expire_block) {
   if (type != kTypeStreamListpacks && type != kTypeStreamListpacks2 &&
-      type != kTypeStreamListpacks3) {
+      type != kTypeStreamListpacks3 && type != kTypeStreamListpacks4 &&
+      type != kTypeStreamListpacks5) {
     r.Fail("stream encoding (RDB type " + std::to_string(type) + ") is not supported");
     return nullptr;
   }
+  // 21 added consumers' active time; 26 (Redis 8.6) the IDMP state after the groups;
+  // 27 (Redis 8.8) also each group's list of entries XNACK released.
+  const bool has_active = type >= kTypeStreamListpacks3;
+  const bool has_idmp = type >= kTypeStreamListpacks4;
+  const bool has_nacked = type >= kTypeStreamListpacks5;
   auto s = std::make_unique<StreamValue>();
   std::string s1, s2;
   std::vector<BlobItem> items;
@@ -420,7 +489,7 @@ Entry* LoadStream(Reader& r, uint8_t type, std::string_view key, bool expire_blo
         return nullptr;
       }
       active = seen;
-      if (type == kTypeStreamListpacks3 && !r.U64Le(&active)) {
+      if (has_active && !r.U64Le(&active)) {
         return nullptr;
       }
       types::StreamConsumer* c = g->CreateConsumer(cname, static_cast<int64_t>(seen));
@@ -448,12 +517,73 @@ Entry* LoadStream(Reader& r, uint8_t type, std::string_view key, bool expire_blo
         c->pel.emplace(id, it->second.get());
       }
     }
+    uint64_t nnacked = 0;
+    if (has_nacked && !r.Count(&nnacked, 16)) {
+      return nullptr;
+    }
+    for (uint64_t k = 0; k < nnacked; k++) {
+      const uint8_t* raw;
+      if (!r.Bytes(16, &raw)) {
+        return nullptr;
+      }
+      auto it = g->pel.find(IdFromRaw(raw));
+      if (it == g->pel.end() || it->second->consumer != nullptr || it->second->nack_seq != 0) {
+        r.Fail("Stream nacked entry not found in the group's PEL");
+        return nullptr;
+      }
+      it->second->nack_seq = ++g->nack_counter;
+    }
     for (const auto& [id, pe] : g->pel) {
-      if (pe->consumer == nullptr) {
+      if (pe->consumer == nullptr && pe->nack_seq == 0) {
         r.Fail("Stream group PEL entry without a consumer");
         return nullptr;
       }
     }
+  }
+  if (has_idmp) {
+    uint64_t duration, maxsize, npids;
+    if (!r.Len(&duration) || !r.Len(&maxsize) || !r.Count(&npids, 2)) {
+      return nullptr;
+    }
+    if (duration < 1 || duration > 86400 || maxsize < 1 || maxsize > 10000) {
+      r.Fail("Stream IDMP settings out of range");
+      return nullptr;
+    }
+    s->set_idmp_duration(static_cast<int64_t>(duration));
+    s->set_idmp_maxsize(static_cast<int64_t>(maxsize));
+    types::StreamIdmp& im = s->EnsureIdmp();
+    for (uint64_t k = 0; k < npids; k++) {
+      std::string_view pid;
+      uint64_t nrec;
+      if (!r.String(&s1, &pid)) {
+        return nullptr;
+      }
+      std::string pid_owned(pid);
+      if (!r.Count(&nrec, 3)) {
+        return nullptr;
+      }
+      auto& producer = im.producers[pid_owned];
+      for (uint64_t j = 0; j < nrec; j++) {
+        std::string_view iid;
+        StreamId id;
+        if (!r.String(&s2, &iid) || !LenId(r, &id)) {
+          return nullptr;
+        }
+        std::string iid_owned(iid);
+        if (!producer.index.emplace(iid_owned, id).second) {
+          r.Fail("Stream IDMP record duplicated");
+          return nullptr;
+        }
+        producer.order.push_back({std::move(iid_owned), id, static_cast<int64_t>(id.ms)});
+        im.tracked++;
+      }
+    }
+    uint64_t added, duplicates;
+    if (!r.Len(&added) || !r.Len(&duplicates)) {
+      return nullptr;
+    }
+    im.iids_added = added;
+    im.iids_duplicates = duplicates;
   }
   return Entry::NewObject(key, ValueType::kStream, s.release(), expire_block);
 }

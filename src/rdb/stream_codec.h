@@ -23,6 +23,10 @@
 namespace hotkv::rdb {
 
 // Writes a stream entry's value (after the type byte and key).
+// The type a stream is written as: 27 (Redis 8.8's STREAM_LISTPACKS_5) when it holds
+// state only that type carries (entries XNACK released, IDMP records, counters or
+// settings other than the defaults), else 19, which Redis 7.0 reads.
+uint8_t StreamRdbType(const Entry& e);
 void WriteStream(Encoder& enc, const Entry& e);
 
 // Reads a stream of RDB type `type` into a new entry under `key`; null after r.Fail.

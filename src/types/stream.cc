@@ -336,6 +336,7 @@ StreamValue StreamValue::Clone() const {
     auto ng = std::make_unique<StreamGroup>();
     ng->last_id = g->last_id;
     ng->entries_read = g->entries_read;
+    ng->nack_counter = g->nack_counter;
     for (const auto& [cname, cons] : g->consumers) {
       auto nc = std::make_unique<StreamConsumer>();
       nc->name = cons->name;
@@ -345,9 +346,11 @@ StreamValue StreamValue::Clone() const {
     }
     for (const auto& [id, pe] : g->pel) {
       auto npe = std::make_unique<PendingEntry>(*pe);
-      StreamConsumer* owner = ng->consumers.find(pe->consumer->name)->second.get();
-      npe->consumer = owner;
-      owner->pel.emplace(id, npe.get());
+      if (pe->consumer != nullptr) {
+        StreamConsumer* owner = ng->consumers.find(pe->consumer->name)->second.get();
+        npe->consumer = owner;
+        owner->pel.emplace(id, npe.get());
+      }
       ng->pel.emplace(id, std::move(npe));
     }
     c.groups_.emplace(name, std::move(ng));
@@ -678,13 +681,14 @@ const StreamId* StreamIdmp::Find(std::string_view pid, std::string_view iid) con
 }
 
 void StreamIdmp::Record(std::string_view pid, std::string_view iid, const StreamId& id,
-                        int64_t now_ms, int64_t maxsize) {
+                        int64_t maxsize) {
+  const int64_t time_ms = static_cast<int64_t>(std::min<uint64_t>(id.ms, INT64_MAX));
   auto p = producers.find(pid);
   if (p == producers.end()) {
     p = producers.emplace(std::string(pid), Producer()).first;
   }
   Producer& pr = p->second;
-  pr.order.push_back({std::string(iid), id, now_ms});
+  pr.order.push_back({std::string(iid), id, time_ms});
   pr.index.emplace(std::string(iid), id);
   tracked++;
   iids_added++;

@@ -68,11 +68,21 @@ struct StreamNodeLimits {
 
 struct StreamConsumer;
 
+// A pending entry. consumer == nullptr: released by Redis 8.8's XNACK ("nacked"), owned by
+// no consumer, delivery time 0, waiting for XREADGROUP ... CLAIM (first, in nack order).
 struct PendingEntry {
   StreamConsumer* consumer = nullptr;
   int64_t delivery_time = 0;  // ms
   uint64_t delivery_count = 0;
+  uint64_t nack_seq = 0;  // order of the last XNACK (for nacked entries)
 };
+
+// One more delivery; saturates at INT64_MAX (XNACK FATAL's count), as Redis 8.8 does.
+inline void BumpDeliveryCount(PendingEntry& pe) {
+  if (pe.delivery_count < static_cast<uint64_t>(INT64_MAX)) {
+    pe.delivery_count++;
+  }
+}
 
 struct StreamConsumer {
   std::string name;
@@ -104,6 +114,12 @@ struct StreamGroup {
   bool Ack(const StreamId& id);
   // Moves an existing pending entry to consumer `c`.
   void Reassign(PendingEntry* pe, const StreamId& id, StreamConsumer* c);
+  // XNACK: releases a pending entry from its consumer (delivery time 0, queued last among
+  // the nacked), or with pe == nullptr creates it released with delivery count 0.
+  PendingEntry* Nack(PendingEntry* pe, const StreamId& id);
+  size_t NackedCount() const;
+
+  uint64_t nack_counter = 0;
   size_t MemoryUsage() const;
 };
 
@@ -126,13 +142,14 @@ struct StreamIdmp {
   uint64_t iids_duplicates = 0;  // iids-duplicates
 
   // Drops the records older than `duration_s` seconds at `now_ms` (and empty producers).
+  // Redis 8.8 drops them in a periodic sweep, up to about a second later.
   void Expire(int64_t now_ms, int64_t duration_s);
   // Producers and records not expired at `now_ms` (XINFO STREAM, which changes nothing).
   void CountLive(int64_t now_ms, int64_t duration_s, uint64_t* pids, uint64_t* iids) const;
   const StreamId* Find(std::string_view pid, std::string_view iid) const;
-  // Records (pid, iid) -> id, dropping the producer's oldest beyond `maxsize`.
-  void Record(std::string_view pid, std::string_view iid, const StreamId& id, int64_t now_ms,
-              int64_t maxsize);
+  // Records (pid, iid) -> id, dropping the producer's oldest beyond `maxsize`. A record's
+  // time is its entry id's (as Redis 8.8 keeps it: an old id's record expires at once).
+  void Record(std::string_view pid, std::string_view iid, const StreamId& id, int64_t maxsize);
   // Forgets every record (XCFGSET changing a setting); the counters stay.
   void Clear();
   size_t MemoryUsage() const;

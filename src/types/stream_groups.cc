@@ -170,6 +170,28 @@ void StreamGroup::Reassign(PendingEntry* pe, const StreamId& id, StreamConsumer*
   c->pel.emplace(id, pe);
 }
 
+PendingEntry* StreamGroup::Nack(PendingEntry* pe, const StreamId& id) {
+  if (pe == nullptr) {
+    auto fresh = std::make_unique<PendingEntry>();
+    pe = fresh.get();
+    pel.emplace(id, std::move(fresh));
+  } else if (pe->consumer != nullptr) {
+    pe->consumer->pel.erase(id);
+    pe->consumer = nullptr;
+  }
+  pe->delivery_time = 0;
+  pe->nack_seq = ++nack_counter;
+  return pe;
+}
+
+size_t StreamGroup::NackedCount() const {
+  size_t n = 0;
+  for (const auto& [id, pe] : pel) {
+    n += pe->consumer == nullptr ? 1 : 0;
+  }
+  return n;
+}
+
 bool StreamGroup::Ack(const StreamId& id) {
   auto it = pel.find(id);
   if (it == pel.end()) {
