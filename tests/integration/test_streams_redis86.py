@@ -333,3 +333,213 @@ def test_copy_keeps_idmp_state(r):
     assert r.copy("s", "t")
     assert cmd(r, "XADD", "t", "IDMP", "p", "i", "*", "f", "1") == a
     assert info(r, "t")["idmp-maxsize"] == 9
+
+
+# --- XNACK (Redis 8.8) --------------------------------------------------------------------
+
+@pytest.fixture
+def delivered(r):
+    """s: 1-0..7-0; group g delivered 1-0..4-0 to c1 (delivery count 1)."""
+    r.delete("s")
+    for i in range(1, 8):
+        r.xadd("s", {"f": str(i)}, id=f"{i}-0")
+    r.xgroup_create("s", "g", "0")
+    r.xreadgroup("g", "c1", {"s": ">"}, count=4)
+    return r
+
+
+def nack(r, *args):
+    return cmd(r, "XNACK", "s", "g", *args)
+
+
+def test_xnack_modes_release_entries(delivered):
+    r = delivered
+    assert nack(r, "SILENT", "IDS", "1", "1-0") == 1
+    assert nack(r, "silent", "IDS", "1", "1-0") == 1  # again: count stays at 0
+    assert nack(r, "FAIL", "IDS", "1", "2-0") == 1
+    assert nack(r, "FATAL", "IDS", "1", "3-0") == 1
+    rows = cmd(r, "XPENDING", "s", "g", "-", "+", "10")
+    # Released: no consumer, idle -1; SILENT takes the delivery back, FATAL marks it dead.
+    assert rows[:3] == [["1-0", "", -1, 0], ["2-0", "", -1, 1], ["3-0", "", -1, 2**63 - 1]]
+    assert rows[3][:2] == ["4-0", "c1"]
+    assert cmd(r, "XPENDING", "s", "g") == [4, "1-0", "4-0", [["c1", "1"]]]
+    assert cmd(r, "XPENDING", "s", "g", "-", "+", "10", "c1")[0][0] == "4-0"
+    # IDLE filters: released entries always pass.
+    assert [x[0] for x in cmd(r, "XPENDING", "s", "g", "IDLE", "100000000", "-", "+", "10")] == \
+        ["1-0", "2-0", "3-0"]
+    assert r.xinfo_consumers("s", "g")[0]["pending"] == 1
+
+
+def test_xnack_retrycount_force_and_counting(delivered):
+    r = delivered
+    assert nack(r, "FAIL", "IDS", "2", "9-0", "5-0") == 0  # neither pending
+    assert nack(r, "FAIL", "IDS", "1", "5-0", "FORCE") == 1  # exists: released, count 0
+    assert nack(r, "FATAL", "IDS", "1", "9-0", "FORCE") == 0  # no such entry
+    assert nack(r, "SILENT", "RETRYCOUNT", "7", "IDS", "1", "1-0") == 1  # options in any order
+    assert nack(r, "FAIL", "IDS", "2", "2-0", "2-0") == 2  # repeats count
+    assert nack(r, "FAIL", "IDS", "1", "3-0", "IDS", "1", "4-0") == 1  # the last IDS counts
+    rows = {x[0]: x[1:] for x in cmd(r, "XPENDING", "s", "g", "-", "+", "10")}
+    assert rows == {"1-0": ["", -1, 7], "2-0": ["", -1, 1], "3-0": ["c1", rows["3-0"][1], 1],
+                    "4-0": ["", -1, 1], "5-0": ["", -1, 0]}
+    # A deleted entry that is pending can still be released.
+    r.xdel("s", "3-0")
+    assert nack(r, "FAIL", "IDS", "1", "3-0") == 1
+
+
+def test_claim_takes_released_entries_first_in_nack_order(delivered):
+    r = delivered
+    cmd(r, "XCLAIM", "s", "g", "c1", "0", "4-0", "TIME", str(LONG_AGO), "JUSTID")
+    nack(r, "FAIL", "IDS", "1", "2-0")
+    nack(r, "FAIL", "IDS", "1", "1-0")
+    nack(r, "FATAL", "IDS", "1", "3-0")
+    assert cmd(r, "XREADGROUP", "GROUP", "g", "c2", "COUNT", "10", "STREAMS", "s", ">")[0][1][0][0] == "5-0"
+    reply = cmd(r, "XREADGROUP", "GROUP", "g", "c3", "COUNT", "4", "CLAIM", "1000000",
+                "STREAMS", "s", ">")
+    # Released ones (idle = the time since 1970) in nack order, then the idlest.
+    assert [(e[0], e[3]) for e in reply[0][1]] == [("2-0", 1), ("1-0", 1), ("3-0", 2**63 - 1),
+                                                   ("4-0", 1)]
+    assert reply[0][1][0][2] > LONG_AGO
+    rows = {x[0]: (x[1], x[3]) for x in cmd(r, "XPENDING", "s", "g", "-", "+", "10")}
+    assert rows["3-0"] == ("c3", 2**63 - 1)  # saturated, not wrapped
+    assert rows["2-0"] == ("c3", 2)
+    # Plain ">" reads never redeliver released entries.
+    nack(r, "FAIL", "IDS", "1", "2-0")
+    assert cmd(r, "XREADGROUP", "GROUP", "g", "c2", "STREAMS", "s", ">") is None
+
+
+def test_xnack_with_xclaim_xautoclaim_and_xinfo(delivered):
+    r = delivered
+    nack(r, "FAIL", "IDS", "2", "1-0", "2-0")
+    full = cmd(r, "XINFO", "STREAM", "s", "FULL")
+    g = dict(zip(full[-1][0][::2], full[-1][0][1::2]))
+    assert (g["pel-count"], g["nacked-count"]) == (4, 2)
+    assert g["pending"][0] == ["1-0", "", 0, 1]
+    assert list(g)[:7] == ["name", "last-delivered-id", "entries-read", "lag", "pel-count",
+                           "nacked-count", "pending"]
+    assert cmd(r, "XCLAIM", "s", "g", "c9", "0", "1-0", "JUSTID") == ["1-0"]
+    assert cmd(r, "XAUTOCLAIM", "s", "g", "c9", "1000000", "0", "JUSTID") == ["0-0", ["2-0"], []]
+    assert nack(r, "FAIL", "IDS", "1", "1-0") == 1
+    assert r.xack("s", "g", "1-0") == 1
+
+
+def test_xnack_errors(delivered):
+    r = delivered
+    base = ("XNACK", "s", "g")
+    assert error_reply(r, *base, "BOGUS", "IDS", "1", "1-0") == "ERR mode must be SILENT, FAIL, or FATAL"
+    assert error_reply(r, *base, "FAIL", "IDS", "2", "1-0") == "ERR number of IDs doesn't match numids"
+    for n in ("0", "-1", "x"):
+        assert error_reply(r, *base, "FAIL", "IDS", n, "1-0") == "ERR numids must be a positive integer"
+    assert error_reply(r, *base, "FAIL", "IDS", "1", "bad") == \
+        "ERR Invalid stream ID specified as stream command argument"
+    assert error_reply(r, *base, "FAIL", "IDS", "1", "1-0", "RETRYCOUNT", "-1") == \
+        "ERR Invalid RETRYCOUNT value, must be >= 0"
+    assert error_reply(r, *base, "FAIL", "IDS", "1", "1-0", "RETRYCOUNT", "x") == \
+        "ERR value is not an integer or out of range"
+    assert error_reply(r, *base, "FAIL", "IDS", "1", "1-0", "RETRYCOUNT") == \
+        "ERR Unrecognized XNACK option 'RETRYCOUNT'"
+    assert error_reply(r, *base, "FAIL", "IDS", "1", "1-0", "2-0") == "ERR Unrecognized XNACK option '2-0'"
+    assert error_reply(r, *base, "FAIL", "FORCE", "FORCE", "FORCE") == "ERR syntax error, expected IDS keyword"
+    assert error_reply(r, *base, "FAIL", "IDS", "0").startswith("ERR wrong number of arguments")
+    # The key and group come first.
+    assert error_reply(r, "XNACK", "s", "nog", "BOGUS", "IDS", "1", "1-0") == \
+        "NOGROUP No such key 's' or consumer group 'nog'"
+    assert error_reply(r, "XNACK", "nokey", "g", "FAIL", "IDS", "x", "1-0") == \
+        "NOGROUP No such key 'nokey' or consumer group 'g'"
+    r.set("str", "x")
+    assert error_reply(r, "XNACK", "str", "g", "FAIL", "IDS", "1", "1-0").startswith("WRONGTYPE")
+
+
+# --- Persistence of the new state ---------------------------------------------------------
+
+# DUMP of Redis 8.8 (RDB type 27): s 1-0..3-0, group g (c read all; 3-0 XCLAIMed with TIME
+# 1000, 2-0 released with FAIL, then 1-0 with FATAL), XCFGSET IDMP-MAXSIZE 5, and an
+# XIDMPRECORD pA iA 3-0 (expired at once: its entry time is 3 ms).
+REDIS88_DUMP = bytes.fromhex(
+    "1b011000000000000000010000000000000000c32a3311330000001400030100010101816602000102200a"
+    "05000181760204200a0001e0010a401740150101ff030300010000000301016703000303000000000000"
+    "000100000000000000000000000000000000817fffffffffffffff00000000000000020000000000000000"
+    "00000000000000000100000000000000030000000000000000e8030000000000000101016327737537a2"
+    "01000027737537a2010000010000000000000003000000000000000002000000000000000200000000000000"
+    "0000000000000000010000000000000000406405010270410001000e006de4d9d22517186b")
+
+
+def test_restore_redis88_stream_dump(r):
+    r.delete("s")
+    assert r.restore("s", 0, REDIS88_DUMP)
+    rows = cmd(r, "XPENDING", "s", "g", "-", "+", "10")
+    assert rows[0] == ["1-0", "", -1, 2**63 - 1] and rows[1] == ["2-0", "", -1, 1]
+    assert rows[2][:2] == ["3-0", "c"]
+    i = info(r)
+    assert (i["idmp-maxsize"], i["idmp-duration"], i["iids-tracked"], i["iids-added"]) == (5, 100, 0, 1)
+    reply = cmd(r, "XREADGROUP", "GROUP", "g", "c2", "CLAIM", "0", "STREAMS", "s", ">")
+    assert [e[0] for e in reply[0][1]] == ["2-0", "1-0", "3-0"]  # nack order kept
+
+
+@pytest.mark.hotkv_only  # Redis 8.8 writes type 27 for every stream
+def test_dump_type_is_27_only_with_new_state(r):
+    r.delete("s")
+    r.xadd("s", {"f": "v"}, id="1-0")
+    r.xgroup_create("s", "g", "0")
+    r.xreadgroup("g", "c", {"s": ">"})
+    assert r.dump("s")[0] == 19  # Redis 7.0 reads it
+    cmd(r, "XNACK", "s", "g", "FAIL", "IDS", "1", "1-0")
+    assert r.dump("s")[0] == 27
+    r.xclaim("s", "g", "c", 0, ["1-0"])
+    assert r.dump("s")[0] == 19
+    cmd(r, "XCFGSET", "s", "IDMP-MAXSIZE", "5")
+    assert r.dump("s")[0] == 27
+    payload = r.dump("s")
+    r.delete("t")
+    r.restore("t", 0, payload)
+    assert info(r, "t")["idmp-maxsize"] == 5
+
+
+def new_state(c):
+    """A stream with IDMP records, settings, a released entry, and a claimed one."""
+    cmd(c, "XADD", "s", "99999999999990-0", "f", "0")
+    cmd(c, "XADD", "s", "IDMP", "p", "i", "*", "f", "1")
+    cmd(c, "XADD", "s", "IDMPAUTO", "q", "*", "f", "2")
+    cmd(c, "XADD", "s", "IDMP", "p", "i", "*", "f", "1")
+    cmd(c, "XCFGSET", "s", "IDMP-DURATION", "500")
+    cmd(c, "XADD", "s", "IDMP", "p", "j", "*", "f", "3")
+    c.xgroup_create("s", "g", "0")
+    c.xreadgroup("g", "c", {"s": ">"})
+    cmd(c, "XNACK", "s", "g", "FATAL", "IDS", "1", "99999999999990-2")
+    cmd(c, "XNACK", "s", "g", "SILENT", "IDS", "1", "99999999999990-0")
+
+
+def read_state(c):
+    i = info(c)
+    rows = [(x[0], x[1], x[3]) for x in cmd(c, "XPENDING", "s", "g", "-", "+", "10")]
+    return (i["idmp-duration"], i["pids-tracked"], i["iids-tracked"], rows,
+            cmd(c, "XADD", "s", "IDMP", "p", "j", "*", "f", "3"))
+
+
+def test_debug_reload_keeps_new_state(r):
+    r.delete("s")
+    new_state(r)
+    before = read_state(r)
+    assert before[:3] == (500, 1, 1) and before[4] == "99999999999990-3"
+    assert cmd(r, "DEBUG", "RELOAD") == "OK"
+    assert read_state(r) == before
+
+
+@pytest.mark.hotkv_only
+@pytest.mark.parametrize("preamble", ["yes", "no"])
+def test_aof_rewrite_keeps_new_state(tmp_path, preamble):
+    from conftest import ServerProcess, wait_until
+    args = ["--appendonly", "yes", "--aof-use-rdb-preamble", preamble]
+    srv = ServerProcess(args, tmp_path=tmp_path).start()
+    c = srv.client(decode_responses=True)
+    new_state(c)
+    before = read_state(c)
+    c.bgrewriteaof()
+    wait_until(lambda: "aof_rewrite_in_progress:0" in c.execute_command("INFO", "persistence")
+               and "aof_last_bgrewrite_status:ok" in c.execute_command("INFO", "persistence"))
+    c.close()
+    srv.stop()
+    srv = ServerProcess(args, tmp_path=tmp_path).start()
+    c = srv.client(decode_responses=True)
+    after = read_state(c)
+    srv.stop()
+    assert after == before
