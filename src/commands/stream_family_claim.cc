@@ -14,7 +14,8 @@
 // ones in nack order. SILENT takes back the delivery (count - 1, not below 0), FAIL keeps
 // the count, FATAL sets it to INT64_MAX; RETRYCOUNT sets it instead. FORCE also releases
 // an entry of the stream nothing has pending (count 0 before the mode). Options in any
-// order, the last IDS counting; answers how many ids were released (repeats count).
+// order, the last IDS counting (its ids parsed after the options, as Redis does); answers
+// how many ids were released (repeats count).
 // Replayed as it ran.
 #include <string>
 #include <vector>
@@ -284,7 +285,7 @@ void XNackCommand(CommandContext& ctx) {
   } else {
     return ctx.rb().Error("ERR mode must be SILENT, FAIL, or FATAL");
   }
-  std::vector<StreamId> ids;
+  size_t ids_at = 0, nids = 0;  // the last IDS's ids, parsed once the options are
   bool ids_given = false, force = false;
   int64_t retry_count = -1;
   const size_t argc = ctx.argc();
@@ -298,14 +299,8 @@ void XNackCommand(CommandContext& ctx) {
       if (static_cast<uint64_t>(*n) > argc - i - 2) {
         return ctx.rb().Error("ERR number of IDs doesn't match numids");
       }
-      ids.clear();
-      for (size_t j = i + 2; j < i + 2 + static_cast<size_t>(*n); j++) {
-        auto id = ParseStreamId(ctx, ctx.arg(j), 0, true);
-        if (!id) {
-          return;
-        }
-        ids.push_back(*id);
-      }
+      ids_at = i + 2;
+      nids = static_cast<size_t>(*n);
       ids_given = true;
       i += 1 + static_cast<size_t>(*n);
     } else if (EqualsIgnoreCase(o, "retrycount") && i + 1 < argc) {
@@ -326,6 +321,14 @@ void XNackCommand(CommandContext& ctx) {
   }
   if (!ids_given) {
     return ctx.rb().Error("ERR syntax error, expected IDS keyword");
+  }
+  std::vector<StreamId> ids;
+  for (size_t j = ids_at; j < ids_at + nids; j++) {
+    auto id = ParseStreamId(ctx, ctx.arg(j), 0, true);
+    if (!id) {
+      return;
+    }
+    ids.push_back(*id);
   }
   int64_t n = 0;
   for (const StreamId& id : ids) {

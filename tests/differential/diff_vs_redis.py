@@ -372,8 +372,8 @@ GEN = {
   lambda: ["XCLAIM", key(), group(), random.choice(["cx", "cy"]), "0", sid(), sid()] + random.choice([["JUSTID"], ["JUSTID", "FORCE"], ["RETRYCOUNT", num(), "JUSTID"], ["LASTID", sid(), "JUSTID"], ["BOGUS"]]),
   lambda: ["XAUTOCLAIM", key(), group(), random.choice(["cx", "cy"]), "0", sbound(), "JUSTID"] + random.choice([[], ["COUNT", num()]]),
  ],
- # Redis 8.4-8.6 stream additions (run with --redis pointing at Redis 8.8): XREADGROUP
- # CLAIM, XADD IDMP/IDMPAUTO, XCFGSET, XIDMPRECORD and XINFO STREAM's idmp fields. Idle
+ # Redis 8.4-8.8 stream additions (run with --redis pointing at Redis 8.8): XREADGROUP
+ # CLAIM, XADD IDMP/IDMPAUTO, XCFGSET, XIDMPRECORD, XNACK and XINFO STREAM's idmp fields. Idle
  # times in CLAIM replies are compared as present (norm), not by value.
  "streams8": [
   lambda: ["XADD", s8key(), random.choice([s8id(), f"{S8_MS + 9}-*"])] + s8fields(),
@@ -400,6 +400,11 @@ GEN = {
   lambda: ["XREAD", "CLAIM", "0", "STREAMS", s8key(), "0"],
   lambda: ["XACK", s8key(), random.choice(["g1", "g2"]), s8id()],
   lambda: ["XPENDING", s8key(), random.choice(["g1", "g2"])],
+  lambda: ["XNACK", s8key(), random.choice(["g1", "g1", "nog"]), random.choice(["SILENT", "FAIL", "FATAL", "fail", "BOGUS"]),
+           "IDS"] + random.choice([["1", s8id()], ["2", s8id(), s8id()], ["2", s8id()], ["0", s8id()], ["x", s8id()]]) +
+          random.choice([[], [], ["FORCE"], ["RETRYCOUNT", random.choice(["0", "3", "-1", "x"])], ["RETRYCOUNT", "2", "FORCE"], ["BOGUS"]]),
+  lambda: ["XPENDING", s8key(), "g1", "-", "+", "20"] + random.choice([[], ["c1"]]),
+  lambda: ["XINFO", "GROUPS", s8key()],
   lambda: ["SET", s8key(), "x"] if random.random() < 0.03 else ["XLEN", s8key()],
  ],
  "zsets": [
@@ -634,9 +639,19 @@ def norm_claim_idle(reply):
     return reply
 
 
+def norm_pending_idle(reply):
+    """XPENDING's [id, consumer, idle, count] rows: an owned entry's idle is each server's
+    clock; a released one's (XNACK) is -1 on both."""
+    if isinstance(reply, list) and all(isinstance(x, list) and len(x) == 4 for x in reply):
+        return [[x[0], x[1], x[2] if x[2] == ("i", -1) else "idle", x[3]] for x in reply]
+    return reply
+
+
 def norm(cmd, reply):
     if cmd == "XREADGROUP":
         reply = norm_claim_idle(reply)
+    if cmd == "XPENDING":
+        reply = norm_pending_idle(reply)
     if cmd.startswith("Z") or cmd.startswith("BZ"):
         reply = norm_scores(reply)
     if cmd in GEO_SEARCHES:
