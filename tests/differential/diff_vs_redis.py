@@ -198,7 +198,8 @@ def s8key():
 def s8id():
     """An explicit id of the streams8 keys (or an invalid one)."""
     return random.choice([f"{S8_MS + random.randint(0, 9)}-{random.randint(0, 3)}",
-                          f"{S8_MS + random.randint(0, 9)}-{random.randint(0, 3)}", "x", "0-0"])
+                          f"{S8_MS + random.randint(0, 9)}-{random.randint(0, 3)}",
+                          f"{S8_MS + 9}-{random.randint(0, 12)}", "x", "0-0"])
 
 
 def s8idmp():
@@ -403,6 +404,8 @@ GEN = {
   lambda: ["XNACK", s8key(), random.choice(["g1", "g1", "nog"]), random.choice(["SILENT", "FAIL", "FATAL", "fail", "BOGUS"]),
            "IDS"] + random.choice([["1", s8id()], ["2", s8id(), s8id()], ["2", s8id()], ["0", s8id()], ["x", s8id()]]) +
           random.choice([[], [], ["FORCE"], ["RETRYCOUNT", random.choice(["0", "3", "-1", "x"])], ["RETRYCOUNT", "2", "FORCE"], ["BOGUS"]]),
+  lambda: ["XNACK", s8key(), "g1", random.choice(["SILENT", "FAIL", "FATAL"]), "IDS", "2", s8id(), s8id()] + random.choice([[], ["FORCE"]]),
+  lambda: ["XREADGROUP", "GROUP", "g1", consumer(), "COUNT", "3", "STREAMS", s8key(), ">"],
   lambda: ["XPENDING", s8key(), "g1", "-", "+", "20"] + random.choice([[], ["c1"]]),
   lambda: ["XINFO", "GROUPS", s8key()],
   lambda: ["SET", s8key(), "x"] if random.random() < 0.03 else ["XLEN", s8key()],
