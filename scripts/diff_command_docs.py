@@ -47,8 +47,7 @@ OTHER_ISSUE_COMMANDS = {
 # tree of that command (e.g. SET's IFEQ inside its condition block).
 OTHER_ISSUE_TOKENS = {}
 # Groups another issue owns entirely (only relevant with --groups).
-OTHER_ISSUE_GROUPS = {"stream": "streams", "hyperloglog": "HyperLogLog",
-                      "geo": "geo"}
+OTHER_ISSUE_GROUPS = {"hyperloglog": "HyperLogLog", "geo": "geo"}
 
 
 def free_port():

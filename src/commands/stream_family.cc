@@ -530,9 +530,10 @@ void RegisterStreamCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RW UPDATE")}, .handler = XAddCommand,
          .doc = {"stream", "5.0.0", "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
                  "Appends an entry to a stream (creating it unless NOMKSTREAM), optionally trimming it; returns the entry's id.",
-                 "key [NOMKSTREAM] [trim: <strategy: MAXLEN | MINID> [operator: <equal: '='> | <approximately: '~'>] "
-                 "threshold [LIMIT count]] [condition: KEEPREF | DELREF | ACKED] "
-                 "[idmp: IDMPAUTO pid | <idmp: IDMP pid iid>] <id-selector: <auto-id: '*'> | id:string> "
+                 "key [NOMKSTREAM] [condition: KEEPREF | DELREF | ACKED] "
+                 "[idmp: IDMPAUTO pid | <idmp: IDMP pid iid>] "
+                 "[trim: <strategy: MAXLEN | MINID> [operator: <equal: '='> | <approximately: '~'>] "
+                 "threshold [LIMIT count]] <id-selector: <auto-id: '*'> | id:string> "
                  "<data: field value> ..."},
          .tips = {"nondeterministic_output"}});
   t.Add({.name = "xlen", .arity = 2, .flags = "readonly fast", .acl = "@read @stream @fast",
