@@ -52,9 +52,10 @@ NOTES = {
     "info": "some fields left out: see \"INFO fields\" below",
     "set": "GET with IFDEQ/IFDNE and a digest that is not 16 characters: only the error is "
            "sent (Redis 8.8 sends the old value and then the error, two replies to one command)",
-    "xread": "a client woken from BLOCK reports the stream that woke it (Redis re-runs the "
-             "command and may report several ready streams)",
-    "xreadgroup": "a client woken from BLOCK reports the stream that woke it (as XREAD)",
+    "xread": "a client woken from BLOCK reports the streams whose shards the waking command "
+             "locked (Redis re-runs the command and reports every ready stream)",
+    "xreadgroup": "a client woken from BLOCK reports the stream that woke it (Redis re-runs "
+                  "the command and may report several)",
     "xinfo|stream": "radix-tree-nodes is blocks + 1",
     "xadd": "IDMPAUTO's idempotent id is HotKV's own hash (an IDMPAUTO record restored from "
             "Redis never matches); IDMP records expire exactly at idmp-duration (Redis sweeps "

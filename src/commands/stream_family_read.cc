@@ -7,9 +7,10 @@
 // that key's shard lock, FIFO across workers. The serve re-runs the read for the ready key:
 // data is served, and an XREADGROUP whose key or group is gone gets the error Redis's
 // re-executed command gives (NOGROUP, or WRONGTYPE). Inside MULTI the command answers as if
-// it had timed out. A woken reader only reports the stream that woke it (Redis re-runs
-// the whole command and may report several): the other keys may live in shards the waking
-// command did not lock.
+// it had timed out. A woken XREAD also reports the other streams with data whose shards
+// the waking thread holds (as Redis, which re-runs the whole command: an EXEC that added
+// to several wakes the reader with all of them); streams in shards it does not hold are
+// left out. A woken XREADGROUP reports only the stream that woke it.
 //
 // XREADGROUP ... CLAIM min-idle-time (Redis 8.4), for ">" only: the group's pending entries
 // idle at least that long (those XNACK released first, in nack order, then oldest delivery
@@ -30,6 +31,7 @@
 #include "commands/helpers.h"
 #include "commands/stream_common.h"
 #include "engine/entry.h"
+#include "engine/keyspace.h"
 #include "server/blocking.h"
 #include "server/server.h"
 
@@ -489,6 +491,33 @@ ServeResult ServeXRead(CommandContext& ctx, std::string_view key, bool dry_run) 
   }
   if (dry_run) {
     return ServeResult::kServe;
+  }
+  if (!a.group_read) {
+    // Redis re-runs the whole command, reporting every stream with data: the other
+    // streams whose shards this thread holds (an EXEC or script that added to several, or
+    // keys sharing the shard) are read too, in the command's order. Others are left out.
+    which.clear();
+    for (size_t j = 0; j < a.nstreams; j++) {
+      std::string_view k = KeyOf(ctx, a, j);
+      if (j != i && (k == key || !ctx.HoldsShard(Keyspace::ShardOf(k)))) {
+        continue;
+      }
+      Entry* ej = j == i ? e : ctx.db().Find(k);
+      if (ej == nullptr || ej->type() != ValueType::kStream) {
+        continue;
+      }
+      if (j != i) {
+        const StreamValue& sj = *ej->As<StreamValue>();
+        std::string_view aj = IdArgOf(ctx, a, j);
+        if (aj == "+") {
+          targets[j].after = sj.length() > 0 ? sj.LastEntryId() : StreamId::Min();
+          targets[j].after.Decr();
+        } else {
+          targets[j].after = StreamId::Parse(aj, 0).value_or(StreamId::Max());
+        }
+      }
+      which.push_back(j);
+    }
   }
   ServeStreams(ctx, a, targets, which);
   return ServeResult::kServe;

@@ -39,6 +39,23 @@ def test_xread_block_several_keys(bl, r):
     assert dec(c.read_reply()) == [["b", [["1-0", ["f", "v"]]]]]
 
 
+@pytest.mark.redis8
+def test_xread_block_woken_by_exec_reports_every_ready_stream(bl, r):
+    """Redis re-runs a woken XREAD, so an EXEC that added to several streams wakes it
+    with all of them, in the command's key order (different hash slots: other shards)."""
+    for k in ("{a}1", "{b}2", "{c}3"):
+        r.execute_command("XADD", k, "1-0", "x", "0")
+    c = bl.block("XREAD", "BLOCK", "0", "STREAMS", "{a}1", "{b}2", "{c}3", "$", "$", "$",
+                 expect=1)
+    p = r.pipeline(transaction=True)
+    p.execute_command("XADD", "{c}3", "5-0", "f", "v")
+    p.execute_command("XADD", "{a}1", "5-0", "f", "v")
+    p.execute()
+    assert dec(c.read_reply()) == [["{a}1", [["5-0", ["f", "v"]]]],
+                                   ["{c}3", [["5-0", ["f", "v"]]]]]
+    bl.wait(0)
+
+
 def test_xread_block_timeout(bl, r):
     r.execute_command("XADD", "s", "1-0", "f", "v")
     c = bl.conn()
