@@ -216,5 +216,65 @@ TEST(StreamValue, MemoryPerEntryIsCompact) {
   EXPECT_LT(s.MemoryUsage() / 10000, 60u);
 }
 
+TEST(StreamIdmp, RecordsPerProducerWithMaxSizeAndExpiry) {
+  StreamIdmp im;
+  im.Record("p", "a", {1000, 0}, 2);
+  im.Record("p", "b", {2000, 0}, 2);
+  im.Record("q", "a", {3000, 0}, 2);
+  ASSERT_NE(im.Find("p", "a"), nullptr);
+  EXPECT_EQ(*im.Find("q", "a"), (StreamId{3000, 0}));
+  EXPECT_EQ(im.Find("q", "b"), nullptr);
+  im.Record("p", "c", {4000, 0}, 2);  // p keeps 2: "a" goes
+  EXPECT_EQ(im.Find("p", "a"), nullptr);
+  EXPECT_EQ(im.tracked, 3u);
+  EXPECT_EQ(im.iids_added, 4u);
+  uint64_t pids = 0, iids = 0;
+  im.CountLive(3500, 1, &pids, &iids);  // horizon 2500: p/b (2000) is past it
+  EXPECT_EQ(pids, 2u);
+  EXPECT_EQ(iids, 2u);
+  im.Expire(3500, 1);
+  EXPECT_EQ(im.Find("p", "b"), nullptr);
+  EXPECT_EQ(im.tracked, 2u);
+  im.Expire(10000, 1);  // everything: the producers go too
+  EXPECT_TRUE(im.producers.empty());
+  EXPECT_EQ(im.tracked, 0u);
+  EXPECT_EQ(im.iids_added, 4u);
+}
+
+TEST(StreamValue, NackedEntriesAndClone) {
+  StreamValue s;
+  for (uint64_t i = 1; i <= 3; i++) {
+    Add(s, i, 0, {"f", "v"});
+  }
+  StreamGroup* g = s.CreateGroup("g", {3, 0}, 3);
+  StreamConsumer* c = g->CreateConsumer("c", 5);
+  for (uint64_t i = 1; i <= 3; i++) {
+    g->AddPending({i, 0}, c, 100);
+  }
+  g->Nack(g->pel.at({2, 0}).get(), {2, 0});
+  g->Nack(g->pel.at({1, 0}).get(), {1, 0});
+  EXPECT_EQ(c->pel.size(), 1u);
+  EXPECT_EQ(g->NackedCount(), 2u);
+  const PendingEntry* two = g->pel.at({2, 0}).get();
+  EXPECT_EQ(two->consumer, nullptr);
+  EXPECT_EQ(two->delivery_time, 0);
+  EXPECT_LT(two->nack_seq, g->pel.at({1, 0})->nack_seq);
+  s.EnsureIdmp().Record("p", "i", {3, 0}, 100);
+  StreamValue copy = s.Clone();
+  StreamGroup* cg = copy.FindGroup("g");
+  EXPECT_EQ(cg->NackedCount(), 2u);
+  EXPECT_EQ(cg->pel.at({1, 0})->nack_seq, g->pel.at({1, 0})->nack_seq);
+  EXPECT_EQ(cg->pel.at({3, 0})->consumer, cg->FindConsumer("c"));
+  ASSERT_NE(copy.idmp(), nullptr);
+  EXPECT_NE(copy.idmp()->Find("p", "i"), nullptr);
+  // Re-delivering a released entry gives it an owner again.
+  g->Reassign(g->pel.at({2, 0}).get(), {2, 0}, c);
+  EXPECT_EQ(g->NackedCount(), 1u);
+  PendingEntry fatal;
+  fatal.delivery_count = static_cast<uint64_t>(INT64_MAX);
+  BumpDeliveryCount(fatal);
+  EXPECT_EQ(fatal.delivery_count, static_cast<uint64_t>(INT64_MAX));
+}
+
 }  // namespace
 }  // namespace hotkv::types
