@@ -64,6 +64,9 @@ MemoryState PerformEvictions(Server& server, int64_t now_ms) {
   if (used <= maxmemory) {
     return MemoryState::kUnderLimit;
   }
+  if (server.client_pause().WritesPaused(server, now_ms)) {
+    return MemoryState::kUnderLimit;  // no eviction while writes are paused (Redis 7)
+  }
   EvictionParams params;
   params.policy = static_cast<EvictionPolicy>(cfg.maxmemory_policy());
   if (params.policy == EvictionPolicy::kNoEviction) {
