@@ -31,8 +31,8 @@ void MonitorCommand(CommandContext& ctx) {
 // the mode, then the timeout); a new pause replaces the actions and keeps the later end.
 void ClientPauseCommand(CommandContext& ctx) {
   if (ctx.argc() > 4) {
-    return ctx.rb().Error(
-        "ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP.");
+    return ctx.rb().Error("ERR unknown subcommand or wrong number of arguments for '" +
+                          std::string(ctx.arg(1)) + "'. Try CLIENT HELP.");
   }
   uint32_t actions = ClientPause::kAll;
   if (ctx.argc() == 4) {

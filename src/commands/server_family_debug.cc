@@ -269,13 +269,7 @@ void DebugObject(CommandContext& ctx) {
       return;
     }
     std::string_view enc = e->EncodingName();
-    int64_t refcount = 1;
-    if (enc == "int") {
-      auto v = ParseInt64(e->str());
-      if (v && *v >= 0 && *v < 10000) {
-        refcount = 2147483647;  // Redis's shared integers (OBJ_SHARED_REFCOUNT)
-      }
-    }
+    const int64_t refcount = 1;  // Redis 8.8 prints 1 for shared integers too
     const size_t payload = rdb::DumpPayload(*e, /*compress=*/true).size();
     const size_t serialized = payload > 11 ? payload - 11 : 0;
     const uint32_t now = ctx.server().lru_clock();

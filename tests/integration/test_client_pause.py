@@ -183,7 +183,7 @@ def test_pause_arguments(srv):
         (("CLIENT", "PAUSE", "-1"), "timeout is negative"),
         (("CLIENT", "PAUSE", "10", "foo"), "CLIENT PAUSE mode must be WRITE or ALL"),
         (("CLIENT", "PAUSE", "10", "write", "x"),
-         "unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP."),
+         "unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP."),
     ]:
         with pytest.raises(Exception) as e:
             r.execute_command(*args)

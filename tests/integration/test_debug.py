@@ -68,7 +68,7 @@ def test_debug_object_lines(r):
     line = r.execute_command("DEBUG", "OBJECT", "foo")
     assert re.fullmatch(r"Value at:0x[0-9a-f]+ refcount:1 encoding:embstr serializedlength:4 "
                         r"lru:\d+ lru_seconds_idle:\d+", line), line
-    assert " refcount:2147483647 encoding:int " in r.execute_command("DEBUG", "OBJECT", "n")
+    assert " refcount:1 encoding:int serializedlength:2 " in r.execute_command("DEBUG", "OBJECT", "n")
     assert re.fullmatch(r"Value at:0x[0-9a-f]+ refcount:1 encoding:listpack serializedlength:\d+ "
                         r"lru:\d+ lru_seconds_idle:\d+",
                         r.execute_command("DEBUG", "OBJECT", "l"))
