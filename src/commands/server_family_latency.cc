@@ -379,7 +379,7 @@ void RegisterLatencyCommands(CommandTable& t) {
        .tips = {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}});
   sub({.name = "histogram", .arity = -2, .flags = kFlags, .acl = kAcl, .handler = LatencyHistogramCommand,
        .doc = {"server", "7.0.0", "O(N) where N is the number of commands with latency information being retrieved.",
-               "Returns the latency histograms of some commands, or of all that ran.", "[command [command ...]]"},
+               "Returns the latency histograms of some commands, or of all that ran.", "[COMMAND:string [COMMAND:string ...]]"},
        .tips = {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}});
   sub({.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow", .handler = LatencyHelpCommand,
        .doc = {"server", "2.8.13", "O(1)", "Returns helpful text about LATENCY.", ""}});
