@@ -186,7 +186,7 @@ const ConfigRow kConfigRows[] = {
     {"key-memory-histograms", "", K::kBool, 0, 0, "", "no", 0, U::kIgnored,
      "no key memory histograms"},
     {"latency-monitor-threshold", "", K::kInt, 0, kI64Max, "", "0", 0, U::kActs,
-     "LATENCY events: commands, expire and eviction cycles at least this many ms"},
+     "LATENCY events (commands, expire and eviction cycles, AOF writes and fsyncs) of at least this many ms"},
     {"latency-tracking", "", K::kBool, 0, 0, "", "yes", 0, U::kActs,
      "per-command latency histograms (LATENCY HISTOGRAM)"},
     {"latency-tracking-info-percentiles", "", K::kSpecial, 0, 0, "", "50 99 99.9", 0, U::kIgnored,
