@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/string_util.h"
+#include "engine/expiry_pause.h"
 #include "engine/keyspace.h"
 #include "server/blocking.h"
 #include "server/command_context.h"
@@ -587,6 +588,10 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
   const uint64_t errors_before = rb.errors_written();
 
   CommandContext ctx(server, w, c, rb, args, cmd, now);
+  // CLIENT PAUSE WRITE|ALL: a read leaves expired keys in place (engine/expiry_pause.h).
+  const KeepExpiredScope keep_expired(server.client_pause().actions() != 0 &&
+                                      !cmd->is(kCmdWrite) &&
+                                      server.client_pause().WritesPaused(server, now));
   const uint64_t t0 = CyclesNow();
   RunCommand(ctx, cmd, false);
   const uint64_t t1 = CyclesNow();
