@@ -155,6 +155,10 @@ void HelloCommand(CommandContext& ctx) {
 
 void ResetCommand(CommandContext& ctx) {
   Client& c = ctx.client();
+  if (c.monitor_flag.load(std::memory_order_relaxed)) {
+    c.monitor_flag.store(false, std::memory_order_relaxed);
+    ctx.server().monitors().Remove(c.id());
+  }
   c.EndMulti();
   UnwatchAll(ctx.keyspace(), c);
   UnsubscribeAll(ctx.server(), c);

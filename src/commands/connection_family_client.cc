@@ -370,8 +370,8 @@ void ClientUnblockCommand(CommandContext& ctx) {
 }
 
 void ClientHelpCommand(CommandContext& ctx) {
-  // Redis 8.8's text, less the subcommands HotKV does not have (CACHING, PAUSE,
-  // UNPAUSE, TRACKING, TRACKINGINFO).
+  // Redis 8.8's text, less the subcommands HotKV does not have (CACHING, TRACKING,
+  // TRACKINGINFO).
   static const char* kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GETREDIR",
@@ -404,6 +404,10 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    Return information about client connections. Options:",
       "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
       "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
       "REPLY (ON|OFF|SKIP)",
       "    Control the replies sent to the current connection.",
       "SETNAME <name>",

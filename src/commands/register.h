@@ -20,6 +20,9 @@ void RegisterKeyspaceCommands(CommandTable& t);
 void RegisterWaitCommands(CommandTable& t);  // WAIT, WAITAOF (no replicas, no AOF)
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterClientCommands(CommandTable& t);
+void RegisterMonitorCommands(CommandTable& t);  // MONITOR, CLIENT PAUSE / UNPAUSE
+void RegisterLatencyCommands(CommandTable& t);  // LATENCY
+void RegisterDebugCommands(CommandTable& t);    // DEBUG, MEMORY STATS / DOCTOR / MALLOC-STATS
 void RegisterServerCommands(CommandTable& t);
 void RegisterServerAofCommands(CommandTable& t);  // BGREWRITEAOF
 void RegisterIntrospectionCommands(CommandTable& t);
@@ -57,6 +60,9 @@ inline void RegisterAllCommands(CommandTable& t) {
   RegisterWaitCommands(t);
   RegisterConnectionCommands(t);
   RegisterClientCommands(t);
+  RegisterMonitorCommands(t);
+  RegisterLatencyCommands(t);
+  RegisterDebugCommands(t);
   RegisterServerCommands(t);
   RegisterServerAofCommands(t);
   RegisterIntrospectionCommands(t);

@@ -8,6 +8,7 @@
 namespace hotkv {
 
 class CommandContext;
+class CommandTable;
 class Server;
 
 namespace server_internal {
@@ -21,6 +22,9 @@ void SlowLogGetCommand(CommandContext& ctx);
 void SlowLogLenCommand(CommandContext& ctx);
 void SlowLogResetCommand(CommandContext& ctx);
 void SlowLogHelpCommand(CommandContext& ctx);
+// MEMORY STATS / DOCTOR / MALLOC-STATS / PURGE (server_family_debug.cc), added to the
+// MEMORY container by RegisterServerCommands.
+void RegisterMemoryDiagnostics(CommandTable& t);
 
 // INFO total_blocking_keys: keys with at least one blocked client waiting on them.
 size_t BlockingKeys(Server& s);

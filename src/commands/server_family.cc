@@ -479,57 +479,6 @@ void ShutdownCommand(CommandContext& ctx) {
   ctx.server().RequestShutdown();
 }
 
-void DebugCommand(CommandContext& ctx) {
-  const int64_t allowed = ctx.server().config().enable_debug_command();  // no, yes, local
-  if (allowed == 0 || (allowed == 2 && !IsLocalClient(ctx.client()))) {
-    return ctx.rb().Error(
-        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
-        "you can run it from a local connection, otherwise you need to set this option in the "
-        "configuration file, and then restart the server.");
-  }
-  std::string_view sub = ctx.arg(1);
-  if (EqualsIgnoreCase(sub, "SLEEP") && ctx.argc() == 3) {
-    auto secs = ParseDouble(ctx.arg(2));
-    if (!secs || *secs < 0) {
-      return ctx.rb().Error(errors::kNotFloat);
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(*secs * 1e6)));
-    return ctx.rb().Ok();
-  }
-  if (EqualsIgnoreCase(sub, "RELOAD") && ctx.argc() == 2) {
-    PersistenceHooks* p = ctx.server().persistence();
-    if (p == nullptr) {
-      return ctx.rb().Error("ERR Error trying to load the RDB dump, check server logs.");
-    }
-    if (Status st = p->DebugReload(); !st.ok()) {
-      return ctx.rb().Error(st.message());
-    }
-    return ctx.rb().Ok();
-  }
-  if (EqualsIgnoreCase(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
-    auto on = ParseInt64(ctx.arg(2));
-    if (!on) {
-      return ctx.rb().Error(errors::kNotInteger);
-    }
-    ctx.keyspace().SetActiveExpire(*on != 0);
-    return ctx.rb().Ok();
-  }
-  if (EqualsIgnoreCase(sub, "HELP")) {
-    static const char* kLines[] = {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                                   "RELOAD", "    Save the RDB on disk and reload it back to memory.",
-                                   "SET-ACTIVE-EXPIRE <0|1>",
-                                   "    Setting it to 0 disables expiry of keys and hash fields in the background.",
-                                   "SLEEP <seconds>", "    Stop the server's worker for <seconds> (may be fractional).",
-                                   "HELP", "    Print this help."};
-    ctx.rb().Array(std::size(kLines));
-    for (const char* l : kLines) {
-      ctx.rb().SimpleString(l);
-    }
-    return;
-  }
-  ctx.rb().Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) + "'. Try DEBUG HELP.");
-}
-
 void MemoryUsageCommand(CommandContext& ctx) {
   for (size_t i = 3; i < ctx.argc(); i++) {
     if (EqualsIgnoreCase(ctx.arg(i), "SAMPLES") && i + 1 < ctx.argc()) {
@@ -551,8 +500,17 @@ void MemoryUsageCommand(CommandContext& ctx) {
 
 void MemoryHelpCommand(CommandContext& ctx) {
   static const char* kLines[] = {"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                                 "DOCTOR",
+                                 "    Return memory problems reports.",
+                                 "MALLOC-STATS",
+                                 "    Return internal statistics report from the memory allocator.",
+                                 "PURGE",
+                                 "    Attempt to purge dirty pages for reclamation by the allocator.",
+                                 "STATS",
+                                 "    Return information about the memory usage of the server.",
                                  "USAGE <key> [SAMPLES <count>]",
-                                 "    Return memory in bytes used by <key> and its value.",
+                                 "    Return memory in bytes used by <key> and its value. Nested values are",
+                                 "    sampled up to <count> times (default: 5, 0 means sample all).",
                                  "HELP", "    Print this help."};
   ctx.rb().Array(std::size(kLines));
   for (const char* l : kLines) {
@@ -597,9 +555,7 @@ void RegisterServerCommands(CommandTable& t) {
          .acl = "@admin @slow @dangerous", .handler = ShutdownCommand,
          .doc = {"server", "1.0.0", "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
                  "Stops the server after finishing replies in flight.", "[abort-selector: <save-selector-block: [save-selector: NOSAVE | SAVE] [NOW] [FORCE]> | ABORT]"}});
-  t.Add({.name = "debug", .arity = -2, .flags = "admin noscript loading stale protected", .acl = "@admin @slow @dangerous",
-         .handler = DebugCommand,
-         .doc = {"server", "1.0.0", "Depends on subcommand.", "Debugging helpers (RELOAD, SLEEP).", ""}});
+  // DEBUG: server_family_debug.cc.
   t.Add({.name = "slowlog", .arity = -2, .acl = "@slow",
          .doc = {"server", "2.2.12", "Depends on subcommand.", "A container for slow log commands.", ""}});
   t.AddSub("slowlog", {.name = "get", .arity = -2, .flags = "admin loading stale", .acl = "@admin @slow @dangerous",
@@ -628,6 +584,7 @@ void RegisterServerCommands(CommandTable& t) {
   t.AddSub("memory", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow",
                       .handler = MemoryHelpCommand,
                       .doc = {"server", "4.0.0", "O(1)", "Returns helpful text about MEMORY.", ""}});
+  server_internal::RegisterMemoryDiagnostics(t);
 }
 
 }  // namespace hotkv

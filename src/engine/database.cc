@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "engine/expiry_pause.h"
 #include "types/hash_value.h"
 
 namespace hotkv {
@@ -9,6 +10,13 @@ namespace hotkv {
 namespace engine_internal {
 std::atomic<uint64_t> g_expired_keys{0};
 }
+
+namespace {
+thread_local bool t_keep_expired = false;
+}
+
+void SetLookupKeepsExpired(bool on) { t_keep_expired = on; }
+bool LookupKeepsExpired() { return t_keep_expired; }
 
 void AddToVolatile(DbTable& t, Entry* e) {
   e->set_volatile_index(static_cast<uint32_t>(t.volatile_keys.size()));
@@ -37,7 +45,11 @@ KeyRef Database::Lookup(std::string_view key, uint32_t shard, uint64_t hash) {
   ref.shard = shard;
   ref.pos = ref.table->keys.Find(key, hash);
   if (ref && IsExpired(ref.entry())) {
-    ExpireNow(ref);
+    if (t_keep_expired) [[unlikely]] {
+      ref.pos = KeyTable::kNotFound;  // CLIENT PAUSE: missing, but not deleted
+    } else {
+      ExpireNow(ref);
+    }
   }
   last_.data = key.data();
   last_.table = ref.table;

@@ -46,6 +46,8 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
     return complete;
   }
   size_t off = 0;
+  const int64_t threshold = server_.config().latency_monitor_threshold();
+  const int64_t write_start = threshold > 0 ? MonotonicUs() : 0;
   while (off < unwritten_.size()) {
     ssize_t n = write(fd_, unwritten_.data() + off, unwritten_.size() - off);
     if (n < 0 && errno == EINTR) {
@@ -55,6 +57,9 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
       break;
     }
     off += static_cast<size_t>(n);
+  }
+  if (threshold > 0) {
+    server_.latency().AddIfNeeded(threshold, "aof-write", (MonotonicUs() - write_start) / 1000);
   }
   if (off > 0) {
     current_size_.fetch_add(static_cast<int64_t>(off));
@@ -87,7 +92,13 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
   // after it covers everything written meanwhile).
   if (fsync_now && unsynced_ &&
       !(no_fsync_on_rewrite_.load(std::memory_order_relaxed) && rewrite_in_progress_.load())) {
-    if (fdatasync(fd_) == 0) {
+    const int64_t fsync_start = threshold > 0 ? MonotonicUs() : 0;
+    const int rc = fdatasync(fd_);
+    if (threshold > 0 && policy_.load(std::memory_order_relaxed) == kFsyncAlways) {
+      server_.latency().AddIfNeeded(threshold, "aof-fsync-always",
+                                    (MonotonicUs() - fsync_start) / 1000);
+    }
+    if (rc == 0) {
       unsynced_ = false;
       last_fsync_ms_ = WallClockMs();
     }

@@ -64,9 +64,12 @@ namespace hotkv {
 
 std::string FormatClientInfo(const Client& c, int64_t now_ms) {
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  // Flags in Redis's order (P x b t R B d c u A U r e T I); HotKV has no tracking,
+  // Flags in Redis's order (O P x b t R B d c u A U r e T I); HotKV has no tracking,
   // replication, unix sockets or cluster READONLY, so never t R B U r I.
   std::string flags;
+  if (c.monitor_flag.load(kRelaxed)) {
+    flags += 'O';
+  }
   if (c.subscription_count() > 0) {
     flags += 'P';
   }

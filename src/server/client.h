@@ -135,6 +135,11 @@ class Client {
     no_touch_flag.store(v, std::memory_order_relaxed);
   }
   std::atomic<bool> no_evict_flag{false}, no_touch_flag{false};
+  // MONITOR (server/monitor.h): set by MonitorFeed::Add, cleared by RESET.
+  std::atomic<bool> monitor_flag{false};
+  // How MONITOR shows an in-process client's commands ("lua" for a script's); null: the
+  // address, and an in-process client (no address) is not shown at all.
+  const char* monitor_origin = nullptr;
   std::atomic<int> resp_flag{2};
 
   // Close after the pending replies are written (QUIT, protocol error, CLIENT KILL).

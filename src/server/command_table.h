@@ -149,6 +149,9 @@ struct CommandStats {
   std::atomic<uint64_t> slowlog_count{0};
   std::atomic<uint64_t> slowlog_us_sum{0};
   std::atomic<uint64_t> slowlog_us_max{0};
+  // LATENCY HISTOGRAM (latency-tracking yes): calls by duration bucket, see
+  // LatencyBucket() in server/latency.h (kLatencyBuckets).
+  std::atomic<uint64_t> latency_hist[24] = {};
 };
 
 class CommandSpec {

@@ -151,6 +151,11 @@ class Config {
   int64_t active_expire_effort() const {
     return active_expire_effort_.load(std::memory_order_relaxed);
   }
+  // LATENCY (server/latency.h): event threshold in ms (0: off); per-command histograms.
+  int64_t latency_monitor_threshold() const {
+    return latency_threshold_.load(std::memory_order_relaxed);
+  }
+  bool latency_tracking() const { return latency_tracking_.load(std::memory_order_relaxed) != 0; }
   int64_t slowlog_log_slower_than() const {
     return slowlog_slower_.load(std::memory_order_relaxed);
   }
@@ -301,6 +306,7 @@ class Config {
   std::atomic<int64_t> proto_max_bulk_len_{512LL << 20}, client_query_buffer_limit_{1LL << 30};
   std::atomic<int64_t> pipeline_prefetch_{0}, hz_{10}, active_expire_effort_{1};
   std::atomic<int64_t> slowlog_slower_{10000}, slowlog_max_len_{128};
+  std::atomic<int64_t> latency_threshold_{0}, latency_tracking_{1};
   std::atomic<int64_t> slowlog_max_argc_{32}, slowlog_max_string_len_{128};
   std::atomic<int64_t> lazyfree_user_del_{0}, lazyfree_user_flush_{0}, lazyfree_server_del_{0};
   std::atomic<int64_t> lazyfree_expire_{0}, lazyfree_eviction_{0};

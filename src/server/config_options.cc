@@ -92,6 +92,8 @@ void Config::BuildTable() {
       {"hz", &hz_},
       {"active-expire-effort", &active_expire_effort_},
       {"slowlog-log-slower-than", &slowlog_slower_},
+      {"latency-monitor-threshold", &latency_threshold_},
+      {"latency-tracking", &latency_tracking_},
       {"slowlog-max-len", &slowlog_max_len_},
       {"slowlog-entry-max-argc", &slowlog_max_argc_},
       {"slowlog-entry-max-string-len", &slowlog_max_string_len_},

@@ -31,6 +31,7 @@ class Connection : public NetConnection, public Client {
   ReplyBuilder reply{&out};
   bool input_backlog = false;   // complete commands left over by ProcessInput's budget
   bool flush_queued = false;    // in the worker's pending-flush list
+  bool pause_held = false;      // its next command waits for CLIENT UNPAUSE (client_pause.h)
   // appendfsync always: the last write-stream record of this connection's commands, and
   // whether its replies wait for that record's fsync (Worker::aof_waiting_).
   uint64_t aof_seq = 0;

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/string_util.h"
+#include "engine/expiry_pause.h"
 #include "engine/keyspace.h"
 #include "server/blocking.h"
 #include "server/command_context.h"
@@ -168,6 +169,18 @@ inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
   }
 }
 
+// MONITOR (server/monitor.h): a command that ran, fed under its locks so that commands on
+// one key reach monitors in the order they ran. One relaxed load when nobody monitors.
+[[gnu::always_inline]] inline void FeedMonitors(CommandContext& ctx) {
+  MonitorFeed& m = ctx.server().monitors();
+  if (m.active()) [[unlikely]] {
+    const CommandSpec* cmd = ctx.command();
+    if (!cmd->is(kCmdAdmin) && !cmd->is(kCmdSkipMonitor)) {
+      m.Feed(ctx.client(), ctx.client().db(), ctx.args(), ctx.redacted_args());
+    }
+  }
+}
+
 // After the handler, still under the command's locks: its write-stream record, the
 // blocked clients it woke, and the record's commit (before the locks go: the order stays
 // each key's history).
@@ -182,6 +195,7 @@ inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
   if (stream.ws != nullptr) [[unlikely]] {
     stream.ws->Commit();
   }
+  FeedMonitors(ctx);
 }
 
 // Runs the handler with the shards of `set` locked (ascending order). A handler that asks
@@ -243,6 +257,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       // observer; a self-locking command (VADD) commits here, after its locks.
       stream.ws->Commit();
     }
+    FeedMonitors(ctx);
     t_key_hint = KeyHint{};  // a pipeline-prefetch hint may name this command's key
   } else if (key_pos.size() == 1) {
     std::string_view key = ctx.arg(key_pos[0]);
@@ -297,6 +312,15 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   WorkerStats::Inc(w.stats().commands);
   Client::OwnerAdd(c.tot_cmds, 1);
   Config& cfg = w.server().config();
+  if (cfg.latency_tracking() || cfg.latency_monitor_threshold() > 0) {
+    const uint64_t us = static_cast<uint64_t>(static_cast<double>(cycles) / CyclesPerMicrosecond());
+    if (cfg.latency_tracking()) {
+      WorkerStats::Inc(st.latency_hist[LatencyBucket(us)]);
+    }
+    w.server().latency().AddIfNeeded(cfg.latency_monitor_threshold(),
+                                     cmd->is(kCmdFast) ? "fast-command" : "command",
+                                     static_cast<int64_t>(us / 1000));
+  }
   int64_t slower = cfg.slowlog_log_slower_than();
   if (slower >= 0 && !cmd->is(kCmdSkipSlowlog) &&
       static_cast<double>(cycles) >= static_cast<double>(slower) * CyclesPerMicrosecond()) {
@@ -396,6 +420,31 @@ bool RejectedByPersistence(Worker& w, Client& c, ReplyBuilder& rb, const Command
   }
   Reject(w, c, rb, cmd, *err);
   return true;
+}
+
+// CLIENT PAUSE (server/client_pause.h): whether `cmd` waits for the pause to end. Only
+// connections wait (not MONITOR clients, not in-process clients).
+bool HeldByPause(Server& s, Client& c, const CommandSpec* cmd, int64_t now) {
+  Connection* conn = c.AsConnection();
+  if (conn == nullptr || c.monitor_flag.load(std::memory_order_relaxed)) {
+    return false;
+  }
+  const uint32_t actions = s.client_pause().Check(s, now);
+  if (actions == 0) {
+    return false;
+  }
+  if (actions != ClientPause::kAll) {
+    bool writes = cmd->is(kCmdWrite) || cmd->is(kCmdMayReplicate);
+    if (!writes && c.in_multi() && (cmd->parent ? cmd->parent->name : cmd->name) == "exec") {
+      for (const QueuedCommand& q : c.multi_queue()) {
+        writes = writes || q.cmd->is(kCmdWrite) || q.cmd->is(kCmdMayReplicate);
+      }
+    }
+    if (!writes) {
+      return false;
+    }
+  }
+  return s.client_pause().Hold(*conn);
 }
 
 }  // namespace
@@ -509,6 +558,14 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
   if (server.dispatch_gate() != 0 && RejectedByPersistence(w, c, rb, cmd)) {
     return;
   }
+  if (c.monitor_flag.load(std::memory_order_relaxed) &&
+      (cmd->is(kCmdWrite) || cmd->is(kCmdReadonly) || cmd->is(kCmdMayReplicate))) [[unlikely]] {
+    Reject(w, c, rb, cmd, "ERR Replica can't interact with the keyspace");
+    return;
+  }
+  if (server.client_pause().actions() != 0 && HeldByPause(server, c, cmd, now)) [[unlikely]] {
+    return;  // not run: the connection runs it again when the pause ends
+  }
   if (c.in_multi() && !AllowedInMulti(cmd)) {
     if (cmd->is(kCmdNoMulti)) {
       Reject(w, c, rb, cmd, "ERR Command not allowed inside a transaction");
@@ -531,6 +588,10 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
   const uint64_t errors_before = rb.errors_written();
 
   CommandContext ctx(server, w, c, rb, args, cmd, now);
+  // CLIENT PAUSE WRITE|ALL: a read leaves expired keys in place (engine/expiry_pause.h).
+  const KeepExpiredScope keep_expired(server.client_pause().actions() != 0 &&
+                                      !cmd->is(kCmdWrite) &&
+                                      server.client_pause().WritesPaused(server, now));
   const uint64_t t0 = CyclesNow();
   RunCommand(ctx, cmd, false);
   const uint64_t t1 = CyclesNow();
@@ -617,6 +678,7 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
     if (stream.ws != nullptr) {
       EndStream(stream, ctx);
     }
+    FeedMonitors(ctx);
     // Each queued command is counted and may enter the slow log (EXEC itself does not).
     Account(w, client, cmd, views[i], t1 - t0,
                    ctx.failed() || exec_ctx.rb().errors_written() != errors_before,

@@ -64,6 +64,9 @@ MemoryState PerformEvictions(Server& server, int64_t now_ms) {
   if (used <= maxmemory) {
     return MemoryState::kUnderLimit;
   }
+  if (server.client_pause().WritesPaused(server, now_ms)) {
+    return MemoryState::kUnderLimit;  // no eviction while writes are paused (Redis 7)
+  }
   EvictionParams params;
   params.policy = static_cast<EvictionPolicy>(cfg.maxmemory_policy());
   if (params.policy == EvictionPolicy::kNoEviction) {
@@ -93,6 +96,9 @@ MemoryState PerformEvictions(Server& server, int64_t now_ms) {
       break;
     }
   }
+  // LATENCY's "eviction-cycle" event (latency-monitor-threshold).
+  server.latency().AddIfNeeded(cfg.latency_monitor_threshold(), "eviction-cycle",
+                               (MonotonicUs() - start_us) / 1000);
   // Other threads kept allocating and freeing meanwhile: judge by a fresh sum.
   if (Refresh(now_ms) <= maxmemory) {
     return MemoryState::kUnderLimit;

@@ -159,6 +159,9 @@ void Server::ResetStats() {
       c.slowlog_count = 0;
       c.slowlog_us_sum = 0;
       c.slowlog_us_max = 0;
+      for (auto& b : c.latency_hist) {
+        b = 0;
+      }
     }
   }
   for (auto& w : workers_) {

@@ -21,8 +21,11 @@
 #include "engine/keyspace.h"
 #include "pubsub/registry.h"
 #include "server/aof_service.h"
+#include "server/client_pause.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/latency.h"
+#include "server/monitor.h"
 #include "server/persistence_hooks.h"
 #include "server/slowlog.h"
 #include "server/write_stream.h"
@@ -115,6 +118,9 @@ class Server {
   const CommandTable& commands() const { return *table_; }
   ClientRegistry& clients() { return clients_; }
   SlowLog& slowlog() { return slowlog_; }
+  MonitorFeed& monitors() { return monitors_; }
+  ClientPause& client_pause() { return client_pause_; }
+  LatencyMonitor& latency() { return latency_; }
   PubsubRegistry& pubsub() { return pubsub_; }
   // Every change as commands (server/write_stream.h), for the AOF and replication.
   WriteStream& write_stream() { return write_stream_; }
@@ -159,6 +165,9 @@ class Server {
   std::vector<std::unique_ptr<Worker>> workers_;
   ClientRegistry clients_;
   SlowLog slowlog_;
+  MonitorFeed monitors_;
+  ClientPause client_pause_;
+  LatencyMonitor latency_;
   PubsubRegistry pubsub_;
   WriteStream write_stream_;
   std::unique_ptr<AofService> aof_;

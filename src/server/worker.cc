@@ -359,10 +359,19 @@ void Worker::Cron(int64_t now_ms) {
   // Active expiry over this worker's share of the shards, about 1 ms per tick for each
   // unit of active-expire-effort (1..10).
   const int64_t effort = server_->config().active_expire_effort();
-  size_t n = server_->keyspace().ExpireCycle(static_cast<uint32_t>(index_),
+  // CLIENT PAUSE WRITE|ALL: no key expires while writes are paused (Redis 7); the check
+  // also ends a pause whose deadline passed.
+  const bool writes_paused = server_->client_pause().WritesPaused(*server_, now_ms);
+  const int64_t latency_threshold = server_->config().latency_monitor_threshold();
+  const int64_t expire_start = latency_threshold > 0 ? MonotonicUs() : 0;
+  size_t n = writes_paused ? 0 : server_->keyspace().ExpireCycle(static_cast<uint32_t>(index_),
                                              static_cast<uint32_t>(server_->num_workers()),
                                              &expire_cursor_, now_ms, 1000 * effort);
   WorkerStats::Inc(stats_.active_expired, n);
+  if (latency_threshold > 0) {
+    server_->latency().AddIfNeeded(latency_threshold, "expire-cycle",
+                                   (MonotonicUs() - expire_start) / 1000);
+  }
   // Over maxmemory with no commands arriving (CONFIG SET maxmemory lowered): evict here;
   // if one time budget is not enough, every loop iteration continues (see Run).
   if (server_->config().maxmemory() > 0) {

@@ -127,7 +127,8 @@ void Worker::ProcessInput(Connection* c) {
   const size_t budget_end = c->in_start + kInputBudgetBytes;
   bool budget_spent = false;
   size_t ran = 0;  // commands run in this call
-  while (c->in_start < c->in.size() && !c->close_after_reply() && !c->blocked()) {
+  while (c->in_start < c->in.size() && !c->close_after_reply() && !c->blocked() &&
+         !c->pause_held) {
     if (c->in_start >= budget_end) {
       budget_spent = true;  // run the rest later (the resume list), after others
       break;
@@ -201,13 +202,18 @@ void Worker::ProcessInput(Connection* c) {
       if (c->closed) {
         return;
       }
+      if (c->pause_held) [[unlikely]] {
+        c->in_start = pc.start;  // CLIENT PAUSE: run it again when the pause ends
+        stopped = true;
+        break;
+      }
       if (c->close_after_reply() || c->blocked()) {
         stopped = i + 1 < n || parse_error != nullptr;
         break;
       }
     }
     limits.authenticated = c->authenticated();
-    if (stopped || c->blocked() || c->close_after_reply()) {
+    if (stopped || c->blocked() || c->close_after_reply() || c->pause_held) {
       c->parser.Reset();  // commands parsed ahead are parsed again when the client resumes
       break;
     }
