@@ -90,6 +90,7 @@ using namespace jsoncmd;
 
 // JSON.SET key path value [NX | XX] [FORMAT STRING|JSON]
 void JsonSetCommand(CommandContext& ctx) {
+  DocScope packing;
   Cond cond = Cond::kNone;
   for (size_t i = 4; i < ctx.argc(); i++) {
     std::string_view a = ctx.arg(i);
@@ -220,6 +221,7 @@ bool GetText(CommandContext& ctx, Node& doc, const std::vector<Path>& paths, con
 
 // JSON.GET key [INDENT s] [NEWLINE s] [SPACE s] [NOESCAPE] [FORMAT STRING] [path ...]
 void JsonGetCommand(CommandContext& ctx) {
+  DocScope packing;
   json::Format f;
   std::vector<std::string_view> path_args;
   for (size_t i = 2; i < ctx.argc(); i++) {
@@ -283,6 +285,7 @@ void JsonGetCommand(CommandContext& ctx) {
 // JSON.MGET key [key ...] path: one reply per key, null for a missing key, another
 // type, or (legacy path) a missing path.
 void JsonMGetCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p = PathArg(ctx, ctx.arg(ctx.argc() - 1));
   if (!p) {
     return;
@@ -290,6 +293,7 @@ void JsonMGetCommand(CommandContext& ctx) {
   ctx.rb().Array(ctx.argc() - 2);
   std::string out;
   for (size_t i = 1; i + 1 < ctx.argc(); i++) {
+    NoteDoc(ctx.db(), ctx.arg(i), false);
     Entry* e = LookupRead(ctx, ctx.arg(i));
     if (e == nullptr || e->type() != ValueType::kJson) {
       ctx.rb().Null();
@@ -312,6 +316,7 @@ void JsonMGetCommand(CommandContext& ctx) {
 // JSON.MSET key path value [key path value ...]: every triplet is checked before any is
 // applied.
 void JsonMSetCommand(CommandContext& ctx) {
+  DocScope packing;
   if ((ctx.argc() - 1) % 3 != 0) {
     return ReplyWrongArity(ctx);
   }
@@ -363,6 +368,7 @@ void JsonMSetCommand(CommandContext& ctx) {
 // JSON.DEL / JSON.FORGET key [path]: the number of values deleted; the root deletes
 // the key.
 void JsonDelCommand(CommandContext& ctx) {
+  DocScope packing;
   if (ctx.argc() > 3) {
     return ReplyWrongArity(ctx);
   }
@@ -394,6 +400,7 @@ void JsonDelCommand(CommandContext& ctx) {
 
 // JSON.TYPE key [path]
 void JsonTypeCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
@@ -451,6 +458,7 @@ void ReplyResp(CommandContext& ctx, const Node& n) {
 
 // JSON.RESP key [path]
 void JsonRespCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
@@ -474,6 +482,7 @@ void JsonRespCommand(CommandContext& ctx) {
 
 // JSON.DEBUG MEMORY key [path]: bytes of each match (the node and what it owns).
 void JsonDebugMemoryCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 3, &doc, &p)) {
@@ -497,6 +506,7 @@ void JsonDebugMemoryCommand(CommandContext& ctx) {
 }
 
 void JsonDebugHelpCommand(CommandContext& ctx) {
+  DocScope packing;
   ctx.rb().Array(2);
   ctx.rb().Bulk("MEMORY <key> [path] - reports memory usage");
   ctx.rb().Bulk("HELP                - this message");

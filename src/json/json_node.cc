@@ -58,10 +58,18 @@ void Node::Reset() {
       }
       break;
     case Kind::kArray:
-      delete u_.a;
+      if (small_len_ == kPacked) {
+        free(u_.s);
+      } else {
+        delete u_.a;
+      }
       break;
     case Kind::kObject:
-      delete u_.o;
+      if (small_len_ == kPacked) {
+        free(u_.s);
+      } else {
+        delete u_.o;
+      }
       break;
     default:
       break;
@@ -71,6 +79,7 @@ void Node::Reset() {
 }
 
 Node* Node::Find(std::string_view key) {
+  EnsureTree();
   for (Member& m : *u_.o) {
     if (m.key.str() == key) {
       return &m.value;
@@ -90,7 +99,7 @@ void Node::Set(std::string_view key, Node value) {
 }
 
 bool Node::Erase(std::string_view key) {
-  auto& ms = *u_.o;
+  auto& ms = members();
   for (size_t i = 0; i < ms.size(); i++) {
     if (ms[i].key.str() == key) {
       ms.erase(ms.begin() + static_cast<ptrdiff_t>(i));
@@ -101,6 +110,15 @@ bool Node::Erase(std::string_view key) {
 }
 
 Node Node::Clone() const {
+  if (packed()) {
+    Node n;
+    std::string_view b = packed_bytes();
+    n.kind_ = kind_;
+    n.small_len_ = kPacked;
+    n.u_.s = static_cast<char*>(malloc(4 + b.size()));
+    memcpy(n.u_.s, u_.s, 4 + b.size());
+    return n;
+  }
   switch (kind_) {
     case Kind::kString:
       return String(str());
@@ -129,6 +147,9 @@ Node Node::Clone() const {
 }
 
 size_t Node::MemoryUsage() const {
+  if (packed()) {
+    return malloc_usable_size(u_.s);
+  }
   switch (kind_) {
     case Kind::kString:
       return small_len_ == kHeapString ? malloc_usable_size(u_.s) : 0;
@@ -152,6 +173,7 @@ size_t Node::MemoryUsage() const {
 }
 
 int Node::Depth() const {
+  EnsureTree();
   int best = 0;
   if (kind_ == Kind::kArray) {
     for (const Node& c : *u_.a) {
@@ -384,6 +406,7 @@ void SerializeAt(const Node& n, const Format& f, int level, std::string* out) {
   if (n.is_container() && f.indent.empty() && f.newline.empty() && f.space.empty()) {
     return Serialize(n, f, out);
   }
+  n.EnsureTree();
   switch (n.kind()) {
     case Kind::kNull:
       out->append("null");
@@ -559,6 +582,10 @@ void WriteCompact(const Node& n, Writer& w) {
 }
 
 void SerializeCompact(const Node& n, std::string* out) {
+  if (n.packed()) {
+    AppendPackedCompact(n.packed_bytes(), out);
+    return;
+  }
   Writer w(out);
   WriteCompact(n, w);
 }
