@@ -42,6 +42,7 @@ inline constexpr int kMaxDepth = 128;
 // Documents whose packed form is at most this many bytes are stored packed.
 inline constexpr size_t kPackMax = 4096;
 
+// Kinds from kString on own heap memory (Node::Reset relies on the order).
 enum class Kind : uint8_t { kNull, kFalse, kTrue, kInt, kDouble, kString, kArray, kObject };
 
 struct Member;
@@ -49,7 +50,11 @@ struct Member;
 class Node {
  public:
   Node() = default;
-  ~Node() { Reset(); }
+  ~Node() {
+    if (kind_ >= Kind::kString) {
+      ReleaseHeap();
+    }
+  }
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   Node(Node&& o) noexcept {
@@ -154,7 +159,16 @@ class Node {
 
  private:
   friend void FinishPacked(Node* root, bool wrote);
-  void Reset();
+  // Frees what a string / container owns; scalars own nothing (the inline check keeps
+  // the many scalar destructions cheap).
+  void Reset() {
+    if (kind_ >= Kind::kString) {
+      ReleaseHeap();
+    }
+    kind_ = Kind::kNull;
+    small_len_ = 0;
+  }
+  void ReleaseHeap();
   void Unpack();
   char* inline_chars() { return reinterpret_cast<char*>(this) + 2; }
   const char* inline_chars() const { return reinterpret_cast<const char*>(this) + 2; }

@@ -12,6 +12,7 @@
 // (index << 1 | 1) of an earlier key. The first kDictMax distinct keys of the document
 // are numbered in the order they appear (encoder and decoder number them alike), so
 // keys repeated across an array of objects are stored once.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "json/json_node.h"
+#include "json/json_writer.h"
 
 namespace hotkv::json {
 
@@ -41,56 +43,80 @@ constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
 constexpr int64_t kSmallIntMax = 0xFF - kTSmallInt;
 constexpr size_t kDictMax = 64;
 
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
+// Writes into a buffer of `cap` bytes (the caller's limit plus room for one item's
+// header); every write checks the room, and Put fails once the limit is passed.
 struct Encoder {
-  std::string out;
+  char* buf;
+  size_t cap;
   size_t max;
+  size_t pos = 0;
   std::string_view keys[kDictMax];
   size_t nkeys = 0;
 
-  void Key(std::string_view k) {
+  bool Room(size_t n) const { return pos + n <= cap; }
+  void Byte(uint8_t b) { buf[pos++] = static_cast<char>(b); }
+  // At most 10 bytes: callers check Room first.
+  void Varint(uint64_t v) {
+    while (v >= 0x80) {
+      buf[pos++] = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    buf[pos++] = static_cast<char>(v);
+  }
+  bool Bytes(std::string_view s) {
+    if (!Room(s.size() + 10)) {
+      return false;
+    }
+    Varint(s.size());
+    memcpy(buf + pos, s.data(), s.size());
+    pos += s.size();
+    return true;
+  }
+  static uint64_t ZigZag(int64_t v) {
+    return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+  }
+
+  bool Key(std::string_view k) {
     for (size_t i = 0; i < nkeys; i++) {
-      if (keys[i] == k) {
-        PutVarint((i << 1) | 1, &out);
-        return;
+      if (keys[i].size() == k.size() && memcmp(keys[i].data(), k.data(), k.size()) == 0) {
+        Varint((i << 1) | 1);
+        return true;
       }
     }
     if (nkeys < kDictMax) {
       keys[nkeys++] = k;
     }
-    PutVarint(k.size() << 1, &out);
-    out.append(k);
+    if (!Room(k.size() + 10)) {
+      return false;
+    }
+    Varint(k.size() << 1);
+    memcpy(buf + pos, k.data(), k.size());
+    pos += k.size();
+    return true;
   }
 
   // False once the output passed `max` (the caller gives up).
   bool Put(const Node& n) {
-    if (out.size() > max) {
+    if (pos > max || !Room(20)) {
       return false;
     }
     switch (n.kind()) {
       case Kind::kNull:
-        out.push_back(kTNull);
+        Byte(kTNull);
         return true;
       case Kind::kFalse:
-        out.push_back(kTFalse);
+        Byte(kTFalse);
         return true;
       case Kind::kTrue:
-        out.push_back(kTTrue);
+        Byte(kTTrue);
         return true;
       case Kind::kInt: {
         int64_t v = n.int_value();
         if (v >= 0 && v <= kSmallIntMax) {
-          out.push_back(static_cast<char>(kTSmallInt + v));
+          Byte(static_cast<uint8_t>(kTSmallInt + v));
         } else {
-          out.push_back(kTInt);
-          PutVarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63), &out);
+          Byte(kTInt);
+          Varint(ZigZag(v));
         }
         return true;
       }
@@ -100,28 +126,24 @@ struct Encoder {
           for (int e = 1; e <= 8; e++) {
             double m = std::nearbyint(d * kPow10[e]);
             if (std::abs(m) < 9e15 && m / kPow10[e] == d && !(d == 0 && std::signbit(d))) {
-              auto mi = static_cast<int64_t>(m);
-              out.push_back(static_cast<char>(kTDecimal + e - 1));
-              PutVarint((static_cast<uint64_t>(mi) << 1) ^ static_cast<uint64_t>(mi >> 63), &out);
+              Byte(static_cast<uint8_t>(kTDecimal + e - 1));
+              Varint(ZigZag(static_cast<int64_t>(m)));
               return true;
             }
           }
         }
-        out.push_back(kTDouble);
-        out.append(reinterpret_cast<const char*>(&d), 8);
+        Byte(kTDouble);
+        memcpy(buf + pos, &d, 8);
+        pos += 8;
         return true;
       }
-      case Kind::kString: {
-        std::string_view s = n.str();
-        out.push_back(kTString);
-        PutVarint(s.size(), &out);
-        out.append(s);
-        return true;
-      }
+      case Kind::kString:
+        Byte(kTString);
+        return Bytes(n.str());
       case Kind::kArray: {
         const auto& a = n.array();
-        out.push_back(kTArray);
-        PutVarint(a.size(), &out);
+        Byte(kTArray);
+        Varint(a.size());
         for (const Node& c : a) {
           if (!Put(c)) {
             return false;
@@ -131,11 +153,10 @@ struct Encoder {
       }
       case Kind::kObject: {
         const auto& ms = n.members();
-        out.push_back(kTObject);
-        PutVarint(ms.size(), &out);
+        Byte(kTObject);
+        Varint(ms.size());
         for (const Member& m : ms) {
-          Key(m.key.str());
-          if (!Put(m.value)) {
+          if (!Key(m.key.str()) || !Put(m.value)) {
             return false;
           }
         }
@@ -146,7 +167,6 @@ struct Encoder {
   }
 };
 
-// Reads packed bytes (trusted: written by Encoder).
 struct Decoder {
   const char* p;
   std::string_view keys[kDictMax];
@@ -240,65 +260,65 @@ struct Decoder {
   }
 
   // The compact JSON text of one value.
-  void Text(std::string* out) {
+  void Text(Writer& w) {
     auto tag = static_cast<uint8_t>(*p++);
     if (tag >= kTSmallInt) {
-      int v = tag - kTSmallInt;
-      char buf[4];
-      auto r = std::to_chars(buf, buf + sizeof(buf), v);
-      out->append(buf, static_cast<size_t>(r.ptr - buf));
+      char* c = w.Cursor(4);
+      w.Advance(static_cast<size_t>(std::to_chars(c, c + 4, tag - kTSmallInt).ptr - c));
       return;
     }
     if (tag >= kTDecimal) {
-      AppendDouble(Decimal(tag), out);
+      char* c = w.Cursor(40);
+      w.Advance(FormatDouble(Decimal(tag), c));
       return;
     }
     switch (tag) {
       case kTNull:
-        out->append("null");
+        w.Put("null");
         return;
       case kTFalse:
-        out->append("false");
+        w.Put("false");
         return;
       case kTTrue:
-        out->append("true");
+        w.Put("true");
         return;
       case kTInt: {
-        char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof(buf), Int());
-        out->append(buf, static_cast<size_t>(r.ptr - buf));
+        char* c = w.Cursor(24);
+        w.Advance(static_cast<size_t>(std::to_chars(c, c + 24, Int()).ptr - c));
         return;
       }
-      case kTDouble:
-        AppendDouble(Double(), out);
+      case kTDouble: {
+        char* c = w.Cursor(40);
+        w.Advance(FormatDouble(Double(), c));
         return;
+      }
       case kTString:
-        AppendQuoted(Bytes(Varint()), out);
+        WriteQuoted(Bytes(Varint()), w);
         return;
       case kTArray: {
         size_t count = Varint();
-        out->push_back('[');
+        w.Put('[');
         for (size_t i = 0; i < count; i++) {
           if (i > 0) {
-            out->push_back(',');
+            w.Put(',');
           }
-          Text(out);
+          Text(w);
         }
-        out->push_back(']');
+        w.Put(']');
         return;
       }
       default: {  // kTObject
         size_t count = Varint();
-        out->push_back('{');
+        w.Put('{');
         for (size_t i = 0; i < count; i++) {
           if (i > 0) {
-            out->push_back(',');
+            w.Put(',');
           }
-          AppendQuoted(Key(), out);
-          out->push_back(':');
-          Text(out);
+          WriteQuoted(Key(), w);
+          w.Put(':');
+          Text(w);
         }
-        out->push_back('}');
+        w.Put('}');
         return;
       }
     }
@@ -339,17 +359,17 @@ bool Node::Pack(size_t max) {
   if (!is_container() || packed() || (pad_[0] & kNoPack) != 0) {
     return packed();
   }
-  Encoder e;
-  e.max = max;
-  e.out.reserve(256);
-  if (!e.Put(*this) || e.out.size() > max) {
+  thread_local std::vector<char> scratch;
+  scratch.resize(std::max(scratch.size(), max + 64));
+  Encoder e{scratch.data(), max + 64, max};
+  if (!e.Put(*this) || e.pos > max) {
     pad_[0] |= kNoPack;
     return false;
   }
-  auto len = static_cast<uint32_t>(e.out.size());
-  char* bytes = static_cast<char*>(malloc(4 + e.out.size()));
+  auto len = static_cast<uint32_t>(e.pos);
+  char* bytes = static_cast<char*>(malloc(4 + e.pos));
   memcpy(bytes, &len, 4);
-  memcpy(bytes + 4, e.out.data(), e.out.size());
+  memcpy(bytes + 4, e.buf, e.pos);
   Kind k = kind_;
   Reset();
   kind_ = k;
@@ -374,9 +394,10 @@ void Node::Unpack() {
 }
 
 void AppendPackedCompact(std::string_view packed, std::string* out) {
-  out->reserve(out->size() + packed.size() + packed.size() / 2 + 16);
+  Writer w(out);
+  w.Ensure(packed.size() + packed.size() / 2 + 16);
   Decoder d{packed.data()};
-  d.Text(out);
+  d.Text(w);
 }
 
 bool BeginPackScope() {
