@@ -406,15 +406,15 @@ void JsonTypeCommand(CommandContext& ctx) {
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
     return;
   }
+  if (ctx.rb().resp3()) {
+    ctx.rb().Array(1);  // RESP3 wraps every reply in one more array, as Redis does
+  }
   if (doc == nullptr) {
     return ctx.rb().Null();
   }
   std::vector<Match> ms = json::Select(*p, *doc);
   if (p->legacy()) {
     return ms.empty() ? ctx.rb().Null() : ctx.rb().SimpleString(ms[0].node->TypeName());
-  }
-  if (ctx.rb().resp3()) {
-    ctx.rb().Array(1);  // RESP3 nests the types in one more array, as Redis does
   }
   ctx.rb().Array(ms.size());
   for (const Match& m : ms) {

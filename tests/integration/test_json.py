@@ -285,6 +285,11 @@ def test_resp3_replies(server):
         assert c.command("JSON.NUMINCRBY", "doc", "$..a", "2") == [3]
         assert c.command("JSON.NUMINCRBY", "doc", "$.b[0]", "1") == [("double", "2.5")]
         assert c.command("JSON.TYPE", "doc", "$.a") == [["integer"]]
+        # RESP3 wraps JSON.TYPE's every reply in one more array (RedisJSON's json_type;
+        # node-redis's transformReply takes reply[0]).
+        assert c.command("JSON.TYPE", "doc") == ["object"]
+        assert c.command("JSON.TYPE", "doc", ".zz") == [None]
+        assert c.command("JSON.TYPE", "nokey", "$.a") == [None]
         assert c.command("JSON.RESP", "doc", "$.b") == [["[", ("double", "2.5")]]
         assert c.command("JSON.TOGGLE", "doc", "$.t") == [0]
         assert c.command("JSON.NUMINCRBY", "doc", ".a", "1") == [4]
