@@ -235,16 +235,19 @@ def render(res, a):
     lines = [f"# JSON benchmark (issue 17), {res['date']}", "",
              f"Machine: {res['machine']}; load average at start {res['loadavg']}. Command: "
              f"`bench/json.py --docs {a.docs} --ops {a.ops} --shapes {','.join(res['shapes'])} "
-             f"--only {a.only} --servers {','.join(kinds)}`. Pipeline 30, one connection, "
+             f"--only {a.only} --servers {','.join(kinds)}"
+             f"{'' if a.build_dir == str(ROOT / 'build/release') else ' --build-dir ' + a.build_dir}`. "
+             "Pipeline 30, one connection, "
              "server on core 0 (HotKV --threads 1), client on core 1.", ""]
     if "memory" in a.only:
         lines += ["Memory per document (used_memory growth / documents, bytes; RSS growth in "
                   "brackets). `text` = mean compact JSON length; `JSON - string overhead` = JSON "
                   "bytes minus what a string pays beyond its text, ÷ text (the issue's target "
                   "≤ 1.0):", "",
-                  "| shape | text | HotKV JSON | HotKV string | HotKV hash | " +
-                  " | ".join(f"{names[k]} string | {names[k]} hash" for k in kinds if k != "hotkv") +
-                  " | HotKV JSON ÷ text (overhead removed) |",
+                  "| " + " | ".join(["shape", "text", "HotKV JSON", "HotKV string", "HotKV hash"] +
+                                   [f"{names[k]} {t}" for k in kinds if k != "hotkv"
+                                    for t in ("string", "hash")] +
+                                   ["HotKV JSON ÷ text (overhead removed)"]) + " |",
                   "|---|---|---|---|---|" + "---|---|" * (len(kinds) - 1) + "---|"]
         for shape in res["shapes"]:
             tl = res["text_len"][shape]
@@ -267,8 +270,9 @@ def render(res, a):
             cells.append(ratio)
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", "MEMORY USAGE / JSON.DEBUG MEMORY (mean of a sample of keys, bytes):", "",
-                  "| shape | HotKV JSON MEMORY USAGE | JSON.DEBUG MEMORY | HotKV string | " +
-                  " | ".join(f"{names[k]} string" for k in kinds if k != "hotkv") + " |",
+                  "| " + " | ".join(["shape", "HotKV JSON MEMORY USAGE", "JSON.DEBUG MEMORY",
+                                    "HotKV string"] +
+                                   [f"{names[k]} string" for k in kinds if k != "hotkv"]) + " |",
                   "|---|---|---|---|" + "---|" * (len(kinds) - 1)]
         for shape in res["shapes"]:
             hk = res["servers"].get("hotkv", {}).get("memory", {}).get(shape, {})

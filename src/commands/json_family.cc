@@ -159,11 +159,34 @@ void AppendMatches(const std::vector<Match>& ms, const json::Format& f, int leve
   out->push_back(']');
 }
 
+// A static path's one match in a packed document, as Select + AppendMatches (JSONPath)
+// or Serialize (legacy) would write it; false (nothing written) when it does not apply.
+bool AppendPackedMatch(const Node& doc, const Path& p, std::string* out) {
+  if (p.is_root() || !doc.packed()) {
+    return false;
+  }
+  size_t mark = out->size();
+  if (!p.legacy()) {
+    out->push_back('[');
+  }
+  if (!json::AppendPackedAt(doc, p, out)) {
+    out->resize(mark);
+    return false;
+  }
+  if (!p.legacy()) {
+    out->push_back(']');
+  }
+  return true;
+}
+
 // The reply text of JSON.GET for `paths` on `doc`; false after an error reply.
 bool GetText(CommandContext& ctx, Node& doc, const std::vector<Path>& paths, const json::Format& f,
              std::string* out) {
   if (paths.size() == 1) {
     const Path& p = paths[0];
+    if (f.indent.empty() && f.newline.empty() && f.space.empty() && AppendPackedMatch(doc, p, out)) {
+      return true;  // read from the packed bytes, no tree built
+    }
     std::vector<Match> ms = json::Select(p, doc);
     if (!p.legacy()) {
       AppendMatches(ms, f, 0, out);
@@ -299,8 +322,12 @@ void JsonMGetCommand(CommandContext& ctx) {
       ctx.rb().Null();
       continue;
     }
-    std::vector<Match> ms = json::Select(*p, *e->As<Node>());
     out.clear();
+    if (AppendPackedMatch(*e->As<Node>(), *p, &out)) {
+      ctx.rb().Bulk(out);
+      continue;
+    }
+    std::vector<Match> ms = json::Select(*p, *e->As<Node>());
     if (!p->legacy()) {
       AppendMatches(ms, json::Format{}, 0, &out);
     } else if (!ms.empty()) {

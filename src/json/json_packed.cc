@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "json/json_node.h"
+#include "json/json_path.h"
 #include "json/json_writer.h"
 
 namespace hotkv::json {
@@ -259,6 +260,73 @@ struct Decoder {
     }
   }
 
+  // Steps over one value (registering the keys inside it, as reading it would).
+  void Skip() {
+    auto tag = static_cast<uint8_t>(*p++);
+    if (tag >= kTSmallInt) {
+      return;
+    }
+    if (tag >= kTDecimal || tag == kTInt) {
+      Varint();
+      return;
+    }
+    switch (tag) {
+      case kTDouble:
+        p += 8;
+        return;
+      case kTString:
+        p += Varint();
+        return;
+      case kTArray: {
+        size_t count = Varint();
+        for (size_t i = 0; i < count; i++) {
+          Skip();
+        }
+        return;
+      }
+      case kTObject: {
+        size_t count = Varint();
+        for (size_t i = 0; i < count; i++) {
+          Key();
+          Skip();
+        }
+        return;
+      }
+      default:  // null, false, true
+        return;
+    }
+  }
+
+  // Moves to the value `s` (one key or one index) names in the value at p; false when
+  // there is none.
+  bool Step(const Selector& s) {
+    auto tag = static_cast<uint8_t>(*p);
+    if (s.type == Selector::Type::kKey && tag == kTObject) {
+      p++;
+      size_t count = Varint();
+      for (size_t i = 0; i < count; i++) {
+        if (Key() == s.keys[0]) {
+          return true;
+        }
+        Skip();
+      }
+      return false;
+    }
+    if (s.type == Selector::Type::kIndex && tag == kTArray) {
+      p++;
+      auto count = static_cast<int64_t>(Varint());
+      int64_t at = s.indexes[0] < 0 ? s.indexes[0] + count : s.indexes[0];
+      if (at < 0 || at >= count) {
+        return false;
+      }
+      for (int64_t i = 0; i < at; i++) {
+        Skip();
+      }
+      return true;
+    }
+    return false;
+  }
+
   // The compact JSON text of one value.
   void Text(Writer& w) {
     auto tag = static_cast<uint8_t>(*p++);
@@ -398,6 +466,21 @@ void AppendPackedCompact(std::string_view packed, std::string* out) {
   w.Ensure(packed.size() + packed.size() / 2 + 16);
   Decoder d{packed.data()};
   d.Text(w);
+}
+
+bool AppendPackedAt(const Node& root, const Path& path, std::string* out) {
+  if (!root.packed() || !path.is_static()) {
+    return false;
+  }
+  Decoder d{root.packed_bytes().data()};
+  for (const Selector& s : path.selectors()) {
+    if (s.keys.size() + s.indexes.size() != 1 || !d.Step(s)) {
+      return false;
+    }
+  }
+  Writer w(out);
+  d.Text(w);
+  return true;
 }
 
 bool BeginPackScope() {

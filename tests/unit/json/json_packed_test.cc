@@ -6,6 +6,7 @@
 #include <string>
 
 #include "json/json_node.h"
+#include "json/json_path.h"
 
 namespace hotkv::json {
 namespace {
@@ -137,6 +138,38 @@ TEST(JsonPacked, ScopeRestoresAfterReadsAndRepacksAfterWrites) {
   n.array().push_back(Node::Int(2));
   EXPECT_FALSE(n.packed());
   EXPECT_EQ(ToJson(n), "[1,2]");
+}
+
+// AppendPackedAt reads a static path's value from the packed bytes, exactly as Select
+// and the serializer would, and declines what it does not cover.
+TEST(JsonPacked, ReadsStaticPathsFromThePackedBytes) {
+  std::string text =
+      R"({"a":{"x":1,"y":[10,{"x":"deep"},-2.5]},"k":[{"id":1,"n":"p"},{"id":2,"n":"q"}],)"
+      R"("s":"str","e":{},"z":null})";
+  Node n = MustParse(text);
+  ASSERT_TRUE(n.Pack());
+  Node tree = MustParse(text);
+  for (const char* path : {"$.a", "$.a.x", "$.a.y", "$.a.y[1].x", "$.a.y[-1]", "$.k[1].n",
+                           "$.k[-2].id", "$['s']", "$.e", "$.z", ".a.y[2]", "k[0]", "$"}) {
+    Result<Path> p = Path::Compile(path);
+    ASSERT_TRUE(p.ok()) << path;
+    std::string got;
+    ASSERT_TRUE(AppendPackedAt(n, *p, &got)) << path;
+    std::vector<Match> ms = Select(*p, tree);
+    ASSERT_EQ(ms.size(), 1u) << path;
+    EXPECT_EQ(got, ToJson(*ms[0].node)) << path;
+  }
+  for (const char* path : {"$.nope", "$.a.y[3]", "$.a.y[-4]", "$.a.x.y", "$.s[0]", "$.k.id",
+                           "$..x", "$.k[*]", "$.a['x','y']"}) {
+    Result<Path> p = Path::Compile(path);
+    ASSERT_TRUE(p.ok()) << path;
+    std::string got;
+    EXPECT_FALSE(AppendPackedAt(n, *p, &got)) << path;
+    EXPECT_EQ(got, "") << path;
+  }
+  EXPECT_TRUE(n.packed());  // nothing unpacked it
+  std::string got;
+  EXPECT_FALSE(AppendPackedAt(tree, *Path::Compile("$.a"), &got));  // a tree: not for it
 }
 
 }  // namespace
