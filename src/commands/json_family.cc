@@ -184,7 +184,8 @@ bool GetText(CommandContext& ctx, Node& doc, const std::vector<Path>& paths, con
              std::string* out) {
   if (paths.size() == 1) {
     const Path& p = paths[0];
-    if (f.indent.empty() && f.newline.empty() && f.space.empty() && AppendPackedMatch(doc, p, out)) {
+    if (f.indent.empty() && f.newline.empty() && f.space.empty() &&
+        AppendPackedMatch(doc, p, out)) {
       return true;  // read from the packed bytes, no tree built
     }
     std::vector<Match> ms = json::Select(p, doc);

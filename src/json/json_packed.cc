@@ -205,9 +205,7 @@ struct Decoder {
     uint64_t z = Varint();
     return static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
   }
-  double Decimal(uint8_t tag) {
-    return static_cast<double>(Int()) / kPow10[tag - kTDecimal + 1];
-  }
+  double Decimal(uint8_t tag) { return static_cast<double>(Int()) / kPow10[tag - kTDecimal + 1]; }
   double Double() {
     double d;
     memcpy(&d, p, 8);

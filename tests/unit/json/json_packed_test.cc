@@ -45,7 +45,8 @@ void CheckRoundTrip(std::string_view text) {
 TEST(JsonPacked, RoundTripsEveryKind) {
   CheckRoundTrip(R"({"a":[1,2.5,"x",null,true,false],"b":{},"c":[]})");
   CheckRoundTrip(R"([0,239,240,-1,9223372036854775807,-9223372036854775808])");
-  CheckRoundTrip(R"([0.0,-0.0,1.0,0.1,-0.1234,19.99,1e300,1.5e-7,123456789.123,3.141592653589793])");
+  CheckRoundTrip(
+      R"([0.0,-0.0,1.0,0.1,-0.1234,19.99,1e300,1.5e-7,123456789.123,3.141592653589793])");
   CheckRoundTrip(R"({"s":"a string longer than fourteen bytes","e":"","q":"\"\\\n\u0001"})");
   CheckRoundTrip(R"([{"id":1,"sku":"a"},{"id":2,"sku":"b"},{"sku":"c","id":3,"new":{"id":4}}])");
   CheckRoundTrip(R"([[[[[[[[[[1]]]]]]]]]])");
@@ -57,10 +58,18 @@ TEST(JsonPacked, RoundTripsRandomDoubles) {
   for (int i = 0; i < 500; i++) {
     double d;
     switch (i % 4) {
-      case 0: d = std::uniform_real_distribution<double>(-1, 1)(rng); break;
-      case 1: d = std::round(std::uniform_real_distribution<double>(-1e6, 1e6)(rng)) / 100; break;
-      case 2: d = std::round(std::uniform_real_distribution<double>(-1, 1)(rng) * 1e4) / 1e4; break;
-      default: d = std::uniform_real_distribution<double>(-1e12, 1e12)(rng); break;
+      case 0:
+        d = std::uniform_real_distribution<double>(-1, 1)(rng);
+        break;
+      case 1:
+        d = std::round(std::uniform_real_distribution<double>(-1e6, 1e6)(rng)) / 100;
+        break;
+      case 2:
+        d = std::round(std::uniform_real_distribution<double>(-1, 1)(rng) * 1e4) / 1e4;
+        break;
+      default:
+        d = std::uniform_real_distribution<double>(-1e12, 1e12)(rng);
+        break;
     }
     std::string s;
     AppendDouble(d, &s);
@@ -75,7 +84,8 @@ TEST(JsonPacked, ManyDistinctKeysPassTheDictionary) {
   for (int i = 0; i < 3; i++) {
     text += i ? ",{" : "{";
     for (int k = 0; k < 100; k++) {
-      text += (k ? ",\"" : "\"") + std::string("key") + std::to_string(k) + "\":" + std::to_string(k);
+      text +=
+          (k ? ",\"" : "\"") + std::string("key") + std::to_string(k) + "\":" + std::to_string(k);
     }
     text += "}";
   }
@@ -159,8 +169,8 @@ TEST(JsonPacked, ReadsStaticPathsFromThePackedBytes) {
     ASSERT_EQ(ms.size(), 1u) << path;
     EXPECT_EQ(got, ToJson(*ms[0].node)) << path;
   }
-  for (const char* path : {"$.nope", "$.a.y[3]", "$.a.y[-4]", "$.a.x.y", "$.s[0]", "$.k.id",
-                           "$..x", "$.k[*]", "$.a['x','y']"}) {
+  for (const char* path : {"$.nope", "$.a.y[3]", "$.a.y[-4]", "$.a.x.y", "$.s[0]", "$.k.id", "$..x",
+                           "$.k[*]", "$.a['x','y']"}) {
     Result<Path> p = Path::Compile(path);
     ASSERT_TRUE(p.ok()) << path;
     std::string got;
