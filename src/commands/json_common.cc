@@ -4,6 +4,42 @@
 
 namespace hotkv::jsoncmd {
 
+namespace {
+
+struct NotedDoc {
+  Database* db;
+  std::string_view key;  // an argument of the running command
+};
+struct Noted {
+  std::vector<NotedDoc> docs;
+  bool wrote = false;
+};
+thread_local Noted tl_noted;
+
+}  // namespace
+
+DocScope::DocScope() : owner_(json::BeginPackScope()) {}
+
+DocScope::~DocScope() {
+  if (!owner_) {
+    return;
+  }
+  for (const NotedDoc& d : tl_noted.docs) {
+    Entry* e = d.db->Find(d.key);
+    if (e != nullptr && e->type() == ValueType::kJson) {
+      json::FinishPacked(e->As<json::Node>(), tl_noted.wrote);
+    }
+  }
+  tl_noted.docs.clear();
+  tl_noted.wrote = false;
+  json::EndPackScope();
+}
+
+void NoteDoc(Database& db, std::string_view key, bool write) {
+  tl_noted.docs.push_back(NotedDoc{&db, key});
+  tl_noted.wrote |= write;
+}
+
 std::optional<json::Path> PathArg(CommandContext& ctx, std::string_view text) {
   if (!json::IsValidUtf8(text)) {
     ctx.rb().Error(kNotUtf8);
@@ -38,12 +74,14 @@ std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text) {
 }
 
 json::Node* ReadDoc(CommandContext& ctx, std::string_view key, bool* failed) {
+  NoteDoc(ctx.db(), key, false);
   Entry* e = LookupRead(ctx, key);
   *failed = !CheckType(ctx, e, ValueType::kJson);
   return e != nullptr && !*failed ? e->As<json::Node>() : nullptr;
 }
 
 json::Node* WriteDoc(CommandContext& ctx, std::string_view key, KeyRef* ref, bool* failed) {
+  NoteDoc(ctx.db(), key, true);
   *ref = ctx.db().Lookup(key);
   *failed = false;
   if (!*ref) {

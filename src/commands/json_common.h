@@ -33,6 +33,23 @@ std::optional<json::Path> PathArgOr(CommandContext& ctx, size_t i);
 // A JSON value argument; replies the parse error and returns nullopt when invalid.
 std::optional<json::Node> JsonArg(CommandContext& ctx, std::string_view text);
 
+// The packing scope of one JSON command (json_node.h's packed documents): every handler
+// opens one first. The document lookups below note each key they serve; when the
+// handler returns, a document the command only read gets its packed bytes back, one it
+// wrote (or created) is packed again. A nested scope does nothing.
+class DocScope {
+ public:
+  DocScope();
+  ~DocScope();
+  DocScope(const DocScope&) = delete;
+  DocScope& operator=(const DocScope&) = delete;
+
+ private:
+  bool owner_;
+};
+// Notes that the running command reads (or writes) the document of `key` in `db`.
+void NoteDoc(Database& db, std::string_view key, bool write);
+
 // The document of `key` for reading (statistics, keymiss), or null when the key is
 // missing; sets *failed after replying WRONGTYPE.
 json::Node* ReadDoc(CommandContext& ctx, std::string_view key, bool* failed);

@@ -90,6 +90,7 @@ using namespace jsoncmd;
 
 // JSON.SET key path value [NX | XX] [FORMAT STRING|JSON]
 void JsonSetCommand(CommandContext& ctx) {
+  DocScope packing;
   Cond cond = Cond::kNone;
   for (size_t i = 4; i < ctx.argc(); i++) {
     std::string_view a = ctx.arg(i);
@@ -158,11 +159,35 @@ void AppendMatches(const std::vector<Match>& ms, const json::Format& f, int leve
   out->push_back(']');
 }
 
+// A static path's one match in a packed document, as Select + AppendMatches (JSONPath)
+// or Serialize (legacy) would write it; false (nothing written) when it does not apply.
+bool AppendPackedMatch(const Node& doc, const Path& p, std::string* out) {
+  if (p.is_root() || !doc.packed()) {
+    return false;
+  }
+  size_t mark = out->size();
+  if (!p.legacy()) {
+    out->push_back('[');
+  }
+  if (!json::AppendPackedAt(doc, p, out)) {
+    out->resize(mark);
+    return false;
+  }
+  if (!p.legacy()) {
+    out->push_back(']');
+  }
+  return true;
+}
+
 // The reply text of JSON.GET for `paths` on `doc`; false after an error reply.
 bool GetText(CommandContext& ctx, Node& doc, const std::vector<Path>& paths, const json::Format& f,
              std::string* out) {
   if (paths.size() == 1) {
     const Path& p = paths[0];
+    if (f.indent.empty() && f.newline.empty() && f.space.empty() &&
+        AppendPackedMatch(doc, p, out)) {
+      return true;  // read from the packed bytes, no tree built
+    }
     std::vector<Match> ms = json::Select(p, doc);
     if (!p.legacy()) {
       AppendMatches(ms, f, 0, out);
@@ -220,6 +245,7 @@ bool GetText(CommandContext& ctx, Node& doc, const std::vector<Path>& paths, con
 
 // JSON.GET key [INDENT s] [NEWLINE s] [SPACE s] [NOESCAPE] [FORMAT STRING] [path ...]
 void JsonGetCommand(CommandContext& ctx) {
+  DocScope packing;
   json::Format f;
   std::vector<std::string_view> path_args;
   for (size_t i = 2; i < ctx.argc(); i++) {
@@ -283,6 +309,7 @@ void JsonGetCommand(CommandContext& ctx) {
 // JSON.MGET key [key ...] path: one reply per key, null for a missing key, another
 // type, or (legacy path) a missing path.
 void JsonMGetCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p = PathArg(ctx, ctx.arg(ctx.argc() - 1));
   if (!p) {
     return;
@@ -290,13 +317,18 @@ void JsonMGetCommand(CommandContext& ctx) {
   ctx.rb().Array(ctx.argc() - 2);
   std::string out;
   for (size_t i = 1; i + 1 < ctx.argc(); i++) {
+    NoteDoc(ctx.db(), ctx.arg(i), false);
     Entry* e = LookupRead(ctx, ctx.arg(i));
     if (e == nullptr || e->type() != ValueType::kJson) {
       ctx.rb().Null();
       continue;
     }
-    std::vector<Match> ms = json::Select(*p, *e->As<Node>());
     out.clear();
+    if (AppendPackedMatch(*e->As<Node>(), *p, &out)) {
+      ctx.rb().Bulk(out);
+      continue;
+    }
+    std::vector<Match> ms = json::Select(*p, *e->As<Node>());
     if (!p->legacy()) {
       AppendMatches(ms, json::Format{}, 0, &out);
     } else if (!ms.empty()) {
@@ -312,6 +344,7 @@ void JsonMGetCommand(CommandContext& ctx) {
 // JSON.MSET key path value [key path value ...]: every triplet is checked before any is
 // applied.
 void JsonMSetCommand(CommandContext& ctx) {
+  DocScope packing;
   if ((ctx.argc() - 1) % 3 != 0) {
     return ReplyWrongArity(ctx);
   }
@@ -363,6 +396,7 @@ void JsonMSetCommand(CommandContext& ctx) {
 // JSON.DEL / JSON.FORGET key [path]: the number of values deleted; the root deletes
 // the key.
 void JsonDelCommand(CommandContext& ctx) {
+  DocScope packing;
   if (ctx.argc() > 3) {
     return ReplyWrongArity(ctx);
   }
@@ -394,10 +428,14 @@ void JsonDelCommand(CommandContext& ctx) {
 
 // JSON.TYPE key [path]
 void JsonTypeCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
     return;
+  }
+  if (ctx.rb().resp3()) {
+    ctx.rb().Array(1);  // RESP3 wraps every reply in one more array, as Redis does
   }
   if (doc == nullptr) {
     return ctx.rb().Null();
@@ -405,9 +443,6 @@ void JsonTypeCommand(CommandContext& ctx) {
   std::vector<Match> ms = json::Select(*p, *doc);
   if (p->legacy()) {
     return ms.empty() ? ctx.rb().Null() : ctx.rb().SimpleString(ms[0].node->TypeName());
-  }
-  if (ctx.rb().resp3()) {
-    ctx.rb().Array(1);  // RESP3 nests the types in one more array, as Redis does
   }
   ctx.rb().Array(ms.size());
   for (const Match& m : ms) {
@@ -451,6 +486,7 @@ void ReplyResp(CommandContext& ctx, const Node& n) {
 
 // JSON.RESP key [path]
 void JsonRespCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
@@ -474,6 +510,7 @@ void JsonRespCommand(CommandContext& ctx) {
 
 // JSON.DEBUG MEMORY key [path]: bytes of each match (the node and what it owns).
 void JsonDebugMemoryCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 3, &doc, &p)) {
@@ -497,6 +534,7 @@ void JsonDebugMemoryCommand(CommandContext& ctx) {
 }
 
 void JsonDebugHelpCommand(CommandContext& ctx) {
+  DocScope packing;
   ctx.rb().Array(2);
   ctx.rb().Bulk("MEMORY <key> [path] - reports memory usage");
   ctx.rb().Bulk("HELP                - this message");

@@ -77,6 +77,7 @@ void InsertValues(CommandContext& ctx, const Path& p, std::vector<Match>& ms,
 
 // JSON.ARRAPPEND key path value [value ...]
 void JsonArrAppendCommand(CommandContext& ctx) {
+  DocScope packing;
   if (ctx.argc() < 4) {
     return ReplyWrongArity(ctx);
   }
@@ -94,6 +95,7 @@ void JsonArrAppendCommand(CommandContext& ctx) {
 
 // JSON.ARRINSERT key path index value [value ...]
 void JsonArrInsertCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p = PathArg(ctx, ctx.arg(2));
   if (!p) {
     return;
@@ -120,6 +122,7 @@ void JsonArrInsertCommand(CommandContext& ctx) {
 
 // JSON.ARRINDEX key path value [start [stop]]
 void JsonArrIndexCommand(CommandContext& ctx) {
+  DocScope packing;
   if (ctx.argc() > 6) {
     return ReplyWrongArity(ctx);
   }
@@ -186,12 +189,14 @@ void JsonArrIndexCommand(CommandContext& ctx) {
 }
 
 void JsonArrLenCommand(CommandContext& ctx) {
+  DocScope packing;
   LengthReply(
       ctx, IsArray, [](const Node& n) { return n.array().size(); }, "not an array");
 }
 
 // JSON.ARRPOP key [path [index]]
 void JsonArrPopCommand(CommandContext& ctx) {
+  DocScope packing;
   if (ctx.argc() > 4) {
     return ReplyWrongArity(ctx);
   }
@@ -242,6 +247,7 @@ void JsonArrPopCommand(CommandContext& ctx) {
 
 // JSON.ARRTRIM key path start stop
 void JsonArrTrimCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p = PathArg(ctx, ctx.arg(2));
   if (!p) {
     return;

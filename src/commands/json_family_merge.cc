@@ -55,6 +55,7 @@ Node WithoutNulls(const Node& patch) {
 
 // JSON.MERGE key path value [FORMAT JSON|STRING]
 void JsonMergeCommand(CommandContext& ctx) {
+  DocScope packing;
   for (size_t i = 4; i < ctx.argc(); i++) {  // [FORMAT JSON|STRING]
     if (!EqualsIgnoreCase(ctx.arg(i), "FORMAT") || i + 1 >= ctx.argc() ||
         !(EqualsIgnoreCase(ctx.arg(i + 1), "JSON") || EqualsIgnoreCase(ctx.arg(i + 1), "STRING"))) {

@@ -44,6 +44,7 @@ Node Arith(const Node& a, const Node& b, bool mult) {
 
 // JSON.NUMINCRBY / JSON.NUMMULTBY key path value
 void NumOp(CommandContext& ctx, bool mult) {
+  DocScope packing;
   std::optional<Path> p = PathArg(ctx, ctx.arg(2));
   if (!p) {
     return;
@@ -121,6 +122,7 @@ void JsonNumMultByCommand(CommandContext& ctx) { NumOp(ctx, true); }
 
 // JSON.STRAPPEND key [path] value
 void JsonStrAppendCommand(CommandContext& ctx) {
+  DocScope packing;
   if (ctx.argc() > 4) {
     return ReplyWrongArity(ctx);
   }
@@ -167,6 +169,7 @@ namespace jsoncmd {
 // JSON.STRLEN / JSON.OBJLEN / JSON.ARRLEN key [path]: `len` of each match passing `ok`.
 void LengthReply(CommandContext& ctx, const std::function<bool(const Node&)>& ok,
                  const std::function<size_t(const Node&)>& len, std::string_view what) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
@@ -195,6 +198,7 @@ void LengthReply(CommandContext& ctx, const std::function<bool(const Node&)>& ok
 namespace {
 
 void JsonStrLenCommand(CommandContext& ctx) {
+  DocScope packing;
   LengthReply(
       ctx, [](const Node& n) { return n.is_string(); },
       [](const Node& n) { return n.str().size(); }, "not a string");
@@ -204,6 +208,7 @@ void JsonStrLenCommand(CommandContext& ctx) {
 // for a missing path or a non-object, and a JSONPath on a missing key is "ERR Path does
 // not exist or not an object" (Redis's replies).
 void JsonObjLenCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
@@ -228,6 +233,7 @@ void JsonObjLenCommand(CommandContext& ctx) {
 
 // JSON.OBJKEYS key [path]
 void JsonObjKeysCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p;
   Node* doc;
   if (!ReadDocAndPath(ctx, 2, &doc, &p)) {
@@ -264,6 +270,7 @@ void JsonObjKeysCommand(CommandContext& ctx) {
 
 // JSON.TOGGLE key path
 void JsonToggleCommand(CommandContext& ctx) {
+  DocScope packing;
   std::optional<Path> p = PathArg(ctx, ctx.arg(2));
   if (!p) {
     return;
@@ -293,6 +300,7 @@ void JsonToggleCommand(CommandContext& ctx) {
 // JSON.CLEAR key [path]: empties arrays and objects and sets numbers to 0; replies how
 // many values it changed.
 void JsonClearCommand(CommandContext& ctx) {
+  DocScope packing;
   if (ctx.argc() > 3) {
     return ReplyWrongArity(ctx);
   }

@@ -96,7 +96,7 @@ size_t ObjectFreeEffort(ValueType type, const void* object) {
     case ValueType::kJson: {
       // The top level's children: a large document is freed in the background.
       const auto* n = static_cast<const json::Node*>(object);
-      return n->is_array() ? n->array().size() + 1 : n->is_object() ? n->members().size() + 1 : 1;
+      return n->is_container() ? n->size() + 1 : 1;
     }
     case ValueType::kStream: {
       // Redis counts the stream's nodes plus, per group, its PEL and consumers.

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "json/json_writer.h"
+
 namespace hotkv::json {
 
 Node Node::String(std::string_view s) {
@@ -50,7 +52,7 @@ std::string_view Node::str() const {
   return {u_.s + 4, len};
 }
 
-void Node::Reset() {
+void Node::ReleaseHeap() {
   switch (kind_) {
     case Kind::kString:
       if (small_len_ == kHeapString) {
@@ -58,19 +60,26 @@ void Node::Reset() {
       }
       break;
     case Kind::kArray:
-      delete u_.a;
+      if (small_len_ == kPacked) {
+        free(u_.s);
+      } else {
+        delete u_.a;
+      }
       break;
     case Kind::kObject:
-      delete u_.o;
+      if (small_len_ == kPacked) {
+        free(u_.s);
+      } else {
+        delete u_.o;
+      }
       break;
     default:
       break;
   }
-  kind_ = Kind::kNull;
-  small_len_ = 0;
 }
 
 Node* Node::Find(std::string_view key) {
+  EnsureTree();
   for (Member& m : *u_.o) {
     if (m.key.str() == key) {
       return &m.value;
@@ -90,7 +99,7 @@ void Node::Set(std::string_view key, Node value) {
 }
 
 bool Node::Erase(std::string_view key) {
-  auto& ms = *u_.o;
+  auto& ms = members();
   for (size_t i = 0; i < ms.size(); i++) {
     if (ms[i].key.str() == key) {
       ms.erase(ms.begin() + static_cast<ptrdiff_t>(i));
@@ -101,6 +110,15 @@ bool Node::Erase(std::string_view key) {
 }
 
 Node Node::Clone() const {
+  if (packed()) {
+    Node n;
+    std::string_view b = packed_bytes();
+    n.kind_ = kind_;
+    n.small_len_ = kPacked;
+    n.u_.s = static_cast<char*>(malloc(4 + b.size()));
+    memcpy(n.u_.s, u_.s, 4 + b.size());
+    return n;
+  }
   switch (kind_) {
     case Kind::kString:
       return String(str());
@@ -129,6 +147,9 @@ Node Node::Clone() const {
 }
 
 size_t Node::MemoryUsage() const {
+  if (packed()) {
+    return malloc_usable_size(u_.s);
+  }
   switch (kind_) {
     case Kind::kString:
       return small_len_ == kHeapString ? malloc_usable_size(u_.s) : 0;
@@ -152,6 +173,7 @@ size_t Node::MemoryUsage() const {
 }
 
 int Node::Depth() const {
+  EnsureTree();
   int best = 0;
   if (kind_ == Kind::kArray) {
     for (const Node& c : *u_.a) {
@@ -384,6 +406,7 @@ void SerializeAt(const Node& n, const Format& f, int level, std::string* out) {
   if (n.is_container() && f.indent.empty() && f.newline.empty() && f.space.empty()) {
     return Serialize(n, f, out);
   }
+  n.EnsureTree();
   switch (n.kind()) {
     case Kind::kNull:
       out->append("null");
@@ -450,60 +473,6 @@ void SerializeAt(const Node& n, const Format& f, int level, std::string* out) {
 
 namespace {
 
-// Appends to a std::string through a raw cursor: the string is grown ahead (resize)
-// and cut back to what was written when the writer goes, so single characters cost a
-// compare and a store.
-class Writer {
- public:
-  explicit Writer(std::string* s) : s_(s), used_(s->size()) { s_->resize(used_ + 256); }
-  ~Writer() { s_->resize(used_); }
-  void Ensure(size_t n) {
-    if (used_ + n > s_->size()) {
-      s_->resize(std::max(s_->size() * 2, used_ + n));
-    }
-  }
-  void Put(char c) {
-    Ensure(1);
-    (*s_)[used_++] = c;
-  }
-  void Put(std::string_view v) {
-    Ensure(v.size());
-    memcpy(s_->data() + used_, v.data(), v.size());
-    used_ += v.size();
-  }
-  char* Cursor(size_t n) {
-    Ensure(n);
-    return s_->data() + used_;
-  }
-  void Advance(size_t n) { used_ += n; }
-
- private:
-  std::string* s_;
-  size_t used_;
-};
-
-void WriteQuoted(std::string_view str, Writer& w) {
-  size_t i = 0;
-  while (i < str.size()) {
-    auto c = static_cast<unsigned char>(str[i]);
-    if (c < 0x20 || c == '"' || c == '\\') {
-      break;
-    }
-    i++;
-  }
-  if (i == str.size()) {
-    char* p = w.Cursor(str.size() + 2);
-    p[0] = '"';
-    memcpy(p + 1, str.data(), str.size());
-    p[str.size() + 1] = '"';
-    w.Advance(str.size() + 2);
-    return;
-  }
-  std::string escaped;
-  AppendQuoted(str, &escaped);
-  w.Put(escaped);
-}
-
 // The compact form (no INDENT/NEWLINE/SPACE): every reply without options.
 void WriteCompact(const Node& n, Writer& w) {
   switch (n.kind()) {
@@ -559,6 +528,10 @@ void WriteCompact(const Node& n, Writer& w) {
 }
 
 void SerializeCompact(const Node& n, std::string* out) {
+  if (n.packed()) {
+    AppendPackedCompact(n.packed_bytes(), out);
+    return;
+  }
   Writer w(out);
   WriteCompact(n, w);
 }

@@ -14,6 +14,14 @@
 // (printed like Redis: shortest round-trip digits, "1.0" for an integral double,
 // exponents past 1e16 or below 1e-5 as "1e16" / "1.5e-7").
 //
+// Packed documents (json_packed.cc): a small document (packed form <= kPackMax bytes) is
+// kept as one allocation of a compact binary encoding (tags, varints, a per-document key
+// dictionary) instead of the tree; its root Node has the document's kind and owns the
+// bytes. The compact serializer reads the packed bytes directly (JSON.GET $, DUMP, AOF);
+// anything that walks into the document (array(), members(), Find...) unpacks it to the
+// tree first. A PackScope (one per JSON command) keeps the packed bytes of what it
+// unpacked: FinishPacked puts them back after a read and re-packs after a write.
+//
 // Thread safety: a Node is a plain value; the owner (the key's shard lock) guards it.
 #pragma once
 
@@ -31,7 +39,10 @@ namespace hotkv::json {
 
 // Redis's nesting limit for JSON documents (objects and arrays).
 inline constexpr int kMaxDepth = 128;
+// Documents whose packed form is at most this many bytes are stored packed.
+inline constexpr size_t kPackMax = 4096;
 
+// Kinds from kString on own heap memory (Node::Reset relies on the order).
 enum class Kind : uint8_t { kNull, kFalse, kTrue, kInt, kDouble, kString, kArray, kObject };
 
 struct Member;
@@ -39,7 +50,11 @@ struct Member;
 class Node {
  public:
   Node() = default;
-  ~Node() { Reset(); }
+  ~Node() {
+    if (kind_ >= Kind::kString) {
+      ReleaseHeap();
+    }
+  }
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   Node(Node&& o) noexcept {
@@ -93,10 +108,37 @@ class Node {
   double number() const { return kind_ == Kind::kInt ? static_cast<double>(u_.i) : u_.d; }
   std::string_view str() const;
 
-  std::vector<Node>& array() { return *u_.a; }
-  const std::vector<Node>& array() const { return *u_.a; }
-  std::vector<Member>& members() { return *u_.o; }
-  const std::vector<Member>& members() const { return *u_.o; }
+  std::vector<Node>& array() {
+    EnsureTree();
+    return *u_.a;
+  }
+  const std::vector<Node>& array() const {
+    EnsureTree();
+    return *u_.a;
+  }
+  std::vector<Member>& members() {
+    EnsureTree();
+    return *u_.o;
+  }
+  const std::vector<Member>& members() const {
+    EnsureTree();
+    return *u_.o;
+  }
+  // Elements of an array / members of an object (a packed one stays packed).
+  size_t size() const;
+
+  // The packed form (see the top of this file).
+  bool packed() const { return small_len_ == kPacked; }
+  std::string_view packed_bytes() const;
+  // Packs this container when its packed form has at most `max` bytes (else it stays a
+  // tree and, as a root, is not tried again). False when it was not packed.
+  bool Pack(size_t max = kPackMax);
+  // Turns a packed node back into the tree (a no-op on a tree).
+  void EnsureTree() const {
+    if (small_len_ == kPacked) {
+      const_cast<Node*>(this)->Unpack();
+    }
+  }
 
   // Object lookup (linear: objects are small in practice); null when absent.
   Node* Find(std::string_view key);
@@ -116,11 +158,24 @@ class Node {
   std::string_view TypeName() const;
 
  private:
-  void Reset();
+  friend void FinishPacked(Node* root, bool wrote);
+  // Frees what a string / container owns; scalars own nothing (the inline check keeps
+  // the many scalar destructions cheap).
+  void Reset() {
+    if (kind_ >= Kind::kString) {
+      ReleaseHeap();
+    }
+    kind_ = Kind::kNull;
+    small_len_ = 0;
+  }
+  void ReleaseHeap();
+  void Unpack();
   char* inline_chars() { return reinterpret_cast<char*>(this) + 2; }
   const char* inline_chars() const { return reinterpret_cast<const char*>(this) + 2; }
 
   static constexpr uint8_t kHeapString = 0xFF;
+  static constexpr uint8_t kPacked = 0xFE;  // a container held packed: u_.s = [uint32 len][bytes]
+  static constexpr char kNoPack = 1;        // pad_[0]: a root too large to pack
   static constexpr size_t kInlineMax = 14;
 
   Kind kind_ = Kind::kNull;
@@ -141,6 +196,17 @@ struct Member {
   Node key;  // always a string node
   Node value;
 };
+
+// The packing scope of one command on this thread (nested scopes are no-ops): while it
+// is active, an unpacked document keeps its packed bytes until FinishPacked.
+// BeginPackScope returns false when a scope is already active.
+bool BeginPackScope();
+// After the command, for each document it looked at: a packed root is left alone; a
+// root this scope unpacked gets its packed bytes back when !wrote, or is packed again
+// from the (edited) tree when wrote; another tree root is packed when wrote.
+void FinishPacked(Node* root, bool wrote);
+// Ends the scope, freeing the packed bytes of documents that went away.
+void EndPackScope();
 
 // Deep equality as JSON: numbers compare by value (1 == 1.0), objects by their members
 // regardless of order.
@@ -176,6 +242,8 @@ inline std::string ToJson(const Node& n) {
 void AppendDouble(double v, std::string* out);
 // The same into `out` (at least 40 bytes); returns the length.
 size_t FormatDouble(double v, char* out);
+// The compact JSON text of packed bytes (Node::packed_bytes()).
+void AppendPackedCompact(std::string_view packed, std::string* out);
 // A JSON string literal (quotes and escapes).
 void AppendQuoted(std::string_view s, std::string* out);
 

@@ -91,4 +91,11 @@ std::vector<Match> Select(const Path& path, Node& root);
 // removed. Matches of the root are not removed (the caller deletes the key).
 size_t RemoveMatches(std::vector<Match> matches);
 
+// For a packed document (json_node.h) and a static path (one key or index per step):
+// appends the compact text of the one value the path names, read straight from the
+// packed bytes, and returns true; false (nothing appended) when the document is not
+// packed, the path is not static, or it names nothing (the caller then takes the
+// general way, Select, for its reply).
+bool AppendPackedAt(const Node& root, const Path& path, std::string* out);
+
 }  // namespace hotkv::json

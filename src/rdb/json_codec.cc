@@ -54,7 +54,9 @@ Entry* LoadJson(Reader& r, std::string_view key, bool expire_block) {
     r.Fail("Module value not terminated by EOF");
     return nullptr;
   }
-  return Entry::NewObject(key, ValueType::kJson, new json::Node(std::move(doc).value()), expire_block);
+  auto* node = new json::Node(std::move(doc).value());
+  node->Pack();  // small documents are kept packed (json_node.h)
+  return Entry::NewObject(key, ValueType::kJson, node, expire_block);
 }
 
 }  // namespace hotkv::rdb

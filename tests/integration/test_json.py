@@ -285,6 +285,11 @@ def test_resp3_replies(server):
         assert c.command("JSON.NUMINCRBY", "doc", "$..a", "2") == [3]
         assert c.command("JSON.NUMINCRBY", "doc", "$.b[0]", "1") == [("double", "2.5")]
         assert c.command("JSON.TYPE", "doc", "$.a") == [["integer"]]
+        # RESP3 wraps JSON.TYPE's every reply in one more array (RedisJSON's json_type;
+        # node-redis's transformReply takes reply[0]).
+        assert c.command("JSON.TYPE", "doc") == ["object"]
+        assert c.command("JSON.TYPE", "doc", ".zz") == [None]
+        assert c.command("JSON.TYPE", "nokey", "$.a") == [None]
         assert c.command("JSON.RESP", "doc", "$.b") == [["[", ("double", "2.5")]]
         assert c.command("JSON.TOGGLE", "doc", "$.t") == [0]
         assert c.command("JSON.NUMINCRBY", "doc", ".a", "1") == [4]
@@ -318,6 +323,56 @@ def test_engine_integration(r):
     assert r.execute_command("JSON.ARRLEN", "big") == 1000
     assert r.unlink("big") == 1
     assert r.exists("big") == 0
+
+
+@pytest.mark.hotkv_only
+def test_small_documents_are_packed(r):
+    """Documents up to 4 KB packed are kept in HotKV's packed form (docs/json.md): they
+    cost less than their text, a read leaves them packed, a write re-packs them, and
+    every command sees the same document either way."""
+    doc = {"id": "user:1", "name": "Ada Lovelace", "age": 36, "active": True, "score": 19.99,
+           "tags": ["math", "engines", "poetry"], "ratios": [0.25, -0.1234, 1e300, 3.0],
+           "address": {"city": "London", "zip": None},
+           "orders": [{"id": i, "sku": "SKU-%06d" % i, "price": i + 0.5} for i in range(4)]}
+    text = json.dumps(doc, separators=(",", ":"))
+    r.execute_command("JSON.SET", "p", "$", text)
+    used = r.execute_command("JSON.DEBUG", "MEMORY", "p")
+    assert used < len(text)
+    assert jget(r, "p") == doc
+    # Reads walk into the document and leave it packed (same bytes afterwards).
+    assert jget(r, "p", "$.orders[*].sku") == ["SKU-%06d" % i for i in range(4)]
+    assert r.execute_command("JSON.OBJKEYS", "p", "$.address") == [["city", "zip"]]
+    assert json.loads(r.execute_command("JSON.GET", "p", "INDENT", " ", "NEWLINE", "\n", "$")) == [doc]
+    assert r.execute_command("JSON.DEBUG", "MEMORY", "p") == used
+    # Writes edit and re-pack; the model follows.
+    r.execute_command("JSON.NUMINCRBY", "p", "$.age", 1)
+    doc["age"] += 1
+    r.execute_command("JSON.ARRAPPEND", "p", "$.tags", '"chess"')
+    doc["tags"].append("chess")
+    r.execute_command("JSON.SET", "p", "$.orders[1].price", "7.25")
+    doc["orders"][1]["price"] = 7.25
+    r.execute_command("JSON.DEL", "p", "$.address.zip")
+    del doc["address"]["zip"]
+    r.execute_command("JSON.MERGE", "p", "$", '{"extra":{"k":[1,2]}}')
+    doc["extra"] = {"k": [1, 2]}
+    assert jget(r, "p") == doc
+    assert r.execute_command("JSON.DEBUG", "MEMORY", "p") < len(json.dumps(doc, separators=(",", ":")))
+    assert r.execute_command("JSON.ARRLEN", "p", "$.tags") == [4]
+    assert r.execute_command("JSON.TYPE", "p", "$.score") == ["number"]
+    # MGET over packed and unpacked documents; a copy stays packed and independent.
+    assert r.copy("p", "q")
+    r.execute_command("JSON.SET", "q", "$.age", "1")
+    assert json.loads(r.execute_command("JSON.MGET", "p", "q", "$.age")[0]) == [doc["age"]]
+    assert r.execute_command("JSON.MGET", "p", "q", "$.age")[1] == "[1]"
+    # A document that grows past the packed limit is still served the same way.
+    big = ["x" * 100 for _ in range(60)]
+    r.execute_command("JSON.SET", "p", "$.big", json.dumps(big))
+    doc["big"] = big
+    assert jget(r, "p") == doc
+    assert r.execute_command("JSON.DEBUG", "MEMORY", "p") > 6000
+    r.execute_command("JSON.DEL", "p", "$.big")
+    del doc["big"]
+    assert jget(r, "p") == doc
 
 
 def test_watch_and_notifications(server, r):
