@@ -59,6 +59,16 @@ HashValue* ExpireDueFields(CommandContext& ctx, std::string_view key, HashValue*
   return ref ? hash : nullptr;
 }
 
+HashValue* ExpireDueField(CommandContext& ctx, std::string_view key, HashValue* hash,
+                          std::string_view field) {
+  if (hash == nullptr || !hash->IsExpired(field, ctx.now_ms())) {
+    return hash;
+  }
+  KeyRef ref = ctx.db().Lookup(key);
+  ctx.db().ExpireFields(ref, {std::string(field)}, /*active=*/false);
+  return ref ? hash : nullptr;
+}
+
 bool ParseTrailingFields(CommandContext& ctx) {
   if (!EqualsIgnoreCase(ctx.arg(2), "FIELDS")) {
     ctx.rb().Error("ERR Mandatory argument FIELDS is missing or not at the right position");

@@ -3,12 +3,13 @@
 //
 // Lazy field expiry, as Redis 8 does it: a command that reads or conditionally writes
 // given fields (HGET, HMGET, HEXISTS, HSTRLEN, HGETDEL, HGETEX, HSETNX, HINCRBY*,
-// HSETEX) first deletes those of them whose time has come (ExpireDueFields: "hexpired",
-// or only "del" when they were the last; HDEL in the write stream), then works as if
-// they never existed. Whole-hash reads (HGETALL, HKEYS, HVALS, HSCAN, HRANDFIELD) skip
-// expired fields without deleting them; HLEN counts them (Redis does too); HSET, HDEL
-// and the HEXPIRE family treat them as present. The engine's active cycle reclaims the
-// rest (Keyspace::ExpireCycle).
+// HSETEX, and SORT/SORT_RO's BY/GET "->field" patterns) first deletes those of them whose
+// time has come (ExpireDueFields: "hexpired", or only "del" when they were the last; HDEL
+// in the write stream), then works as if they never existed. Whole-hash reads (HGETALL,
+// HKEYS, HVALS, HSCAN, HRANDFIELD) skip expired fields without deleting them; HLEN counts
+// them (Redis does too); HSET, HDEL and the HEXPIRE family treat them as present; a small
+// hash converting to "hashtable" keeps them (Redis 8.8 too). The engine's active cycle
+// reclaims the rest (Keyspace::ExpireCycle).
 //
 // Thread safety: stateless helpers; run with the key's shard locked.
 #pragma once
@@ -38,6 +39,12 @@ types::EncodingLimits HashLimits(CommandContext& ctx);
 types::HashValue* ExpireDueFields(CommandContext& ctx, std::string_view key,
                                   types::HashValue* hash, size_t first, size_t count,
                                   size_t step = 1);
+
+// Lazy expiry of one field of `hash` (the value of `key`) whose time has come, for
+// readers that name fields some other way (SORT's BY/GET "->field"). Returns the hash, or
+// null when the key went with it.
+types::HashValue* ExpireDueField(CommandContext& ctx, std::string_view key,
+                                 types::HashValue* hash, std::string_view field);
 
 // The strict `FIELDS numfields field ...` block at args 2.. of HTTL & co., HPERSIST and
 // HGETDEL (it must end the command). Replies Redis's error and returns false if wrong.

@@ -7,7 +7,8 @@
 // - Options are parsed first (a syntax error or a bad LIMIT number wins over WRONGTYPE);
 //   the last ASC/DESC, BY, LIMIT and STORE win; GET accumulates.
 // - A pattern's first '*' is replaced by the element; "->field" after the '*' reads a hash
-//   field instead of a string (a key of another type reads as missing). A pattern without
+//   field instead of a string (a key of another type reads as missing; a field whose TTL
+//   has passed is deleted as it is read, "hexpired", SORT_RO too). A pattern without
 //   '*' names no key: BY such a pattern ("nosort") skips sorting, GET of it returns nil;
 //   "GET #" returns the element itself. Patterns are C strings to Redis: '*' and "->" are
 //   looked for before the first NUL byte.
@@ -44,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "commands/hash_common.h"
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "engine/keyspace.h"
@@ -172,10 +174,15 @@ std::optional<std::string> LookupByPattern(CommandContext& ctx, std::string_view
     if (e->type() != ValueType::kHash) {
       return std::nullopt;
     }
-    // A field whose TTL has passed reads as missing (not deleted: SORT only reads).
-    const HashValue* h = e->As<HashValue>();
+    // A field whose TTL has passed is deleted as it is read (lazy expiry, SORT_RO too:
+    // "hexpired", or "del" with the last field), as Redis 8.8's lookupKeyByPattern does.
+    HashValue* h = e->As<HashValue>();
+    if (h->IsExpired(r.field, ctx.now_ms())) {
+      ExpireDueField(ctx, r.key, h, r.field);
+      return std::nullopt;
+    }
     auto v = h->Get(r.field);
-    if (!v || h->IsExpired(r.field, ctx.now_ms())) {
+    if (!v) {
       return std::nullopt;
     }
     return v->ToString();

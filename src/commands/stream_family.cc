@@ -187,7 +187,9 @@ void PropagateRewritten(CommandContext& ctx, const AddTrimArgs& a, const StreamV
   }
   std::vector<std::string> owned(ctx.args().begin(), ctx.args().end());
   if (a.trim.approx) {
-    owned[a.threshold_index - 1] = "=";
+    // One char, not the literal "=": GCC 12's -Wrestrict misreads assign(const char*)
+    // (a false positive, GCC PR105329); assign(count, char) copies nothing that overlaps.
+    owned[a.threshold_index - 1].assign(1, '=');
     owned[a.threshold_index] = a.trim.kind == StreamValue::TrimSpec::kMaxLen
                                    ? std::to_string(s.length())
                                    : s.FirstId().ToString();

@@ -1,8 +1,10 @@
 """Random lockstep of hash-field-expiry commands: HotKV vs Redis 8.8 (diff_vs_redis.py runs
 against Redis 7.0, which lacks them). Absolute times only, so replies are deterministic;
 with a fifth argument ("lazy") the active cycle is off on both and some fields get a 1 ms
-TTL, to compare lazy expiry (known difference: see docs/architecture.md, hash field
-expiry). Both servers need enable-debug-command yes.
+TTL, to compare lazy expiry, and hash-max-listpack-entries is 6 so that small hashes with
+expired fields convert to "hashtable" by count too. SORT/SORT_RO read hash fields through
+BY/GET "h*->field" patterns (a list "l" of 1 2 3 names h1 h2 h3). Both servers need
+enable-debug-command yes.
 
 Usage: hash_field_expiry_lockstep.py hotkv_port redis88_port count seed [lazy]"""
 import random
@@ -21,6 +23,8 @@ rng = random.Random(seed)
 import time
 for c in (H, R):
     c.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0" if LAZY else "1")
+    c.execute_command("CONFIG", "SET", "hash-max-listpack-entries", "6" if LAZY else "128")
+    c.execute_command("RPUSH", "l", "1", "2", "3")
 KEYS = ["h1", "h2", "h3", "s"]
 FIELDS = [f"f{i}" for i in range(8)]
 FAR = 4_000_000_000
@@ -41,7 +45,7 @@ def t_abs(ms):
 
 def gen():
     key = rng.choice(KEYS)
-    op = rng.randint(0, 17)
+    op = rng.randint(0, 18)
     if key == "s" and rng.random() < 0.7:
         return ["SET", "s", "x"]
     fs = fields()
@@ -83,8 +87,18 @@ def gen():
         return ["HSETNX", key, fs[0], "n"]
     if op == 15:
         return ["EXISTS", key]
-    if op == 16 and not LAZY:
+    if op == 16:
         return ["HSET", key, "big" + fs[0], "x" * rng.choice([10, 100])]
+    if op == 17:
+        cmd = [rng.choice(["SORT", "SORT_RO"]), "l"]
+        if rng.random() < 0.8:
+            cmd += ["BY", rng.choice(["h*->", "nosort->"]) + rng.choice(FIELDS)]
+        for _ in range(rng.randint(0, 2)):
+            cmd += ["GET", rng.choice(["#", "h*->" + rng.choice(FIELDS)])]
+        cmd += rng.choice([[], ["ALPHA"], ["DESC"], ["ALPHA", "DESC"]])
+        if cmd[0] == "SORT" and rng.random() < 0.2:
+            cmd += ["STORE", "dst"]
+        return cmd
     return ["HKEYS", key]
 
 

@@ -419,6 +419,37 @@ def test_listpackex_conversion_without_a_ttl(rc):
         assert rc("OBJECT", "ENCODING", "t") == enc, cmd
 
 
+
+def test_conversion_keeps_expired_fields(no_active):
+    # Redis 8.8 (checked by hand): a listpackex hash converting to "hashtable" keeps the
+    # fields whose time has passed (HLEN counts them, reads skip them, HTTL says -2) and
+    # sends no event for them; lazy or active expiry reclaims them later.
+    rc = no_active
+    old = rc("CONFIG", "GET", "hash-max-listpack-entries")[1]
+    rc("CONFIG", "SET", "hash-max-listpack-entries", 4)
+    try:
+        rc("HSET", "h", "a", 1, "b", 2, "c", 3, "d", 4)
+        expire_soon(rc, "h", "a", "b")
+        assert rc("HSET", "h", "e", 5) == 1  # the fifth field: converts
+        assert rc("OBJECT", "ENCODING", "h") == "hashtable"
+        assert rc("HLEN", "h") == 5
+        assert sorted(rc("HKEYS", "h")) == ["c", "d", "e"]
+        assert rc("HTTL", "h", "FIELDS", 2, "a", "b") == [-2, -2]
+        assert rc("HSET", "h", "a", 9) == 0  # still present to HSET
+        assert rc("HGET", "h", "b") is None  # lazy expiry deletes it
+        assert rc("HLEN", "h") == 4
+        # A long value converts too; all fields expired but the new one.
+        rc("HSET", "k", "a", 1, "b", 2)
+        expire_soon(rc, "k", "a", "b")
+        assert rc("HSETEX", "k", "FIELDS", 1, "x", "v" * 100) == 1
+        assert rc("OBJECT", "ENCODING", "k") == "hashtable"
+        assert rc("HLEN", "k") == 3
+        assert rc("HGETALL", "k") == ["x", "v" * 100]
+        rc("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+        assert wait_until(lambda: rc("HLEN", "k") == 1)
+    finally:
+        rc("CONFIG", "SET", "hash-max-listpack-entries", old)
+
 def test_hgetex_past_time_repeated_field(rc):
     rc("HSET", "h", "a", 1, "b", 2)
     assert rc("HGETEX", "h", "EXAT", 1, "FIELDS", 3, "a", "b", "a") == ["1", "2", None]
@@ -575,6 +606,42 @@ def test_expired_events(conns, nc):
     got = [e for db, key, e in w.events(nc)]
     assert got == ["hset", "hexpire", "hexpired", "del"]
 
+
+
+def test_sort_patterns_expire_hash_fields(conns, nc):
+    # Redis 8.8: SORT's and SORT_RO's BY/GET "key->field" lookups delete a field whose time
+    # has passed as they read it ("hexpired"; "del" with the last field) and see it missing.
+    nc.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    nc.execute_command("RPUSH", "l", 1, 2)
+    nc.execute_command("HSET", "w_1", "a", 5, "n", "x")
+    nc.execute_command("HSET", "w_2", "a", 3, "n", "y")
+    nc.execute_command("HPEXPIRE", "w_1", 1, "FIELDS", 1, "a")
+    nc.execute_command("HPEXPIRE", "w_2", 1, "FIELDS", 1, "n")
+    time.sleep(0.01)
+    w = KeyspaceWatcher(conns)
+    # w_1->a is missing (score 0): 1 sorts before 2 (score 3).
+    assert nc.execute_command("SORT", "l", "BY", "w_*->a", "GET", "w_*->n", "GET", "#") == \
+        ["x", "1", None, "2"]
+    assert w.events(nc) == [(0, "w_1", "hexpired"), (0, "w_2", "hexpired")]
+    assert nc.execute_command("HLEN", "w_1") == 1
+    assert nc.execute_command("HKEYS", "w_2") == ["a"]
+    # SORT_RO too; the second lookup of the same field finds it gone (one event).
+    nc.execute_command("HSET", "y_1", "a", 1, "", 2)
+    nc.execute_command("HPEXPIRE", "y_1", 1, "FIELDS", 1, "a")
+    time.sleep(0.01)
+    w = KeyspaceWatcher(conns)
+    assert nc.execute_command("SORT_RO", "l", "BY", "y_*->a", "GET", "y_*->a") == [None, None]
+    assert w.events(nc) == [(0, "y_1", "hexpired")]
+    assert nc.execute_command("HLEN", "y_1") == 1
+    # The last field: the key goes ("del" only); STORE stores the missing value as "".
+    nc.execute_command("HSET", "x_1", "a", 1)
+    nc.execute_command("HPEXPIRE", "x_1", 1, "FIELDS", 1, "a")
+    time.sleep(0.01)
+    w = KeyspaceWatcher(conns)
+    assert nc.execute_command("SORT", "l", "BY", "nosort", "GET", "x_*->a", "STORE", "d") == 2
+    assert w.events(nc) == [(0, "x_1", "del"), (0, "d", "sortstore")]
+    assert nc.execute_command("EXISTS", "x_1") == 0
+    assert nc.execute_command("LRANGE", "d", 0, -1) == ["", ""]
 
 # ------------------------------------------------------------------ persistence
 
