@@ -20,6 +20,8 @@ void RegisterKeyspaceCommands(CommandTable& t);
 void RegisterWaitCommands(CommandTable& t);  // WAIT, WAITAOF (no replicas, no AOF)
 void RegisterConnectionCommands(CommandTable& t);
 void RegisterClientCommands(CommandTable& t);
+// CLIENT TRACKING / CACHING / TRACKINGINFO / GETREDIR, called by RegisterClientCommands.
+void RegisterClientTrackingCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterServerAofCommands(CommandTable& t);  // BGREWRITEAOF
 void RegisterIntrospectionCommands(CommandTable& t);
