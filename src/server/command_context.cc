@@ -30,8 +30,7 @@ CommandContext::CommandContext(Server& server, Worker& worker, Client& client, R
 // The outermost context of a thread ending sends the client-side caching invalidations
 // its command queued (no shard lock held any more).
 CommandContext::~CommandContext() {
-  TrackingCommandEnd(client_, server_, cmd_ != nullptr && cmd_->parent != nullptr &&
-                                           cmd_->parent->name == "client");
+  TrackingCommandEnd(client_, server_, cmd_);
 }
 
 void CommandContext::KeyModified(std::string_view key, int64_t notify_class,

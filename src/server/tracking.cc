@@ -9,6 +9,7 @@
 #include "engine/keyspace.h"
 #include "server/client.h"
 #include "server/command_context.h"
+#include "server/command_table.h"
 #include "server/connection.h"
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
@@ -121,10 +122,12 @@ struct Pending {
   std::unordered_map<std::string, size_t> bcast_index;
 };
 
+using tracking_internal::t_current;
+using tracking_internal::t_depth;
+using tracking_internal::t_queued;
+
 thread_local Pending t_pending;
-thread_local int t_depth = 0;              // CommandContexts alive on this thread
-thread_local Client* t_current = nullptr;  // the client of the outermost one
-thread_local int t_limit_rounds = 0;       // tracking-table-max-keys: rounds still over
+thread_local int t_limit_rounds = 0;  // tracking-table-max-keys: rounds still over
 
 void FlushPending();
 
@@ -143,6 +146,7 @@ bool SkipForNoloop(uint64_t target) {
 void QueueKey(int worker, uint64_t id, std::string_view key) {
   Delivery d{Delivery::kKeys, id, {std::string(key)}};
   t_pending.items.emplace_back(worker, std::move(d));
+  t_queued = true;
 }
 
 void QueueBcast(int worker, uint64_t id, const std::string& prefix, std::string_view key) {
@@ -151,6 +155,7 @@ void QueueBcast(int worker, uint64_t id, const std::string& prefix, std::string_
   auto [it, inserted] = t_pending.bcast_index.try_emplace(std::move(k), t_pending.items.size());
   if (inserted) {
     t_pending.items.emplace_back(worker, Delivery{Delivery::kBcastKeys, id, {}});
+    t_queued = true;
   }
   t_pending.items[it->second].second.keys.emplace_back(key);
 }
@@ -300,6 +305,7 @@ void DeliverOn(Worker& w, const std::vector<Delivery>& ds) {
 
 void FlushPending() {
   if (t_pending.items.empty() || g_server == nullptr) {
+    t_queued = false;
     return;
   }
   Server& s = *g_server;
@@ -311,6 +317,7 @@ void FlushPending() {
   }
   t_pending.items.clear();
   t_pending.bcast_index.clear();
+  t_queued = false;
   Worker* self = CurrentWorker();
   for (int i = 0; i < s.num_workers(); i++) {
     auto& list = per[static_cast<size_t>(i)];
@@ -335,6 +342,7 @@ void FlushAllTracking() {
   for (int i = 0; i < g_server->num_workers(); i++) {
     t_pending.items.emplace_back(i, Delivery{Delivery::kFlush, 0, {}});
   }
+  t_queued = true;
   FlushIfIdle();
 }
 
@@ -457,24 +465,13 @@ void TrackingRememberKeys(CommandContext& ctx, bool lock_shards) {
   }
 }
 
-void TrackingCommandBegin(Client& client) {
-  if (t_depth++ == 0) {
-    t_current = &client;
-  }
-}
-
-void TrackingCommandEnd(Client& client, Server& server, bool is_client_command) {
-  if (--t_depth != 0) {
-    return;
-  }
-  t_current = nullptr;
-  if (!t_pending.items.empty()) [[unlikely]] {
-    FlushPending();
-  }
+void tracking_internal::CommandEndSlow(Client& client, Server& server, const CommandSpec* cmd) {
+  FlushPending();
   const uint32_t f = client.tracking_flags();
   // CLIENT CACHING applies to the next command (or the next transaction), as Redis's
   // resetClient clears it after anything but a CLIENT subcommand, outside MULTI.
-  if ((f & kTrackCaching) && !client.in_multi() && !is_client_command) [[unlikely]] {
+  if ((f & kTrackCaching) && !client.in_multi() &&
+      !(cmd != nullptr && cmd->parent != nullptr && cmd->parent->name == "client")) {
     client.set_tracking_flags(f & ~kTrackCaching);
   }
   // A blocked command's stand-in (no output) may run with a shard lock held.

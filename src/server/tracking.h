@@ -36,10 +36,12 @@
 #include <string_view>
 #include <vector>
 
+#include "server/client.h"
+
 namespace hotkv {
 
-class Client;
 class CommandContext;
+class CommandSpec;
 class Keyspace;
 class KeyObserver;
 class Server;
@@ -78,9 +80,30 @@ void TrackingKeyChanged(Server& server, std::string_view key);
 // locked here.
 void TrackingRememberKeys(CommandContext& ctx, bool lock_shards);
 // The outermost CommandContext of this thread starts / ends (no shard lock held at the
-// end, except for a blocked command's stand-in, whose client never tracks).
-void TrackingCommandBegin(Client& client);
-void TrackingCommandEnd(Client& client, Server& server, bool is_client_command);
+// end, except for a blocked command's stand-in, whose client never tracks). Inline: the
+// common case (nothing queued, the client not tracking, no table) is a few loads.
+namespace tracking_internal {
+inline thread_local int t_depth = 0;              // CommandContexts alive on this thread
+inline thread_local Client* t_current = nullptr;  // the client of the outermost one
+inline thread_local bool t_queued = false;        // invalidations wait to be sent
+void CommandEndSlow(Client& client, Server& server, const CommandSpec* cmd);
+}  // namespace tracking_internal
+
+inline void TrackingCommandBegin(Client& client) {
+  if (tracking_internal::t_depth++ == 0) {
+    tracking_internal::t_current = &client;
+  }
+}
+inline void TrackingCommandEnd(Client& client, Server& server, const CommandSpec* cmd) {
+  if (--tracking_internal::t_depth != 0) {
+    return;
+  }
+  tracking_internal::t_current = nullptr;
+  if (tracking_internal::t_queued || client.tracking_flags() != 0 ||
+      g_tracking_keys.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+    tracking_internal::CommandEndSlow(client, server, cmd);
+  }
+}
 // The client is going away (disconnect, RemoveLocalClient) or RESET: tracking off.
 void TrackingDisable(Server& server, Client& client);
 

@@ -701,3 +701,80 @@ def test_tracking_table_max_keys(start_server):
     assert sorted(t.pushes_until(marker)) == sorted(inv(k) for k in kept)
     t.close()
     w.close()
+
+
+def test_pipelined_own_writes_interleave(conns):
+    t = conns()
+    k1, k2 = uniq(), uniq()
+    t.cmd("CLIENT", "TRACKING", "ON")
+    t.cmd("MGET", k1, k2)
+    t.raw.send(b"".join(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\n1\r\n" % (len(k), b(k))
+                        for k in (k1, k2)))
+    got = [t.raw.read_reply() for _ in range(4)]
+    assert got == ["OK", ("push", inv(k1)), "OK", ("push", inv(k2))]
+
+
+def test_swapdb_sends_nothing_as_redis(conns):
+    # Redis's table is keyed by name only and SWAPDB invalidates nothing (checked against
+    # Redis 8.8); the FLUSH of either database would.
+    t = conns(worker=0)
+    w = conns(worker=1)
+    t.cmd("CLIENT", "TRACKING", "ON")
+    k = uniq()
+    w.cmd("SET", k, "1")
+    t.cmd("GET", k)
+    finish = marked(t, w)
+    assert w.cmd("SWAPDB", "0", "1") == "OK"
+    assert w.cmd("SWAPDB", "0", "1") == "OK"
+    assert finish() == []
+
+
+def test_move_copy_and_other_types(conns):
+    t = conns(worker=0)
+    w = conns(worker=1)
+    t.cmd("CLIENT", "TRACKING", "ON")
+    src, dst, h, z = uniq(), uniq(), uniq(), uniq()
+    w.cmd("SET", src, "v")
+    w.cmd("HSET", h, "f", "1")
+    t.cmd("GET", dst)
+    t.cmd("HGET", h, "f")
+    t.cmd("ZRANGE", z, "0", "-1")
+    w.cmd("COPY", src, dst)
+    assert t.next_push() == inv(dst)
+    w.cmd("HINCRBY", h, "f", "1")
+    assert t.next_push() == inv(h)
+    w.cmd("ZADD", z, "1", "m")
+    assert t.next_push() == inv(z)
+    t.cmd("GET", src)
+    w.cmd("MOVE", src, "5")
+    assert t.next_push() == inv(src)
+
+
+def test_blocked_pop_served_by_a_push_invalidates(conns):
+    t = conns(worker=0)
+    blocked = conns(resp3=False, worker=1)
+    w = conns(resp3=False, worker=0)
+    lst = uniq("list")
+    t.cmd("CLIENT", "TRACKING", "ON")
+    t.cmd("LRANGE", lst, "0", "-1")
+    blocked.raw.send_command("BLPOP", lst, "5")
+    deadline = time.time() + 5
+    while "blocked_clients:1" not in w.cmd("INFO", "clients").decode() and time.time() < deadline:
+        time.sleep(0.01)
+    assert w.cmd("RPUSH", lst, "a") == 1
+    assert blocked.raw.read_reply() == [b(lst), b"a"]
+    assert t.next_push() == inv(lst)
+
+
+def test_switch_to_bcast_drops_default_registrations(conns):
+    t = conns(worker=0)
+    w = conns(worker=1)
+    k = uniq("sw")
+    t.cmd("CLIENT", "TRACKING", "ON")
+    t.cmd("GET", k)
+    t.cmd("CLIENT", "TRACKING", "OFF")
+    t.cmd("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "only-this:")
+    marker = "only-this:" + uniq()
+    w.cmd("SET", k, "1")      # remembered from default mode: not sent to a BCAST client
+    w.cmd("SET", marker, "1")
+    assert t.pushes_until(marker) == []
