@@ -200,8 +200,8 @@ void RegisterClientTrackingCommands(CommandTable& t) {
        .doc = {"connection", "6.0.0", "O(1). Some options may introduce additional complexity.",
                "Turns client-side caching invalidations on or off for this connection.",
                "<status: ON | OFF> [REDIRECT client-id:integer] "
-               "[PREFIX prefix:string [PREFIX prefix:string ...]] [BCAST] [OPTIN] [OPTOUT] "
-               "[NOLOOP]"}});
+               "[PREFIX prefix:string [PREFIX prefix:string ...]] [BCAST: BCAST] "
+               "[OPTIN: OPTIN] [OPTOUT: OPTOUT] [NOLOOP: NOLOOP]"}});
   sub({.name = "caching", .arity = 3, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientCachingCommand,
        .doc = {"connection", "6.0.0", "O(1)",
