@@ -309,28 +309,33 @@ void FlushPending() {
     return;
   }
   Server& s = *g_server;
-  std::vector<std::vector<Delivery>> per(static_cast<size_t>(s.num_workers()));
+  Worker* self = CurrentWorker();
+  // The calling worker's own (it may be a worker the server does not run: in-process
+  // tests drive one themselves), then one job per other worker.
+  const size_t n = static_cast<size_t>(std::max(s.num_workers(), 1));
+  std::vector<std::vector<Delivery>> per(n);
+  std::vector<Delivery> mine;
   for (auto& [w, d] : t_pending.items) {
-    if (w >= 0 && w < s.num_workers()) {
+    if (self != nullptr && w == self->index()) {
+      mine.push_back(std::move(d));
+    } else if (w >= 0 && w < s.num_workers()) {
       per[static_cast<size_t>(w)].push_back(std::move(d));
     }
   }
   t_pending.items.clear();
   t_pending.bcast_index.clear();
   t_queued = false;
-  Worker* self = CurrentWorker();
+  if (!mine.empty()) {
+    DeliverOn(*self, mine);
+  }
   for (int i = 0; i < s.num_workers(); i++) {
     auto& list = per[static_cast<size_t>(i)];
     if (list.empty()) {
       continue;
     }
     Worker& target = s.worker(i);
-    if (&target == self) {
-      DeliverOn(target, list);
-    } else {
-      auto p = std::make_shared<std::vector<Delivery>>(std::move(list));
-      target.Post([&target, p] { DeliverOn(target, *p); });
-    }
+    auto p = std::make_shared<std::vector<Delivery>>(std::move(list));
+    target.Post([&target, p] { DeliverOn(target, *p); });
   }
 }
 
@@ -339,7 +344,7 @@ void FlushAllTracking() {
   if (g_tracking_clients.load(kRelaxed) == 0 || g_server == nullptr) {
     return;
   }
-  for (int i = 0; i < g_server->num_workers(); i++) {
+  for (int i = 0; i < std::max(g_server->num_workers(), 1); i++) {
     t_pending.items.emplace_back(i, Delivery{Delivery::kFlush, 0, {}});
   }
   t_queued = true;
@@ -415,6 +420,7 @@ class TrackingKeyObserver : public KeyObserver {
 
 std::unique_ptr<KeyObserver> MakeTrackingObserver(Server& server) {
   g_server = &server;
+  g_gen.fetch_add(1, std::memory_order_acq_rel);  // a new server: nothing remembered
   return std::make_unique<TrackingKeyObserver>(server);
 }
 
