@@ -316,6 +316,11 @@ void FlushPending() {
   std::vector<std::vector<Delivery>> per(n);
   std::vector<Delivery> mine;
   for (auto& [w, d] : t_pending.items) {
+    if (d.kind == Delivery::kBcastKeys) {
+      // Each key once, in byte order, as Redis's per-prefix key set sends them.
+      std::sort(d.keys.begin(), d.keys.end());
+      d.keys.erase(std::unique(d.keys.begin(), d.keys.end()), d.keys.end());
+    }
     if (self != nullptr && w == self->index()) {
       mine.push_back(std::move(d));
     } else if (w >= 0 && w < s.num_workers()) {

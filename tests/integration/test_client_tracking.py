@@ -778,3 +778,12 @@ def test_switch_to_bcast_drops_default_registrations(conns):
     w.cmd("SET", k, "1")      # remembered from default mode: not sent to a BCAST client
     w.cmd("SET", marker, "1")
     assert t.pushes_until(marker) == []
+
+
+def test_bcast_message_keys_unique_and_sorted(conns):
+    t = conns(worker=0)
+    w = conns(worker=1)
+    p = uniq("bs") + ":"
+    t.cmd("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", p)
+    w.cmd("MSET", p + "z", "1", p + "a", "1", p + "z", "2", p + "m", "1")
+    assert t.next_push() == inv(p + "a", p + "m", p + "z")
