@@ -159,7 +159,7 @@ void ResetCommand(CommandContext& ctx) {
   c.EndMulti();
   UnwatchAll(ctx.keyspace(), c);
   UnsubscribeAll(ctx.server(), c);
-  TrackingDisable(ctx.server(), c);
+  TrackingDisable(c);
   c.set_db(0);
   c.set_resp(2);
   ctx.rb().set_resp3(false);

@@ -65,7 +65,7 @@ void ClientTrackingCommand(CommandContext& ctx) {
   }
   const std::string_view mode = ctx.arg(2);
   if (EqualsIgnoreCase(mode, "off")) {
-    TrackingDisable(ctx.server(), c);
+    TrackingDisable(c);
     return ctx.rb().Ok();
   }
   if (!EqualsIgnoreCase(mode, "on")) {
@@ -111,7 +111,7 @@ void ClientTrackingCommand(CommandContext& ctx) {
       }
     }
   }
-  TrackingEnable(ctx.server(), c, redirect, options, prefixes);
+  TrackingEnable(c, redirect, options, prefixes);
   ctx.rb().Ok();
 }
 

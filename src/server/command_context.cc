@@ -53,7 +53,7 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
     SignalKeyReady(server_, db, key);
   }
   if (TrackingActive()) [[unlikely]] {
-    TrackingKeyChanged(server_, key);  // client-side caching (Redis's signalModifiedKey)
+    TrackingKeyChanged(key);  // client-side caching (Redis's signalModifiedKey)
   }
   Notify(notify_class, event, key, db);
 }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "common/random.h"
 #include "engine/keyspace.h"
 #include "server/client.h"
@@ -163,7 +164,7 @@ void QueueBcast(int worker, uint64_t id, const std::string& prefix, std::string_
 // Sends the invalidation of `key` to the clients remembered for it and forgets them;
 // with `bcast`, also to the BCAST clients whose prefixes match. `noloop`: skip the
 // running client when it asked for NOLOOP.
-void InvalidateKey(Keyspace& ks, std::string_view key, bool bcast, bool noloop) {
+void InvalidateKey(std::string_view key, bool bcast, bool noloop) {
   if (bcast && g_bcast_prefixes.load(kRelaxed) > 0) {
     for (const BcastPrefix& p : BcastSnapshot()) {
       if (key.substr(0, p.prefix.size()) != p.prefix) {
@@ -191,7 +192,6 @@ void InvalidateKey(Keyspace& ks, std::string_view key, bool bcast, bool noloop) 
       t.keys.erase(it);
     }
   }
-  (void)ks;
   FlushIfIdle();
 }
 
@@ -232,6 +232,11 @@ void WriteInvalidation(Worker& w, Client& r, int tracking_resp, bool redirected,
     }
   }
   w.MarkForFlush(&r);
+  if (redirected && r.subscription_count() > 0) {
+    if (Connection* conn = r.AsConnection()) {
+      CheckPubsubOutputLimits(w, *conn, CachedNowMs());  // a subscriber's limits apply
+    }
+  }
 }
 
 // Sends `keys` (null: flush) for tracking client `t`, which lives on `w`.
@@ -389,7 +394,7 @@ void EnforceMaxKeys(Server& s) {
         b = (b + 1) % t.keys.bucket_count();
       }
       const std::string key = t.keys.begin(b)->first;
-      InvalidateKey(ks, key, false, false);
+      InvalidateKey(key, false, false);
       effort--;
     }
     sh.lock.unlock();
@@ -400,15 +405,14 @@ void EnforceMaxKeys(Server& s) {
 
 class TrackingKeyObserver : public KeyObserver {
  public:
-  explicit TrackingKeyObserver(Server& s) : server_(s) {}
   void OnKeyExpired(int, std::string_view key) override {
     if (TrackingActive()) [[unlikely]] {
-      InvalidateKey(server_.keyspace(), key, true, true);
+      InvalidateKey(key, true, true);
     }
   }
   void OnKeyEvicted(int, std::string_view key) override {
     if (TrackingActive()) [[unlikely]] {
-      InvalidateKey(server_.keyspace(), key, true, true);
+      InvalidateKey(key, true, true);
     }
   }
   void OnFlush(int) override {
@@ -416,9 +420,6 @@ class TrackingKeyObserver : public KeyObserver {
       FlushAllTracking();
     }
   }
-
- private:
-  Server& server_;
 };
 
 }  // namespace
@@ -426,11 +427,11 @@ class TrackingKeyObserver : public KeyObserver {
 std::unique_ptr<KeyObserver> MakeTrackingObserver(Server& server) {
   g_server = &server;
   g_gen.fetch_add(1, std::memory_order_acq_rel);  // a new server: nothing remembered
-  return std::make_unique<TrackingKeyObserver>(server);
+  return std::make_unique<TrackingKeyObserver>();
 }
 
-void TrackingKeyChanged(Server& server, std::string_view key) {
-  InvalidateKey(server.keyspace(), key, true, true);
+void TrackingKeyChanged(std::string_view key) {
+  InvalidateKey(key, true, true);
 }
 
 void TrackingRememberKeys(CommandContext& ctx, bool lock_shards) {
@@ -491,8 +492,7 @@ void tracking_internal::CommandEndSlow(Client& client, Server& server, const Com
   }
 }
 
-void TrackingDisable(Server& server, Client& client) {
-  (void)server;
+void TrackingDisable(Client& client) {
   const uint32_t f = client.tracking_flags();
   if (f & kTrackOn) {
     g_tracking_clients.fetch_sub(1, kRelaxed);
@@ -511,9 +511,8 @@ void TrackingDisable(Server& server, Client& client) {
   client.tracking_redirect.store(0, kRelaxed);
 }
 
-std::string TrackingEnable(Server& server, Client& client, uint64_t redirect, uint32_t options,
-                           const std::vector<std::string>& prefixes) {
-  (void)server;
+void TrackingEnable(Client& client, uint64_t redirect, uint32_t options,
+                    const std::vector<std::string>& prefixes) {
   uint32_t f = client.tracking_flags();
   if (!(f & kTrackOn)) {
     g_tracking_clients.fetch_add(1, kRelaxed);
@@ -553,7 +552,6 @@ std::string TrackingEnable(Server& server, Client& client, uint64_t redirect, ui
     }
   }
   client.set_tracking_flags(f);
-  return "";
 }
 
 const std::vector<std::string>& TrackingPrefixes(const Client& client) {

@@ -42,7 +42,6 @@ namespace hotkv {
 
 class CommandContext;
 class CommandSpec;
-class Keyspace;
 class KeyObserver;
 class Server;
 class Worker;
@@ -73,7 +72,7 @@ inline bool TrackingActive() {
 // The observer (expiry, eviction, flush) the server registers with its keyspace.
 std::unique_ptr<KeyObserver> MakeTrackingObserver(Server& server);
 // `key` changed (CommandContext::KeyModified), its shard locked by the caller.
-void TrackingKeyChanged(Server& server, std::string_view key);
+void TrackingKeyChanged(std::string_view key);
 // After a read-only command of a tracked client, under the command's locks: remembers
 // the keys it named (unless OPTIN/OPTOUT say otherwise, or the client is in BCAST mode).
 // `lock_shards`: the command ran without locks (self_locking): each key's shard is
@@ -105,13 +104,14 @@ inline void TrackingCommandEnd(Client& client, Server& server, const CommandSpec
   }
 }
 // The client is going away (disconnect, RemoveLocalClient) or RESET: tracking off.
-void TrackingDisable(Server& server, Client& client);
+void TrackingDisable(Client& client);
 
 // ---- CLIENT TRACKING / CACHING / TRACKINGINFO (commands/) ----
 
-// CLIENT TRACKING ON with the parsed options; returns "" or the error reply text.
-std::string TrackingEnable(Server& server, Client& client, uint64_t redirect, uint32_t options,
-                           const std::vector<std::string>& prefixes);
+// CLIENT TRACKING ON with options the command checked (Redis's enableTracking): keeps a
+// pending CLIENT CACHING flag, replaces the rest, adds BCAST prefixes ("" when none).
+void TrackingEnable(Client& client, uint64_t redirect, uint32_t options,
+                    const std::vector<std::string>& prefixes);
 // Sorted prefixes of a BCAST client (CLIENT TRACKINGINFO).
 const std::vector<std::string>& TrackingPrefixes(const Client& client);
 

@@ -168,7 +168,7 @@ void Worker::RemoveLocalClient(Client* c) {
   UnblockOnClose(*this, *c);
   UnsubscribeAll(*server_, *c);
   UnwatchAll(server_->keyspace(), *c);
-  TrackingDisable(*server_, *c);
+  TrackingDisable(*c);
   local_clients_.erase(c->id());
 }
 
@@ -330,7 +330,7 @@ void Worker::CloseConnection(Connection* c) {
   UnblockOnClose(*this, *c);
   UnsubscribeAll(*server_, *c);
   UnwatchAll(server_->keyspace(), *c);
-  TrackingDisable(*server_, *c);
+  TrackingDisable(*c);
   conns_.erase(c->id());
   server_->clients().Remove(c);
   server_->clients().Unreserve();
