@@ -92,9 +92,9 @@ INFO_GAPS = [
      "`expired_stale_perc` (not estimated); `total_eviction_exceeded_time`, "
      "`current_eviction_exceeded_time` (time over maxmemory is not measured); "
      "`evicted_clients`, `evicted_scripts`, `active_defrag_*`, `total_active_defrag_time`, "
-     "`current_active_defrag_time`, `tracking_total_*`, `unexpected_error_replies`, "
+     "`current_active_defrag_time`, `unexpected_error_replies`, "
      "`dump_payload_sanitizations`, `io_threaded_*`, `acl_access_denied_*` (features HotKV "
-     "does not have: client eviction, scripting, defragmentation, client tracking, "
+     "does not have: client eviction, scripting, defragmentation, "
      "deep sanitization as a separate step (RESTORE always validates), I/O threads, ACL)."),
     ("Replication", "`repl_backlog_size`, `repl_backlog_first_byte_offset`, "
      "`repl_backlog_histlen` (no replication backlog)."),

@@ -10,6 +10,7 @@
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
+#include "server/tracking.h"
 
 namespace hotkv {
 
@@ -162,6 +163,7 @@ void ResetCommand(CommandContext& ctx) {
   c.EndMulti();
   UnwatchAll(ctx.keyspace(), c);
   UnsubscribeAll(ctx.server(), c);
+  TrackingDisable(c);
   c.set_db(0);
   c.set_resp(2);
   ctx.rb().set_resp3(false);

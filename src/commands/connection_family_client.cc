@@ -1,5 +1,5 @@
 // CLIENT and its subcommands: ID SETNAME GETNAME INFO LIST KILL SETINFO NO-EVICT
-// NO-TOUCH REPLY GETREDIR UNBLOCK HELP.
+// NO-TOUCH REPLY UNBLOCK HELP (client-side caching's: connection_family_tracking.cc).
 //
 // As Redis 8.8: CLIENT INFO / LIST print every field of its CLIENT LIST in its order
 // (FormatClientInfo, server/client.cc); LIST takes TYPE alone or ID with any integers;
@@ -351,8 +351,6 @@ void ClientReplyCommand(CommandContext& ctx) {
   }
 }
 
-void ClientGetRedirCommand(CommandContext& ctx) { ctx.rb().Integer(-1); }
-
 void ClientUnblockCommand(CommandContext& ctx) {
   auto id = ParseInt64(ctx.arg(2));
   if (!id) {
@@ -370,10 +368,11 @@ void ClientUnblockCommand(CommandContext& ctx) {
 }
 
 void ClientHelpCommand(CommandContext& ctx) {
-  // Redis 8.8's text, less the subcommands HotKV does not have (CACHING, TRACKING,
-  // TRACKINGINFO).
+  // Redis 8.8's text.
   static const char* kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
       "GETREDIR",
       "    Return the client ID we are redirecting to when tracking is enabled.",
       "GETNAME",
@@ -418,6 +417,11 @@ void ClientHelpCommand(CommandContext& ctx) {
       "    * LIB-VER: the client lib version.",
       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
       "    Unblock the specified blocked client.",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "NO-TOUCH (ON|OFF)",
@@ -472,9 +476,7 @@ void RegisterClientCommands(CommandTable& t) {
   sub({.name = "reply", .arity = 3, .flags = "noscript loading stale", .acl = "@slow @connection",
        .handler = ClientReplyCommand,
        .doc = {"connection", "3.2.0", "O(1)", "Turns replies to this connection on, off, or off for the next command.", "<action: ON | OFF | SKIP>"}});
-  sub({.name = "getredir", .arity = 2, .flags = "noscript loading stale", .acl = "@slow @connection",
-       .handler = ClientGetRedirCommand,
-       .doc = {"connection", "6.0.0", "O(1)", "Returns the client-side caching redirection id (-1: none).", ""}});
+  RegisterClientTrackingCommands(t);  // TRACKING CACHING TRACKINGINFO GETREDIR
   sub({.name = "unblock", .arity = -3, .flags = "admin noscript loading stale", .acl = "@admin @slow @dangerous @connection",
        .handler = ClientUnblockCommand,
        .doc = {"connection", "5.0.0", "O(log N) where N is the number of client connections",

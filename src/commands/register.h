@@ -23,6 +23,8 @@ void RegisterClientCommands(CommandTable& t);
 void RegisterMonitorCommands(CommandTable& t);  // MONITOR, CLIENT PAUSE / UNPAUSE
 void RegisterLatencyCommands(CommandTable& t);  // LATENCY
 void RegisterDebugCommands(CommandTable& t);    // DEBUG, MEMORY STATS / DOCTOR / MALLOC-STATS
+// CLIENT TRACKING / CACHING / TRACKINGINFO / GETREDIR, called by RegisterClientCommands.
+void RegisterClientTrackingCommands(CommandTable& t);
 void RegisterServerCommands(CommandTable& t);
 void RegisterServerAofCommands(CommandTable& t);  // BGREWRITEAOF
 void RegisterIntrospectionCommands(CommandTable& t);

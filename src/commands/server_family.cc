@@ -27,6 +27,7 @@
 #include "server/dispatcher.h"
 #include "server/server.h"
 #include "server/shard_state.h"
+#include "server/tracking.h"
 
 namespace hotkv {
 
@@ -108,7 +109,7 @@ std::string ClientsSection(Server& s) {
   AddField(o, "client_recent_max_input_buffer", static_cast<int64_t>(max_in));
   AddField(o, "client_recent_max_output_buffer", static_cast<int64_t>(max_out));
   AddField(o, "blocked_clients", blocked);
-  AddField(o, "tracking_clients", 0);
+  AddField(o, "tracking_clients", g_tracking_clients.load(std::memory_order_relaxed));
   AddField(o, "pubsub_clients", pubsub);
   AddField(o, "watching_clients", watching);
   AddField(o, "clients_in_timeout_table", blocked);
@@ -210,6 +211,9 @@ std::string StatsSection(Server& s) {
   AddField(o, "latest_fork_usec", s.latest_fork_usec());
   AddField(o, "total_forks", s.total_forks());
   AddField(o, "migrate_cached_sockets", MigrateCachedSockets());
+  AddField(o, "tracking_total_keys", static_cast<int64_t>(TrackingTotalKeys()));
+  AddField(o, "tracking_total_items", static_cast<int64_t>(TrackingTotalItems()));
+  AddField(o, "tracking_total_prefixes", static_cast<int64_t>(TrackingTotalPrefixes()));
   AddField(o, "total_error_replies", static_cast<int64_t>(s.TotalErrorReplies()));
   AddField(o, "total_reads_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::read_calls)));
   AddField(o, "total_writes_processed", static_cast<int64_t>(s.SumStat(&WorkerStats::write_calls)));

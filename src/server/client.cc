@@ -59,13 +59,14 @@ void Client::set_lib_ver(std::string_view v) {
 
 #include "net/net_connection.h"
 #include "server/command_table.h"
+#include "server/tracking.h"
 
 namespace hotkv {
 
 std::string FormatClientInfo(const Client& c, int64_t now_ms) {
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  // Flags in Redis's order (O P x b t R B d c u A U r e T I); HotKV has no tracking,
-  // replication, unix sockets or cluster READONLY, so never t R B U r I.
+  // Flags in Redis's order (O P x b t R B d c u A U r e T I); HotKV has no replication,
+  // unix sockets or cluster READONLY, so never U r I.
   std::string flags;
   if (c.monitor_flag.load(kRelaxed)) {
     flags += 'O';
@@ -78,6 +79,16 @@ std::string FormatClientInfo(const Client& c, int64_t now_ms) {
   }
   if (c.blocked_flag.load(kRelaxed)) {
     flags += 'b';
+  }
+  const uint32_t tracking = c.tracking_flags();
+  if (tracking & kTrackOn) {
+    flags += 't';
+    if (tracking & kTrackBrokenRedir) {
+      flags += 'R';
+    }
+    if (tracking & kTrackBcast) {
+      flags += 'B';
+    }
   }
   if (c.watch_dirty_flag()) {
     flags += 'd';
@@ -150,7 +161,7 @@ std::string FormatClientInfo(const Client& c, int64_t now_ms) {
   str("events", events);
   str("cmd", cmd ? std::string_view(cmd->full_name) : std::string_view("NULL"));
   str("user", "default");
-  num("redir", -1);
+  num("redir", (tracking & kTrackOn) ? static_cast<int64_t>(c.tracking_redirect.load(kRelaxed)) : -1);
   num("resp", c.resp_flag.load(kRelaxed));
   str("lib-name", c.lib_name());
   str("lib-ver", c.lib_ver());

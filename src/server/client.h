@@ -142,6 +142,14 @@ class Client {
   const char* monitor_origin = nullptr;
   std::atomic<int> resp_flag{2};
 
+  // Client-side caching (server/tracking.h): TrackingFlag bits (written by the owner,
+  // read by CLIENT LIST), the REDIRECT client's id (0: none), the BCAST prefixes, sorted
+  // (owner only).
+  uint32_t tracking_flags() const { return tracking_flags_.load(std::memory_order_relaxed); }
+  void set_tracking_flags(uint32_t f) { tracking_flags_.store(f, std::memory_order_relaxed); }
+  std::atomic<uint64_t> tracking_redirect{0};
+  std::vector<std::string> tracking_prefixes;
+
   // Close after the pending replies are written (QUIT, protocol error, CLIENT KILL).
   bool close_after_reply() const { return close_after_reply_; }
   void set_close_after_reply() {
@@ -222,6 +230,7 @@ class Client {
   std::vector<QueuedCommand> multi_queue_;
   std::vector<WatchedKey> watched_keys_;
   std::atomic<bool> watch_dirty_{false};
+  std::atomic<uint32_t> tracking_flags_{0};
   std::unique_ptr<BlockState> block_;
   std::unique_ptr<SubscriptionState> subs_;
   std::atomic<size_t> sub_count_{0};

@@ -8,6 +8,7 @@
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
+#include "server/tracking.h"
 #include "server/worker.h"
 
 namespace hotkv {
@@ -22,7 +23,15 @@ CommandContext::CommandContext(Server& server, Worker& worker, Client& client, R
       args_(args),
       cmd_(cmd),
       now_ms_(now_ms),
-      db_(&server.keyspace(), client.db(), now_ms) {}
+      db_(&server.keyspace(), client.db(), now_ms) {
+  TrackingCommandBegin(client);
+}
+
+// The outermost context of a thread ending sends the client-side caching invalidations
+// its command queued (no shard lock held any more).
+CommandContext::~CommandContext() {
+  TrackingCommandEnd(client_, server_, cmd_);
+}
 
 void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
                                  std::string_view event, int db) {
@@ -42,6 +51,9 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
   // a destroyed group. Serve functions tell whether the change serves them.
   if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
     SignalKeyReady(server_, db, key);
+  }
+  if (TrackingActive()) [[unlikely]] {
+    TrackingKeyChanged(key);  // client-side caching (Redis's signalModifiedKey)
   }
   Notify(notify_class, event, key, db);
 }

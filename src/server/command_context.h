@@ -44,6 +44,9 @@ class CommandContext {
   CommandContext(Server& server, Worker& worker, Client& client, ReplyBuilder& rb,
                  const std::vector<std::string_view>& args, const CommandSpec* cmd,
                  int64_t now_ms);
+  ~CommandContext();
+  CommandContext(const CommandContext&) = delete;
+  CommandContext& operator=(const CommandContext&) = delete;
 
   const std::vector<std::string_view>& args() const { return args_; }
   std::string_view arg(size_t i) const { return args_[i]; }

@@ -65,13 +65,14 @@ std::string TokenText(std::string_view w) {
   return std::string(IsQuoted(w) ? w.substr(1, w.size() - 2) : w);
 }
 
-// "condition:" right after '[' or '<' names the group.
+// "condition:" right after '[' or '<' names the group (upper case too: a few Redis
+// arguments are named in capitals, CLIENT TRACKING's "[BCAST: BCAST]").
 bool IsGroupName(std::string_view w) {
   if (w.size() < 2 || w.back() != ':') {
     return false;
   }
   for (char c : w.substr(0, w.size() - 1)) {
-    if (!islower(static_cast<unsigned char>(c)) && !isdigit(static_cast<unsigned char>(c)) && c != '-') {
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '-') {
       return false;
     }
   }
@@ -109,7 +110,7 @@ void SplitNameType(std::string_view w, DocArg* arg) {
 //   x ...             the preceding item (argument or group) may repeat: multiple
 //   x [x ...]         the same; "TOKEN x [TOKEN x ...]" also sets multiple_token
 //                     as does "..." after a group that has a token ("[g: GET a b] ...")
-//   [name: ...]       a group named "name" (lower case, digits, '-'), e.g.
+//   [name: ...]       a group named "name" (letters, digits, '-'), e.g.
 //   <name: ...>       "[condition: NX | XX]"; a group of one item just renames that item
 //                     ("[change: CH]"). If a named group starts with a TOKEN and has more
 //                     than one item, the token belongs to the group:

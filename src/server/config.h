@@ -192,6 +192,9 @@ class Config {
   int64_t lfu_log_factor() const { return lfu_log_factor_.load(std::memory_order_relaxed); }
   int64_t lfu_decay_time() const { return lfu_decay_time_.load(std::memory_order_relaxed); }
   int64_t maxmemory_samples() const { return maxmemory_samples_.load(std::memory_order_relaxed); }
+  int64_t tracking_table_max_keys() const {
+    return tracking_table_max_keys_.load(std::memory_order_relaxed);
+  }
   int64_t maxmemory_eviction_tenacity() const {
     return maxmemory_eviction_tenacity_.load(std::memory_order_relaxed);
   }
@@ -312,6 +315,7 @@ class Config {
   std::atomic<int64_t> lazyfree_expire_{0}, lazyfree_eviction_{0};
   std::atomic<int64_t> maxmemory_{0}, maxmemory_policy_{7}, lfu_log_factor_{10}, lfu_decay_time_{1};
   std::atomic<int64_t> maxmemory_samples_{5}, maxmemory_eviction_tenacity_{10};
+  std::atomic<int64_t> tracking_table_max_keys_{1000000};
   std::atomic<int64_t> hugepages_{0}, prefault_memory_{1}, enable_debug_{0};
   std::atomic<int64_t> tcp_backlog_{511}, tcp_keepalive_{300};
   std::atomic<int64_t> has_requirepass_{0};

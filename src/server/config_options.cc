@@ -106,6 +106,7 @@ void Config::BuildTable() {
       {"lfu-log-factor", &lfu_log_factor_},
       {"lfu-decay-time", &lfu_decay_time_},
       {"maxmemory-samples", &maxmemory_samples_},
+      {"tracking-table-max-keys", &tracking_table_max_keys_},
       {"maxmemory-eviction-tenacity", &maxmemory_eviction_tenacity_},
       {"enable-debug-command", &enable_debug_},
       {"tcp-backlog", &tcp_backlog_},

@@ -16,6 +16,7 @@
 #include "server/memory_limit.h"
 #include "server/server.h"
 #include "server/shard_state.h"
+#include "server/tracking.h"
 #include "server/worker.h"
 
 namespace hotkv {
@@ -186,6 +187,9 @@ inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
 // each key's history).
 [[gnu::always_inline]] inline void FinishUnderLocks(CommandContext& ctx,
                                                     const StreamScope& stream) {
+  if (ctx.client().tracking_flags() != 0) [[unlikely]] {
+    TrackingRememberKeys(ctx, false);  // client-side caching: the keys it read
+  }
   if (stream.ws != nullptr) [[unlikely]] {
     EndStream(stream, ctx);
   }
@@ -246,6 +250,9 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   if (key_pos.empty()) {
     const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);
+    if (ctx.client().tracking_flags() != 0 && cmd->is(kCmdSelfLocking)) [[unlikely]] {
+      TrackingRememberKeys(ctx, !locks_held);  // VSIM & co. ran unlocked
+    }
     if (stream.ws != nullptr) [[unlikely]] {
       EndStream(stream, ctx);
     }
@@ -679,6 +686,9 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
       EndStream(stream, ctx);
     }
     FeedMonitors(ctx);
+    if (client.tracking_flags() != 0) [[unlikely]] {
+      TrackingRememberKeys(ctx, false);
+    }
     // Each queued command is counted and may enter the slow log (EXEC itself does not).
     Account(w, client, cmd, views[i], t1 - t0,
                    ctx.failed() || exec_ctx.rb().errors_written() != errors_before,

@@ -22,6 +22,7 @@
 #include "server/client.h"
 #include "server/pubsub_delivery.h"
 #include "server/shard_state.h"
+#include "server/tracking.h"
 
 #ifdef HOTKV_MIMALLOC
 #include <mimalloc.h>
@@ -87,6 +88,12 @@ void ClientRegistry::Remove(Client* c) {
   clients_.erase(c->id());
 }
 
+int ClientRegistry::WorkerOf(uint64_t id) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = clients_.find(id);
+  return it == clients_.end() ? -1 : it->second->worker_index();
+}
+
 bool ClientRegistry::TryReserve(int64_t maxclients) {
   int64_t n = count_.fetch_add(1, std::memory_order_relaxed);
   if (n >= maxclients) {
@@ -111,6 +118,8 @@ Server::Server(Config* config, CommandTable* table)
   listener_ = std::make_unique<ServerKeyListener>(this);
   keyspace_->AddObserver(listener_.get());
   keyspace_->AddObserver(write_stream_.observer());
+  tracking_observer_ = MakeTrackingObserver(*this);
+  keyspace_->AddObserver(tracking_observer_.get());
 }
 
 Server::~Server() {

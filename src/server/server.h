@@ -41,6 +41,8 @@ class ClientRegistry {
   uint64_t NextId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
   void Add(Client* c);
   void Remove(Client* c);
+  // The worker of the client with this id, or -1 when there is none.
+  int WorkerOf(uint64_t id);
   size_t size() const { return count_.load(std::memory_order_relaxed); }
   // Calls fn(Client*) for every client with the registry locked: fn must be quick and
   // must only read the thread-safe fields of other workers' clients.
@@ -173,6 +175,7 @@ class Server {
   std::unique_ptr<AofService> aof_;
   std::atomic<bool> aof_sync_always_{false};
   std::unique_ptr<KeyObserver> listener_;
+  std::unique_ptr<KeyObserver> tracking_observer_;  // client-side caching
   std::atomic<bool> shutdown_{false};
   std::atomic<int> exit_code_{0};
   PersistenceHooks* persistence_ = nullptr;

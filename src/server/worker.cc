@@ -15,6 +15,7 @@
 #include "server/pubsub_delivery.h"
 #include "server/server.h"
 #include "server/shard_state.h"
+#include "server/tracking.h"
 
 namespace hotkv {
 
@@ -167,6 +168,7 @@ void Worker::RemoveLocalClient(Client* c) {
   UnblockOnClose(*this, *c);
   UnsubscribeAll(*server_, *c);
   UnwatchAll(server_->keyspace(), *c);
+  TrackingDisable(*c);
   local_clients_.erase(c->id());
 }
 
@@ -328,6 +330,7 @@ void Worker::CloseConnection(Connection* c) {
   UnblockOnClose(*this, *c);
   UnsubscribeAll(*server_, *c);
   UnwatchAll(server_->keyspace(), *c);
+  TrackingDisable(*c);
   conns_.erase(c->id());
   server_->clients().Remove(c);
   server_->clients().Unreserve();
