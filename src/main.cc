@@ -9,6 +9,7 @@
 #include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
 #include "persistence/snapshot_family.h"
+#include "scripting/function_family.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
   // Persistence (persistence/): snapshots and loading, behind server/persistence_hooks.h.
   hotkv::persistence::Snapshotter snapshotter(&server);
   hotkv::persistence::RegisterSnapshotCommands(table, &snapshotter);
+  // Scripting (scripting/): FUNCTION and its library registry (persistence hooks too).
+  hotkv::scripting::RegisterFunctionCommands(table);
   table.Finalize();
   server.set_persistence(&snapshotter);
   snapshotter.PrepareStartup();
