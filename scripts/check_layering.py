@@ -24,6 +24,8 @@ ALLOWED = {
     "server": {"engine", "pubsub", "net", "protocol", "types", "vector", "json", "common"},
     "commands": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector", "json",
                  "common"},
+    "scripting": {"server", "engine", "pubsub", "net", "protocol", "types", "vector", "json",
+                  "common"},
     "persistence": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
                     "json", "common"},
 }
