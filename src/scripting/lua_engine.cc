@@ -490,28 +490,43 @@ std::string LuaEngine::PushScript(const CachedScript& script) {
   return {};
 }
 
+namespace {
+
+void PushStrings(lua_State* L, const std::vector<std::string_view>& values) {
+  lua_createtable(L, static_cast<int>(values.size()), 0);
+  for (size_t i = 0; i < values.size(); i++) {
+    lua_pushlstring(L, values[i].data(), values[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+}
+
+}  // namespace
+
 void LuaEngine::SetArgTable(const char* name, const std::vector<std::string_view>& values) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
-  lua_createtable(L_, static_cast<int>(values.size()), 0);
-  for (size_t i = 0; i < values.size(); i++) {
-    lua_pushlstring(L_, values[i].data(), values[i].size());
-    lua_rawseti(L_, -2, static_cast<int>(i + 1));
-  }
+  PushStrings(L_, values);
   lua_setfield(L_, -2, name);
   lua_pop(L_, 1);
 }
 
 void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std::string_view>& keys,
-                    const std::vector<std::string_view>& argv, ReplyBuilder& rb) {
+                    const std::vector<std::string_view>& argv, ReplyBuilder& rb, bool as_params) {
   // Stack: fn
-  SetArgTable("KEYS", keys);
-  SetArgTable("ARGV", argv);
+  int nargs = 0;
+  if (as_params) {
+    PushStrings(L_, keys);
+    PushStrings(L_, argv);
+    nargs = 2;
+  } else {
+    SetArgTable("KEYS", keys);
+    SetArgTable("ARGV", argv);
+  }
   lua_pushcfunction(L_, ErrorHandler);
-  lua_insert(L_, -2);  // handler, fn
-  int handler = lua_gettop(L_) - 1;
+  lua_insert(L_, -2 - nargs);  // handler, fn, args...
+  int handler = lua_gettop(L_) - 1 - nargs;
   ScriptRun* prev = current_;
   current_ = &run;
-  int rc = lua_pcall(L_, 0, 1, handler);
+  int rc = lua_pcall(L_, nargs, 1, handler);
   current_ = prev;
   lua_pushnil(L_);
   lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);

@@ -52,11 +52,13 @@ class LuaEngine {
   // with the sandbox's globals, or returns the Lua error message (nothing pushed).
   std::string Compile(std::string_view code, const char* chunk_name);
 
-  // Calls the function on top of the stack (popping it) as script `sha` with KEYS and
-  // ARGV, and writes its result, or the error as Redis formats it ("... script: <sha>,
-  // on @user_script:<line>."), into `rb`. `run` serves redis.call meanwhile.
-  void Run(ScriptRun& run, std::string_view sha, const std::vector<std::string_view>& keys,
-           const std::vector<std::string_view>& argv, ReplyBuilder& rb);
+  // Calls the function on top of the stack (popping it) as script `name` (the SHA for
+  // EVAL) and writes its result, or the error as Redis formats it ("... script: <name>,
+  // on @user_script:<line>."), into `rb`. `run` serves redis.call meanwhile. The keys and
+  // arguments are the globals KEYS and ARGV (EVAL), or with `as_params` the function's
+  // two arguments, as tables (FCALL's function(keys, args)).
+  void Run(ScriptRun& run, std::string_view name, const std::vector<std::string_view>& keys,
+           const std::vector<std::string_view>& argv, ReplyBuilder& rb, bool as_params = false);
 
   // The run in progress (null between scripts).
   ScriptRun* current() const { return current_; }

@@ -89,7 +89,7 @@ const char* ScriptRun::CheckInterrupt() { return nullptr; }
 
 void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                         const std::vector<std::string_view>& argv,
-                        const std::function<std::string(LuaEngine&)>& push_fn) {
+                        const std::function<std::string(LuaEngine&)>& push_fn, bool as_params) {
   Server& server = caller_.server();
   Keyspace& ks = caller_.keyspace();
   LuaEngine& lua = LuaEngine::ForThisThread(server);
@@ -139,7 +139,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
       lua_pop(lua.state(), 1);
       caller_.rb().Error(all_err);
     } else {
-      lua.Run(*this, sha_, keys, argv, caller_.rb());
+      lua.Run(*this, sha_, keys, argv, caller_.rb(), as_params);
     }
     if (abort_for_all_ && outer_ == nullptr && attempt == 0) {
       if (streaming) {

@@ -43,10 +43,12 @@ class ScriptRun {
             CachedScript* learn = nullptr);
   ~ScriptRun();
 
-  // Locks, pushes the function (push_fn returns an error text or empty), runs it with
-  // KEYS/ARGV and replies to the caller. Handles the all-shards rerun.
+  // Locks, pushes the function (push_fn pushes any Lua function value and returns an
+  // error text or empty; it may be called twice, for the all-shards rerun), runs it with
+  // KEYS/ARGV (as_params: as the function's two arguments, FCALL) and replies to the
+  // caller.
   void Execute(const std::vector<std::string_view>& keys, const std::vector<std::string_view>& argv,
-               const std::function<std::string(LuaEngine&)>& push_fn);
+               const std::function<std::string(LuaEngine&)>& push_fn, bool as_params = false);
 
   // redis.call (raise = true) / redis.pcall: the command in Lua stack slots 1..n.
   // Pushes its result and returns 1, or raises.
