@@ -10,6 +10,7 @@
 #include "persistence/snapshot.h"
 #include "persistence/snapshot_family.h"
 #include "scripting/function_family.h"
+#include "scripting/scripting.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   }
   hotkv::CommandTable table;
   hotkv::RegisterAllCommands(table);
+  hotkv::scripting::RegisterScriptingCommands(table);  // EVAL, SCRIPT (scripting/)
   hotkv::Server server(&config, &table);
   server.set_aof(hotkv::persistence::MakeAofService(server));
   // Persistence (persistence/): snapshots and loading, behind server/persistence_hooks.h.

@@ -296,6 +296,7 @@ class RegistryHooks : public FunctionHooks {
 void RegisterFunctionCommands(CommandTable& t) {
   static RegistryHooks hooks;
   SetFunctionHooks(&hooks);
+  RegisterFcallCommands(t);
   t.Add({.name = "function", .arity = -2, .acl = "@slow",
          .doc = {"scripting", "7.0.0", "Depends on subcommand.",
                  "A container for function commands.", ""}});

@@ -18,7 +18,10 @@ namespace hotkv::scripting {
 // The process's registry (FUNCTION and FCALL share it; per-worker Lua states load from it).
 FunctionRegistry& Functions();
 
-// Adds FUNCTION and its subcommands to `t`, and installs the persistence hooks.
+// Adds FUNCTION and its subcommands, FCALL and FCALL_RO to `t`, and installs the
+// persistence hooks.
 void RegisterFunctionCommands(CommandTable& t);
+// FCALL, FCALL_RO (function_call.cc; called by RegisterFunctionCommands).
+void RegisterFcallCommands(CommandTable& t);
 
 }  // namespace hotkv::scripting

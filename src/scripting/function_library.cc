@@ -401,9 +401,13 @@ Result<std::vector<FunctionInfo>> RunLibraryCode(lua_State* L, std::string_view 
   lua_settop(L, top + 2);   // E chunk
   lua_pushlightuserdata(L, &state);
   lua_setfield(L, LUA_REGISTRYINDEX, "__hotkv_load_state");
+  // The load's own time limit; the state's hook (a script engine's) is put back after.
+  lua_Hook saved_hook = lua_gethook(L);
+  const int saved_mask = lua_gethookmask(L);
+  const int saved_count = lua_gethookcount(L);
   lua_sethook(L, TimeoutHook, LUA_MASKCOUNT, 100000);
   int rc = lua_pcall(L, 0, 0, 0);
-  lua_sethook(L, nullptr, 0, 0);
+  lua_sethook(L, saved_hook, saved_mask, saved_count);
   lua_pushnil(L);
   lua_setfield(L, LUA_REGISTRYINDEX, "__hotkv_load_state");
   auto release = [&] {

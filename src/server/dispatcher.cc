@@ -96,6 +96,12 @@ bool ThisThreadHoldsShard(uint32_t shard) {
   return std::find(t_extra_locks.begin(), t_extra_locks.end(), shard) != t_extra_locks.end();
 }
 
+const ShardLockSet* ExchangeThreadLockSet(const ShardLockSet* set) {
+  const ShardLockSet* prev = t_lock_set;
+  t_lock_set = set;
+  return prev;
+}
+
 bool TryLockExtraShard(Keyspace& ks, uint32_t shard) {
   if (ThisThreadHoldsShard(shard)) {
     return true;

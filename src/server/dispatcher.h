@@ -55,6 +55,11 @@ class ShardLockSet {
   void Add(uint32_t shard) { bits_[shard >> 6] |= uint64_t{1} << (shard & 63); }
   void AddAll();
   bool Contains(uint32_t shard) const { return bits_[shard >> 6] & (uint64_t{1} << (shard & 63)); }
+  void Merge(const ShardLockSet& o) {
+    for (int i = 0; i < 16; i++) {
+      bits_[i] |= o.bits_[i];
+    }
+  }
   bool empty() const;
   // `read_only`: for a command without the write flag (ShardLock::lock_read).
   void Lock(class Keyspace& ks, bool read_only = false) const;
@@ -66,6 +71,10 @@ class ShardLockSet {
 
 // While a command runs: whether this thread holds the lock of `shard`.
 bool ThisThreadHoldsShard(uint32_t shard);
+// For a handler that locks a set itself (scripts, scripting/): publishes `set` as the
+// shards this thread holds (for ThisThreadHoldsShard) and returns the set published
+// before (EXEC's, inside a transaction), to be put back when it is done.
+const ShardLockSet* ExchangeThreadLockSet(const ShardLockSet* set);
 // For serve functions that need one more shard than the current command locked (BLMOVE's
 // destination): takes it if it is free. On failure it asks ServeReadyKeys to have the
 // waiter retried on its own worker instead. Locks taken are released by

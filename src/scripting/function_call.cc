@@ -1,0 +1,151 @@
+// FCALL and FCALL_RO: a registered function run by the script engine (script_run.h).
+//
+// Each worker thread's Lua state (LuaEngine) loads every library of the registry the first
+// time a function is called there, and again whenever the registry's version changed
+// (FUNCTION LOAD/DELETE/FLUSH/RESTORE on any worker) or the state was recreated (SCRIPT
+// FLUSH): the library's code runs as FUNCTION LOAD ran it (only the loading `redis`
+// table visible), then its environment is pointed at the state's sandboxed globals, so
+// the callbacks see `redis.call`, `string`, ... and cannot write globals.
+//
+// Errors as Redis 8.8: "Function not found" (checked first), "Bad number of keys
+// provided", "Number of keys can't be negative", "Number of keys can't be greater than
+// number of args", and for FCALL_RO of a function without no-writes "Can not execute a
+// script with write flag using *_ro command.". Flags act as shebang flags do for EVAL
+// (no-writes makes the run read-only; allow-cross-slot-keys locks every shard).
+#include <charconv>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <lua.hpp>
+
+#include "scripting/function_family.h"
+#include "scripting/function_library.h"
+#include "scripting/lua_engine.h"
+#include "scripting/script_cache.h"
+#include "scripting/script_run.h"
+#include "server/command_context.h"
+
+namespace hotkv::scripting {
+
+namespace {
+
+// This thread's view of the libraries loaded into its Lua state.
+struct LoadedFunctions {
+  lua_State* state = nullptr;
+  uint64_t epoch = 0;    // ScriptCache's epoch: a new state may reuse the old address
+  uint64_t version = 0;
+  std::unordered_map<std::string, int> callbacks;  // function name -> registry ref
+};
+thread_local LoadedFunctions t_loaded;
+
+void EnsureLoaded(LuaEngine& lua) {
+  lua_State* L = lua.state();
+  FunctionRegistry& reg = Functions();
+  const uint64_t version = reg.version();
+  const uint64_t epoch = ScriptCache::Instance().epoch();
+  const bool same_state = t_loaded.state == L && t_loaded.epoch == epoch;
+  if (same_state && t_loaded.version == version) {
+    return;
+  }
+  if (same_state) {
+    for (const auto& [name, ref] : t_loaded.callbacks) {
+      luaL_unref(L, LUA_REGISTRYINDEX, ref);
+    }
+  }
+  t_loaded.callbacks.clear();
+  t_loaded.state = L;
+  t_loaded.epoch = epoch;
+  t_loaded.version = version;
+  for (const std::shared_ptr<const Library>& lib : reg.Libraries()) {
+    Result<LibraryMetadata> md = ParseLibraryMetadata(lib->code);
+    if (!md.ok()) {
+      continue;  // validated when loaded: cannot happen
+    }
+    Result<std::vector<FunctionInfo>> fns = RunLibraryCode(L, md->body, /*keep_callbacks=*/true);
+    if (!fns.ok()) {
+      continue;  // ran once already (FUNCTION LOAD); a failure here leaves it out
+    }
+    SetLibraryGlobals(L, LUA_GLOBALSINDEX);
+    for (const FunctionInfo& f : *fns) {
+      t_loaded.callbacks[f.name] = f.callback_ref;
+    }
+  }
+}
+
+ScriptFlags ToScriptFlags(uint32_t f) {
+  ScriptFlags flags;
+  flags.shebang = true;
+  flags.no_writes = f & kFunctionNoWrites;
+  flags.allow_oom = f & kFunctionAllowOom;
+  flags.allow_stale = f & kFunctionAllowStale;
+  flags.no_cluster = f & kFunctionNoCluster;
+  flags.allow_cross_slot = f & kFunctionAllowCrossSlotKeys;
+  return flags;
+}
+
+void FcallGeneric(CommandContext& ctx, bool read_only) {
+  std::optional<FunctionRegistry::FunctionRef> fn = Functions().FindFunction(ctx.arg(1));
+  if (!fn) {
+    return ctx.rb().Error("ERR Function not found");
+  }
+  int64_t numkeys = 0;
+  std::string_view nk = ctx.arg(2);
+  auto [ptr, ec] = std::from_chars(nk.data(), nk.data() + nk.size(), numkeys);
+  if (ec != std::errc() || ptr != nk.data() + nk.size()) {
+    return ctx.rb().Error("ERR Bad number of keys provided");
+  }
+  if (numkeys < 0) {
+    return ctx.rb().Error("ERR Number of keys can't be negative");
+  }
+  if (numkeys > static_cast<int64_t>(ctx.argc()) - 3) {
+    return ctx.rb().Error("ERR Number of keys can't be greater than number of args");
+  }
+  const FunctionInfo& info = fn->info();
+  if (read_only && !(info.flags & kFunctionNoWrites)) {
+    return ctx.rb().Error("ERR Can not execute a script with write flag using *_ro command.");
+  }
+  std::vector<std::string_view> keys, argv;
+  for (size_t i = 3; i < ctx.argc(); i++) {
+    (i < 3 + static_cast<size_t>(numkeys) ? keys : argv).push_back(ctx.arg(i));
+  }
+  const std::string name = info.name;
+  ScriptRun run(ctx, ToScriptFlags(info.flags), read_only, name);
+  run.Execute(
+      keys, argv,
+      [&](LuaEngine& lua) -> std::string {
+        EnsureLoaded(lua);
+        auto it = t_loaded.callbacks.find(name);
+        if (it == t_loaded.callbacks.end()) {
+          return "ERR Function not found";
+        }
+        lua_rawgeti(lua.state(), LUA_REGISTRYINDEX, it->second);
+        return {};
+      },
+      /*as_params=*/true);
+}
+
+void FcallCommand(CommandContext& ctx) { FcallGeneric(ctx, false); }
+void FcallRoCommand(CommandContext& ctx) { FcallGeneric(ctx, true); }
+
+}  // namespace
+
+void RegisterFcallCommands(CommandTable& t) {
+  // self_locking: ScriptRun locks the keys' shards itself (as EVAL).
+  t.Add({.name = "fcall", .arity = -3,
+         .flags = "noscript skip_monitor may_replicate no_mandatory_keys stale self_locking",
+         .acl = "@slow @scripting", .keys = {KeyNum(2, 0, 1, 1, "RW ACCESS UPDATE")},
+         .handler = FcallCommand,
+         .doc = {"scripting", "7.0.0", "Depends on the function that is executed.",
+                 "Calls a function of a loaded library.",
+                 "function numkeys [key [key ...]] [arg [arg ...]]"}});
+  t.Add({.name = "fcall_ro", .arity = -3,
+         .flags = "noscript skip_monitor no_mandatory_keys stale readonly self_locking",
+         .acl = "@slow @scripting", .keys = {KeyNum(2, 0, 1, 1, "RO ACCESS")},
+         .handler = FcallRoCommand,
+         .doc = {"scripting", "7.0.0", "Depends on the function that is executed.",
+                 "Calls a read-only function of a loaded library.",
+                 "function numkeys [key [key ...]] [arg [arg ...]]"}});
+}
+
+}  // namespace hotkv::scripting

@@ -1,0 +1,305 @@
+#include "scripting/script_run.h"
+
+#include <lua.hpp>
+
+#include <memory>
+
+#include "engine/keyspace.h"
+#include "scripting/lua_convert.h"
+#include "scripting/lua_engine.h"
+#include "server/blocking.h"
+#include "server/command_context.h"
+#include "server/command_table.h"
+#include "server/local_client.h"
+#include "server/server.h"
+#include "server/worker.h"
+#include "server/write_stream.h"
+
+namespace hotkv::scripting {
+
+namespace {
+
+constexpr const char* kAbortText =
+    "ERR script touched a key in a shard held by another client; it runs again with "
+    "every shard locked";
+constexpr const char* kBusyAfterWrite =
+    "ERR Script accessed a key outside its declared KEYS whose shard another client holds, "
+    "after it wrote: declare every key in KEYS or use the allow-cross-slot-keys flag";
+
+// The client the commands of this thread's scripts run as (Redis's script client).
+LocalClient& ScriptClient(Worker& worker) {
+  thread_local std::unique_ptr<LocalClient> client;
+  if (client == nullptr || client->worker() != &worker) {
+    client = std::make_unique<LocalClient>(worker.server().clients().NextId(), &worker);
+  }
+  return *client;
+}
+
+}  // namespace
+
+ScriptRun::ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read_only,
+                     std::string sha, CachedScript* learn)
+    : caller_(caller),
+      flags_(flags),
+      read_only_(read_only || flags.no_writes),
+      sha_(std::move(sha)),
+      learn_(learn) {}
+
+ScriptRun::~ScriptRun() = default;
+
+bool ScriptRun::AcquireShard(uint32_t shard, std::string* err) {
+  if (held_.Contains(shard)) {
+    return true;
+  }
+  if (caller_.keyspace().shard(shard).lock.try_lock()) {
+    held_.Add(shard);
+    extra_.push_back(shard);
+    return true;
+  }
+  if (!wrote_ && outer_ == nullptr) {
+    abort_for_all_ = true;
+    *err = kAbortText;
+  } else {
+    *err = kBusyAfterWrite;
+  }
+  return false;
+}
+
+bool ScriptRun::AcquireAll(std::string* err) {
+  for (uint32_t s = 0; s < Keyspace::kShardCount; s++) {
+    if (!AcquireShard(s, err)) {
+      return false;
+    }
+  }
+  all_held_ = true;
+  return true;
+}
+
+void ScriptRun::Unlock() {
+  Keyspace& ks = caller_.keyspace();
+  for (uint32_t s : extra_) {
+    ks.shard(s).lock.unlock();
+  }
+  extra_.clear();
+  mine_.Unlock(ks);
+  mine_ = ShardLockSet{};
+}
+
+const char* ScriptRun::CheckInterrupt() { return nullptr; }
+
+void ScriptRun::Execute(const std::vector<std::string_view>& keys,
+                        const std::vector<std::string_view>& argv,
+                        const std::function<std::string(LuaEngine&)>& push_fn, bool as_params) {
+  Server& server = caller_.server();
+  Keyspace& ks = caller_.keyspace();
+  LuaEngine& lua = LuaEngine::ForThisThread(server);
+  // Inside EXEC the declared keys' shards are EXEC's already.
+  outer_ = ExchangeThreadLockSet(nullptr);
+  ExchangeThreadLockSet(outer_);
+  bool all = flags_.allow_cross_slot ||
+             (learn_ != nullptr && learn_->needs_all_shards.load(std::memory_order_relaxed));
+  WriteStream& ws = server.write_stream();
+  for (int attempt = 0;; attempt++) {
+    std::string err = push_fn(lua);
+    if (!err.empty()) {
+      caller_.rb().Error(err);
+      return;
+    }
+    held_ = outer_ != nullptr ? *outer_ : ShardLockSet{};
+    mine_ = ShardLockSet{};
+    extra_.clear();
+    all_held_ = false;
+    wrote_ = false;
+    abort_for_all_ = false;
+    resp_ = 2;
+    db_ = caller_.client().db();
+    ops_ = 0;
+    if (outer_ == nullptr) {
+      if (all) {
+        mine_.AddAll();
+        all_held_ = true;
+      } else {
+        for (std::string_view k : keys) {
+          mine_.Add(Keyspace::ShardOf(k));
+        }
+      }
+      mine_.Lock(ks, read_only_);
+      held_.Merge(mine_);
+    } else {
+      all_held_ = caller_.all_shards_locked();
+    }
+    ExchangeThreadLockSet(&held_);
+    const bool streaming = ws.active();
+    if (streaming && outer_ == nullptr) {
+      ws.BeginMulti();
+    }
+    start_cycles_ = CyclesNow();
+    std::string all_err;
+    if (all && !all_held_ && !AcquireAll(&all_err)) {
+      lua_pop(lua.state(), 1);
+      caller_.rb().Error(all_err);
+    } else {
+      lua.Run(*this, sha_, keys, argv, caller_.rb(), as_params);
+    }
+    if (abort_for_all_ && outer_ == nullptr && attempt == 0) {
+      if (streaming) {
+        ws.EndMulti();
+      }
+      ExchangeThreadLockSet(outer_);
+      Unlock();
+      if (learn_ != nullptr) {
+        learn_->needs_all_shards.store(true, std::memory_order_relaxed);
+      }
+      all = true;
+      continue;
+    }
+    if (streaming) {
+      if (outer_ == nullptr) {
+        ws.EndMulti();
+      }
+      ws.MarkRewritten();  // the script's effects are recorded, not EVAL itself
+    }
+    if (outer_ == nullptr && g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+      ServeReadyKeys(server, caller_.worker());
+    }
+    if (streaming && outer_ == nullptr) {
+      ws.Commit();
+    }
+    ExchangeThreadLockSet(outer_);
+    Unlock();
+    return;
+  }
+}
+
+int ScriptRun::Call(lua_State* L, bool raise) {
+  auto fail = [&](std::string_view msg) -> int {
+    if (raise || abort_for_all_) {
+      RaiseScriptError(L, msg);
+    }
+    PushErrorTable(L, msg);
+    return 1;
+  };
+  if (abort_for_all_) {
+    return fail(kAbortText);
+  }
+  const int argc = lua_gettop(L);
+  if (argc == 0) {
+    return fail("ERR Please specify at least one argument for this redis lib call");
+  }
+  std::vector<std::string> conv;
+  conv.reserve(static_cast<size_t>(argc));
+  thread_local std::vector<std::string_view> args;
+  args.clear();
+  for (int i = 1; i <= argc; i++) {
+    int t = lua_type(L, i);
+    if (t == LUA_TNUMBER) {
+      conv.push_back(NumberToArg(lua_tonumber(L, i)));
+      args.emplace_back(conv.back());
+    } else if (t == LUA_TSTRING) {
+      size_t len;
+      const char* s = lua_tolstring(L, i, &len);
+      args.emplace_back(s, len);
+    } else {
+      return fail("ERR Lua redis lib command arguments must be strings or integers");
+    }
+  }
+  // The command vector must survive nested use of `args` (none today); copy it.
+  std::vector<std::string_view> argv(args.begin(), args.end());
+  Server& server = caller_.server();
+  const CommandSpec* cmd = server.commands().Find(argv[0]);
+  if (cmd != nullptr && !cmd->subcommands.empty() && cmd->handler == nullptr) {
+    cmd = argv.size() >= 2 ? cmd->FindSub(argv[1]) : nullptr;
+  }
+  if (cmd == nullptr) {
+    return fail("ERR Unknown Redis command called from script");
+  }
+  const int n = static_cast<int>(argv.size());
+  if ((cmd->arity > 0 && n != cmd->arity) || (n < -cmd->arity)) {
+    return fail("ERR Wrong number of args calling Redis command from script");
+  }
+  if (cmd->is(kCmdNoscript)) {
+    return fail("ERR This Redis command is not allowed from script");
+  }
+  if (cmd->is(kCmdWrite) && read_only_) {
+    return fail("ERR Write commands are not allowed from read-only scripts.");
+  }
+  std::string err;
+  if (!all_held_ && (cmd->is(kCmdAllShards) ||
+                     (cmd->all_shards_in_exec != nullptr && cmd->all_shards_in_exec(argv)))) {
+    if (!AcquireAll(&err)) {
+      return fail(err);
+    }
+  }
+  if (!all_held_ && !cmd->key_specs.empty()) {
+    thread_local std::vector<int> key_pos;
+    key_pos.clear();
+    cmd->GetKeys(argv, &key_pos);
+    for (int p : key_pos) {
+      if (!AcquireShard(Keyspace::ShardOf(argv[p]), &err)) {
+        return fail(err);
+      }
+    }
+  }
+  Worker& worker = caller_.worker();
+  LocalClient& sc = ScriptClient(worker);
+  sc.set_db(db_);
+  sc.set_resp(resp_);
+  sc.reply.set_resp3(resp_ == 3);
+  sc.out.Clear();
+  WriteStream& ws = server.write_stream();
+  const bool streaming = ws.active();
+  std::atomic<uint64_t>& dirty = worker.stats().dirty;
+  const uint64_t dirty_before = dirty.load(std::memory_order_relaxed);
+  const uint64_t errors_before = sc.reply.errors_written();
+  uint64_t t0 = CyclesNow();
+  int db_index;
+  bool failed;
+  for (;;) {
+    CommandContext ctx(server, worker, sc, sc.reply, argv, cmd, caller_.now_ms());
+    ctx.set_in_exec(true);
+    ctx.set_all_shards_locked(all_held_);
+    if (streaming) {
+      ws.BeginCommand();
+    }
+    cmd->handler(ctx);
+    if (ctx.shards_requested()) {
+      // Keys named by data (SORT BY/GET): take them and run the command again.
+      sc.out.Clear();
+      for (uint32_t s : ctx.TakeRequestedShards()) {
+        if (!AcquireShard(s, &err)) {
+          return fail(err);
+        }
+      }
+      continue;
+    }
+    db_index = ctx.db().index();
+    failed = ctx.failed();
+    if (dirty.load(std::memory_order_relaxed) != dirty_before) {
+      wrote_ = true;
+      if (streaming && !ws.rewritten()) {
+        ws.Append(db_index, argv);
+      }
+    } else if (streaming && ws.rewritten()) {
+      wrote_ = true;
+    }
+    break;
+  }
+  uint64_t t1 = CyclesNow();
+  db_ = sc.db();
+  failed = failed || sc.reply.errors_written() != errors_before;
+  AccountCommand(worker, sc, cmd, argv, t1 - t0, failed, 0);
+  std::string_view out = sc.out.view();
+  if (raise && !out.empty() && out[0] == '-') {
+    std::string msg(out.substr(1, out.find('\r') - 1));
+    sc.out.Clear();
+    RaiseScriptError(L, msg);
+  }
+  lua_settop(L, 0);
+  if (PushReply(L, out, resp_ == 3) == 0) {
+    lua_pushboolean(L, 0);
+  }
+  sc.out.Clear();
+  return 1;
+}
+
+}  // namespace hotkv::scripting
