@@ -195,7 +195,7 @@ void FunctionListCommand(CommandContext& ctx) {
       std::vector<std::string_view> flags = FunctionFlagNames(f.flags);
       rb.Set(flags.size());
       for (std::string_view fl : flags) {
-        rb.Bulk(fl);
+        rb.SimpleString(fl);  // status strings, as Redis replies them
       }
     }
     if (with_code) {

@@ -190,7 +190,7 @@ const char* RegisterFunctionImpl(lua_State* L, LoadState* state) {
     return (kBadNameError);
   }
   for (const FunctionInfo& f : *state->functions) {
-    if (f.name == fi.name) {
+    if (f.name == fi.name) {  // case-sensitive inside a library, as Redis
       drop_callback();
       return ("Function already exists in the library");
     }
@@ -487,7 +487,7 @@ Status FunctionRegistry::AddTo(LibraryMap* libs, std::shared_ptr<const Library> 
         continue;  // the library being replaced
       }
       for (const FunctionInfo& g : other->functions) {
-        if (g.name == f.name) {
+        if (strcasecmp(g.name.c_str(), f.name.c_str()) == 0) {  // names ignore case
           return Status::InvalidArgument("Function " + f.name + " already exists");
         }
       }
@@ -578,6 +578,13 @@ Status FunctionRegistry::Restore(const std::vector<std::string>& codes, RestoreP
   if (policy != RestorePolicy::kFlush) {
     next = libraries_;
   }
+  if (policy == RestorePolicy::kAppend) {
+    for (const auto& [name, lib] : incoming) {
+      if (next.count(name)) {
+        return Status::InvalidArgument("Library " + name + " already exists");
+      }
+    }
+  }
   if (policy == RestorePolicy::kReplace) {
     // Libraries of the payload replace those of the same name; others must not collide.
     for (const auto& [name, lib] : incoming) {
@@ -619,7 +626,8 @@ std::optional<FunctionRegistry::FunctionRef> FunctionRegistry::FindFunction(
   std::shared_lock lock(mu_);
   for (const auto& [lib_name, lib] : libraries_) {
     for (size_t i = 0; i < lib->functions.size(); ++i) {
-      if (lib->functions[i].name == name) {
+      const std::string& n = lib->functions[i].name;
+      if (n.size() == name.size() && strncasecmp(n.data(), name.data(), n.size()) == 0) {
         return FunctionRef{lib, i};
       }
     }

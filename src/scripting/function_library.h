@@ -119,7 +119,8 @@ class FunctionRegistry {
   // Libraries by name (a copy of the pointers: safe after a later write).
   std::vector<std::shared_ptr<const Library>> Libraries() const;
   std::vector<std::string> Codes() const;
-  // The library holding function `name`, and the function's index in it.
+  // The library holding function `name` (function names ignore case, as in Redis; library
+  // names do not), and the function's index in it.
   struct FunctionRef {
     std::shared_ptr<const Library> library;
     size_t index = 0;
