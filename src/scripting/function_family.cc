@@ -74,16 +74,21 @@ void FunctionLoadCommand(CommandContext& ctx) {
     }
     return ReplyError(ctx, "Unknown option given: " + std::string(ctx.arg(i)));
   }
-  std::string_view code = ctx.arg(i);
-  Result<std::string> name = Status::Ok();
-  WriteUnderAllLocks(ctx, [&] {
-    name = Functions().Load(code, replace);
-    return name.ok();
-  });
-  if (!name.ok()) {
-    return ReplyError(ctx, name.status().message());
+  // The code runs before the shards are locked (it may take up to 500 ms).
+  Result<ValidatedLibrary> lib = Functions().PrepareLoad(ctx.arg(i), replace);
+  if (!lib.ok()) {
+    return ReplyError(ctx, lib.status().message());
   }
-  ctx.rb().Bulk(*name);
+  const std::string name = lib->name;
+  Status st;
+  WriteUnderAllLocks(ctx, [&] {
+    st = Functions().Apply(std::move(*lib), replace);
+    return st.ok();
+  });
+  if (!st.ok()) {
+    return ReplyError(ctx, st.message());
+  }
+  ctx.rb().Bulk(name);
 }
 
 void FunctionDeleteCommand(CommandContext& ctx) {
@@ -132,9 +137,13 @@ void FunctionRestoreCommand(CommandContext& ctx) {
   if (!codes.ok()) {
     return ReplyError(ctx, codes.status().message());
   }
+  Result<std::vector<ValidatedLibrary>> libs = Functions().PrepareRestore(*codes);
+  if (!libs.ok()) {
+    return ReplyError(ctx, libs.status().message());
+  }
   Status st;
   WriteUnderAllLocks(ctx, [&] {
-    st = Functions().Restore(*codes, policy);
+    st = Functions().ApplyRestore(std::move(*libs), policy);
     return st.ok();
   });
   if (!st.ok()) {

@@ -71,6 +71,11 @@ struct LibraryMetadata {
 // and engine are not checked here (ValidateLibrary does).
 Result<LibraryMetadata> ParseLibraryMetadata(std::string_view code);
 
+// The error for a bad library name (Redis gives it for bad function names too).
+inline constexpr const char* kBadNameError =
+    "Library names can only contain letters, numbers, or underscores(_) and must be at least "
+    "one character long";
+
 // Letters, digits and '_', at least one (Redis's functionsVerifyName).
 bool IsValidFunctionName(std::string_view name);
 
@@ -107,8 +112,16 @@ enum class RestorePolicy { kAppend, kReplace, kFlush };
 class FunctionRegistry {
  public:
   // FUNCTION LOAD [REPLACE]: the library's name, or the error (library exists, function
-  // name taken by another library, or the code's own error).
+  // name taken by another library, or the code's own error). Load = PrepareLoad + Apply.
   Result<std::string> Load(std::string_view code, bool replace);
+  // The checks and the run of the code, which change nothing (FUNCTION LOAD does them
+  // before it locks the shards: the code may run for up to 500 ms).
+  Result<ValidatedLibrary> PrepareLoad(std::string_view code, bool replace) const;
+  // Adds a prepared library (checking again for a library or function added meanwhile).
+  Status Apply(ValidatedLibrary&& lib, bool replace);
+  // FUNCTION RESTORE in two steps the same way: Restore = PrepareRestore + ApplyRestore.
+  Result<std::vector<ValidatedLibrary>> PrepareRestore(const std::vector<std::string>& codes) const;
+  Status ApplyRestore(std::vector<ValidatedLibrary>&& libs, RestorePolicy policy);
   // FUNCTION DELETE: false when there is no such library.
   bool Delete(std::string_view name);
   // FUNCTION FLUSH.
