@@ -324,7 +324,7 @@ void RegisterFunctionCommands(CommandTable& t) {
                         .acl = "@write @slow @scripting", .handler = FunctionFlushCommand,
                         .doc = {"scripting", "7.0.0",
                                 "O(N) where N is the number of functions deleted",
-                                "Removes every function library.", "[ASYNC | SYNC]"},
+                                "Removes every function library.", "[flush-type: ASYNC | SYNC]"},
                         .tips = {"request_policy:all_shards", "response_policy:all_succeeded"}});
   t.AddSub("function", {.name = "restore", .arity = -3,
                         .flags = "write denyoom noscript all_shards",
@@ -332,7 +332,7 @@ void RegisterFunctionCommands(CommandTable& t) {
                         .doc = {"scripting", "7.0.0",
                                 "O(N) where N is the number of functions on the payload",
                                 "Loads function libraries from a FUNCTION DUMP payload.",
-                                "serialized-value [FLUSH | APPEND | REPLACE]"},
+                                "serialized-value [policy: FLUSH | APPEND | REPLACE]"},
                         .tips = {"request_policy:all_shards", "response_policy:all_succeeded"}});
   t.AddSub("function", {.name = "dump", .arity = 2, .flags = "noscript",
                         .acl = "@slow @scripting", .handler = FunctionDumpCommand,
