@@ -10,8 +10,11 @@
 // Errors as Redis 8.8: "Function not found" (checked first), "Bad number of keys
 // provided", "Number of keys can't be negative", "Number of keys can't be greater than
 // number of args", and for FCALL_RO of a function without no-writes "Can not execute a
-// script with write flag using *_ro command.". Flags act as shebang flags do for EVAL
-// (no-writes makes the run read-only; allow-cross-slot-keys locks every shard).
+// script with write flag using *_ro command.", and over maxmemory (nothing left to evict)
+// Redis's OOM error for a function with neither allow-oom nor no-writes. Flags act as
+// shebang flags do for EVAL (no-writes makes the run read-only; allow-cross-slot-keys
+// locks every shard); allow-stale and no-cluster change nothing without replication and
+// cluster mode.
 #include <charconv>
 #include <string>
 #include <unordered_map>
@@ -25,6 +28,7 @@
 #include "scripting/script_cache.h"
 #include "scripting/script_run.h"
 #include "server/command_context.h"
+#include "server/memory_limit.h"
 
 namespace hotkv::scripting {
 
@@ -104,6 +108,11 @@ void FcallGeneric(CommandContext& ctx, bool read_only) {
   const FunctionInfo& info = fn->info();
   if (read_only && !(info.flags & kFunctionNoWrites)) {
     return ctx.rb().Error("ERR Can not execute a script with write flag using *_ro command.");
+  }
+  // Out of memory: only allow-oom and no-writes functions run (as Redis 7+).
+  if (!(info.flags & (kFunctionAllowOom | kFunctionNoWrites)) &&
+      PerformEvictions(ctx.server(), ctx.now_ms()) == MemoryState::kOverLimit) {
+    return ctx.rb().Error(kOomError);
   }
   std::vector<std::string_view> keys, argv;
   for (size_t i = 3; i < ctx.argc(); i++) {

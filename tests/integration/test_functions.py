@@ -352,6 +352,27 @@ def test_fcall_concurrent_increments_are_atomic(f, server):
     assert f.get("counter") == "1200"
 
 
+@pytest.mark.hotkv_only
+def test_fcall_over_maxmemory_runs_only_allow_oom_and_no_writes(start_server):
+    srv = start_server(args=["--maxmemory-policy", "noeviction"])
+    c = srv.client()
+    c.function_load("#!lua name=oom\nredis.register_function('w', function() return 1 end)\n"
+                    "redis.register_function{function_name='ao', callback=function() "
+                    "return redis.call('SET', 'x', 'y') end, flags={'allow-oom'}}\n"
+                    "redis.register_function{function_name='nw', callback=function() "
+                    "return 3 end, flags={'no-writes'}}")
+    c.set("filler", "x" * 100000)
+    c.config_set("maxmemory", 1)
+    try:
+        assert error_reply(c, "FCALL", "w", 0) == \
+            "OOM command not allowed when used memory > 'maxmemory'."
+        assert c.fcall("nw", 0) == 3
+        assert c.fcall_ro("nw", 0) == 3
+        assert c.fcall("ao", 0) == "OK"
+    finally:
+        c.config_set("maxmemory", 0)
+
+
 def test_function_load_inside_multi(f):
     p = f.pipeline(transaction=True)
     p.function_load(LIB)
