@@ -17,6 +17,7 @@
 #include "common/string_util.h"
 #include "rdb/rdb.h"
 #include "server/command_context.h"
+#include "server/config.h"
 #include "server/dispatcher.h"
 #include "server/function_hooks.h"
 #include "server/server.h"
@@ -153,7 +154,8 @@ void FunctionRestoreCommand(CommandContext& ctx) {
 }
 
 void FunctionDumpCommand(CommandContext& ctx) {
-  ctx.rb().Bulk(rdb::FunctionDumpPayload(Functions().Codes(), /*compress=*/true));
+  const bool compress = ctx.server().config().GetString("rdbcompression") == "yes";
+  ctx.rb().Bulk(rdb::FunctionDumpPayload(Functions().Codes(), compress));
 }
 
 void FunctionListCommand(CommandContext& ctx) {
