@@ -2,14 +2,20 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <optional>
 
+#include "common/string_util.h"
 #include "engine/keyspace.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_engine.h"
 #include "server/blocking.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
+#include "server/config.h"
 #include "server/local_client.h"
 #include "server/server.h"
 #include "server/worker.h"
@@ -85,7 +91,79 @@ void ScriptRun::Unlock() {
   mine_ = ShardLockSet{};
 }
 
-const char* ScriptRun::CheckInterrupt() { return nullptr; }
+namespace {
+std::mutex g_busy_runs_mu;
+std::vector<ScriptRun*> g_busy_runs;  // guarded by g_busy_runs_mu
+}  // namespace
+
+// Called by the Lua count hook (every 100,000 instructions). After busy-reply-threshold
+// (lua-time-limit) the run registers its shards as busy: other clients needing them get
+// -BUSY, and SCRIPT KILL may stop it.
+const char* ScriptRun::CheckInterrupt() {
+  if (!busy_) {
+    if (threshold_ms_ == -2) {
+      Config& cfg = caller_.server().config();
+      threshold_ms_ = 5000;
+      std::optional<int64_t> v = ParseInt64(cfg.GetString("busy-reply-threshold"));
+      std::optional<int64_t> legacy = ParseInt64(cfg.GetString("lua-time-limit"));
+      if (v) {
+        threshold_ms_ = *v;
+      }
+      if (legacy && *legacy != 5000 && threshold_ms_ == 5000) {
+        threshold_ms_ = *legacy;
+      }
+    }
+    if (threshold_ms_ <= 0) {
+      return nullptr;
+    }
+    double ms = static_cast<double>(CyclesNow() - start_cycles_) / CyclesPerMicrosecond() / 1000.0;
+    if (ms < static_cast<double>(threshold_ms_)) {
+      return nullptr;
+    }
+    busy_ = true;
+    fprintf(stderr,
+            "# Slow script detected: still in execution after %lld milliseconds. You can try "
+            "killing the script using the SCRIPT KILL command. Script name is: %s.\n",
+            static_cast<long long>(ms), sha_.c_str());
+    AddBusyShards(&held_);
+    std::lock_guard<std::mutex> g(g_busy_runs_mu);
+    g_busy_runs.push_back(this);
+  }
+  if (kill_.load(std::memory_order_acquire)) {
+    return "ERR Script killed by user with SCRIPT KILL...";
+  }
+  return nullptr;
+}
+
+void ScriptRun::EndBusy() {
+  if (!busy_) {
+    return;
+  }
+  busy_ = false;
+  RemoveBusyShards(&held_);
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  g_busy_runs.erase(std::find(g_busy_runs.begin(), g_busy_runs.end(), this));
+}
+
+std::string ScriptRun::KillBusy() {
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  if (g_busy_runs.empty()) {
+    return "NOTBUSY No scripts in execution right now.";
+  }
+  bool killed = false;
+  for (ScriptRun* r : g_busy_runs) {
+    if (!r->wrote_shared_.load(std::memory_order_acquire)) {
+      r->kill_.store(true, std::memory_order_release);
+      killed = true;
+    }
+  }
+  if (!killed) {
+    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+           "You can either wait the script termination or kill the server in a hard way "
+           "using the SHUTDOWN NOSAVE command.";
+  }
+  return {};
+}
 
 void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                         const std::vector<std::string_view>& argv,
@@ -110,6 +188,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     extra_.clear();
     all_held_ = false;
     wrote_ = false;
+    wrote_shared_.store(false, std::memory_order_relaxed);
     abort_for_all_ = false;
     resp_ = 2;
     db_ = caller_.client().db();
@@ -123,7 +202,12 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
           mine_.Add(Keyspace::ShardOf(k));
         }
       }
-      mine_.Lock(ks, read_only_);
+      if (!mine_.LockUnlessBusy(ks, read_only_)) {
+        lua_pop(lua.state(), 1);
+        mine_ = ShardLockSet{};
+        caller_.rb().Error(kBusyScriptError);
+        return;
+      }
       held_.Merge(mine_);
     } else {
       all_held_ = caller_.all_shards_locked();
@@ -141,6 +225,8 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     } else {
       lua.Run(*this, sha_, keys, argv, caller_.rb(), as_params);
     }
+    EndBusy();
+    kill_.store(false, std::memory_order_relaxed);
     if (abort_for_all_ && outer_ == nullptr && attempt == 0) {
       if (streaming) {
         ws.EndMulti();
@@ -276,11 +362,13 @@ int ScriptRun::Call(lua_State* L, bool raise) {
     failed = ctx.failed();
     if (dirty.load(std::memory_order_relaxed) != dirty_before) {
       wrote_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
       if (streaming && !ws.rewritten()) {
         ws.Append(db_index, argv);
       }
     } else if (streaming && ws.rewritten()) {
       wrote_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
     }
     break;
   }

@@ -15,6 +15,7 @@
 // Thread safety: lives on its worker's stack for one command.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -58,6 +59,9 @@ class ScriptRun {
   void set_resp(int v) { resp_ = v; }
   int resp() const { return resp_; }
   bool wrote() const { return wrote_; }
+  // SCRIPT KILL: stops the busy scripts that have not written. Returns the reply's error
+  // text ("NOTBUSY ...", "UNKILLABLE ...") or empty for OK.
+  static std::string KillBusy();
   // The run was abandoned (a busy undeclared shard before any write): no reply.
   bool aborted() const { return abort_for_all_; }
   // The hook's check (lua-time-limit, SCRIPT KILL): returns an error text to raise.
@@ -84,6 +88,11 @@ class ScriptRun {
   int db_ = 0;  // the script's selected database (SELECT inside a script)
   uint64_t start_cycles_ = 0;
   uint64_t ops_ = 0;
+  int64_t threshold_ms_ = -2;  // busy-reply-threshold, read by the hook's first check
+  bool busy_ = false;          // registered as busy (AddBusyShards)
+  std::atomic<bool> wrote_shared_{false};  // wrote_, for SCRIPT KILL on another thread
+  std::atomic<bool> kill_{false};
+  void EndBusy();
 };
 
 }  // namespace hotkv::scripting

@@ -130,7 +130,11 @@ void ScriptFlushCommand(CommandContext& ctx) {
 }
 
 void ScriptKillCommand(CommandContext& ctx) {
-  ctx.rb().Error("NOTBUSY No scripts in execution right now.");
+  std::string err = ScriptRun::KillBusy();
+  if (!err.empty()) {
+    return ctx.rb().Error(err);
+  }
+  ctx.rb().Ok();
 }
 
 void ScriptHelpCommand(CommandContext& ctx) {
