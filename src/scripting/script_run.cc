@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "common/string_util.h"
 #include "engine/keyspace.h"
@@ -29,8 +30,9 @@ constexpr const char* kAbortText =
     "ERR script touched a key in a shard held by another client; it runs again with "
     "every shard locked";
 constexpr const char* kBusyAfterWrite =
-    "ERR Script accessed a key outside its declared KEYS whose shard another client holds, "
-    "after it wrote: declare every key in KEYS or use the allow-cross-slot-keys flag";
+    "ERR Script accessed a key outside its declared KEYS whose shard another client held "
+    "for too long, after it wrote: declare every key in KEYS or use the "
+    "allow-cross-slot-keys flag";
 
 // The client the commands of this thread's scripts run as (Redis's script client).
 LocalClient& ScriptClient(Worker& worker) {
@@ -53,22 +55,50 @@ ScriptRun::ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read
 
 ScriptRun::~ScriptRun() = default;
 
+// A shard not held yet: try it; if it is taken, waiting is deadlock-free when it lies
+// above every shard this run holds (lockers that wait while holding take shards in
+// ascending order, so its holder cannot be waiting for ours): wait. Below, only another
+// script can be waiting for ours (the dispatcher's multi-shard locking never waits while
+// holding: ShardLockSet::LockUnlessBusy): spin for a bounded time, then (before any
+// write) abandon the run to be done again holding every shard, or (after a write) fail.
 bool ScriptRun::AcquireShard(uint32_t shard, std::string* err) {
   if (held_.Contains(shard)) {
     return true;
   }
-  if (caller_.keyspace().shard(shard).lock.try_lock()) {
-    held_.Add(shard);
-    extra_.push_back(shard);
-    return true;
+  ShardLock& lock = caller_.keyspace().shard(shard).lock;
+  if (!lock.try_lock()) {
+    const bool safe = static_cast<int>(shard) > held_.Highest();
+    const double budget_us = safe ? -1.0 : (wrote_ ? 500000.0 : 50.0);
+    const uint64_t t0 = CyclesNow();
+    bool got = false;
+    for (int spins = 0;; spins++) {
+      if (lock.try_lock()) {
+        got = true;
+        break;
+      }
+      if (budget_us >= 0 && (spins & 63) == 0 &&
+          static_cast<double>(CyclesNow() - t0) / CyclesPerMicrosecond() > budget_us) {
+        break;
+      }
+      if (spins < 256) {
+        __builtin_ia32_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    if (!got) {
+      if (!wrote_ && outer_ == nullptr) {
+        abort_for_all_ = true;
+        *err = kAbortText;
+      } else {
+        *err = kBusyAfterWrite;
+      }
+      return false;
+    }
   }
-  if (!wrote_ && outer_ == nullptr) {
-    abort_for_all_ = true;
-    *err = kAbortText;
-  } else {
-    *err = kBusyAfterWrite;
-  }
-  return false;
+  held_.Add(shard);
+  extra_.push_back(shard);
+  return true;
 }
 
 bool ScriptRun::AcquireAll(std::string* err) {

@@ -117,32 +117,51 @@ bool LockContendedUnlessBusy(Keyspace& ks, uint32_t shard, bool read_only) {
   }
 }
 
+// Never waits while holding a shard of the set: on a taken shard it releases what it
+// took, waits for that shard to be free, and starts again. Scripts (scripting/) may then
+// wait for a shard below the ones they hold without deadlocking with these lockers.
 bool ShardLockSet::LockUnlessBusy(Keyspace& ks, bool read_only) const {
-  for (uint32_t w = 0; w < 16; w++) {
-    uint64_t b = bits_[w];
-    while (b != 0) {
-      uint32_t i = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(b));
-      ShardLock& lock = ks.shard(i).lock;
-      if (!(read_only ? lock.try_lock_read() : lock.try_lock()) &&
-          !LockContendedUnlessBusy(ks, i, read_only)) {
-        // Release what was taken: the shards below i.
-        for (uint32_t w2 = 0; w2 <= w; w2++) {
-          uint64_t taken = bits_[w2];
-          if (w2 == w) {
-            taken &= (uint64_t{1} << (i & 63)) - 1;
-          }
-          while (taken != 0) {
-            uint32_t j = (w2 << 6) | static_cast<uint32_t>(__builtin_ctzll(taken));
-            ks.shard(j).lock.unlock();
-            taken &= taken - 1;
-          }
+  for (;;) {
+    int contended = -1;
+    for (uint32_t w = 0; w < 16 && contended < 0; w++) {
+      uint64_t b = bits_[w];
+      while (b != 0) {
+        uint32_t i = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(b));
+        ShardLock& lock = ks.shard(i).lock;
+        if (!(read_only ? lock.try_lock_read() : lock.try_lock())) {
+          contended = static_cast<int>(i);
+          break;
         }
+        b &= b - 1;
+      }
+    }
+    if (contended < 0) {
+      return true;
+    }
+    // Release the shards below the contended one.
+    for (uint32_t w = 0; w <= static_cast<uint32_t>(contended) >> 6; w++) {
+      uint64_t taken = bits_[w];
+      if (w == static_cast<uint32_t>(contended) >> 6) {
+        taken &= (uint64_t{1} << (contended & 63)) - 1;
+      }
+      while (taken != 0) {
+        ks.shard((w << 6) | static_cast<uint32_t>(__builtin_ctzll(taken))).lock.unlock();
+        taken &= taken - 1;
+      }
+    }
+    ShardLock& lock = ks.shard(static_cast<uint32_t>(contended)).lock;
+    for (int spins = 0; lock.is_locked(); spins++) {
+      if (g_busy_scripts.load(std::memory_order_relaxed) != 0 &&
+          ShardIsBusy(static_cast<uint32_t>(contended))) {
         return false;
       }
-      b &= b - 1;
+      if (spins < 256) {
+        __builtin_ia32_pause();
+      } else {
+        std::this_thread::yield();
+      }
     }
   }
-  return true;
 }
 
 void ShardLockSet::Unlock(Keyspace& ks) const {

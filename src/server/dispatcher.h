@@ -61,6 +61,15 @@ class ShardLockSet {
     }
   }
   bool empty() const;
+  // The highest shard in the set, or -1 when empty.
+  int Highest() const {
+    for (int i = 15; i >= 0; i--) {
+      if (bits_[i] != 0) {
+        return i * 64 + 63 - __builtin_clzll(bits_[i]);
+      }
+    }
+    return -1;
+  }
   // `read_only`: for a command without the write flag (ShardLock::lock_read).
   void Lock(class Keyspace& ks, bool read_only = false) const;
   // Lock, unless a shard of the set is held by a busy script (AddBusyShards): then
