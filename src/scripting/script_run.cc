@@ -18,6 +18,7 @@
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/local_client.h"
+#include "server/memory_limit.h"
 #include "server/server.h"
 #include "server/worker.h"
 #include "server/write_stream.h"
@@ -206,6 +207,15 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
   ExchangeThreadLockSet(outer_);
   bool all = flags_.allow_cross_slot ||
              (learn_ != nullptr && learn_->needs_all_shards.load(std::memory_order_relaxed));
+  // maxmemory, as Redis 7: a script with a shebang that may write is refused up front
+  // when memory is over the limit (unless allow-oom); a script without one may run, but
+  // its first deny-oom command (before any write) is refused (Call).
+  oom_ = server.config().maxmemory() > 0 &&
+         PerformEvictions(server, caller_.now_ms()) == MemoryState::kOverLimit;
+  if (oom_ && flags_.shebang && !read_only_ && !flags_.allow_oom) {
+    caller_.rb().Error(kOomError);
+    return;
+  }
   WriteStream& ws = server.write_stream();
   for (int attempt = 0;; attempt++) {
     std::string err = push_fn(lua);
@@ -338,6 +348,9 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   }
   if (cmd->is(kCmdWrite) && read_only_) {
     return fail("ERR Write commands are not allowed from read-only scripts.");
+  }
+  if (oom_ && !wrote_ && !flags_.allow_oom && cmd->is(kCmdDenyOom)) {
+    return fail(kOomError);
   }
   std::string err;
   if (!all_held_ && (cmd->is(kCmdAllShards) ||

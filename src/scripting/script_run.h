@@ -89,6 +89,7 @@ class ScriptRun {
   uint64_t start_cycles_ = 0;
   uint64_t ops_ = 0;
   int64_t threshold_ms_ = -2;  // busy-reply-threshold, read by the hook's first check
+  bool oom_ = false;           // used memory was over maxmemory when the script started
   bool busy_ = false;          // registered as busy (AddBusyShards)
   std::atomic<bool> wrote_shared_{false};  // wrote_, for SCRIPT KILL on another thread
   std::atomic<bool> kill_{false};

@@ -409,3 +409,21 @@ def test_lua_to_resp2_and_resp3_raw(server, r, script, resp2, resp3):
     assert c.call("EVAL", script, "0") == resp2
     c.call("HELLO", "3")
     assert c.call("EVAL", script, "0") == resp3
+
+
+def test_maxmemory_rules_for_scripts(r):
+    r.set("big", "x")
+    r.config_set("maxmemory", "1")
+    try:
+        s = "return redis.call('set','a','b')"
+        oom = "OOM command not allowed when used memory > 'maxmemory'."
+        assert error_reply(r, "EVAL", s, "0") == oom + suffix(s)
+        assert r.eval("return redis.call('get','big')", 0) == "x"
+        # A write first (DEL is not deny-oom): later deny-oom commands are allowed.
+        assert r.eval("redis.call('del','zz') return redis.call('set','a','b')", 0) == "OK"
+        # With a shebang the script is refused up front, unless no-writes or allow-oom.
+        assert error_reply(r, "EVAL", "#!lua\nreturn redis.call('get','a')", "0") == oom
+        assert r.eval("#!lua flags=allow-oom\nreturn redis.call('set','a','c')", 0) == "OK"
+        assert r.eval("#!lua flags=no-writes\nreturn 1", 0) == 1
+    finally:
+        r.config_set("maxmemory", "0")
