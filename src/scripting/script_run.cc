@@ -228,6 +228,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     extra_.clear();
     all_held_ = false;
     wrote_ = false;
+    write_called_ = false;
     wrote_shared_.store(false, std::memory_order_relaxed);
     abort_for_all_ = false;
     resp_ = 2;
@@ -349,7 +350,7 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   if (cmd->is(kCmdWrite) && read_only_) {
     return fail("ERR Write commands are not allowed from read-only scripts.");
   }
-  if (oom_ && !wrote_ && !flags_.allow_oom && cmd->is(kCmdDenyOom)) {
+  if (oom_ && !write_called_ && !flags_.allow_oom && cmd->is(kCmdDenyOom)) {
     return fail(kOomError);
   }
   std::string err;
@@ -403,6 +404,12 @@ int ScriptRun::Call(lua_State* L, bool raise) {
     }
     db_index = ctx.db().index();
     failed = ctx.failed();
+    if (cmd->is(kCmdWrite)) {
+      // As Redis's SCRIPT_WRITE_DIRTY: any write command called, changed or not, makes
+      // the script unkillable and lifts the OOM check.
+      write_called_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
+    }
     if (dirty.load(std::memory_order_relaxed) != dirty_before) {
       wrote_ = true;
       wrote_shared_.store(true, std::memory_order_release);

@@ -78,7 +78,8 @@ class ScriptRun {
   std::string sha_;
   CachedScript* learn_;
   int resp_ = 2;
-  bool wrote_ = false;
+  bool wrote_ = false;         // a command changed the data (undeclared-key policy)
+  bool write_called_ = false;  // a write command ran (OOM check, SCRIPT KILL)
   bool abort_for_all_ = false;
   bool all_held_ = false;
   ShardLockSet held_;    // everything this thread holds while the script runs
