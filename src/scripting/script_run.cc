@@ -313,7 +313,10 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   if (argc == 0) {
     return fail("ERR Please specify at least one argument for this redis lib call");
   }
-  std::vector<std::string> conv;
+  // Numbers' text lives in `conv` (reserved: the views into it stay valid). Commands run
+  // from a script never run another script, so these buffers are not re-entered.
+  thread_local std::vector<std::string> conv;
+  conv.clear();
   conv.reserve(static_cast<size_t>(argc));
   thread_local std::vector<std::string_view> args;
   args.clear();
@@ -330,8 +333,7 @@ int ScriptRun::Call(lua_State* L, bool raise) {
       return fail("ERR Lua redis lib command arguments must be strings or integers");
     }
   }
-  // The command vector must survive nested use of `args` (none today); copy it.
-  std::vector<std::string_view> argv(args.begin(), args.end());
+  const std::vector<std::string_view>& argv = args;
   Server& server = caller_.server();
   const CommandSpec* cmd = server.commands().Find(argv[0]);
   if (cmd != nullptr && !cmd->subcommands.empty() && cmd->handler == nullptr) {
