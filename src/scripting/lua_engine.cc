@@ -27,7 +27,6 @@ namespace {
 constexpr const char* kVersion = "8.0.0";
 constexpr int kVersionNum = 0x080000;
 constexpr const char* kCallErrKey = "__hotkv_call_err";
-constexpr const char* kScriptsKey = "__hotkv_scripts";
 
 thread_local std::unique_ptr<LuaEngine> t_engine;
 
@@ -323,6 +322,8 @@ LuaEngine::LuaEngine(Server& server, uint64_t epoch) : server_(&server), epoch_(
   OpenLibraries();
   InstallRedisApi();
   Sandbox();
+  lua_pushcfunction(L_, ErrorHandler);
+  handler_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_sethook(L_, Hook, LUA_MASKCOUNT, 100000);
 }
 
@@ -388,8 +389,6 @@ void LuaEngine::InstallRedisApi() {
   lua_setfield(L_, -2, "REDIS_VERSION");
   SetNum(L_, "REDIS_VERSION_NUM", kVersionNum);
   lua_setglobal(L_, "redis");
-  lua_createtable(L_, 0, 0);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
 }
 
 void LuaEngine::Sandbox() {
@@ -466,15 +465,24 @@ std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
   return {};
 }
 
+std::shared_ptr<CachedScript> LuaEngine::FindScript(std::string_view sha) {
+  auto it = local_.find(sha);
+  if (it != local_.end()) {
+    return it->second.script;
+  }
+  std::shared_ptr<CachedScript> s = ScriptCache::Instance().Find(sha);
+  if (s != nullptr) {
+    local_.emplace(std::string(sha), LocalScript{s, LUA_NOREF});
+  }
+  return s;
+}
+
 std::string LuaEngine::PushScript(const CachedScript& script) {
-  lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
-  lua_pushlstring(L_, script.sha.data(), script.sha.size());
-  lua_rawget(L_, -2);
-  if (lua_isfunction(L_, -1)) {
-    lua_remove(L_, -2);
+  auto it = local_.find(std::string_view(script.sha));
+  if (it != local_.end() && it->second.fn_ref != LUA_NOREF) {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second.fn_ref);
     return {};
   }
-  lua_pop(L_, 1);
   std::string code;
   std::string_view body = script.body;
   if (script.flags.shebang) {
@@ -484,13 +492,16 @@ std::string LuaEngine::PushScript(const CachedScript& script) {
   }
   std::string err = Compile(body, "@user_script");
   if (!err.empty()) {
-    lua_pop(L_, 1);
     return "ERR Error compiling script (new function): " + err;
   }
-  lua_pushlstring(L_, script.sha.data(), script.sha.size());
-  lua_pushvalue(L_, -2);
-  lua_rawset(L_, -4);  // scripts[sha] = fn
-  lua_remove(L_, -2);
+  lua_pushvalue(L_, -1);
+  int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+  if (it == local_.end()) {
+    std::shared_ptr<CachedScript> shared = ScriptCache::Instance().Find(script.sha);
+    local_.emplace(script.sha, LocalScript{shared, ref});
+  } else {
+    it->second.fn_ref = ref;
+  }
   return {};
 }
 
@@ -525,7 +536,7 @@ void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std:
     SetArgTable("KEYS", keys);
     SetArgTable("ARGV", argv);
   }
-  lua_pushcfunction(L_, ErrorHandler);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, handler_ref_);
   lua_insert(L_, -2 - nargs);  // handler, fn, args...
   int handler = lua_gettop(L_) - 1 - nargs;
   ScriptRun* prev = current_;
@@ -565,14 +576,7 @@ void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std:
     const char* m = lua_tostring(L_, -1);
     rb.Error(std::string("ERR Error running script: ") + (m ? m : "unknown error"));
   }
-  lua_settop(L_, 0);
-  // Drop the argument tables so that their strings can be collected.
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "KEYS");
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "ARGV");
-  lua_pop(L_, 1);
+  lua_settop(L_, 0);  // KEYS and ARGV stay until the next script replaces them
 }
 
 }  // namespace hotkv::scripting

@@ -18,8 +18,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 struct lua_State;
@@ -43,6 +46,10 @@ class LuaEngine {
   lua_State* state() { return L_; }
   void PopValue();  // pops the value on top of the stack (a pushed script)
   Server& server() { return *server_; }
+
+  // The cached script `sha` (lowercase): this thread's copy of the shared cache's entry,
+  // so that a repeated EVALSHA takes no shared lock. Null when unknown.
+  std::shared_ptr<CachedScript> FindScript(std::string_view sha);
 
   // Pushes the compiled function of `script` (compiling it into this state on first use,
   // kept in the registry under its SHA). On a compile error pushes nothing and returns
@@ -74,6 +81,16 @@ class LuaEngine {
   Server* server_;
   uint64_t epoch_;
   int globals_ref_ = -2;  // the real globals table (LUA_NOREF until set)
+  int handler_ref_ = -2;  // the error handler (ErrorHandler), created once
+  struct LocalScript {
+    std::shared_ptr<CachedScript> script;
+    int fn_ref = -2;  // the compiled function in the registry (LUA_NOREF: not yet)
+  };
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, LocalScript, StringHash, std::equal_to<>> local_;
   ScriptRun* current_ = nullptr;
 };
 

@@ -2,15 +2,23 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 
+#include "common/string_util.h"
 #include "engine/keyspace.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_engine.h"
 #include "server/blocking.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
+#include "server/config.h"
 #include "server/local_client.h"
+#include "server/memory_limit.h"
 #include "server/server.h"
 #include "server/worker.h"
 #include "server/write_stream.h"
@@ -23,8 +31,9 @@ constexpr const char* kAbortText =
     "ERR script touched a key in a shard held by another client; it runs again with "
     "every shard locked";
 constexpr const char* kBusyAfterWrite =
-    "ERR Script accessed a key outside its declared KEYS whose shard another client holds, "
-    "after it wrote: declare every key in KEYS or use the allow-cross-slot-keys flag";
+    "ERR Script accessed a key outside its declared KEYS whose shard another client held "
+    "for too long, after it wrote: declare every key in KEYS or use the "
+    "allow-cross-slot-keys flag";
 
 // The client the commands of this thread's scripts run as (Redis's script client).
 LocalClient& ScriptClient(Worker& worker) {
@@ -47,22 +56,50 @@ ScriptRun::ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read
 
 ScriptRun::~ScriptRun() = default;
 
+// A shard not held yet: try it; if it is taken, waiting is deadlock-free when it lies
+// above every shard this run holds (lockers that wait while holding take shards in
+// ascending order, so its holder cannot be waiting for ours): wait. Below, only another
+// script can be waiting for ours (the dispatcher's multi-shard locking never waits while
+// holding: ShardLockSet::LockUnlessBusy): spin for a bounded time, then (before any
+// write) abandon the run to be done again holding every shard, or (after a write) fail.
 bool ScriptRun::AcquireShard(uint32_t shard, std::string* err) {
   if (held_.Contains(shard)) {
     return true;
   }
-  if (caller_.keyspace().shard(shard).lock.try_lock()) {
-    held_.Add(shard);
-    extra_.push_back(shard);
-    return true;
+  ShardLock& lock = caller_.keyspace().shard(shard).lock;
+  if (!lock.try_lock()) {
+    const bool safe = static_cast<int>(shard) > held_.Highest();
+    const double budget_us = safe ? -1.0 : (wrote_ ? 500000.0 : 50.0);
+    const uint64_t t0 = CyclesNow();
+    bool got = false;
+    for (int spins = 0;; spins++) {
+      if (lock.try_lock()) {
+        got = true;
+        break;
+      }
+      if (budget_us >= 0 && (spins & 63) == 0 &&
+          static_cast<double>(CyclesNow() - t0) / CyclesPerMicrosecond() > budget_us) {
+        break;
+      }
+      if (spins < 256) {
+        __builtin_ia32_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    if (!got) {
+      if (!wrote_ && outer_ == nullptr) {
+        abort_for_all_ = true;
+        *err = kAbortText;
+      } else {
+        *err = kBusyAfterWrite;
+      }
+      return false;
+    }
   }
-  if (!wrote_ && outer_ == nullptr) {
-    abort_for_all_ = true;
-    *err = kAbortText;
-  } else {
-    *err = kBusyAfterWrite;
-  }
-  return false;
+  held_.Add(shard);
+  extra_.push_back(shard);
+  return true;
 }
 
 bool ScriptRun::AcquireAll(std::string* err) {
@@ -85,7 +122,79 @@ void ScriptRun::Unlock() {
   mine_ = ShardLockSet{};
 }
 
-const char* ScriptRun::CheckInterrupt() { return nullptr; }
+namespace {
+std::mutex g_busy_runs_mu;
+std::vector<ScriptRun*> g_busy_runs;  // guarded by g_busy_runs_mu
+}  // namespace
+
+// Called by the Lua count hook (every 100,000 instructions). After busy-reply-threshold
+// (lua-time-limit) the run registers its shards as busy: other clients needing them get
+// -BUSY, and SCRIPT KILL may stop it.
+const char* ScriptRun::CheckInterrupt() {
+  if (!busy_) {
+    if (threshold_ms_ == -2) {
+      Config& cfg = caller_.server().config();
+      threshold_ms_ = 5000;
+      std::optional<int64_t> v = ParseInt64(cfg.GetString("busy-reply-threshold"));
+      std::optional<int64_t> legacy = ParseInt64(cfg.GetString("lua-time-limit"));
+      if (v) {
+        threshold_ms_ = *v;
+      }
+      if (legacy && *legacy != 5000 && threshold_ms_ == 5000) {
+        threshold_ms_ = *legacy;
+      }
+    }
+    if (threshold_ms_ <= 0) {
+      return nullptr;
+    }
+    double ms = static_cast<double>(CyclesNow() - start_cycles_) / CyclesPerMicrosecond() / 1000.0;
+    if (ms < static_cast<double>(threshold_ms_)) {
+      return nullptr;
+    }
+    busy_ = true;
+    fprintf(stderr,
+            "# Slow script detected: still in execution after %lld milliseconds. You can try "
+            "killing the script using the SCRIPT KILL command. Script name is: %s.\n",
+            static_cast<long long>(ms), sha_.c_str());
+    AddBusyShards(&held_);
+    std::lock_guard<std::mutex> g(g_busy_runs_mu);
+    g_busy_runs.push_back(this);
+  }
+  if (kill_.load(std::memory_order_acquire)) {
+    return "ERR Script killed by user with SCRIPT KILL...";
+  }
+  return nullptr;
+}
+
+void ScriptRun::EndBusy() {
+  if (!busy_) {
+    return;
+  }
+  busy_ = false;
+  RemoveBusyShards(&held_);
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  g_busy_runs.erase(std::find(g_busy_runs.begin(), g_busy_runs.end(), this));
+}
+
+std::string ScriptRun::KillBusy() {
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  if (g_busy_runs.empty()) {
+    return "NOTBUSY No scripts in execution right now.";
+  }
+  bool killed = false;
+  for (ScriptRun* r : g_busy_runs) {
+    if (!r->wrote_shared_.load(std::memory_order_acquire)) {
+      r->kill_.store(true, std::memory_order_release);
+      killed = true;
+    }
+  }
+  if (!killed) {
+    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+           "You can either wait the script termination or kill the server in a hard way "
+           "using the SHUTDOWN NOSAVE command.";
+  }
+  return {};
+}
 
 void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                         const std::vector<std::string_view>& argv,
@@ -98,6 +207,15 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
   ExchangeThreadLockSet(outer_);
   bool all = flags_.allow_cross_slot ||
              (learn_ != nullptr && learn_->needs_all_shards.load(std::memory_order_relaxed));
+  // maxmemory, as Redis 7: a script with a shebang that may write is refused up front
+  // when memory is over the limit (unless allow-oom); a script without one may run, but
+  // its first deny-oom command (before any write) is refused (Call).
+  oom_ = server.config().maxmemory() > 0 &&
+         PerformEvictions(server, caller_.now_ms()) == MemoryState::kOverLimit;
+  if (oom_ && flags_.shebang && !read_only_ && !flags_.allow_oom) {
+    caller_.rb().Error(kOomError);
+    return;
+  }
   WriteStream& ws = server.write_stream();
   for (int attempt = 0;; attempt++) {
     std::string err = push_fn(lua);
@@ -110,6 +228,8 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     extra_.clear();
     all_held_ = false;
     wrote_ = false;
+    write_called_ = false;
+    wrote_shared_.store(false, std::memory_order_relaxed);
     abort_for_all_ = false;
     resp_ = 2;
     db_ = caller_.client().db();
@@ -123,7 +243,12 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
           mine_.Add(Keyspace::ShardOf(k));
         }
       }
-      mine_.Lock(ks, read_only_);
+      if (!mine_.LockUnlessBusy(ks, read_only_)) {
+        lua_pop(lua.state(), 1);
+        mine_ = ShardLockSet{};
+        caller_.rb().Error(kBusyScriptError);
+        return;
+      }
       held_.Merge(mine_);
     } else {
       all_held_ = caller_.all_shards_locked();
@@ -141,6 +266,8 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     } else {
       lua.Run(*this, sha_, keys, argv, caller_.rb(), as_params);
     }
+    EndBusy();
+    kill_.store(false, std::memory_order_relaxed);
     if (abort_for_all_ && outer_ == nullptr && attempt == 0) {
       if (streaming) {
         ws.EndMulti();
@@ -186,7 +313,10 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   if (argc == 0) {
     return fail("ERR Please specify at least one argument for this redis lib call");
   }
-  std::vector<std::string> conv;
+  // Numbers' text lives in `conv` (reserved: the views into it stay valid). Commands run
+  // from a script never run another script, so these buffers are not re-entered.
+  thread_local std::vector<std::string> conv;
+  conv.clear();
   conv.reserve(static_cast<size_t>(argc));
   thread_local std::vector<std::string_view> args;
   args.clear();
@@ -203,8 +333,7 @@ int ScriptRun::Call(lua_State* L, bool raise) {
       return fail("ERR Lua redis lib command arguments must be strings or integers");
     }
   }
-  // The command vector must survive nested use of `args` (none today); copy it.
-  std::vector<std::string_view> argv(args.begin(), args.end());
+  const std::vector<std::string_view>& argv = args;
   Server& server = caller_.server();
   const CommandSpec* cmd = server.commands().Find(argv[0]);
   if (cmd != nullptr && !cmd->subcommands.empty() && cmd->handler == nullptr) {
@@ -222,6 +351,9 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   }
   if (cmd->is(kCmdWrite) && read_only_) {
     return fail("ERR Write commands are not allowed from read-only scripts.");
+  }
+  if (oom_ && !write_called_ && !flags_.allow_oom && cmd->is(kCmdDenyOom)) {
+    return fail(kOomError);
   }
   std::string err;
   if (!all_held_ && (cmd->is(kCmdAllShards) ||
@@ -274,13 +406,21 @@ int ScriptRun::Call(lua_State* L, bool raise) {
     }
     db_index = ctx.db().index();
     failed = ctx.failed();
+    if (cmd->is(kCmdWrite)) {
+      // As Redis's SCRIPT_WRITE_DIRTY: any write command called, changed or not, makes
+      // the script unkillable and lifts the OOM check.
+      write_called_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
+    }
     if (dirty.load(std::memory_order_relaxed) != dirty_before) {
       wrote_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
       if (streaming && !ws.rewritten()) {
         ws.Append(db_index, argv);
       }
     } else if (streaming && ws.rewritten()) {
       wrote_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
     }
     break;
   }

@@ -15,6 +15,7 @@
 // Thread safety: lives on its worker's stack for one command.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -58,6 +59,9 @@ class ScriptRun {
   void set_resp(int v) { resp_ = v; }
   int resp() const { return resp_; }
   bool wrote() const { return wrote_; }
+  // SCRIPT KILL: stops the busy scripts that have not written. Returns the reply's error
+  // text ("NOTBUSY ...", "UNKILLABLE ...") or empty for OK.
+  static std::string KillBusy();
   // The run was abandoned (a busy undeclared shard before any write): no reply.
   bool aborted() const { return abort_for_all_; }
   // The hook's check (lua-time-limit, SCRIPT KILL): returns an error text to raise.
@@ -74,7 +78,8 @@ class ScriptRun {
   std::string sha_;
   CachedScript* learn_;
   int resp_ = 2;
-  bool wrote_ = false;
+  bool wrote_ = false;         // a command changed the data (undeclared-key policy)
+  bool write_called_ = false;  // a write command ran (OOM check, SCRIPT KILL)
   bool abort_for_all_ = false;
   bool all_held_ = false;
   ShardLockSet held_;    // everything this thread holds while the script runs
@@ -84,6 +89,12 @@ class ScriptRun {
   int db_ = 0;  // the script's selected database (SELECT inside a script)
   uint64_t start_cycles_ = 0;
   uint64_t ops_ = 0;
+  int64_t threshold_ms_ = -2;  // busy-reply-threshold, read by the hook's first check
+  bool oom_ = false;           // used memory was over maxmemory when the script started
+  bool busy_ = false;          // registered as busy (AddBusyShards)
+  std::atomic<bool> wrote_shared_{false};  // wrote_, for SCRIPT KILL on another thread
+  std::atomic<bool> kill_{false};
+  void EndBusy();
 };
 
 }  // namespace hotkv::scripting

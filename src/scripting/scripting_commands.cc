@@ -44,7 +44,7 @@ bool SplitArgs(CommandContext& ctx, std::vector<std::string_view>* keys,
 
 std::shared_ptr<CachedScript> CacheBody(CommandContext& ctx, std::string_view body) {
   std::string sha = Sha1Hex(body);
-  std::shared_ptr<CachedScript> s = ScriptCache::Instance().Find(sha);
+  std::shared_ptr<CachedScript> s = LuaEngine::ForThisThread(ctx.server()).FindScript(sha);
   if (s != nullptr) {
     return s;
   }
@@ -64,18 +64,21 @@ void RunScript(CommandContext& ctx, std::shared_ptr<CachedScript> script, bool r
 }
 
 void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
-  std::vector<std::string_view> keys, argv;
+  thread_local std::vector<std::string_view> keys, argv;
+  keys.clear();
+  argv.clear();
   if (!SplitArgs(ctx, &keys, &argv)) {
     return;
   }
   std::shared_ptr<CachedScript> script;
   if (by_sha) {
-    std::string sha(ctx.arg(1));
-    for (char& c : sha) {
-      c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
-    }
-    if (sha.size() == 40) {
-      script = ScriptCache::Instance().Find(sha);
+    std::string_view arg = ctx.arg(1);
+    if (arg.size() == 40) {
+      char sha[40];
+      for (size_t i = 0; i < 40; i++) {
+        sha[i] = static_cast<char>(tolower(static_cast<unsigned char>(arg[i])));
+      }
+      script = LuaEngine::ForThisThread(ctx.server()).FindScript(std::string_view(sha, 40));
     }
     if (script == nullptr) {
       return ctx.rb().Error("NOSCRIPT No matching script. Please use EVAL.");
@@ -130,7 +133,11 @@ void ScriptFlushCommand(CommandContext& ctx) {
 }
 
 void ScriptKillCommand(CommandContext& ctx) {
-  ctx.rb().Error("NOTBUSY No scripts in execution right now.");
+  std::string err = ScriptRun::KillBusy();
+  if (!err.empty()) {
+    return ctx.rb().Error(err);
+  }
+  ctx.rb().Ok();
 }
 
 void ScriptHelpCommand(CommandContext& ctx) {

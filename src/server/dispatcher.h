@@ -61,8 +61,20 @@ class ShardLockSet {
     }
   }
   bool empty() const;
+  // The highest shard in the set, or -1 when empty.
+  int Highest() const {
+    for (int i = 15; i >= 0; i--) {
+      if (bits_[i] != 0) {
+        return i * 64 + 63 - __builtin_clzll(bits_[i]);
+      }
+    }
+    return -1;
+  }
   // `read_only`: for a command without the write flag (ShardLock::lock_read).
   void Lock(class Keyspace& ks, bool read_only = false) const;
+  // Lock, unless a shard of the set is held by a busy script (AddBusyShards): then
+  // releases what it took and returns false (the caller replies kBusyScriptError).
+  bool LockUnlessBusy(class Keyspace& ks, bool read_only = false) const;
   void Unlock(class Keyspace& ks) const;
 
  private:
@@ -83,6 +95,18 @@ bool TryLockExtraShard(class Keyspace& ks, uint32_t shard);
 void ReleaseServeLocks();
 void ClearServeRetry();
 bool ServeRetryRequested();
+
+// Scripts that ran past busy-reply-threshold (scripting/) register the shards they hold:
+// other clients' commands on those shards get -BUSY instead of waiting for the lock.
+// While none is registered this costs a contended lock one relaxed load per spin.
+inline constexpr const char* kBusyScriptError =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+void AddBusyShards(const ShardLockSet* set);
+void RemoveBusyShards(const ShardLockSet* set);
+bool ShardIsBusy(uint32_t shard);
+// Takes `shard`'s lock after a failed try: spins until it is free, or returns false when
+// a busy script holds it.
+bool LockContendedUnlessBusy(class Keyspace& ks, uint32_t shard, bool read_only);
 
 // Cycles-to-microseconds conversion for command timing (rdtsc based).
 uint64_t CyclesNow();
