@@ -76,7 +76,8 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
     if (arg.size() == 40) {
       char sha[40];
       for (size_t i = 0; i < 40; i++) {
-        sha[i] = static_cast<char>(tolower(static_cast<unsigned char>(arg[i])));
+        char c = arg[i];
+        sha[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
       }
       script = LuaEngine::ForThisThread(ctx.server()).FindScript(std::string_view(sha, 40));
     }
