@@ -513,11 +513,31 @@ void PushStrings(lua_State* L, const std::vector<std::string_view>& values) {
 
 }  // namespace
 
+// KEYS / ARGV: the previous call's table is refilled (one allocation less per call).
 void LuaEngine::SetArgTable(const char* name, const std::vector<std::string_view>& values) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
-  PushStrings(L_, values);
-  lua_setfield(L_, -2, name);
-  lua_pop(L_, 1);
+  lua_getfield(L_, -1, name);  // the real globals table has no metatable: a raw read
+  if (!lua_istable(L_, -1)) {
+    lua_pop(L_, 1);
+    lua_createtable(L_, static_cast<int>(values.size()), 0);
+    lua_pushvalue(L_, -1);
+    lua_setfield(L_, -3, name);
+  }
+  for (size_t i = 0; i < values.size(); i++) {
+    lua_pushlstring(L_, values[i].data(), values[i].size());
+    lua_rawseti(L_, -2, static_cast<int>(i + 1));
+  }
+  for (int j = static_cast<int>(values.size()) + 1;; j++) {  // what the last call left
+    lua_rawgeti(L_, -1, j);
+    bool end = lua_isnil(L_, -1);
+    lua_pop(L_, 1);
+    if (end) {
+      break;
+    }
+    lua_pushnil(L_);
+    lua_rawseti(L_, -2, j);
+  }
+  lua_pop(L_, 2);
 }
 
 void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std::string_view>& keys,
@@ -539,8 +559,10 @@ void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std:
   current_ = &run;
   int rc = lua_pcall(L_, nargs, 1, handler);
   current_ = prev;
-  lua_pushnil(L_);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);
+  if (rc != 0) {
+    lua_pushnil(L_);
+    lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);
+  }
   if (run.aborted()) {
     // Abandoned to be run again holding every shard (script_run.h): no reply.
   } else if (rc == 0) {

@@ -202,7 +202,7 @@ void RegisterScriptingCommands(CommandTable& t) {
   t.AddSub("script", {.name = "flush", .arity = -2, .flags = "noscript", .acl = "@slow @scripting",
                       .handler = ScriptFlushCommand,
                       .doc = {"scripting", "2.6.0", "O(N) with N being the number of scripts in cache",
-                              "Removes every script from the script cache.", "[ASYNC | SYNC]"},
+                              "Removes every script from the script cache.", "[flush-type: ASYNC | SYNC]"},
                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
   t.AddSub("script", {.name = "kill", .arity = 2, .flags = "noscript allow_busy", .acl = "@slow @scripting",
                       .handler = ScriptKillCommand,
