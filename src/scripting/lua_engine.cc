@@ -306,7 +306,10 @@ void PushErrorTable(lua_State* L, std::string_view msg) {
   lua_setfield(L, -2, "err");
 }
 
-LuaEngine& LuaEngine::ForThisThread(Server& server) {
+LuaEngine& LuaEngine::ForThisThread(Server& server, bool allow_reset) {
+  if (!allow_reset && t_engine != nullptr && t_engine->server_ == &server) {
+    return *t_engine;
+  }
   uint64_t epoch = ScriptCache::Instance().epoch();
   if (t_engine == nullptr || t_engine->epoch_ != epoch || t_engine->server_ != &server) {
     t_engine.reset();
@@ -461,16 +464,26 @@ std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
   return {};
 }
 
-std::shared_ptr<CachedScript> LuaEngine::FindScript(std::string_view sha) {
+CachedScript* LuaEngine::FindScript(std::string_view sha) {
   auto it = local_.find(sha);
   if (it != local_.end()) {
-    return it->second.script;
+    return it->second.script.get();
   }
   std::shared_ptr<CachedScript> s = ScriptCache::Instance().Find(sha);
-  if (s != nullptr) {
-    local_.emplace(std::string(sha), LocalScript{s, LUA_NOREF});
+  if (s == nullptr) {
+    return nullptr;
   }
-  return s;
+  return KeepScript(std::move(s));
+}
+
+CachedScript* LuaEngine::KeepScript(std::shared_ptr<CachedScript> script) {
+  auto it = local_.find(std::string_view(script->sha));
+  if (it != local_.end()) {
+    return it->second.script.get();
+  }
+  CachedScript* raw = script.get();
+  local_.emplace(raw->sha, LocalScript{std::move(script), LUA_NOREF});
+  return raw;
 }
 
 std::string LuaEngine::PushScript(const CachedScript& script) {
@@ -493,8 +506,8 @@ std::string LuaEngine::PushScript(const CachedScript& script) {
   lua_pushvalue(L_, -1);
   int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   if (it == local_.end()) {
-    std::shared_ptr<CachedScript> shared = ScriptCache::Instance().Find(script.sha);
-    local_.emplace(script.sha, LocalScript{shared, ref});
+    // Not from FindScript/KeepScript (FCALL's callers may push their own): kept by ref only.
+    local_.emplace(script.sha, LocalScript{ScriptCache::Instance().Find(script.sha), ref});
   } else {
     it->second.fn_ref = ref;
   }

@@ -201,7 +201,8 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                         const std::function<std::string(LuaEngine&)>& push_fn, bool as_params) {
   Server& server = caller_.server();
   Keyspace& ks = caller_.keyspace();
-  LuaEngine& lua = LuaEngine::ForThisThread(server);
+  // No reset here: the caller may hold script pointers from this engine (EvalGeneric).
+  LuaEngine& lua = LuaEngine::ForThisThread(server, false);
   // Inside EXEC the declared keys' shards are EXEC's already.
   outer_ = ExchangeThreadLockSet(nullptr);
   ExchangeThreadLockSet(outer_);
