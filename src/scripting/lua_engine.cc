@@ -308,7 +308,10 @@ void PushErrorTable(lua_State* L, std::string_view msg) {
   lua_setfield(L, -2, "err");
 }
 
-LuaEngine& LuaEngine::ForThisThread(Server& server) {
+LuaEngine& LuaEngine::ForThisThread(Server& server, bool allow_reset) {
+  if (!allow_reset && t_engine != nullptr && t_engine->server_ == &server) {
+    return *t_engine;
+  }
   uint64_t epoch = ScriptCache::Instance().epoch();
   if (t_engine == nullptr || t_engine->epoch_ != epoch || t_engine->server_ != &server) {
     t_engine.reset();
@@ -465,16 +468,26 @@ std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
   return {};
 }
 
-std::shared_ptr<CachedScript> LuaEngine::FindScript(std::string_view sha) {
+CachedScript* LuaEngine::FindScript(std::string_view sha) {
   auto it = local_.find(sha);
   if (it != local_.end()) {
-    return it->second.script;
+    return it->second.script.get();
   }
   std::shared_ptr<CachedScript> s = ScriptCache::Instance().Find(sha);
-  if (s != nullptr) {
-    local_.emplace(std::string(sha), LocalScript{s, LUA_NOREF});
+  if (s == nullptr) {
+    return nullptr;
   }
-  return s;
+  return KeepScript(std::move(s));
+}
+
+CachedScript* LuaEngine::KeepScript(std::shared_ptr<CachedScript> script) {
+  auto it = local_.find(std::string_view(script->sha));
+  if (it != local_.end()) {
+    return it->second.script.get();
+  }
+  CachedScript* raw = script.get();
+  local_.emplace(raw->sha, LocalScript{std::move(script), LUA_NOREF});
+  return raw;
 }
 
 std::string LuaEngine::PushScript(const CachedScript& script) {
@@ -497,8 +510,8 @@ std::string LuaEngine::PushScript(const CachedScript& script) {
   lua_pushvalue(L_, -1);
   int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   if (it == local_.end()) {
-    std::shared_ptr<CachedScript> shared = ScriptCache::Instance().Find(script.sha);
-    local_.emplace(script.sha, LocalScript{shared, ref});
+    // Not from FindScript/KeepScript (FCALL's callers may push their own): kept by ref only.
+    local_.emplace(script.sha, LocalScript{ScriptCache::Instance().Find(script.sha), ref});
   } else {
     it->second.fn_ref = ref;
   }
@@ -517,11 +530,31 @@ void PushStrings(lua_State* L, const std::vector<std::string_view>& values) {
 
 }  // namespace
 
+// KEYS / ARGV: the previous call's table is refilled (one allocation less per call).
 void LuaEngine::SetArgTable(const char* name, const std::vector<std::string_view>& values) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
-  PushStrings(L_, values);
-  lua_setfield(L_, -2, name);
-  lua_pop(L_, 1);
+  lua_getfield(L_, -1, name);  // the real globals table has no metatable: a raw read
+  if (!lua_istable(L_, -1)) {
+    lua_pop(L_, 1);
+    lua_createtable(L_, static_cast<int>(values.size()), 0);
+    lua_pushvalue(L_, -1);
+    lua_setfield(L_, -3, name);
+  }
+  for (size_t i = 0; i < values.size(); i++) {
+    lua_pushlstring(L_, values[i].data(), values[i].size());
+    lua_rawseti(L_, -2, static_cast<int>(i + 1));
+  }
+  for (int j = static_cast<int>(values.size()) + 1;; j++) {  // what the last call left
+    lua_rawgeti(L_, -1, j);
+    bool end = lua_isnil(L_, -1);
+    lua_pop(L_, 1);
+    if (end) {
+      break;
+    }
+    lua_pushnil(L_);
+    lua_rawseti(L_, -2, j);
+  }
+  lua_pop(L_, 2);
 }
 
 void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std::string_view>& keys,
@@ -543,8 +576,10 @@ void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std:
   current_ = &run;
   int rc = lua_pcall(L_, nargs, 1, handler);
   current_ = prev;
-  lua_pushnil(L_);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);
+  if (rc != 0) {
+    lua_pushnil(L_);
+    lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);
+  }
   if (run.aborted()) {
     // Abandoned to be run again holding every shard (script_run.h): no reply.
   } else if (rc == 0) {

@@ -39,8 +39,10 @@ struct CachedScript;
 
 class LuaEngine {
  public:
-  // This thread's engine; recreated when SCRIPT FLUSH raised the cache's epoch.
-  static LuaEngine& ForThisThread(Server& server);
+  // This thread's engine; recreated when SCRIPT FLUSH raised the cache's epoch (unless
+  // `allow_reset` is false: then an existing engine is kept, so that script pointers taken
+  // from it earlier in the same command stay valid).
+  static LuaEngine& ForThisThread(Server& server, bool allow_reset = true);
   ~LuaEngine();
 
   lua_State* state() { return L_; }
@@ -48,8 +50,11 @@ class LuaEngine {
   Server& server() { return *server_; }
 
   // The cached script `sha` (lowercase): this thread's copy of the shared cache's entry,
-  // so that a repeated EVALSHA takes no shared lock. Null when unknown.
-  std::shared_ptr<CachedScript> FindScript(std::string_view sha);
+  // so that a repeated EVALSHA takes no shared lock and touches no shared reference
+  // count. Null when unknown. Valid while this engine lives (see ForThisThread).
+  CachedScript* FindScript(std::string_view sha);
+  // Keeps `script` (just added to the shared cache) in this engine's map; returns it.
+  CachedScript* KeepScript(std::shared_ptr<CachedScript> script);
 
   // Pushes the compiled function of `script` (compiling it into this state on first use,
   // kept in the registry under its SHA). On a compile error pushes nothing and returns

@@ -47,11 +47,11 @@ LocalClient& ScriptClient(Worker& worker) {
 }  // namespace
 
 ScriptRun::ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read_only,
-                     std::string sha, CachedScript* learn)
+                     std::string_view name, CachedScript* learn)
     : caller_(caller),
       flags_(flags),
       read_only_(read_only || flags.no_writes),
-      sha_(std::move(sha)),
+      sha_(name),
       learn_(learn) {}
 
 ScriptRun::~ScriptRun() = default;
@@ -155,7 +155,7 @@ const char* ScriptRun::CheckInterrupt() {
     fprintf(stderr,
             "# Slow script detected: still in execution after %lld milliseconds. You can try "
             "killing the script using the SCRIPT KILL command. Script name is: %s.\n",
-            static_cast<long long>(ms), sha_.c_str());
+            static_cast<long long>(ms), std::string(sha_).c_str());
     AddBusyShards(&held_);
     std::lock_guard<std::mutex> g(g_busy_runs_mu);
     g_busy_runs.push_back(this);
@@ -201,7 +201,8 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                         const std::function<std::string(LuaEngine&)>& push_fn, bool as_params) {
   Server& server = caller_.server();
   Keyspace& ks = caller_.keyspace();
-  LuaEngine& lua = LuaEngine::ForThisThread(server);
+  // No reset here: the caller may hold script pointers from this engine (EvalGeneric).
+  LuaEngine& lua = LuaEngine::ForThisThread(server, false);
   // Inside EXEC the declared keys' shards are EXEC's already.
   outer_ = ExchangeThreadLockSet(nullptr);
   ExchangeThreadLockSet(outer_);
@@ -235,15 +236,27 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     db_ = caller_.client().db();
     ops_ = 0;
     if (outer_ == nullptr) {
+      bool locked = false;
       if (all) {
         mine_.AddAll();
         all_held_ = true;
+      } else if (keys.size() == 1) {
+        // One key (the common case): its shard directly, no walk over the set's words.
+        const uint32_t shard = Keyspace::ShardOf(keys[0]);
+        mine_.Add(shard);
+        ShardLock& lock = ks.shard(shard).lock;
+        locked = (read_only_ ? lock.try_lock_read() : lock.try_lock()) ||
+                 LockContendedUnlessBusy(ks, shard, read_only_);
+        if (!locked) {
+          mine_ = ShardLockSet{};
+        }
       } else {
         for (std::string_view k : keys) {
           mine_.Add(Keyspace::ShardOf(k));
         }
       }
-      if (!mine_.LockUnlessBusy(ks, read_only_)) {
+      const bool single = keys.size() == 1 && !all;
+      if (single ? !locked : !mine_.LockUnlessBusy(ks, read_only_)) {
         lua_pop(lua.state(), 1);
         mine_ = ShardLockSet{};
         caller_.rb().Error(kBusyScriptError);

@@ -40,8 +40,9 @@ class LuaEngine;
 class ScriptRun {
  public:
   // `read_only`: EVAL_RO/EVALSHA_RO/FCALL_RO or a no-writes script.
-  ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read_only, std::string sha,
-            CachedScript* learn = nullptr);
+  // `name` (the SHA, or FCALL's function name) must outlive the run.
+  ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read_only,
+            std::string_view name, CachedScript* learn = nullptr);
   ~ScriptRun();
 
   // Locks, pushes the function (push_fn pushes any Lua function value and returns an
@@ -75,7 +76,7 @@ class ScriptRun {
   CommandContext& caller_;
   ScriptFlags flags_;
   bool read_only_;
-  std::string sha_;
+  std::string_view sha_;
   CachedScript* learn_;
   int resp_ = 2;
   bool wrote_ = false;         // a command changed the data (undeclared-key policy)

@@ -42,9 +42,11 @@ bool SplitArgs(CommandContext& ctx, std::vector<std::string_view>* keys,
   return true;
 }
 
-std::shared_ptr<CachedScript> CacheBody(CommandContext& ctx, std::string_view body) {
+// The script of `body` (added to the cache when new), kept alive by this thread's engine
+// for the command. Null after replying a shebang error.
+CachedScript* CacheBody(CommandContext& ctx, LuaEngine& lua, std::string_view body) {
   std::string sha = Sha1Hex(body);
-  std::shared_ptr<CachedScript> s = LuaEngine::ForThisThread(ctx.server()).FindScript(sha);
+  CachedScript* s = lua.FindScript(sha);
   if (s != nullptr) {
     return s;
   }
@@ -54,12 +56,12 @@ std::shared_ptr<CachedScript> CacheBody(CommandContext& ctx, std::string_view bo
     ctx.rb().Error(err);
     return nullptr;
   }
-  return ScriptCache::Instance().Add(std::move(sha), body, flags);
+  return lua.KeepScript(ScriptCache::Instance().Add(std::move(sha), body, flags));
 }
 
-void RunScript(CommandContext& ctx, std::shared_ptr<CachedScript> script, bool read_only,
+void RunScript(CommandContext& ctx, CachedScript* script, bool read_only,
                const std::vector<std::string_view>& keys, const std::vector<std::string_view>& argv) {
-  ScriptRun run(ctx, script->flags, read_only, script->sha, script.get());
+  ScriptRun run(ctx, script->flags, read_only, script->sha, script);
   run.Execute(keys, argv, [&](LuaEngine& lua) { return lua.PushScript(*script); });
 }
 
@@ -70,26 +72,28 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
   if (!SplitArgs(ctx, &keys, &argv)) {
     return;
   }
-  std::shared_ptr<CachedScript> script;
+  LuaEngine& lua = LuaEngine::ForThisThread(ctx.server());
+  CachedScript* script = nullptr;
   if (by_sha) {
     std::string_view arg = ctx.arg(1);
     if (arg.size() == 40) {
       char sha[40];
       for (size_t i = 0; i < 40; i++) {
-        sha[i] = static_cast<char>(tolower(static_cast<unsigned char>(arg[i])));
+        char c = arg[i];
+        sha[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
       }
-      script = LuaEngine::ForThisThread(ctx.server()).FindScript(std::string_view(sha, 40));
+      script = lua.FindScript(std::string_view(sha, 40));
     }
     if (script == nullptr) {
       return ctx.rb().Error("NOSCRIPT No matching script. Please use EVAL.");
     }
   } else {
-    script = CacheBody(ctx, ctx.arg(1));
+    script = CacheBody(ctx, lua, ctx.arg(1));
     if (script == nullptr) {
       return;
     }
   }
-  RunScript(ctx, std::move(script), read_only, keys, argv);
+  RunScript(ctx, script, read_only, keys, argv);
 }
 
 void EvalCommand(CommandContext& ctx) { EvalGeneric(ctx, false, false); }
@@ -98,11 +102,11 @@ void EvalRoCommand(CommandContext& ctx) { EvalGeneric(ctx, false, true); }
 void EvalShaRoCommand(CommandContext& ctx) { EvalGeneric(ctx, true, true); }
 
 void ScriptLoadCommand(CommandContext& ctx) {
-  std::shared_ptr<CachedScript> script = CacheBody(ctx, ctx.arg(2));
+  LuaEngine& lua = LuaEngine::ForThisThread(ctx.server());
+  CachedScript* script = CacheBody(ctx, lua, ctx.arg(2));
   if (script == nullptr) {
     return;
   }
-  LuaEngine& lua = LuaEngine::ForThisThread(ctx.server());
   std::string err = lua.PushScript(*script);
   if (!err.empty()) {
     return ctx.rb().Error(err);
@@ -201,7 +205,7 @@ void RegisterScriptingCommands(CommandTable& t) {
   t.AddSub("script", {.name = "flush", .arity = -2, .flags = "noscript", .acl = "@slow @scripting",
                       .handler = ScriptFlushCommand,
                       .doc = {"scripting", "2.6.0", "O(N) with N being the number of scripts in cache",
-                              "Removes every script from the script cache.", "[ASYNC | SYNC]"},
+                              "Removes every script from the script cache.", "[flush-type: ASYNC | SYNC]"},
                       .tips = {"request_policy:all_nodes", "response_policy:all_succeeded"}});
   t.AddSub("script", {.name = "kill", .arity = 2, .flags = "noscript allow_busy", .acl = "@slow @scripting",
                       .handler = ScriptKillCommand,
