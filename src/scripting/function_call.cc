@@ -2,8 +2,8 @@
 //
 // Each worker thread's Lua state (LuaEngine) loads every library of the registry the first
 // time a function is called there, and again whenever the registry's version changed
-// (FUNCTION LOAD/DELETE/FLUSH/RESTORE on any worker) or the state was recreated (SCRIPT
-// FLUSH): the library's code runs as FUNCTION LOAD ran it (only the loading `redis`
+// (FUNCTION LOAD/DELETE/FLUSH/RESTORE on any worker) or the state is a new one (SCRIPT
+// FLUSH): the version is kept in the state's own Lua registry. The library's code runs as FUNCTION LOAD ran it (only the loading `redis`
 // table visible), then its environment is pointed at the state's sandboxed globals, so
 // the callbacks see `redis.call`, `string`, ... and cannot write globals.
 //
@@ -15,9 +15,9 @@
 // shebang flags do for EVAL (no-writes makes the run read-only; allow-cross-slot-keys
 // locks every shard); allow-stale and no-cluster change nothing without replication and
 // cluster mode.
+#include <cctype>
 #include <charconv>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <lua.hpp>
@@ -34,47 +34,58 @@ namespace hotkv::scripting {
 
 namespace {
 
-// This thread's view of the libraries loaded into its Lua state.
-struct LoadedFunctions {
-  lua_State* state = nullptr;
-  uint64_t epoch = 0;    // ScriptCache's epoch: a new state may reuse the old address
-  uint64_t version = 0;
-  std::unordered_map<std::string, int> callbacks;  // function name -> registry ref
-};
-thread_local LoadedFunctions t_loaded;
+// The libraries a Lua state has loaded live in that state's registry: the registry's
+// version they come from, and a table of callbacks by lower-cased function name (function
+// names ignore case). A new state (SCRIPT FLUSH) has neither, so it loads them again.
+constexpr const char* kVersionKey = "__hotkv_functions_version";
+constexpr const char* kCallbacksKey = "__hotkv_functions";
 
-void EnsureLoaded(LuaEngine& lua) {
-  lua_State* L = lua.state();
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// Pushes the callback of function `name` (nil when there is none), loading the registry's
+// libraries into L first when L has not got their current version.
+void PushCallback(lua_State* L, std::string_view name) {
   FunctionRegistry& reg = Functions();
   const uint64_t version = reg.version();
-  const uint64_t epoch = ScriptCache::Instance().epoch();
-  const bool same_state = t_loaded.state == L && t_loaded.epoch == epoch;
-  if (same_state && t_loaded.version == version) {
-    return;
+  lua_getfield(L, LUA_REGISTRYINDEX, kVersionKey);
+  const bool current = lua_isnumber(L, -1) && static_cast<uint64_t>(lua_tonumber(L, -1)) == version;
+  lua_pop(L, 1);
+  if (!current) {
+    lua_newtable(L);  // the callbacks
+    const int table = lua_gettop(L);
+    for (const std::shared_ptr<const Library>& lib : reg.Libraries()) {
+      Result<LibraryMetadata> md = ParseLibraryMetadata(lib->code);
+      if (!md.ok()) {
+        continue;  // validated when loaded: cannot happen
+      }
+      Result<std::vector<FunctionInfo>> fns = RunLibraryCode(L, md->body, /*keep_callbacks=*/true);
+      if (!fns.ok()) {
+        continue;  // ran once already (FUNCTION LOAD); a failure here leaves it out
+      }
+      SetLibraryGlobals(L, LUA_GLOBALSINDEX);
+      for (const FunctionInfo& f : *fns) {
+        const std::string key = Lower(f.name);
+        lua_pushlstring(L, key.data(), key.size());
+        lua_rawgeti(L, LUA_REGISTRYINDEX, f.callback_ref);
+        lua_rawset(L, table);
+        luaL_unref(L, LUA_REGISTRYINDEX, f.callback_ref);
+      }
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, kCallbacksKey);
+    lua_pushnumber(L, static_cast<double>(version));
+    lua_setfield(L, LUA_REGISTRYINDEX, kVersionKey);
   }
-  if (same_state) {
-    for (const auto& [name, ref] : t_loaded.callbacks) {
-      luaL_unref(L, LUA_REGISTRYINDEX, ref);
-    }
-  }
-  t_loaded.callbacks.clear();
-  t_loaded.state = L;
-  t_loaded.epoch = epoch;
-  t_loaded.version = version;
-  for (const std::shared_ptr<const Library>& lib : reg.Libraries()) {
-    Result<LibraryMetadata> md = ParseLibraryMetadata(lib->code);
-    if (!md.ok()) {
-      continue;  // validated when loaded: cannot happen
-    }
-    Result<std::vector<FunctionInfo>> fns = RunLibraryCode(L, md->body, /*keep_callbacks=*/true);
-    if (!fns.ok()) {
-      continue;  // ran once already (FUNCTION LOAD); a failure here leaves it out
-    }
-    SetLibraryGlobals(L, LUA_GLOBALSINDEX);
-    for (const FunctionInfo& f : *fns) {
-      t_loaded.callbacks[f.name] = f.callback_ref;
-    }
-  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kCallbacksKey);
+  const std::string key = Lower(name);
+  lua_pushlstring(L, key.data(), key.size());
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
 }
 
 ScriptFlags ToScriptFlags(uint32_t f) {
@@ -123,12 +134,11 @@ void FcallGeneric(CommandContext& ctx, bool read_only) {
   run.Execute(
       keys, argv,
       [&](LuaEngine& lua) -> std::string {
-        EnsureLoaded(lua);
-        auto it = t_loaded.callbacks.find(name);
-        if (it == t_loaded.callbacks.end()) {
+        PushCallback(lua.state(), name);
+        if (!lua_isfunction(lua.state(), -1)) {
+          lua_pop(lua.state(), 1);
           return "ERR Function not found";
         }
-        lua_rawgeti(lua.state(), LUA_REGISTRYINDEX, it->second);
         return {};
       },
       /*as_params=*/true);
