@@ -26,6 +26,8 @@ ALLOWED = {
                  "common"},
     "persistence": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
                     "json", "common"},
+    "scripting": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
+                  "json", "common"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

@@ -9,6 +9,8 @@
 #include "persistence/aof_writer.h"
 #include "persistence/snapshot.h"
 #include "persistence/snapshot_family.h"
+#include "scripting/function_family.h"
+#include "scripting/scripting.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -65,11 +67,14 @@ int main(int argc, char** argv) {
   }
   hotkv::CommandTable table;
   hotkv::RegisterAllCommands(table);
+  hotkv::scripting::RegisterScriptingCommands(table);  // EVAL, SCRIPT (scripting/)
   hotkv::Server server(&config, &table);
   server.set_aof(hotkv::persistence::MakeAofService(server));
   // Persistence (persistence/): snapshots and loading, behind server/persistence_hooks.h.
   hotkv::persistence::Snapshotter snapshotter(&server);
   hotkv::persistence::RegisterSnapshotCommands(table, &snapshotter);
+  // Scripting (scripting/): FUNCTION and its library registry (persistence hooks too).
+  hotkv::scripting::RegisterFunctionCommands(table);
   table.Finalize();
   server.set_persistence(&snapshotter);
   snapshotter.PrepareStartup();

@@ -72,7 +72,9 @@ bool EvictRandomKey(Keyspace& ks, const EvictionParams& p, Rng& rng) {
   const int dbs = ks.num_dbs();
   return VisitShards(rng, [&](uint32_t idx) {
     Shard& s = ks.shard(idx);
-    s.lock.lock();
+    if (!s.lock.try_lock()) {
+      return false;  // held by another thread (a long script): try another shard
+    }
     const int first = static_cast<int>(rng.Below(static_cast<uint64_t>(dbs)));
     const uint64_t used = ks.used_dbs();
     bool done = false;
@@ -112,7 +114,9 @@ size_t SampleShard(Keyspace& ks, uint32_t idx, const EvictionParams& p, Eviction
   Shard& s = ks.shard(idx);
   size_t sampled = 0;
   const uint64_t used = ks.used_dbs();
-  s.lock.lock();
+  if (!s.lock.try_lock()) {
+    return 0;  // held by another thread (a long script): sample elsewhere
+  }
   for (int d = 0; d < ks.num_dbs(); d++) {
     if (!(used & Keyspace::DbBit(d))) {
       continue;  // never held a key: skip reading its table header (a cache miss)
@@ -155,7 +159,9 @@ bool EvictFromPool(Keyspace& ks, const EvictionParams& p, EvictionPool& pool) {
   while (pool.PopBest(&c)) {
     const uint32_t idx = Keyspace::ShardOf(c.key);
     Shard& s = ks.shard(idx);
-    s.lock.lock();
+    if (!s.lock.try_lock()) {
+      continue;  // held by another thread (a long script): the next candidate
+    }
     Database view(&ks, c.db, p.now_ms);
     KeyRef ref = view.Lookup(c.key, idx, HashKey(c.key));
     bool done = false;

@@ -233,7 +233,10 @@ size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, in
     uint32_t idx = first + static_cast<uint32_t>((*cursor % owned) * stride);
     *cursor = (*cursor + 1) % owned;
     Shard& s = shards_[idx];
-    s.lock.lock();
+    // A shard another thread holds (a long script) is skipped this pass, not waited for.
+    if (!s.lock.try_lock()) {
+      continue;
+    }
     for (int d = 0; d < num_dbs_; d++) {
       DbTable& t = s.db(d);
       if (t.field_ttl_keys != nullptr && !t.field_ttl_keys->empty()) {

@@ -121,6 +121,7 @@ class ShardLock {
   // expiry) or touch an access time: a key expiring after the barrier may then be
   // missing from the file, which is no difference once loaded (loading drops it).
   void lock_read() { spin_.lock(); }
+  bool try_lock_read() { return spin_.try_lock(); }
   bool try_lock() {
     if (!spin_.try_lock()) {
       return false;

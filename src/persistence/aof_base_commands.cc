@@ -14,6 +14,7 @@
 #include "engine/entry.h"
 #include "engine/keyspace.h"
 #include "json/json_node.h"
+#include "server/function_hooks.h"
 #include "server/write_stream.h"
 #include "types/hash_value.h"
 #include "types/list_value.h"
@@ -245,6 +246,12 @@ Status WriteCommandBase(const std::string& path, Keyspace& ks, int64_t now_ms) {
   }
   CommandFile f(fd);
   Status st;
+  // The function libraries first, as Redis's rewrite writes them (FUNCTION LOAD each).
+  if (FunctionHooks* hooks = GetFunctionHooks(); hooks != nullptr) {
+    for (const std::string& code : hooks->LibraryCodes()) {
+      f.Add({"FUNCTION", "LOAD", code});
+    }
+  }
   for (int db = 0; st.ok() && db < ks.num_dbs(); db++) {
     bool selected = false;
     for (uint32_t i = 0; st.ok() && i < Keyspace::kShardCount; i++) {

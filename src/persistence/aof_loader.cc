@@ -13,6 +13,7 @@
 #include "engine/database.h"
 #include "engine/keyspace.h"
 #include "persistence/aof_format.h"
+#include "persistence/snapshot_writer.h"
 #include "rdb/rdb.h"
 #include "server/dispatcher.h"
 #include "server/local_client.h"
@@ -39,6 +40,7 @@ Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* repor
       static_cast<size_t>(server.config().zset_max_listpack_entries());
   opts.zset_limits.max_listpack_value =
       static_cast<size_t>(server.config().zset_max_listpack_value());
+  LoadFunctionsWith(&opts);
   Keyspace& ks = server.keyspace();
   const int64_t now = WallClockMs();
   Result<rdb::LoadStats> st = rdb::LoadFile(path, opts, [&](rdb::LoadedKey&& k) -> Status {

@@ -187,6 +187,9 @@ void SnapshotWalk::WriterMain() {
   }
   rdb::FileWriter w(fd_, opts_.write);
   Status st = w.Begin(SnapshotAux(WallClockMs()));
+  if (st.ok()) {
+    st = WriteFunctionSection(w);  // the libraries as they are now (not at the barrier)
+  }
   uint64_t keys = 0;
   for (;;) {
     Chunk c;

@@ -15,6 +15,7 @@
 #include "common/memory_usage.h"
 #include "engine/database.h"
 #include "engine/eviction.h"
+#include "server/function_hooks.h"
 
 namespace hotkv::persistence {
 
@@ -27,10 +28,34 @@ Status Errno(const std::string& what) { return Status::IoError(what + ": " + str
 
 }  // namespace
 
+Status WriteFunctionSection(rdb::FileWriter& w) {
+  FunctionHooks* hooks = GetFunctionHooks();
+  if (hooks == nullptr) {
+    return Status::Ok();
+  }
+  for (const std::string& code : hooks->LibraryCodes()) {
+    if (Status st = w.WriteFunction(code); !st.ok()) {
+      return st;
+    }
+  }
+  return Status::Ok();
+}
+
+void LoadFunctionsWith(rdb::LoadOptions* opts) {
+  FunctionHooks* hooks = GetFunctionHooks();
+  if (hooks == nullptr || opts->on_function) {
+    return;
+  }
+  opts->on_function = [hooks](std::string_view code) { return hooks->LoadLibraryFromFile(code); };
+}
+
 Status WriteSnapshot(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_t now_ms,
                      const AccessStamp& access, WriteStats* stats, bool aof_base) {
   rdb::FileWriter w(fd, opts);
   if (Status st = w.Begin(SnapshotAux(now_ms, aof_base)); !st.ok()) {
+    return st;
+  }
+  if (Status st = WriteFunctionSection(w); !st.ok()) {
     return st;
   }
   for (int db = 0; db < ks.num_dbs(); db++) {
@@ -200,7 +225,9 @@ Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOp
     progress->loaded_bytes.store(done, std::memory_order_relaxed);
     progress->total_bytes.store(total, std::memory_order_relaxed);
   };
-  Result<rdb::LoadStats> r = rdb::LoadFile(path, opts, on_key, on_progress);
+  rdb::LoadOptions with_functions = opts;
+  LoadFunctionsWith(&with_functions);
+  Result<rdb::LoadStats> r = rdb::LoadFile(path, with_functions, on_key, on_progress);
   if (!r.ok()) {
     return r.status();
   }

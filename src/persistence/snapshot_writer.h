@@ -51,6 +51,12 @@ struct AccessStamp {
 
 // The aux fields at the head of every file HotKV writes (`aof_base`: an AOF's RDB base).
 std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms, bool aof_base = false);
+// The function libraries (server/function_hooks.h) as the file's function section, right
+// after FileWriter::Begin, as Redis writes them before the keys.
+Status WriteFunctionSection(rdb::FileWriter& w);
+// Has `opts` hand the libraries of a file read to the function registry (a library of
+// the same name is replaced), unless opts.on_function is set already.
+void LoadFunctionsWith(rdb::LoadOptions* opts);
 // What `access` says to write of `e`'s access time (IDLE or FREQ, or nothing).
 void AccessFields(const AccessStamp& access, const Entry* e, std::optional<uint64_t>* idle,
                   std::optional<uint8_t>* freq);

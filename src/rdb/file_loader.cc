@@ -1,8 +1,9 @@
 // LoadFile: reads a whole RDB file (versions 1..kMaxReadVersion) from an mmapped view,
 // so plain strings are handed to the value builders without a copy. Opcodes: SELECTDB,
 // RESIZEDB and SLOT_INFO (hints, skipped), AUX (collected), EXPIRETIME / EXPIRETIME_MS,
-// IDLE / FREQ, MODULE_AUX and FUNCTION2 (skipped by parsing their content: HotKV has
-// neither modules nor scripting), FUNCTION_PRE_GA (refused, as Redis does), EOF and the
+// IDLE / FREQ, MODULE_AUX (skipped by parsing its content: HotKV has no modules),
+// FUNCTION2 (each library's code handed to LoadOptions::on_function, or skipped),
+// FUNCTION_PRE_GA (refused, as Redis does), EOF and the
 // CRC64 after it (RDB 5+; 0 means "not computed").
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -166,9 +167,16 @@ Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
       }
       case kOpFunctionPreGa:
         return fail(op_offset, "Pre-release function format not supported");
-      case kOpFunction2:
-        if (!r.SkipString()) return fail(op_offset, r.error());
+      case kOpFunction2: {
+        if (!opts.on_function) {
+          if (!r.SkipString()) return fail(op_offset, r.error());
+          continue;
+        }
+        std::string_view code;
+        if (!r.String(&s1, &code)) return fail(op_offset, r.error());
+        if (Status st = opts.on_function(code); !st.ok()) return st;
         continue;
+      }
       default:
         break;
     }

@@ -113,6 +113,12 @@ Status FileWriter::WriteKey(const Entry& e, int64_t expire_ms, std::optional<uin
   return impl_->MaybeFlush();
 }
 
+Status FileWriter::WriteFunction(std::string_view code) {
+  impl_->enc.Byte(kOpFunction2);
+  impl_->enc.String(code);
+  return impl_->MaybeFlush();
+}
+
 Status FileWriter::WriteRaw(std::string_view bytes) {
   impl_->buf.append(bytes);
   return impl_->MaybeFlush();

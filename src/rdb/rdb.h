@@ -5,7 +5,7 @@
 // What it reads: every encoding Redis 2.x..8.x writes up to kMaxReadVersion (plain
 // lists/sets/zsets/hashes, ziplists, zipmaps, intsets, listpacks, quicklist 1 and 2,
 // LZF and integer-encoded strings, binary and ASCII doubles, aux fields, RESIZEDB,
-// IDLE/FREQ, second and millisecond expiry, function libraries skipped), and Redis 8's
+// IDLE/FREQ, second and millisecond expiry, function libraries (LoadOptions::on_function)), and Redis 8's
 // vector sets (the "vectorset" module type), hashes with field expiry (Redis 7.4+'s
 // HASH_METADATA and HASH_LISTPACK_EX, GA and pre-GA), streams up to
 // RDB_TYPE_STREAM_LISTPACKS_3 (rdb/stream_codec.h). Other module values and Redis 8.6's
@@ -86,6 +86,15 @@ Result<Entry*> LoadDumpPayload(std::string_view payload, std::string_view key,
                                const types::EncodingLimits& limits,
                                const types::ZSetLimits& zset_limits);
 
+// ---- FUNCTION DUMP / RESTORE ----
+
+// Redis's FUNCTION DUMP payload: per library the FUNCTION2 opcode and its code as an RDB
+// string, then the 2-byte RDB version and the CRC64 (as DUMP's footer).
+std::string FunctionDumpPayload(const std::vector<std::string>& codes, bool compress);
+// The library codes of a FUNCTION RESTORE payload; errors carry Redis's texts ("DUMP
+// payload version or checksum are wrong", "given type is not a function", ...).
+Result<std::vector<std::string>> ParseFunctionPayload(std::string_view payload);
+
 // ---- Files ----
 
 // Writes an RDB file to a file descriptor through an internal buffer, computing the
@@ -108,6 +117,9 @@ class FileWriter {
   // maxmemory policy is LRU / LFU).
   Status WriteKey(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},
                   std::optional<uint8_t> lfu_freq = {});
+  // One function library (FUNCTION2 opcode and its code), written after Begin and before
+  // the keys, as Redis writes its function section.
+  Status WriteFunction(std::string_view code);
   // Bytes made by a ChunkEncoder (SELECTDB and keys), written as they are; the checksum
   // covers them as any other part of the file.
   Status WriteRaw(std::string_view bytes);
@@ -163,6 +175,9 @@ struct LoadOptions {
   int num_dbs = 16;              // a SELECTDB past this is an error, as in Redis
   bool verify_checksum = true;   // rdbchecksum: a CRC64 of 0 in the file is never checked
   types::ZSetLimits zset_limits;  // zset-max-listpack-entries / -value of the zsets built
+  // The code of each function library in the file (FUNCTION2 opcode), in file order; an
+  // error stops the load. Unset: the libraries are skipped.
+  std::function<Status(std::string_view code)> on_function;
 };
 
 struct LoadStats {

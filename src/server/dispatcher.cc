@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
@@ -66,6 +67,105 @@ void ShardLockSet::Lock(Keyspace& ks, bool read_only) const {
   }
 }
 
+namespace {
+std::atomic<int> g_busy_scripts{0};
+std::mutex g_busy_mu;
+std::vector<const ShardLockSet*> g_busy_sets;  // guarded by g_busy_mu
+}  // namespace
+
+void AddBusyShards(const ShardLockSet* set) {
+  std::lock_guard<std::mutex> g(g_busy_mu);
+  g_busy_sets.push_back(set);
+  g_busy_scripts.fetch_add(1, std::memory_order_release);
+}
+
+void RemoveBusyShards(const ShardLockSet* set) {
+  std::lock_guard<std::mutex> g(g_busy_mu);
+  auto it = std::find(g_busy_sets.begin(), g_busy_sets.end(), set);
+  if (it != g_busy_sets.end()) {
+    g_busy_sets.erase(it);
+    g_busy_scripts.fetch_sub(1, std::memory_order_release);
+  }
+}
+
+bool ShardIsBusy(uint32_t shard) {
+  if (g_busy_scripts.load(std::memory_order_acquire) == 0) {
+    return false;
+  }
+  std::lock_guard<std::mutex> g(g_busy_mu);
+  for (const ShardLockSet* s : g_busy_sets) {
+    // The script may add shards meanwhile; a stale bit only delays the BUSY reply.
+    if (s->Contains(shard)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool LockContendedUnlessBusy(Keyspace& ks, uint32_t shard, bool read_only) {
+  ShardLock& lock = ks.shard(shard).lock;
+  for (int spins = 0;; spins++) {
+    if (read_only ? lock.try_lock_read() : lock.try_lock()) {
+      return true;
+    }
+    if (g_busy_scripts.load(std::memory_order_relaxed) != 0 && ShardIsBusy(shard)) {
+      return false;
+    }
+    if (spins < 256) {
+      __builtin_ia32_pause();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+// Never waits while holding a shard of the set: on a taken shard it releases what it
+// took, waits for that shard to be free, and starts again. Scripts (scripting/) may then
+// wait for a shard below the ones they hold without deadlocking with these lockers.
+bool ShardLockSet::LockUnlessBusy(Keyspace& ks, bool read_only) const {
+  for (;;) {
+    int contended = -1;
+    for (uint32_t w = 0; w < 16 && contended < 0; w++) {
+      uint64_t b = bits_[w];
+      while (b != 0) {
+        uint32_t i = (w << 6) | static_cast<uint32_t>(__builtin_ctzll(b));
+        ShardLock& lock = ks.shard(i).lock;
+        if (!(read_only ? lock.try_lock_read() : lock.try_lock())) {
+          contended = static_cast<int>(i);
+          break;
+        }
+        b &= b - 1;
+      }
+    }
+    if (contended < 0) {
+      return true;
+    }
+    // Release the shards below the contended one.
+    for (uint32_t w = 0; w <= static_cast<uint32_t>(contended) >> 6; w++) {
+      uint64_t taken = bits_[w];
+      if (w == static_cast<uint32_t>(contended) >> 6) {
+        taken &= (uint64_t{1} << (contended & 63)) - 1;
+      }
+      while (taken != 0) {
+        ks.shard((w << 6) | static_cast<uint32_t>(__builtin_ctzll(taken))).lock.unlock();
+        taken &= taken - 1;
+      }
+    }
+    ShardLock& lock = ks.shard(static_cast<uint32_t>(contended)).lock;
+    for (int spins = 0; lock.is_locked(); spins++) {
+      if (g_busy_scripts.load(std::memory_order_relaxed) != 0 &&
+          ShardIsBusy(static_cast<uint32_t>(contended))) {
+        return false;
+      }
+      if (spins < 256) {
+        __builtin_ia32_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+}
+
 void ShardLockSet::Unlock(Keyspace& ks) const {
   for (uint32_t w = 0; w < 16; w++) {
     uint64_t b = bits_[w];
@@ -96,6 +196,12 @@ bool ThisThreadHoldsShard(uint32_t shard) {
     return true;
   }
   return std::find(t_extra_locks.begin(), t_extra_locks.end(), shard) != t_extra_locks.end();
+}
+
+const ShardLockSet* ExchangeThreadLockSet(const ShardLockSet* set) {
+  const ShardLockSet* prev = t_lock_set;
+  t_lock_set = set;
+  return prev;
 }
 
 bool TryLockExtraShard(Keyspace& ks, uint32_t shard) {
@@ -210,7 +316,10 @@ inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
 void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet set) {
   Keyspace& ks = ctx.keyspace();
   for (;;) {
-    set.Lock(ks, !cmd->is(kCmdWrite));
+    if (!set.LockUnlessBusy(ks, !cmd->is(kCmdWrite))) [[unlikely]] {
+      ctx.rb().Error(kBusyScriptError);
+      return;
+    }
     t_lock_set = &set;
     const StreamScope stream = BeginStream(ctx);
     cmd->handler(ctx);
@@ -274,10 +383,12 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     SetKeyHint(key, shard, hash);
     Shard& s = ks.shard(shard);
     // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock).
-    if (cmd->is(kCmdWrite)) {
-      s.lock.lock();
-    } else {
-      s.lock.lock_read();
+    const bool write = cmd->is(kCmdWrite);
+    if (!(write ? s.lock.try_lock() : s.lock.try_lock_read()) &&
+        !LockContendedUnlessBusy(ks, shard, !write)) [[unlikely]] {
+      t_key_hint = KeyHint{};
+      ctx.rb().Error(kBusyScriptError);
+      return;
     }
     t_single_shard = static_cast<int>(shard);
     const StreamScope stream = BeginStream(ctx);
@@ -648,7 +759,10 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
   for (const WatchedKey& wk : client.watched_keys()) {
     set.Add(Keyspace::ShardOf(wk.key));
   }
-  set.Lock(ks);
+  if (!set.LockUnlessBusy(ks)) {
+    exec_ctx.rb().Error(kBusyScriptError);
+    return false;
+  }
   // A watched key that expired counts as modified: looking it up deletes it, which
   // marks this client's watch dirty through the expiry observers.
   for (const WatchedKey& wk : client.watched_keys()) {

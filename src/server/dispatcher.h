@@ -55,9 +55,26 @@ class ShardLockSet {
   void Add(uint32_t shard) { bits_[shard >> 6] |= uint64_t{1} << (shard & 63); }
   void AddAll();
   bool Contains(uint32_t shard) const { return bits_[shard >> 6] & (uint64_t{1} << (shard & 63)); }
+  void Merge(const ShardLockSet& o) {
+    for (int i = 0; i < 16; i++) {
+      bits_[i] |= o.bits_[i];
+    }
+  }
   bool empty() const;
+  // The highest shard in the set, or -1 when empty.
+  int Highest() const {
+    for (int i = 15; i >= 0; i--) {
+      if (bits_[i] != 0) {
+        return i * 64 + 63 - __builtin_clzll(bits_[i]);
+      }
+    }
+    return -1;
+  }
   // `read_only`: for a command without the write flag (ShardLock::lock_read).
   void Lock(class Keyspace& ks, bool read_only = false) const;
+  // Lock, unless a shard of the set is held by a busy script (AddBusyShards): then
+  // releases what it took and returns false (the caller replies kBusyScriptError).
+  bool LockUnlessBusy(class Keyspace& ks, bool read_only = false) const;
   void Unlock(class Keyspace& ks) const;
 
  private:
@@ -66,6 +83,10 @@ class ShardLockSet {
 
 // While a command runs: whether this thread holds the lock of `shard`.
 bool ThisThreadHoldsShard(uint32_t shard);
+// For a handler that locks a set itself (scripts, scripting/): publishes `set` as the
+// shards this thread holds (for ThisThreadHoldsShard) and returns the set published
+// before (EXEC's, inside a transaction), to be put back when it is done.
+const ShardLockSet* ExchangeThreadLockSet(const ShardLockSet* set);
 // For serve functions that need one more shard than the current command locked (BLMOVE's
 // destination): takes it if it is free. On failure it asks ServeReadyKeys to have the
 // waiter retried on its own worker instead. Locks taken are released by
@@ -74,6 +95,18 @@ bool TryLockExtraShard(class Keyspace& ks, uint32_t shard);
 void ReleaseServeLocks();
 void ClearServeRetry();
 bool ServeRetryRequested();
+
+// Scripts that ran past busy-reply-threshold (scripting/) register the shards they hold:
+// other clients' commands on those shards get -BUSY instead of waiting for the lock.
+// While none is registered this costs a contended lock one relaxed load per spin.
+inline constexpr const char* kBusyScriptError =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+void AddBusyShards(const ShardLockSet* set);
+void RemoveBusyShards(const ShardLockSet* set);
+bool ShardIsBusy(uint32_t shard);
+// Takes `shard`'s lock after a failed try: spins until it is free, or returns false when
+// a busy script holds it.
+bool LockContendedUnlessBusy(class Keyspace& ks, uint32_t shard, bool read_only);
 
 // Cycles-to-microseconds conversion for command timing (rdtsc based).
 uint64_t CyclesNow();

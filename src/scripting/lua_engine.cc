@@ -1,0 +1,617 @@
+#include "scripting/lua_engine.h"
+
+#include <lua.hpp>
+
+extern "C" {
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+}
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "common/string_util.h"
+#include "protocol/reply_builder.h"
+#include "scripting/lua_cmsgpack.h"
+#include "scripting/lua_convert.h"
+#include "scripting/lua_struct.h"
+#include "scripting/script_cache.h"
+#include "scripting/script_run.h"
+#include "scripting/sha1.h"
+
+namespace hotkv::scripting {
+
+namespace {
+
+constexpr const char* kVersion = "8.0.0";
+constexpr int kVersionNum = 0x080000;
+constexpr const char* kCallErrKey = "__hotkv_call_err";
+
+thread_local std::unique_ptr<LuaEngine> t_engine;
+
+LuaEngine* EngineOf(lua_State* L) {
+  return static_cast<LuaEngine*>(lua_touserdata(L, lua_upvalueindex(1)));
+}
+
+ScriptRun* RunOf(lua_State* L) {
+  LuaEngine* e = EngineOf(L);
+  if (e == nullptr || e->current() == nullptr) {
+    luaL_error(L, "redis.call can only be called from a running script");
+  }
+  return e->current();
+}
+
+// --- the redis table ---
+
+int RedisCall(lua_State* L) { return RunOf(L)->Call(L, true); }
+int RedisPcall(lua_State* L) { return RunOf(L)->Call(L, false); }
+
+// Redis's luaPushErrorBuff rules: "-CODE msg" -> "CODE msg", "-msg" -> "ERR msg",
+// "msg" -> "ERR msg" ... for error_reply the leading '-' is implied.
+std::string ErrorText(std::string_view s) {
+  if (!s.empty() && s[0] == '-') {
+    s.remove_prefix(1);
+  }
+  if (s.find(' ') == std::string_view::npos) {
+    return "ERR " + std::string(s);
+  }
+  return std::string(s);
+}
+
+// error_reply/status_reply with bad arguments return (not raise) an error table.
+int BadArgs(lua_State* L) {
+  lua_createtable(L, 0, 1);
+  lua_pushstring(L, "ERR wrong number or type of arguments");
+  lua_setfield(L, -2, "err");
+  return 1;
+}
+
+int RedisErrorReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
+    return BadArgs(L);
+  }
+  size_t len;
+  const char* s = lua_tolstring(L, 1, &len);
+  std::string e = ErrorText(std::string_view(s, len));
+  lua_createtable(L, 0, 1);
+  lua_pushlstring(L, e.data(), e.size());
+  lua_setfield(L, -2, "err");
+  return 1;
+}
+
+int RedisStatusReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
+    return BadArgs(L);
+  }
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "ok");
+  return 1;
+}
+
+// Raises a Redis-style error: a string the error handler recognises as already formatted
+// (no "ERR " and no position added), as redis.call's errors are.
+[[noreturn]] void RaiseRedisError(lua_State* L, std::string_view msg) {
+  lua_pushlstring(L, msg.data(), msg.size());
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, kCallErrKey);
+  lua_error(L);
+  __builtin_unreachable();
+}
+
+int RedisSha1Hex(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    RaiseRedisError(L, "ERR wrong number of arguments");
+  }
+  size_t len;
+  const char* s = lua_tolstring(L, 1, &len);
+  std::string hex = Sha1Hex(std::string_view(s == nullptr ? "" : s, s == nullptr ? 0 : len));
+  lua_pushlstring(L, hex.data(), hex.size());
+  return 1;
+}
+
+int RedisLog(lua_State* L) {
+  int argc = lua_gettop(L);
+  if (argc < 2) {
+    RaiseRedisError(L, "ERR redis.log() requires two arguments or more.");
+  }
+  if (!lua_isnumber(L, 1)) {
+    RaiseRedisError(L, "ERR First argument must be a number (log level).");
+  }
+  int level = static_cast<int>(lua_tonumber(L, 1));
+  if (level < 0 || level > 3) {
+    RaiseRedisError(L, "ERR Invalid debug level.");
+  }
+  std::string msg;
+  for (int i = 2; i <= argc; i++) {
+    size_t len;
+    const char* s = lua_tolstring(L, i, &len);
+    if (s != nullptr) {
+      if (i > 2) {
+        msg += ' ';
+      }
+      msg.append(s, len);
+    }
+  }
+  if (level >= 2) {  // notice and warning reach the default loglevel
+    fprintf(stderr, "# Lua: %s\n", msg.c_str());
+  }
+  return 0;
+}
+
+int RedisSetResp(lua_State* L) {
+  ScriptRun* run = RunOf(L);
+  if (lua_gettop(L) != 1) {
+    RaiseRedisError(L, "ERR redis.setresp() requires one argument.");
+  }
+  int v = static_cast<int>(lua_tonumber(L, 1));
+  if (v != 2 && v != 3) {
+    RaiseRedisError(L, "ERR RESP version must be 2 or 3.");
+  }
+  run->set_resp(v);
+  return 0;
+}
+
+int RedisSetRepl(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    RaiseRedisError(L, "ERR redis.set_repl() requires one argument.");
+  }
+  int v = static_cast<int>(lua_tonumber(L, 1));
+  if (v < 0 || v > 3) {
+    RaiseRedisError(L, "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+  }
+  return 0;  // HotKV always replicates the effects (REPL_ALL)
+}
+
+int RedisReplicateCommands(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+int RedisNoop(lua_State* L) { return 0; }
+
+int RedisAclCheckCmd(lua_State* L) {
+  if (lua_gettop(L) < 1) {
+    RaiseRedisError(L, "ERR Please specify at least one argument for this redis lib call");
+  }
+  lua_pushboolean(L, 1);  // no ACL users yet: the default user may run everything
+  return 1;
+}
+
+// --- sandbox ---
+
+int GlobalIndex(lua_State* L) {  // __index of the scripts' globals: (proxy, key)
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  if (!lua_isnil(L, -1)) {
+    return 1;
+  }
+  const char* name = lua_tostring(L, 2);
+  if (name != nullptr && strcmp(name, "loadstring") == 0) {
+    return 1;  // in Redis's allow list but removed: reads as nil
+  }
+  luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name ? name : "?");
+  return 0;
+}
+
+int ReadOnlyError(lua_State* L) {
+  luaL_error(L, "Attempt to modify a readonly table");
+  return 0;
+}
+
+bool IsReadOnly(lua_State* L, int index) {
+  if (!lua_istable(L, index) || !lua_getmetatable(L, index)) {
+    return false;
+  }
+  lua_pushstring(L, "__newindex");
+  lua_rawget(L, -2);
+  bool ro = lua_tocfunction(L, -1) == ReadOnlyError;
+  lua_pop(L, 2);
+  return ro;
+}
+
+// setmetatable and rawset refuse the read-only tables, as Redis 7's Lua does.
+int GuardedCall(lua_State* L) {
+  if (IsReadOnly(L, 1)) {
+    lua_pushstring(L, "Attempt to modify a readonly table");
+    lua_error(L);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+int OsClock(lua_State* L) {
+  lua_pushnumber(L, static_cast<lua_Number>(clock()) / CLOCKS_PER_SEC);
+  return 1;
+}
+
+// Message handler of every script call: turns the error into a table {err, source, line}
+// where source/line are the script position that raised it (the caller of a C function).
+int ErrorHandler(lua_State* L) {
+  lua_Debug ar;
+  bool have = false;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "nSl", &ar)) {
+    have = true;
+    if (strcmp(ar.what, "C") == 0) {
+      have = lua_getstack(L, 2, &ar) && lua_getinfo(L, "nSl", &ar);
+    }
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kCallErrKey);
+  bool from_call = lua_type(L, 1) == LUA_TSTRING && lua_rawequal(L, 1, -1);
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 3);
+  if (from_call) {
+    lua_pushvalue(L, 1);
+  } else if (lua_type(L, 1) == LUA_TTABLE) {
+    lua_pushstring(L, "err");
+    lua_rawget(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pop(L, 1);
+      lua_pushstring(L, "ERR unknown error");
+    }
+  } else {
+    lua_pushstring(L, "ERR ");
+    if (lua_type(L, 1) == LUA_TSTRING || lua_type(L, 1) == LUA_TNUMBER) {
+      lua_pushvalue(L, 1);
+    } else {
+      lua_pushstring(L, lua_typename(L, lua_type(L, 1)));
+      if (lua_isnil(L, 1)) {
+        lua_pop(L, 1);
+        lua_pushstring(L, "nil");
+      }
+    }
+    lua_concat(L, 2);
+  }
+  lua_setfield(L, -2, "err");
+  if (have) {
+    lua_pushstring(L, ar.source);
+    lua_setfield(L, -2, "source");
+    lua_pushnumber(L, ar.currentline);
+    lua_setfield(L, -2, "line");
+  }
+  return 1;
+}
+
+void Hook(lua_State* L, lua_Debug* ar) {
+  LuaEngine* e = t_engine.get();
+  if (e == nullptr || e->current() == nullptr) {
+    return;
+  }
+  if (const char* err = e->current()->CheckInterrupt()) {
+    RaiseRedisError(L, err);
+  }
+}
+
+void SetFn(lua_State* L, LuaEngine* e, const char* name, lua_CFunction fn) {
+  lua_pushlightuserdata(L, e);
+  lua_pushcclosure(L, fn, 1);
+  lua_setfield(L, -2, name);
+}
+
+void SetNum(lua_State* L, const char* name, lua_Number v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, name);
+}
+
+}  // namespace
+
+std::string NumberToArg(double v) { return DoubleToString(v); }
+
+void RaiseScriptError(lua_State* L, std::string_view msg) { RaiseRedisError(L, msg); }
+
+void PushErrorTable(lua_State* L, std::string_view msg) {
+  lua_createtable(L, 0, 1);
+  lua_pushlstring(L, msg.data(), msg.size());
+  lua_setfield(L, -2, "err");
+}
+
+LuaEngine& LuaEngine::ForThisThread(Server& server, bool allow_reset) {
+  if (!allow_reset && t_engine != nullptr && t_engine->server_ == &server) {
+    return *t_engine;
+  }
+  uint64_t epoch = ScriptCache::Instance().epoch();
+  if (t_engine == nullptr || t_engine->epoch_ != epoch || t_engine->server_ != &server) {
+    t_engine.reset();
+    t_engine.reset(new LuaEngine(server, epoch));
+  }
+  return *t_engine;
+}
+
+LuaEngine::LuaEngine(Server& server, uint64_t epoch) : server_(&server), epoch_(epoch) {
+  L_ = luaL_newstate();
+  OpenLibraries();
+  InstallRedisApi();
+  Sandbox();
+  lua_pushcfunction(L_, ErrorHandler);
+  handler_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_sethook(L_, Hook, LUA_MASKCOUNT, 100000);
+}
+
+LuaEngine::~LuaEngine() {
+  if (L_ != nullptr) {
+    lua_close(L_);
+  }
+}
+
+void LuaEngine::OpenLibraries() {
+  // The libraries Redis loads (cmsgpack and struct: scripting/lua_cmsgpack.h, lua_struct.h).
+  const luaL_Reg libs[] = {{"", luaopen_base},     {LUA_TABLIBNAME, luaopen_table},
+                           {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math},
+                           {LUA_DBLIBNAME, luaopen_debug},   {"cjson", luaopen_cjson},
+                           {"bit", luaopen_bit},             {"cmsgpack", luaopen_cmsgpack},
+                           {"struct", luaopen_struct}};
+  for (const luaL_Reg& lib : libs) {
+    lua_pushcfunction(L_, lib.func);
+    lua_pushstring(L_, lib.name);
+    lua_call(L_, 1, 1);
+    if (lib.name[0] != '\0' && lua_istable(L_, -1)) {
+      lua_setglobal(L_, lib.name);  // lua-cjson returns its table without setting it
+    } else {
+      lua_pop(L_, 1);
+    }
+  }
+  for (const char* name : {"setmetatable", "rawset"}) {
+    lua_getglobal(L_, name);
+    lua_pushcclosure(L_, GuardedCall, 1);
+    lua_setglobal(L_, name);
+  }
+  // os: only os.clock, as Redis 8.
+  lua_createtable(L_, 0, 1);
+  lua_pushcfunction(L_, OsClock);
+  lua_setfield(L_, -2, "clock");
+  lua_setglobal(L_, "os");
+}
+
+void LuaEngine::InstallRedisApi() {
+  lua_createtable(L_, 0, 32);
+  SetFn(L_, this, "call", RedisCall);
+  SetFn(L_, this, "pcall", RedisPcall);
+  SetFn(L_, this, "error_reply", RedisErrorReply);
+  SetFn(L_, this, "status_reply", RedisStatusReply);
+  SetFn(L_, this, "sha1hex", RedisSha1Hex);
+  SetFn(L_, this, "log", RedisLog);
+  SetFn(L_, this, "setresp", RedisSetResp);
+  SetFn(L_, this, "set_repl", RedisSetRepl);
+  SetFn(L_, this, "replicate_commands", RedisReplicateCommands);
+  SetFn(L_, this, "breakpoint", RedisNoop);
+  SetFn(L_, this, "debug", RedisNoop);
+  SetFn(L_, this, "acl_check_cmd", RedisAclCheckCmd);
+  SetNum(L_, "LOG_DEBUG", 0);
+  SetNum(L_, "LOG_VERBOSE", 1);
+  SetNum(L_, "LOG_NOTICE", 2);
+  SetNum(L_, "LOG_WARNING", 3);
+  SetNum(L_, "REPL_NONE", 0);
+  SetNum(L_, "REPL_AOF", 1);
+  SetNum(L_, "REPL_SLAVE", 2);
+  SetNum(L_, "REPL_REPLICA", 2);
+  SetNum(L_, "REPL_ALL", 3);
+  lua_pushstring(L_, kVersion);
+  lua_setfield(L_, -2, "REDIS_VERSION");
+  SetNum(L_, "REDIS_VERSION_NUM", kVersionNum);
+  lua_setglobal(L_, "redis");
+}
+
+void LuaEngine::Sandbox() {
+  // Globals Redis does not offer.
+  for (const char* name : {"dofile", "loadfile", "print", "setfenv", "getfenv", "newproxy",
+                           "module", "require", "package", "io", "loadstring", "debug"}) {
+    lua_pushnil(L_);
+    lua_setglobal(L_, name);
+  }
+  // Library tables become read-only proxies.
+  lua_pushvalue(L_, LUA_GLOBALSINDEX);
+  int real = lua_gettop(L_);
+  for (const char* name : {"redis", "string", "math", "table", "cjson", "bit", "cmsgpack",
+                           "struct", "os", "coroutine"}) {
+    lua_getfield(L_, real, name);
+    if (!lua_istable(L_, -1)) {
+      lua_pop(L_, 1);
+      continue;
+    }
+    int lib = lua_gettop(L_);
+    lua_createtable(L_, 0, 0);          // proxy
+    lua_createtable(L_, 0, 3);          // its metatable
+    lua_pushvalue(L_, lib);
+    lua_setfield(L_, -2, "__index");
+    lua_pushcfunction(L_, ReadOnlyError);
+    lua_setfield(L_, -2, "__newindex");
+    lua_pushboolean(L_, 0);
+    lua_setfield(L_, -2, "__metatable");
+    lua_setmetatable(L_, -2);
+    if (strcmp(name, "string") == 0) {
+      // Method calls on strings ("x"):sub() go through the proxy too, so that
+      // getmetatable('').__index == string, as in Redis.
+      lua_pushstring(L_, "");
+      if (lua_getmetatable(L_, -1)) {
+        lua_pushvalue(L_, -3);
+        lua_setfield(L_, -2, "__index");
+        lua_pop(L_, 1);
+      }
+      lua_pop(L_, 1);
+    }
+    lua_setfield(L_, real, name);       // real[name] = proxy
+    lua_pop(L_, 1);                      // the library table
+  }
+  // The globals scripts see: an empty proxy over the real table.
+  lua_createtable(L_, 0, 0);
+  int proxy = lua_gettop(L_);
+  lua_createtable(L_, 0, 3);
+  lua_pushvalue(L_, real);
+  lua_pushcclosure(L_, GlobalIndex, 1);
+  lua_setfield(L_, -2, "__index");
+  lua_pushcfunction(L_, ReadOnlyError);
+  lua_setfield(L_, -2, "__newindex");
+  lua_pushboolean(L_, 0);
+  lua_setfield(L_, -2, "__metatable");
+  lua_setmetatable(L_, proxy);
+  lua_pushvalue(L_, proxy);
+  lua_setfield(L_, real, "_G");
+  lua_pushvalue(L_, real);
+  globals_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  // From now on chunks compiled in this state see the proxy as their globals.
+  lua_pushvalue(L_, proxy);
+  lua_replace(L_, LUA_GLOBALSINDEX);
+  lua_settop(L_, 0);
+}
+
+void LuaEngine::PopValue() { lua_pop(L_, 1); }
+
+std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
+  if (luaL_loadbuffer(L_, code.data(), code.size(), chunk_name) != 0) {
+    std::string err = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "";
+    lua_pop(L_, 1);
+    return err;
+  }
+  return {};
+}
+
+CachedScript* LuaEngine::FindScript(std::string_view sha) {
+  auto it = local_.find(sha);
+  if (it != local_.end()) {
+    return it->second.script.get();
+  }
+  std::shared_ptr<CachedScript> s = ScriptCache::Instance().Find(sha);
+  if (s == nullptr) {
+    return nullptr;
+  }
+  return KeepScript(std::move(s));
+}
+
+CachedScript* LuaEngine::KeepScript(std::shared_ptr<CachedScript> script) {
+  auto it = local_.find(std::string_view(script->sha));
+  if (it != local_.end()) {
+    return it->second.script.get();
+  }
+  CachedScript* raw = script.get();
+  local_.emplace(raw->sha, LocalScript{std::move(script), LUA_NOREF});
+  return raw;
+}
+
+std::string LuaEngine::PushScript(const CachedScript& script) {
+  auto it = local_.find(std::string_view(script.sha));
+  if (it != local_.end() && it->second.fn_ref != LUA_NOREF) {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second.fn_ref);
+    return {};
+  }
+  std::string code;
+  std::string_view body = script.body;
+  if (script.flags.shebang) {
+    code = "--";  // the shebang line becomes a comment; line numbers stay
+    code.append(body);
+    body = code;
+  }
+  std::string err = Compile(body, "@user_script");
+  if (!err.empty()) {
+    return "ERR Error compiling script (new function): " + err;
+  }
+  lua_pushvalue(L_, -1);
+  int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+  if (it == local_.end()) {
+    // Not from FindScript/KeepScript (FCALL's callers may push their own): kept by ref only.
+    local_.emplace(script.sha, LocalScript{ScriptCache::Instance().Find(script.sha), ref});
+  } else {
+    it->second.fn_ref = ref;
+  }
+  return {};
+}
+
+namespace {
+
+void PushStrings(lua_State* L, const std::vector<std::string_view>& values) {
+  lua_createtable(L, static_cast<int>(values.size()), 0);
+  for (size_t i = 0; i < values.size(); i++) {
+    lua_pushlstring(L, values[i].data(), values[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+}
+
+}  // namespace
+
+// KEYS / ARGV: the previous call's table is refilled (one allocation less per call).
+void LuaEngine::SetArgTable(const char* name, const std::vector<std::string_view>& values) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
+  lua_getfield(L_, -1, name);  // the real globals table has no metatable: a raw read
+  if (!lua_istable(L_, -1)) {
+    lua_pop(L_, 1);
+    lua_createtable(L_, static_cast<int>(values.size()), 0);
+    lua_pushvalue(L_, -1);
+    lua_setfield(L_, -3, name);
+  }
+  for (size_t i = 0; i < values.size(); i++) {
+    lua_pushlstring(L_, values[i].data(), values[i].size());
+    lua_rawseti(L_, -2, static_cast<int>(i + 1));
+  }
+  for (int j = static_cast<int>(values.size()) + 1;; j++) {  // what the last call left
+    lua_rawgeti(L_, -1, j);
+    bool end = lua_isnil(L_, -1);
+    lua_pop(L_, 1);
+    if (end) {
+      break;
+    }
+    lua_pushnil(L_);
+    lua_rawseti(L_, -2, j);
+  }
+  lua_pop(L_, 2);
+}
+
+void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std::string_view>& keys,
+                    const std::vector<std::string_view>& argv, ReplyBuilder& rb, bool as_params) {
+  // Stack: fn
+  int nargs = 0;
+  if (as_params) {
+    PushStrings(L_, keys);
+    PushStrings(L_, argv);
+    nargs = 2;
+  } else {
+    SetArgTable("KEYS", keys);
+    SetArgTable("ARGV", argv);
+  }
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, handler_ref_);
+  lua_insert(L_, -2 - nargs);  // handler, fn, args...
+  int handler = lua_gettop(L_) - 1 - nargs;
+  ScriptRun* prev = current_;
+  current_ = &run;
+  int rc = lua_pcall(L_, nargs, 1, handler);
+  current_ = prev;
+  if (rc != 0) {
+    lua_pushnil(L_);
+    lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);
+  }
+  if (run.aborted()) {
+    // Abandoned to be run again holding every shard (script_run.h): no reply.
+  } else if (rc == 0) {
+    LuaToReply(L_, -1, rb, run.resp());
+  } else if (lua_istable(L_, -1)) {
+    lua_getfield(L_, -1, "err");
+    lua_getfield(L_, -2, "source");
+    lua_getfield(L_, -3, "line");
+    std::string msg = lua_tostring(L_, -3) ? lua_tostring(L_, -3) : "ERR unknown error";
+    if (lua_isstring(L_, -2)) {
+      const char* source = lua_tostring(L_, -2);
+      msg += " script: ";
+      msg.append(sha);
+      msg += ", on ";
+      msg += source;
+      msg += ':';
+      msg += std::to_string(static_cast<long long>(lua_tonumber(L_, -1)));
+      msg += '.';
+    }
+    lua_pop(L_, 3);
+    for (char& c : msg) {
+      if (c == '\r' || c == '\n') {
+        c = ' ';
+      }
+    }
+    rb.Error(msg);
+  } else {
+    // Out of memory or an error in the handler itself.
+    const char* m = lua_tostring(L_, -1);
+    rb.Error(std::string("ERR Error running script: ") + (m ? m : "unknown error"));
+  }
+  lua_settop(L_, 0);  // KEYS and ARGV stay until the next script replaces them
+}
+
+}  // namespace hotkv::scripting

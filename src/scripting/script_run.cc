@@ -1,0 +1,458 @@
+#include "scripting/script_run.h"
+
+#include <lua.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "common/string_util.h"
+#include "engine/keyspace.h"
+#include "scripting/lua_convert.h"
+#include "scripting/lua_engine.h"
+#include "server/blocking.h"
+#include "server/command_context.h"
+#include "server/command_table.h"
+#include "server/config.h"
+#include "server/local_client.h"
+#include "server/memory_limit.h"
+#include "server/server.h"
+#include "server/worker.h"
+#include "server/write_stream.h"
+
+namespace hotkv::scripting {
+
+namespace {
+
+constexpr const char* kAbortText =
+    "ERR script touched a key in a shard held by another client; it runs again with "
+    "every shard locked";
+constexpr const char* kBusyAfterWrite =
+    "ERR Script accessed a key outside its declared KEYS whose shard another client held "
+    "for too long, after it wrote: declare every key in KEYS or use the "
+    "allow-cross-slot-keys flag";
+
+// The client the commands of this thread's scripts run as (Redis's script client).
+LocalClient& ScriptClient(Worker& worker) {
+  thread_local std::unique_ptr<LocalClient> client;
+  if (client == nullptr || client->worker() != &worker) {
+    client = std::make_unique<LocalClient>(worker.server().clients().NextId(), &worker);
+  }
+  return *client;
+}
+
+}  // namespace
+
+ScriptRun::ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read_only,
+                     std::string_view name, CachedScript* learn)
+    : caller_(caller),
+      flags_(flags),
+      read_only_(read_only || flags.no_writes),
+      sha_(name),
+      learn_(learn) {}
+
+ScriptRun::~ScriptRun() = default;
+
+// A shard not held yet: try it; if it is taken, waiting is deadlock-free when it lies
+// above every shard this run holds (lockers that wait while holding take shards in
+// ascending order, so its holder cannot be waiting for ours): wait. Below, only another
+// script can be waiting for ours (the dispatcher's multi-shard locking never waits while
+// holding: ShardLockSet::LockUnlessBusy): spin for a bounded time, then (before any
+// write) abandon the run to be done again holding every shard, or (after a write) fail.
+bool ScriptRun::AcquireShard(uint32_t shard, std::string* err) {
+  if (held_.Contains(shard)) {
+    return true;
+  }
+  ShardLock& lock = caller_.keyspace().shard(shard).lock;
+  if (!lock.try_lock()) {
+    const bool safe = static_cast<int>(shard) > held_.Highest();
+    const double budget_us = safe ? -1.0 : (wrote_ ? 500000.0 : 50.0);
+    const uint64_t t0 = CyclesNow();
+    bool got = false;
+    for (int spins = 0;; spins++) {
+      if (lock.try_lock()) {
+        got = true;
+        break;
+      }
+      if (budget_us >= 0 && (spins & 63) == 0 &&
+          static_cast<double>(CyclesNow() - t0) / CyclesPerMicrosecond() > budget_us) {
+        break;
+      }
+      if (spins < 256) {
+        __builtin_ia32_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    if (!got) {
+      if (!wrote_ && outer_ == nullptr) {
+        abort_for_all_ = true;
+        *err = kAbortText;
+      } else {
+        *err = kBusyAfterWrite;
+      }
+      return false;
+    }
+  }
+  held_.Add(shard);
+  extra_.push_back(shard);
+  return true;
+}
+
+bool ScriptRun::AcquireAll(std::string* err) {
+  for (uint32_t s = 0; s < Keyspace::kShardCount; s++) {
+    if (!AcquireShard(s, err)) {
+      return false;
+    }
+  }
+  all_held_ = true;
+  return true;
+}
+
+void ScriptRun::Unlock() {
+  Keyspace& ks = caller_.keyspace();
+  for (uint32_t s : extra_) {
+    ks.shard(s).lock.unlock();
+  }
+  extra_.clear();
+  mine_.Unlock(ks);
+  mine_ = ShardLockSet{};
+}
+
+namespace {
+std::mutex g_busy_runs_mu;
+std::vector<ScriptRun*> g_busy_runs;  // guarded by g_busy_runs_mu
+}  // namespace
+
+// Called by the Lua count hook (every 100,000 instructions). After busy-reply-threshold
+// (lua-time-limit) the run registers its shards as busy: other clients needing them get
+// -BUSY, and SCRIPT KILL may stop it.
+const char* ScriptRun::CheckInterrupt() {
+  if (!busy_) {
+    if (threshold_ms_ == -2) {
+      Config& cfg = caller_.server().config();
+      threshold_ms_ = 5000;
+      std::optional<int64_t> v = ParseInt64(cfg.GetString("busy-reply-threshold"));
+      std::optional<int64_t> legacy = ParseInt64(cfg.GetString("lua-time-limit"));
+      if (v) {
+        threshold_ms_ = *v;
+      }
+      if (legacy && *legacy != 5000 && threshold_ms_ == 5000) {
+        threshold_ms_ = *legacy;
+      }
+    }
+    if (threshold_ms_ <= 0) {
+      return nullptr;
+    }
+    double ms = static_cast<double>(CyclesNow() - start_cycles_) / CyclesPerMicrosecond() / 1000.0;
+    if (ms < static_cast<double>(threshold_ms_)) {
+      return nullptr;
+    }
+    busy_ = true;
+    fprintf(stderr,
+            "# Slow script detected: still in execution after %lld milliseconds. You can try "
+            "killing the script using the SCRIPT KILL command. Script name is: %s.\n",
+            static_cast<long long>(ms), std::string(sha_).c_str());
+    AddBusyShards(&held_);
+    std::lock_guard<std::mutex> g(g_busy_runs_mu);
+    g_busy_runs.push_back(this);
+  }
+  if (kill_.load(std::memory_order_acquire)) {
+    return "ERR Script killed by user with SCRIPT KILL...";
+  }
+  return nullptr;
+}
+
+void ScriptRun::EndBusy() {
+  if (!busy_) {
+    return;
+  }
+  busy_ = false;
+  RemoveBusyShards(&held_);
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  g_busy_runs.erase(std::find(g_busy_runs.begin(), g_busy_runs.end(), this));
+}
+
+std::string ScriptRun::KillBusy() {
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  if (g_busy_runs.empty()) {
+    return "NOTBUSY No scripts in execution right now.";
+  }
+  bool killed = false;
+  for (ScriptRun* r : g_busy_runs) {
+    if (!r->wrote_shared_.load(std::memory_order_acquire)) {
+      r->kill_.store(true, std::memory_order_release);
+      killed = true;
+    }
+  }
+  if (!killed) {
+    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+           "You can either wait the script termination or kill the server in a hard way "
+           "using the SHUTDOWN NOSAVE command.";
+  }
+  return {};
+}
+
+void ScriptRun::Execute(const std::vector<std::string_view>& keys,
+                        const std::vector<std::string_view>& argv,
+                        const std::function<std::string(LuaEngine&)>& push_fn, bool as_params) {
+  Server& server = caller_.server();
+  Keyspace& ks = caller_.keyspace();
+  // No reset here: the caller may hold script pointers from this engine (EvalGeneric).
+  LuaEngine& lua = LuaEngine::ForThisThread(server, false);
+  // Inside EXEC the declared keys' shards are EXEC's already.
+  outer_ = ExchangeThreadLockSet(nullptr);
+  ExchangeThreadLockSet(outer_);
+  bool all = flags_.allow_cross_slot ||
+             (learn_ != nullptr && learn_->needs_all_shards.load(std::memory_order_relaxed));
+  // maxmemory, as Redis 7: a script with a shebang that may write is refused up front
+  // when memory is over the limit (unless allow-oom); a script without one may run, but
+  // its first deny-oom command (before any write) is refused (Call).
+  oom_ = server.config().maxmemory() > 0 &&
+         PerformEvictions(server, caller_.now_ms()) == MemoryState::kOverLimit;
+  if (oom_ && flags_.shebang && !read_only_ && !flags_.allow_oom) {
+    caller_.rb().Error(kOomError);
+    return;
+  }
+  WriteStream& ws = server.write_stream();
+  for (int attempt = 0;; attempt++) {
+    std::string err = push_fn(lua);
+    if (!err.empty()) {
+      caller_.rb().Error(err);
+      return;
+    }
+    held_ = outer_ != nullptr ? *outer_ : ShardLockSet{};
+    mine_ = ShardLockSet{};
+    extra_.clear();
+    all_held_ = false;
+    wrote_ = false;
+    write_called_ = false;
+    wrote_shared_.store(false, std::memory_order_relaxed);
+    abort_for_all_ = false;
+    resp_ = 2;
+    db_ = caller_.client().db();
+    ops_ = 0;
+    if (outer_ == nullptr) {
+      bool locked = false;
+      if (all) {
+        mine_.AddAll();
+        all_held_ = true;
+      } else if (keys.size() == 1) {
+        // One key (the common case): its shard directly, no walk over the set's words.
+        const uint32_t shard = Keyspace::ShardOf(keys[0]);
+        mine_.Add(shard);
+        ShardLock& lock = ks.shard(shard).lock;
+        locked = (read_only_ ? lock.try_lock_read() : lock.try_lock()) ||
+                 LockContendedUnlessBusy(ks, shard, read_only_);
+        if (!locked) {
+          mine_ = ShardLockSet{};
+        }
+      } else {
+        for (std::string_view k : keys) {
+          mine_.Add(Keyspace::ShardOf(k));
+        }
+      }
+      const bool single = keys.size() == 1 && !all;
+      if (single ? !locked : !mine_.LockUnlessBusy(ks, read_only_)) {
+        lua_pop(lua.state(), 1);
+        mine_ = ShardLockSet{};
+        caller_.rb().Error(kBusyScriptError);
+        return;
+      }
+      held_.Merge(mine_);
+    } else {
+      all_held_ = caller_.all_shards_locked();
+    }
+    ExchangeThreadLockSet(&held_);
+    const bool streaming = ws.active();
+    if (streaming && outer_ == nullptr) {
+      ws.BeginMulti();
+    }
+    start_cycles_ = CyclesNow();
+    std::string all_err;
+    if (all && !all_held_ && !AcquireAll(&all_err)) {
+      lua_pop(lua.state(), 1);
+      caller_.rb().Error(all_err);
+    } else {
+      lua.Run(*this, sha_, keys, argv, caller_.rb(), as_params);
+    }
+    EndBusy();
+    kill_.store(false, std::memory_order_relaxed);
+    if (abort_for_all_ && outer_ == nullptr && attempt == 0) {
+      if (streaming) {
+        ws.EndMulti();
+      }
+      ExchangeThreadLockSet(outer_);
+      Unlock();
+      if (learn_ != nullptr) {
+        learn_->needs_all_shards.store(true, std::memory_order_relaxed);
+      }
+      all = true;
+      continue;
+    }
+    if (streaming) {
+      if (outer_ == nullptr) {
+        ws.EndMulti();
+      }
+      ws.MarkRewritten();  // the script's effects are recorded, not EVAL itself
+    }
+    if (outer_ == nullptr && g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+      ServeReadyKeys(server, caller_.worker());
+    }
+    if (streaming && outer_ == nullptr) {
+      ws.Commit();
+    }
+    ExchangeThreadLockSet(outer_);
+    Unlock();
+    return;
+  }
+}
+
+int ScriptRun::Call(lua_State* L, bool raise) {
+  auto fail = [&](std::string_view msg) -> int {
+    if (raise || abort_for_all_) {
+      RaiseScriptError(L, msg);
+    }
+    PushErrorTable(L, msg);
+    return 1;
+  };
+  if (abort_for_all_) {
+    return fail(kAbortText);
+  }
+  const int argc = lua_gettop(L);
+  if (argc == 0) {
+    return fail("ERR Please specify at least one argument for this redis lib call");
+  }
+  // Numbers' text lives in `conv` (reserved: the views into it stay valid). Commands run
+  // from a script never run another script, so these buffers are not re-entered.
+  thread_local std::vector<std::string> conv;
+  conv.clear();
+  conv.reserve(static_cast<size_t>(argc));
+  thread_local std::vector<std::string_view> args;
+  args.clear();
+  for (int i = 1; i <= argc; i++) {
+    int t = lua_type(L, i);
+    if (t == LUA_TNUMBER) {
+      conv.push_back(NumberToArg(lua_tonumber(L, i)));
+      args.emplace_back(conv.back());
+    } else if (t == LUA_TSTRING) {
+      size_t len;
+      const char* s = lua_tolstring(L, i, &len);
+      args.emplace_back(s, len);
+    } else {
+      return fail("ERR Lua redis lib command arguments must be strings or integers");
+    }
+  }
+  const std::vector<std::string_view>& argv = args;
+  Server& server = caller_.server();
+  const CommandSpec* cmd = server.commands().Find(argv[0]);
+  if (cmd != nullptr && !cmd->subcommands.empty() && cmd->handler == nullptr) {
+    cmd = argv.size() >= 2 ? cmd->FindSub(argv[1]) : nullptr;
+  }
+  if (cmd == nullptr) {
+    return fail("ERR Unknown Redis command called from script");
+  }
+  const int n = static_cast<int>(argv.size());
+  if ((cmd->arity > 0 && n != cmd->arity) || (n < -cmd->arity)) {
+    return fail("ERR Wrong number of args calling Redis command from script");
+  }
+  if (cmd->is(kCmdNoscript)) {
+    return fail("ERR This Redis command is not allowed from script");
+  }
+  if (cmd->is(kCmdWrite) && read_only_) {
+    return fail("ERR Write commands are not allowed from read-only scripts.");
+  }
+  if (oom_ && !write_called_ && !flags_.allow_oom && cmd->is(kCmdDenyOom)) {
+    return fail(kOomError);
+  }
+  std::string err;
+  if (!all_held_ && (cmd->is(kCmdAllShards) ||
+                     (cmd->all_shards_in_exec != nullptr && cmd->all_shards_in_exec(argv)))) {
+    if (!AcquireAll(&err)) {
+      return fail(err);
+    }
+  }
+  if (!all_held_ && !cmd->key_specs.empty()) {
+    thread_local std::vector<int> key_pos;
+    key_pos.clear();
+    cmd->GetKeys(argv, &key_pos);
+    for (int p : key_pos) {
+      if (!AcquireShard(Keyspace::ShardOf(argv[p]), &err)) {
+        return fail(err);
+      }
+    }
+  }
+  Worker& worker = caller_.worker();
+  LocalClient& sc = ScriptClient(worker);
+  sc.set_db(db_);
+  sc.set_resp(resp_);
+  sc.reply.set_resp3(resp_ == 3);
+  sc.out.Clear();
+  WriteStream& ws = server.write_stream();
+  const bool streaming = ws.active();
+  std::atomic<uint64_t>& dirty = worker.stats().dirty;
+  const uint64_t dirty_before = dirty.load(std::memory_order_relaxed);
+  const uint64_t errors_before = sc.reply.errors_written();
+  uint64_t t0 = CyclesNow();
+  int db_index;
+  bool failed;
+  for (;;) {
+    CommandContext ctx(server, worker, sc, sc.reply, argv, cmd, caller_.now_ms());
+    ctx.set_in_exec(true);
+    ctx.set_all_shards_locked(all_held_);
+    if (streaming) {
+      ws.BeginCommand();
+    }
+    cmd->handler(ctx);
+    if (ctx.shards_requested()) {
+      // Keys named by data (SORT BY/GET): take them and run the command again.
+      sc.out.Clear();
+      for (uint32_t s : ctx.TakeRequestedShards()) {
+        if (!AcquireShard(s, &err)) {
+          return fail(err);
+        }
+      }
+      continue;
+    }
+    db_index = ctx.db().index();
+    failed = ctx.failed();
+    if (cmd->is(kCmdWrite)) {
+      // As Redis's SCRIPT_WRITE_DIRTY: any write command called, changed or not, makes
+      // the script unkillable and lifts the OOM check.
+      write_called_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
+    }
+    if (dirty.load(std::memory_order_relaxed) != dirty_before) {
+      wrote_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
+      if (streaming && !ws.rewritten()) {
+        ws.Append(db_index, argv);
+      }
+    } else if (streaming && ws.rewritten()) {
+      wrote_ = true;
+      wrote_shared_.store(true, std::memory_order_release);
+    }
+    break;
+  }
+  uint64_t t1 = CyclesNow();
+  db_ = sc.db();
+  failed = failed || sc.reply.errors_written() != errors_before;
+  AccountCommand(worker, sc, cmd, argv, t1 - t0, failed, 0);
+  std::string_view out = sc.out.view();
+  if (raise && !out.empty() && out[0] == '-') {
+    std::string msg(out.substr(1, out.find('\r') - 1));
+    sc.out.Clear();
+    RaiseScriptError(L, msg);
+  }
+  lua_settop(L, 0);
+  if (PushReply(L, out, resp_ == 3) == 0) {
+    lua_pushboolean(L, 0);
+  }
+  sc.out.Clear();
+  return 1;
+}
+
+}  // namespace hotkv::scripting
