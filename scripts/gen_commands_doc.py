@@ -27,7 +27,7 @@ NOTES = {
     "incrbyfloat": "a result that looks like an integer reports OBJECT ENCODING int, not embstr",
     "save": "writes dump.rdb in the calling worker with every shard locked (every client waits, as Redis's SAVE blocks the server); see docs/persistence.md",
     "shutdown": "NOW and FORCE are accepted (no replicas to wait for); no shutdown is ever in progress for ABORT",
-    "debug": "only DEBUG RELOAD (no options) and DEBUG SLEEP",
+    "debug": "HELP, SLEEP, RELOAD (no options), SET-ACTIVE-EXPIRE, OBJECT, DIGEST, DIGEST-VALUE, LISTPACK, STRINGMATCH-LEN, CHANGE-REPL-ID and QUICKLIST-PACKED-THRESHOLD",
     "object|freq": "needs an LFU maxmemory-policy, as in Redis",
     "memory|usage": "SAMPLES is accepted; sizes are exact, not sampled",
     "client|list": "every Redis 8.8 field; TYPE master/replica/slave match nothing (no "
