@@ -1,6 +1,8 @@
 // MEMORY STATS / DOCTOR / MALLOC-STATS / PURGE, as Redis 8.8 shapes them (the figures are
 // HotKV's own accounting; see MemoryStatsCommand).
+#if defined(HOTKV_MIMALLOC)
 #include <mimalloc.h>
+#endif
 
 #include "commands/helpers.h"
 #include "commands/register.h"
@@ -107,9 +109,12 @@ void MemoryStatsCommand(CommandContext& ctx) {
                                                    static_cast<double>(m.used - startup)
                                              : 0.0);
   dbl("peak.percentage", peak ? 100.0 * static_cast<double>(m.used) / static_cast<double>(peak) : 0.0);
-  size_t mi_elapsed, mi_user, mi_sys, mi_rss, mi_peak_rss, mi_commit, mi_peak_commit, mi_faults;
+  size_t mi_commit = 0;
+#if defined(HOTKV_MIMALLOC)
+  size_t mi_elapsed, mi_user, mi_sys, mi_rss, mi_peak_rss, mi_peak_commit, mi_faults;
   mi_process_info(&mi_elapsed, &mi_user, &mi_sys, &mi_rss, &mi_peak_rss, &mi_commit,
                   &mi_peak_commit, &mi_faults);
+#endif
   const uint64_t active = std::max<uint64_t>(mi_commit, m.used);
   const uint64_t resident = std::max<uint64_t>(m.rss, active);
   num("allocator.allocated", m.used);
@@ -184,14 +189,22 @@ void MemoryDoctorCommand(CommandContext& ctx) {
 }
 
 void MemoryMallocStatsCommand(CommandContext& ctx) {
+#if defined(HOTKV_MIMALLOC)
   std::string out;
   mi_stats_print_out(
       [](const char* msg, void* arg) { static_cast<std::string*>(arg)->append(msg); }, &out);
   ctx.rb().Verbatim(out);
+#else
+  // Builds without mimalloc (the sanitizer build): Redis's text for an allocator it
+  // cannot ask.
+  ctx.rb().Verbatim("Stats not supported for the current allocator");
+#endif
 }
 
 void MemoryPurgeCommand(CommandContext& ctx) {
+#if defined(HOTKV_MIMALLOC)
   mi_collect(true);
+#endif
   ctx.rb().Ok();
 }
 
