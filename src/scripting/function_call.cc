@@ -131,6 +131,7 @@ void FcallGeneric(CommandContext& ctx, bool read_only) {
   }
   const std::string name = info.name;
   ScriptRun run(ctx, ToScriptFlags(info.flags), read_only, name);
+  run.set_function();
   run.Execute(
       keys, argv,
       [&](LuaEngine& lua) -> std::string {

@@ -16,6 +16,7 @@
 
 #include "common/string_util.h"
 #include "rdb/rdb.h"
+#include "scripting/script_run.h"
 #include "server/command_context.h"
 #include "server/config.h"
 #include "server/dispatcher.h"
@@ -232,7 +233,11 @@ void FunctionStatsCommand(CommandContext& ctx) {
 }
 
 void FunctionKillCommand(CommandContext& ctx) {
-  ctx.rb().Error("NOTBUSY No scripts in execution right now.");
+  std::string err = ScriptRun::KillBusy(/*is_eval=*/false);
+  if (!err.empty()) {
+    return ctx.rb().Error(err);
+  }
+  ctx.rb().Ok();
 }
 
 void FunctionHelpCommand(CommandContext& ctx) {

@@ -176,24 +176,38 @@ void ScriptRun::EndBusy() {
   g_busy_runs.erase(std::find(g_busy_runs.begin(), g_busy_runs.end(), this));
 }
 
-std::string ScriptRun::KillBusy() {
+std::string ScriptRun::KillBusy(bool is_eval) {
   std::lock_guard<std::mutex> g(g_busy_runs_mu);
   if (g_busy_runs.empty()) {
     return "NOTBUSY No scripts in execution right now.";
   }
+  // Several scripts can be busy at once (on different workers). Redis's checks, in its
+  // order, per run: written -> UNKILLABLE; the other kind -> BUSY naming the right KILL.
   bool killed = false;
+  bool other_kind = false;
   for (ScriptRun* r : g_busy_runs) {
-    if (!r->wrote_shared_.load(std::memory_order_acquire)) {
-      r->kill_.store(true, std::memory_order_release);
-      killed = true;
+    if (r->wrote_shared_.load(std::memory_order_acquire)) {
+      continue;
     }
+    if (r->function_ == is_eval) {
+      other_kind = true;
+      continue;
+    }
+    r->kill_.store(true, std::memory_order_release);
+    killed = true;
   }
-  if (!killed) {
-    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
-           "You can either wait the script termination or kill the server in a hard way "
-           "using the SHUTDOWN NOSAVE command.";
+  if (killed) {
+    return {};
   }
-  return {};
+  if (other_kind) {
+    return is_eval ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                     "SHUTDOWN NOSAVE."
+                   : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                     "SHUTDOWN NOSAVE.";
+  }
+  return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+         "You can either wait the script termination or kill the server in a hard way "
+         "using the SHUTDOWN NOSAVE command.";
 }
 
 void ScriptRun::Execute(const std::vector<std::string_view>& keys,

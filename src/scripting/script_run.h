@@ -60,9 +60,13 @@ class ScriptRun {
   void set_resp(int v) { resp_ = v; }
   int resp() const { return resp_; }
   bool wrote() const { return wrote_; }
-  // SCRIPT KILL: stops the busy scripts that have not written. Returns the reply's error
-  // text ("NOTBUSY ...", "UNKILLABLE ...") or empty for OK.
-  static std::string KillBusy();
+  // SCRIPT KILL (is_eval) / FUNCTION KILL: stops the busy runs of that kind (EVAL scripts
+  // or FCALL functions) that have not written. Returns the reply's error text
+  // ("NOTBUSY ...", "UNKILLABLE ...", "BUSY ... call FUNCTION KILL ..." for a function
+  // met by SCRIPT KILL and the reverse) or empty for OK.
+  static std::string KillBusy(bool is_eval);
+  // The run is an FCALL (FUNCTION KILL stops it, SCRIPT KILL does not).
+  void set_function() { function_ = true; }
   // The run was abandoned (a busy undeclared shard before any write): no reply.
   bool aborted() const { return abort_for_all_; }
   // The hook's check (lua-time-limit, SCRIPT KILL): returns an error text to raise.
@@ -79,6 +83,7 @@ class ScriptRun {
   std::string_view sha_;
   CachedScript* learn_;
   int resp_ = 2;
+  bool function_ = false;      // FCALL / FCALL_RO (set_function)
   bool wrote_ = false;         // a command changed the data (undeclared-key policy)
   bool write_called_ = false;  // a write command ran (OOM check, SCRIPT KILL)
   bool abort_for_all_ = false;

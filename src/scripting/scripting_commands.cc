@@ -137,7 +137,7 @@ void ScriptFlushCommand(CommandContext& ctx) {
 }
 
 void ScriptKillCommand(CommandContext& ctx) {
-  std::string err = ScriptRun::KillBusy();
+  std::string err = ScriptRun::KillBusy(/*is_eval=*/true);
   if (!err.empty()) {
     return ctx.rb().Error(err);
   }

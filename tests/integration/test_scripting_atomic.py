@@ -232,3 +232,67 @@ def test_unkillable_after_write(start_server):
     t.join(60)
     assert result["reply"] == "done"
     assert other.get("uk") == "w"
+
+
+@pytest.mark.hotkv_only
+def test_function_kill_and_the_kill_of_the_other_kind(start_server):
+    srv = start_server(hotkv_args=["--threads", "2"])
+    r = srv.client()
+    r.config_set("busy-reply-threshold", "50")
+    r.function_load("#!lua name=spin\n"
+                    "redis.register_function('spin', function(keys, args) "
+                    "local i = 0 while true do i = i + 1 end end)")
+    runner = srv.client(socket_timeout=60)
+    worker = runner.client_info()["io-thread"]
+    other = client_on_other_worker(srv, worker)
+    result = {}
+
+    def run():
+        try:
+            result["reply"] = runner.fcall("spin", 1, "fk")
+        except redis.ResponseError as e:
+            result["error"] = str(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+
+    def busy_function():
+        try:
+            other.execute_command("SCRIPT", "KILL")
+        except redis.ResponseError as e:
+            return str(e).startswith("BUSY") and str(e)
+        return False
+
+    # SCRIPT KILL does not stop a function: Redis names the KILL to use.
+    assert poll(busy_function) == ("BUSY Redis is busy running a script. You can only call "
+                                   "FUNCTION KILL or SHUTDOWN NOSAVE.")
+    assert other.execute_command("FUNCTION", "KILL") == "OK"
+    t.join(60)
+    assert not t.is_alive()
+    assert result.get("error", "").startswith("Script killed by user with SCRIPT KILL...")
+    assert error_reply(other, "FUNCTION", "KILL") == "NOTBUSY No scripts in execution right now."
+
+    # And FUNCTION KILL does not stop an EVAL script.
+    result.clear()
+
+    def run_eval():
+        try:
+            result["reply"] = runner.eval("local i = 0 while true do i = i + 1 end", 1, "fk")
+        except redis.ResponseError as e:
+            result["error"] = str(e)
+
+    t = threading.Thread(target=run_eval)
+    t.start()
+
+    def busy_eval():
+        try:
+            other.execute_command("FUNCTION", "KILL")
+        except redis.ResponseError as e:
+            return str(e).startswith("BUSY") and str(e)
+        return False
+
+    assert poll(busy_eval) == ("BUSY Redis is busy running a script. You can only call "
+                               "SCRIPT KILL or SHUTDOWN NOSAVE.")
+    assert other.execute_command("SCRIPT", "KILL") == "OK"
+    t.join(60)
+    assert result.get("error", "").startswith("Script killed by user with SCRIPT KILL...")
