@@ -10,12 +10,8 @@ utime + stime growth / N. SET / GET of a small string run the same way give the 
 
 Results: bench/results/json_big_<date_time>/summary.md.
 """
+import json
 import sys
-
-_SCRIPT_DIR = sys.path.pop(0)  # bench/json.py would shadow the json module
-import json  # noqa: E402
-
-sys.path.insert(0, _SCRIPT_DIR)
 import argparse  # noqa: E402
 import datetime  # noqa: E402
 import random  # noqa: E402

@@ -4,10 +4,10 @@ same documents stored as JSON (HotKV), as strings (SET of the compact JSON text)
 hashes (the document flattened to path -> value fields), HotKV against Debian's Redis 7.0
 (strings and hashes only: neither Redis here has the JSON module), in one run.
 
-    bench/json.py                            # 100,000 documents of every shape
-    bench/json.py --docs 10000               # fewer documents
-    bench/json.py --only memory              # memory only (no CPU workloads)
-    bench/json.py --shapes profile           # some shapes
+    bench/json_docs.py                            # 100,000 documents of every shape
+    bench/json_docs.py --docs 10000               # fewer documents
+    bench/json_docs.py --only memory              # memory only (no CPU workloads)
+    bench/json_docs.py --shapes profile           # some shapes
 
 Shapes (one corpus per shape, generated from --seed):
   profile     the issue's ~1 KB user profile: nested address, arrays of tags, scores and
@@ -28,13 +28,8 @@ JSON.GET of one field, JSON.NUMINCRBY, JSON.ARRAPPEND; GET and SET of the same t
 HGETALL / HGET / HINCRBY of the hash for comparison. Results:
 bench/results/json_<date_time>/summary.md + results.json.
 """
+import json
 import sys
-
-# This file's own name would shadow the standard json module: import it without bench/.
-_SCRIPT_DIR = sys.path.pop(0)
-import json  # noqa: E402
-
-sys.path.insert(0, _SCRIPT_DIR)
 import argparse  # noqa: E402
 import datetime  # noqa: E402
 import os
@@ -234,7 +229,7 @@ def render(res, a):
     names = {"hotkv": "HotKV", "redis7": "Redis 7.0", "redis88": "Redis 8.8"}
     lines = [f"# JSON benchmark (issue 17), {res['date']}", "",
              f"Machine: {res['machine']}; load average at start {res['loadavg']}. Command: "
-             f"`bench/json.py --docs {a.docs} --ops {a.ops} --shapes {','.join(res['shapes'])} "
+             f"`bench/json_docs.py --docs {a.docs} --ops {a.ops} --shapes {','.join(res['shapes'])} "
              f"--only {a.only} --servers {','.join(kinds)}"
              f"{'' if a.build_dir == str(ROOT / 'build/release') else ' --build-dir ' + a.build_dir}`. "
              "Pipeline 30, one connection, "
