@@ -378,4 +378,42 @@ std::string HumanBytes(uint64_t n) {
   return buf;
 }
 
+void AppendQuotedRepr(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (ch >= 0x20 && ch < 0x7f) {
+          out += static_cast<char>(ch);
+        } else {
+          char buf[8];
+          snprintf(buf, sizeof(buf), "\\x%02x", ch);
+          out += buf;
+        }
+    }
+  }
+  out += '"';
+}
+
 }  // namespace hotkv

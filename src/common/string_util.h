@@ -64,4 +64,8 @@ bool GlobMatch(std::string_view pattern, std::string_view str, bool nocase = fal
 // Formats a human size like Redis's INFO: "1.23M", "512B".
 std::string HumanBytes(uint64_t n);
 
+// Redis's sdscatrepr (MONITOR lines, config errors, CONFIG REWRITE): `s` in double
+// quotes, with \\ \" \n \r \t \a \b escaped and other non-printable bytes as \xhh.
+void AppendQuotedRepr(std::string& out, std::string_view s);
+
 }  // namespace hotkv

@@ -28,41 +28,9 @@ std::string FatalConfigError(int line, const std::string& echo, const std::strin
 // A word as Redis echoes a command-line argument in a config error: in double quotes,
 // with escapes (sdscatrepr).
 std::string ConfigRepr(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (isprint(c)) {
-          out += static_cast<char>(c);
-        } else {
-          char buf[8];
-          snprintf(buf, sizeof(buf), "\\x%02x", c);
-          out += buf;
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  AppendQuotedRepr(out, s);
+  return out;
 }
 
 Status Config::ApplyDirective(const std::vector<std::string>& words) {

@@ -51,8 +51,4 @@ class MonitorFeed {
   std::atomic<int> count_{0};
 };
 
-// Redis's sdscatrepr: the argument quoted, with \\ \" \n \r \t \a \b escaped and other
-// non-printable bytes as \xhh.
-void AppendQuotedRepr(std::string& out, std::string_view s);
-
 }  // namespace hotkv
