@@ -11,7 +11,7 @@ namespace {
 std::array<std::string, KeySizeHistogram::kBins> MakeLabels() {
   static const char kUnits[] = {'\0', 'K', 'M', 'G', 'T', 'P', 'E'};
   std::array<std::string, KeySizeHistogram::kBins> labels;
-  labels[0] = "0";
+  labels[0].assign(1, '0');  // not = "0": GCC 12 -Wrestrict false positive (bug 105329)
   for (int b = 1; b < KeySizeHistogram::kBins; b++) {
     const int exp = b - 1;
     labels[b] = std::to_string(1 << (exp % 10));
