@@ -28,6 +28,8 @@ ALLOWED = {
                     "json", "common"},
     "scripting": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
                   "json", "common"},
+    "search": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
+               "json", "common"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

@@ -1,0 +1,89 @@
+// Full-text indexing for one search index: the analyzer (tokenising, case folding,
+// stop words, Snowball stemming via libstemmer) and the inverted index over the index's
+// TEXT fields, with RediSearch's scorers.
+//
+// Thread safety: Analyzer is immutable after construction and safe from any thread
+// (stemmers are per thread inside). TextIndex is not synchronised: the search index
+// holds its own lock (shared for queries, exclusive for Add/Remove).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "search/query_ast.h"
+#include "search/search_types.h"
+
+namespace hotkv::search {
+
+// RediSearch's default English stop words.
+const std::vector<std::string>& DefaultStopWords();
+
+class Analyzer {
+ public:
+  // language: RediSearch's names ("english", "french", ...); unknown -> no stemming.
+  // stopwords: words (case-folded) dropped from documents and queries.
+  Analyzer(std::string language, std::vector<std::string> stopwords);
+  ~Analyzer();
+  // Splits `text` into case-folded tokens (Unicode letters and digits; RediSearch's
+  // separators ,.<>{}[]"':;!@#$%^&*()-+=~ and whitespace; a backslash escapes one),
+  // dropping stop words; positions count from 1 and include dropped stop words.
+  struct Token {
+    std::string text;
+    uint32_t position;
+  };
+  void Tokenize(std::string_view text, std::vector<Token>* out) const;
+  std::string Fold(std::string_view word) const;   // Unicode case folding
+  std::string Stem(std::string_view folded) const; // the word itself when no stemmer
+  bool IsStopWord(std::string_view folded) const;
+  const std::string& language() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One TEXT field's content in a document.
+struct TextFieldValue {
+  int field_bit;       // 0..63: the field's position among the index's TEXT fields
+  double weight;       // WEIGHT
+  bool nostem;
+  std::string_view text;
+};
+
+struct TextIndexStats {
+  uint64_t num_terms = 0;       // distinct terms
+  uint64_t num_records = 0;     // postings (term, doc) pairs
+  uint64_t inverted_bytes = 0;
+  uint64_t offset_vectors_bytes = 0;
+  uint64_t offsets_count = 0;
+  uint64_t total_doc_tokens = 0;
+};
+
+class TextIndex {
+ public:
+  TextIndex(const Analyzer* analyzer, bool store_offsets);
+  ~TextIndex();
+  // (Re)indexes a document: its previous postings are replaced.
+  void Add(DocId doc, const std::vector<TextFieldValue>& fields);
+  void Remove(DocId doc);
+  // The documents matching a text node (kTerm, kPrefix, kSuffix, kInfix, kWildcard,
+  // kFuzzy, kPhrase; also kIntersect of text terms with slop/inorder set) within the
+  // fields of `field_mask`, scored by `scorer` (term weight and field WEIGHT applied).
+  // `verbatim`: no stem expansion. Expansions (prefix, fuzzy...) stop at max_expansions
+  // terms (FT.CONFIG MAXEXPANSIONS).
+  ScoredDocs Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
+                   size_t max_expansions, size_t num_docs) const;
+  // Terms starting with `prefix` (FT.SPELLCHECK / FT.INFO helpers; sorted).
+  std::vector<std::string> TermsWithPrefix(std::string_view prefix, size_t limit) const;
+  TextIndexStats Stats() const;
+  size_t MemoryBytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hotkv::search
