@@ -1,0 +1,805 @@
+// Full-text matching and scoring, shaped like RediSearch 2.10's query evaluation so that
+// scores agree with it: a tree of iterators (term readers, unions, intersections) with
+// Read / SkipTo, whose results (term records and aggregates of them) feed the scorers of
+// src/ext/default.c. RediSearch's observable details are kept on purpose:
+// - the words of a term expand to [word, "+stem", stem] (stem only when it differs),
+//   the node's weight on the word only; a union of one live term is that term;
+// - prefix / suffix / infix / wildcard / fuzzy expansions are unions that keep only the
+//   first matching term per document ("quick exit"), terms in dictionary order;
+// - a union reached by SkipTo past the requested document reports only its first
+//   lowest child (so an intersection may score one term of an expansion);
+// - intersections visit children by ascending estimated size (unless in order);
+// - TFIDF / BM25 divide by the truncated square root of the summed squared distances
+//   between consecutive children (IndexResult_MinOffsetDelta).
+// Numeric types follow the C code (float k1/b, float IDF quotient) so values match to the
+// last bits on simple queries.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <memory>
+
+#include "search/text_index_internal.h"
+
+namespace hotkv::search::text_internal {
+
+namespace {
+
+// Internal document ids are DocId + 1: RediSearch's iterators use 0 as "nothing read".
+using IterId = uint64_t;
+constexpr uint32_t kOffsetEof = 0xffffffffu;
+
+enum class Rc { kOk, kNotFound, kEof };
+
+struct Result {
+  enum class Type : uint8_t { kTerm, kUnion, kIntersect };
+  Type type = Type::kTerm;
+  IterId id = 0;
+  uint32_t freq = 0;
+  uint64_t mask = 0;
+  double weight = 1;
+  // kTerm
+  double idf = 0;
+  double bm25_idf = 0;
+  const std::vector<uint32_t>* positions = nullptr;
+  // aggregates
+  std::vector<const Result*> children;
+
+  void ResetAggregate() {
+    children.clear();
+    freq = 0;
+    mask = 0;
+    id = 0;
+  }
+  void AddChild(const Result* r) {
+    children.push_back(r);
+    freq += r->freq;
+    id = r->id;
+    mask |= r->mask;
+  }
+  bool HasOffsets() const { return type != Type::kTerm || (positions && !positions->empty()); }
+};
+
+class Iterator {
+ public:
+  virtual ~Iterator() = default;
+  virtual Rc Read(const Result** hit) = 0;
+  virtual Rc SkipTo(IterId id, const Result** hit) = 0;
+  virtual size_t NumEstimated() const = 0;
+  virtual const Result* Current() const = 0;
+  bool valid = true;
+  IterId min_id = 0;  // maintained by a parent union (RediSearch's it->minId)
+};
+
+using IteratorPtr = std::unique_ptr<Iterator>;
+
+// Reads one term's postings (restricted to a field mask), block by block.
+class TermIterator final : public Iterator {
+ public:
+  TermIterator(const TermData* term, uint64_t mask, double weight, double idf, double bm25_idf)
+      : term_(term), mask_(mask) {
+    rec_.type = Result::Type::kTerm;
+    rec_.weight = weight;
+    rec_.idf = idf;
+    rec_.bm25_idf = bm25_idf;
+  }
+
+  Rc Read(const Result** hit) override {
+    while (valid) {
+      if (pos_ >= buf_.size()) {
+        if (block_ >= term_->blocks.size()) {
+          valid = false;
+          break;
+        }
+        buf_.clear();
+        pos_ = 0;
+        DecodeBlock(term_->blocks[block_++], &buf_);
+        continue;
+      }
+      const Posting& p = buf_[pos_++];
+      if ((p.mask & mask_) == 0) continue;
+      rec_.id = static_cast<IterId>(p.doc) + 1;
+      rec_.freq = p.freq;
+      rec_.mask = p.mask;
+      positions_.assign(p.positions.begin(), p.positions.end());  // stable while current
+      rec_.positions = &positions_;
+      if (hit) *hit = &rec_;
+      return Rc::kOk;
+    }
+    return Rc::kEof;
+  }
+
+  Rc SkipTo(IterId id, const Result** hit) override {
+    if (id == 0) return Read(hit);
+    if (!valid) return Rc::kEof;
+    if (rec_.id >= id) {  // already there (callers avoid this; keep it harmless)
+      if (hit) *hit = &rec_;
+      return rec_.id == id ? Rc::kOk : Rc::kNotFound;
+    }
+    // Jump over whole blocks that end before the target.
+    const DocId target = static_cast<DocId>(id - 1);
+    if (pos_ >= buf_.size() || buf_.back().doc < target) {
+      size_t b = block_;
+      while (b < term_->blocks.size() && term_->blocks[b].last < target) ++b;
+      if (b != block_) {
+        block_ = b;
+        buf_.clear();
+        pos_ = 0;
+      }
+    }
+    while (true) {
+      if (Read(hit) == Rc::kEof) return Rc::kEof;
+      if (rec_.id >= id) return rec_.id == id ? Rc::kOk : Rc::kNotFound;
+    }
+  }
+
+  size_t NumEstimated() const override { return term_->num_docs; }
+  const Result* Current() const override { return &rec_; }
+
+ private:
+  const TermData* term_;
+  uint64_t mask_;
+  size_t block_ = 0;
+  std::vector<Posting> buf_;
+  size_t pos_ = 0;
+  std::vector<uint32_t> positions_;
+  Result rec_;
+};
+
+// RediSearch's sorted union iterator (UI_ReadSorted / UI_SkipTo).
+class UnionIterator final : public Iterator {
+ public:
+  UnionIterator(std::vector<IteratorPtr> its, bool quick_exit, double weight)
+      : owned_(std::move(its)), quick_exit_(quick_exit) {
+    for (auto& it : owned_) {
+      its_.push_back(it.get());
+      expected_ += it->NumEstimated();
+    }
+    cur_.type = Result::Type::kUnion;
+    cur_.weight = weight;
+  }
+
+  Rc Read(const Result** hit) override {
+    if (its_.empty() || !valid) {
+      valid = false;
+      return Rc::kEof;
+    }
+    cur_.ResetAggregate();
+    int num_active = 0;
+    do {
+      IterId min_doc = UINT64_MAX;
+      Iterator* min_it = nullptr;
+      num_active = 0;
+      for (int i = 0; i < static_cast<int>(its_.size()); ++i) {
+        Iterator* it = its_[i];
+        const Result* res = it->Current();
+        Rc rc = Rc::kOk;
+        while (it->min_id <= min_doc_id_ && rc != Rc::kEof) {
+          rc = Rc::kNotFound;
+          while (rc == Rc::kNotFound) {
+            rc = it->Read(&res);
+            if (rc != Rc::kEof) it->min_id = res->id;
+          }
+        }
+        if (rc != Rc::kEof) {
+          ++num_active;
+        } else {
+          its_.erase(its_.begin() + i);
+          --i;
+          continue;
+        }
+        if (rc == Rc::kOk && res->id <= min_doc) {
+          min_doc = res->id;
+          min_it = it;
+        }
+      }
+      if (min_it) {
+        const Result* h = nullptr;
+        SkipTo(min_it->min_id, &h);
+        min_doc_id_ = min_it->min_id;
+        if (hit) *hit = &cur_;
+        return Rc::kOk;
+      }
+    } while (num_active > 0);
+    valid = false;
+    return Rc::kEof;
+  }
+
+  Rc SkipTo(IterId id, const Result** hit) override {
+    if (id == 0) return Read(hit);
+    if (!valid) return Rc::kEof;
+    cur_.ResetAggregate();
+    int num_active = 0;
+    int found = 0;
+    IterId min_doc = UINT32_MAX;
+    const Result* min_result = nullptr;
+    for (int i = 0; i < static_cast<int>(its_.size()); ++i) {
+      Iterator* it = its_[i];
+      const Result* res = nullptr;
+      Rc rc;
+      if (it->min_id < id) {
+        rc = it->SkipTo(id, &res);
+        if (rc == Rc::kEof) {
+          its_.erase(its_.begin() + i);
+          --i;
+          continue;
+        }
+        if (res) it->min_id = res->id;
+      } else {
+        rc = it->min_id == id ? Rc::kOk : Rc::kNotFound;
+        res = it->Current();
+      }
+      if (it->min_id) {
+        if (it->min_id < min_doc || !min_result) {
+          min_result = res;
+          min_doc = it->min_id;
+        }
+      }
+      if (rc == Rc::kOk) {
+        cur_.AddChild(res ? res : it->Current());
+        min_doc_id_ = it->min_id;
+        ++found;
+      }
+      ++num_active;
+      if (found && quick_exit_) break;
+    }
+    if (num_active == 0) {
+      valid = false;
+      return Rc::kEof;
+    }
+    if (hit) *hit = &cur_;
+    if (found > 0) return Rc::kOk;
+    if (min_result) cur_.AddChild(min_result);
+    min_doc_id_ = min_doc;
+    return Rc::kNotFound;
+  }
+
+  size_t NumEstimated() const override { return expected_; }
+  const Result* Current() const override { return &cur_; }
+
+ private:
+  std::vector<IteratorPtr> owned_;
+  std::vector<Iterator*> its_;  // active, in the original order
+  bool quick_exit_;
+  size_t expected_ = 0;
+  IterId min_doc_id_ = 0;
+  Result cur_;
+};
+
+bool IsWithinRange(const Result& r, int max_slop, bool inorder);
+
+// RediSearch's intersection iterator (II_ReadSorted / II_SkipTo).
+class IntersectIterator final : public Iterator {
+ public:
+  IntersectIterator(std::vector<IteratorPtr> its, int max_slop, bool inorder, double weight)
+      : its_(std::move(its)), max_slop_(max_slop), inorder_(inorder) {
+    if (!inorder_) {
+      std::stable_sort(its_.begin(), its_.end(), [](const IteratorPtr& a, const IteratorPtr& b) {
+        return a->NumEstimated() < b->NumEstimated();
+      });
+    }
+    for (auto& it : its_) expected_ = std::min(expected_, it->NumEstimated());
+    doc_ids_.assign(its_.size(), 0);
+    cur_.type = Result::Type::kIntersect;
+    cur_.weight = weight;
+  }
+
+  Rc Read(const Result** hit) override {
+    const int num = static_cast<int>(its_.size());
+    if (num == 0 || !valid) return Rc::kEof;
+    while (true) {
+      int nh = 0;
+      cur_.ResetAggregate();
+      for (int i = 0; i < num; ++i) {
+        Iterator* it = its_[i].get();
+        const Result* h = it->Current();
+        Rc rc = Rc::kOk;
+        if (doc_ids_[i] != last_doc_id_ || last_doc_id_ == 0) {
+          if (i == 0 && doc_ids_[i] >= last_doc_id_) {
+            rc = it->Read(&h);
+          } else {
+            rc = it->SkipTo(last_doc_id_, &h);
+          }
+          if (rc == Rc::kEof) {
+            valid = false;
+            return Rc::kEof;
+          }
+          doc_ids_[i] = h->id;
+        }
+        if (doc_ids_[i] > last_doc_id_) {
+          last_doc_id_ = doc_ids_[i];
+          break;
+        }
+        if (rc == Rc::kOk) {
+          ++nh;
+          cur_.AddChild(h);
+        } else {
+          ++last_doc_id_;
+        }
+      }
+      if (nh == num) {
+        ++last_doc_id_;
+        if (max_slop_ >= 0 && !IsWithinRange(cur_, max_slop_, inorder_)) continue;
+        if (hit) *hit = &cur_;
+        return Rc::kOk;
+      }
+    }
+  }
+
+  Rc SkipTo(IterId id, const Result** hit) override {
+    if (id == 0) return Read(hit);
+    if (!valid) return Rc::kEof;
+    cur_.ResetAggregate();
+    int nfound = 0;
+    const int num = static_cast<int>(its_.size());
+    for (int i = 0; i < num; ++i) {
+      Iterator* it = its_[i].get();
+      if (!it->valid) {
+        valid = false;
+        return Rc::kEof;
+      }
+      const Result* res = it->Current();
+      Rc rc = Rc::kOk;
+      if (doc_ids_[i] != id) {
+        rc = it->SkipTo(id, &res);
+        if (rc != Rc::kEof && res) doc_ids_[i] = res->id;
+      }
+      if (rc == Rc::kEof) {
+        valid = false;
+        return rc;
+      } else if (rc == Rc::kOk) {
+        cur_.AddChild(res);
+        last_doc_id_ = id;
+        ++nfound;
+      } else if (doc_ids_[i] > last_doc_id_) {
+        last_doc_id_ = doc_ids_[i];
+        break;
+      }
+    }
+    if (nfound == num && (max_slop_ == -1 || IsWithinRange(cur_, max_slop_, inorder_))) {
+      if (hit) *hit = &cur_;
+      return Rc::kOk;
+    }
+    if (Read(hit) == Rc::kEof) return Rc::kEof;
+    return Rc::kNotFound;
+  }
+
+  size_t NumEstimated() const override { return expected_; }
+  const Result* Current() const override { return &cur_; }
+
+ private:
+  std::vector<IteratorPtr> its_;
+  int max_slop_;
+  bool inorder_;
+  size_t expected_ = UINT32_MAX;
+  std::vector<IterId> doc_ids_;
+  IterId last_doc_id_ = 0;
+  Result cur_;
+};
+
+// ---- offsets: RediSearch's offset iterators over results ----
+
+// All positions of a result's terms, merged (duplicates kept, as the aggregate offset
+// iterator yields them).
+void CollectPositions(const Result& r, std::vector<uint32_t>* out) {
+  if (r.type == Result::Type::kTerm) {
+    if (r.positions) {
+      const size_t mid = out->size();
+      out->insert(out->end(), r.positions->begin(), r.positions->end());
+      std::inplace_merge(out->begin(), out->begin() + static_cast<long>(mid), out->end());
+    }
+    return;
+  }
+  for (const Result* c : r.children) CollectPositions(*c, out);
+}
+
+uint32_t At(const std::vector<uint32_t>& v, size_t i) { return i < v.size() ? v[i] : kOffsetEof; }
+
+// IndexResult_MinOffsetDelta.
+int MinOffsetDelta(const Result& r) {
+  if (r.type == Result::Type::kTerm || r.children.size() <= 1) return 1;
+  const int num = static_cast<int>(r.children.size());
+  int dist = 0;
+  int i = 0;
+  std::vector<uint32_t> v1, v2;
+  auto absdelta = [](uint32_t x, uint32_t y) { return static_cast<int>(x > y ? x - y : y - x); };
+  while (i < num) {
+    while (i < num && !r.children[i]->HasOffsets()) ++i;
+    if (i == num) break;
+    v1.clear();
+    CollectPositions(*r.children[i], &v1);
+    ++i;
+    while (i < num && !r.children[i]->HasOffsets()) ++i;
+    if (i == num) break;
+    v2.clear();
+    CollectPositions(*r.children[i], &v2);
+    size_t i1 = 0, i2 = 0;
+    uint32_t p1 = At(v1, i1++);
+    uint32_t p2 = At(v2, i2++);
+    int cd = absdelta(p2, p1);
+    while (cd > 1 && p1 != kOffsetEof && p2 != kOffsetEof) {
+      cd = std::min(absdelta(p2, p1), cd);
+      if (p2 > p1) {
+        p1 = At(v1, i1++);
+      } else {
+        p2 = At(v2, i2++);
+      }
+    }
+    dist += cd * cd;
+  }
+  return dist ? static_cast<int>(std::sqrt(static_cast<double>(dist))) : num - 1;
+}
+
+bool WithinRangeInOrder(const std::vector<std::vector<uint32_t>>& lists, int max_slop) {
+  const size_t num = lists.size();
+  std::vector<uint32_t> positions(num, 0);
+  std::vector<size_t> next(num, 0);
+  auto advance = [&](size_t i) { return At(lists[i], next[i]++); };
+  while (true) {
+    int span = 0;
+    for (size_t i = 0; i < num; ++i) {
+      uint32_t pos = i ? positions[i] : advance(0);
+      const uint32_t last = i ? positions[i - 1] : 0;
+      while (pos != kOffsetEof && pos < last) pos = advance(i);
+      if (pos == kOffsetEof) return false;
+      positions[i] = pos;
+      if (i > 0) {
+        span += static_cast<int>(pos) - static_cast<int>(last) - 1;
+        if (span > max_slop) break;
+      }
+    }
+    if (span <= max_slop) return true;
+  }
+}
+
+bool WithinRangeUnordered(const std::vector<std::vector<uint32_t>>& lists, int max_slop) {
+  const size_t num = lists.size();
+  std::vector<uint32_t> positions(num);
+  std::vector<size_t> next(num, 0);
+  for (size_t i = 0; i < num; ++i) positions[i] = At(lists[i], next[i]++);
+  uint32_t max = positions[0];
+  for (size_t i = 1; i < num; ++i) max = std::max(max, positions[i]);
+  while (true) {
+    size_t min_at = 0;
+    for (size_t i = 1; i < num; ++i) {
+      if (positions[i] < positions[min_at]) min_at = i;
+    }
+    const uint32_t min = positions[min_at];
+    if (min != max) {
+      const long span = static_cast<long>(max) - static_cast<long>(min) - static_cast<long>(num - 1);
+      if (span <= max_slop) return true;
+    }
+    positions[min_at] = At(lists[min_at], next[min_at]++);
+    if (positions[min_at] == kOffsetEof) return false;
+    if (positions[min_at] > max) max = positions[min_at];
+  }
+}
+
+// IndexResult_IsWithinRange.
+bool IsWithinRange(const Result& r, int max_slop, bool inorder) {
+  if (r.type == Result::Type::kTerm || r.children.size() <= 1) return true;
+  std::vector<std::vector<uint32_t>> lists;
+  for (const Result* c : r.children) {
+    if (!c->HasOffsets()) continue;
+    lists.emplace_back();
+    CollectPositions(*c, &lists.back());
+  }
+  if (lists.empty()) return true;
+  return inorder ? WithinRangeInOrder(lists, max_slop) : WithinRangeUnordered(lists, max_slop);
+}
+
+// ---- expansions ----
+
+std::u32string ToCodePoints(std::string_view s) {
+  std::u32string out;
+  for (size_t i = 0; i < s.size();) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    size_t n = b0 < 0x80 ? 1 : (b0 & 0xE0) == 0xC0 ? 2 : (b0 & 0xF0) == 0xE0 ? 3 : (b0 & 0xF8) == 0xF0 ? 4 : 1;
+    if (i + n > s.size()) n = 1;
+    char32_t cp = n == 1 ? b0 : (b0 & (0x7F >> n));
+    for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+// Levenshtein distance between code-point strings, or limit + 1 when above it.
+size_t Levenshtein(const std::u32string& a, const std::u32string& b, size_t limit) {
+  const size_t n = a.size(), m = b.size();
+  if ((n > m ? n - m : m - n) > limit) return limit + 1;
+  std::vector<size_t> prev(m + 1), cur(m + 1);
+  for (size_t j = 0; j <= m; ++j) prev[j] = j;
+  for (size_t i = 1; i <= n; ++i) {
+    cur[0] = i;
+    size_t row_min = cur[0];
+    for (size_t j = 1; j <= m; ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > limit) return limit + 1;
+    std::swap(prev, cur);
+  }
+  return prev[m];
+}
+
+// Glob over code points: '?' one, '*' any run.
+bool WildcardMatch(const std::u32string& pat, const std::u32string& s) {
+  size_t p = 0, i = 0, star = std::u32string::npos, mark = 0;
+  while (i < s.size()) {
+    if (p < pat.size() && (pat[p] == U'?' || pat[p] == s[i])) {
+      ++p;
+      ++i;
+    } else if (p < pat.size() && pat[p] == U'*') {
+      star = p++;
+      mark = i;
+    } else if (star != std::u32string::npos) {
+      p = star + 1;
+      i = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pat.size() && pat[p] == U'*') ++p;
+  return p == pat.size();
+}
+
+// ---- building the iterator tree ----
+
+class Builder {
+ public:
+  Builder(const TextIndexData& data, const MatchOptions& o) : data_(data), o_(o) {}
+
+  IteratorPtr Build(const QueryNode& node, uint64_t parent_mask) const {
+    const uint64_t mask = NodeMask(node, parent_mask);
+    if (mask == 0) return nullptr;
+    const bool verbatim = o_.verbatim || node.verbatim;
+    switch (node.kind) {
+      case NodeKind::kTerm:
+        return Word(data_.analyzer->Normalize(node.term), mask, verbatim, node.weight);
+      case NodeKind::kPrefix: {
+        const std::string p = data_.analyzer->Normalize(node.term);
+        std::vector<const TermData*> terms;
+        for (auto it = data_.dict.lower_bound(p); it != data_.dict.end() && terms.size() < o_.max_expansions;
+             ++it) {
+          if (it->first.compare(0, p.size(), p) != 0) break;
+          terms.push_back(&it->second);
+        }
+        return Expansion(terms, mask, node.weight);
+      }
+      case NodeKind::kSuffix: {
+        const std::string s = data_.analyzer->Normalize(node.term);
+        return Expansion(Scan([&](const std::string& t) {
+                           return t.size() >= s.size() && t.compare(t.size() - s.size(), s.size(), s) == 0;
+                         }),
+                         mask, node.weight);
+      }
+      case NodeKind::kInfix: {
+        const std::string s = data_.analyzer->Normalize(node.term);
+        return Expansion(Scan([&](const std::string& t) { return t.find(s) != std::string::npos; }), mask,
+                         node.weight);
+      }
+      case NodeKind::kWildcard: {
+        const std::u32string pat = ToCodePoints(data_.analyzer->Fold(node.term));
+        return Expansion(Scan([&](const std::string& t) { return WildcardMatch(pat, ToCodePoints(t)); }), mask,
+                         node.weight);
+      }
+      case NodeKind::kFuzzy: {
+        const std::string w8 = data_.analyzer->Normalize(node.term);
+        const std::u32string w = ToCodePoints(w8);
+        const size_t d = static_cast<size_t>(std::clamp(node.fuzzy_distance, 1, 3));
+        return Expansion(Scan([&](const std::string& t) {
+                           // a code point is 1..4 bytes: cheap length filter first
+                           if (t.size() + 4 * d < w8.size() || w8.size() + 4 * d < t.size()) return false;
+                           return Levenshtein(w, ToCodePoints(t), d) <= d;
+                         }),
+                         mask, node.weight);
+      }
+      case NodeKind::kPhrase: {
+        std::vector<IteratorPtr> its;
+        for (const auto& raw : node.phrase_terms) {
+          const std::string w = data_.analyzer->Normalize(raw);
+          if (w.empty() || data_.analyzer->IsStopWord(w)) continue;
+          // The words of a quoted phrase are not expanded (RediSearch: exact match).
+          IteratorPtr it = Word(w, mask, /*verbatim=*/true, 1.0);
+          if (!it) return nullptr;
+          its.push_back(std::move(it));
+        }
+        if (its.empty()) return nullptr;
+        if (its.size() == 1) return std::move(its[0]);
+        int slop = 0;
+        bool inorder = true;
+        if (node.slop >= 0) {
+          slop = node.slop;
+          inorder = node.inorder;
+        }
+        return std::make_unique<IntersectIterator>(std::move(its), slop, inorder, node.weight);
+      }
+      case NodeKind::kIntersect: {
+        std::vector<IteratorPtr> its;
+        for (const auto& ch : node.children) {
+          IteratorPtr it = Build(*ch, mask);
+          if (!it) return nullptr;
+          its.push_back(std::move(it));
+        }
+        if (its.empty()) return nullptr;
+        if (its.size() == 1) return std::move(its[0]);
+        int slop = node.slop;
+        if (node.inorder && slop < 0) slop = INT_MAX;
+        return std::make_unique<IntersectIterator>(std::move(its), slop, node.inorder, node.weight);
+      }
+      case NodeKind::kUnion: {
+        if (node.children.size() == 1) return Build(*node.children[0], mask);
+        std::vector<IteratorPtr> its;
+        for (const auto& ch : node.children) {
+          IteratorPtr it = Build(*ch, mask);
+          if (it) its.push_back(std::move(it));
+        }
+        if (its.empty()) return nullptr;
+        if (its.size() == 1) return std::move(its[0]);
+        return std::make_unique<UnionIterator>(std::move(its), /*quick_exit=*/false, node.weight);
+      }
+      default:
+        return nullptr;
+    }
+  }
+
+ private:
+  uint64_t NodeMask(const QueryNode& node, uint64_t mask) const {
+    if (node.fields.empty() || data_.field_names.empty()) return mask;
+    uint64_t m = 0;
+    for (const auto& f : node.fields) {
+      for (size_t bit = 0; bit < data_.field_names.size() && bit < 64; ++bit) {
+        if (data_.field_names[bit] == f) m |= uint64_t{1} << bit;
+      }
+    }
+    return mask & m;
+  }
+
+  IteratorPtr Term(const TermData& t, uint64_t mask, double weight) const {
+    const size_t total = o_.num_docs;
+    const size_t df = t.num_docs;
+    // TFIDF's: the doc table's size is N + 1 in RediSearch.
+    const double idf = std::logb(1.0F + static_cast<double>(total + 1) / static_cast<double>(df ? df : 1));
+    // BM25STD's, with the C expression's float quotient.
+    const double bm25_idf = std::log(static_cast<double>(1.0F + (total - df + 0.5F) / (df + 0.5F)));
+    return std::make_unique<TermIterator>(&t, mask, weight, idf, bm25_idf);
+  }
+
+  // A word and its stem expansions: [word, "+stem", stem]; the node's weight on the word.
+  IteratorPtr Word(const std::string& word, uint64_t mask, bool verbatim, double weight) const {
+    if (word.empty()) return nullptr;
+    std::vector<std::pair<const TermData*, double>> terms;
+    auto add = [&](const std::string& t, double w) {
+      auto it = data_.dict.find(t);
+      if (it == data_.dict.end()) return;
+      for (const auto& e : terms) {
+        if (e.first == &it->second) return;
+      }
+      terms.emplace_back(&it->second, w);
+    };
+    add(word, weight);
+    if (!verbatim && data_.analyzer->HasStemmer()) {
+      const std::string stem = data_.analyzer->Stem(word);
+      add(std::string(1, kStemPrefix) + stem, 1.0);
+      if (stem != word) add(stem, 1.0);
+    }
+    if (terms.empty()) return nullptr;
+    if (terms.size() == 1) return Term(*terms[0].first, mask, terms[0].second);
+    std::vector<IteratorPtr> its;
+    for (const auto& [t, w] : terms) its.push_back(Term(*t, mask, w));
+    return std::make_unique<UnionIterator>(std::move(its), /*quick_exit=*/false, 1.0);
+  }
+
+  // Dictionary terms (stems included, as RediSearch's trie holds them) accepted by pred,
+  // in order, at most max_expansions.
+  template <typename Pred>
+  std::vector<const TermData*> Scan(Pred pred) const {
+    std::vector<const TermData*> out;
+    for (const auto& [term, data] : data_.dict) {
+      if (out.size() >= o_.max_expansions) break;
+      if (pred(term)) out.push_back(&data);
+    }
+    return out;
+  }
+
+  IteratorPtr Expansion(const std::vector<const TermData*>& terms, uint64_t mask, double weight) const {
+    if (terms.empty()) return nullptr;
+    std::vector<IteratorPtr> its;
+    for (const TermData* t : terms) its.push_back(Term(*t, mask, 1.0));
+    return std::make_unique<UnionIterator>(std::move(its), /*quick_exit=*/true, weight);
+  }
+
+  const TextIndexData& data_;
+  const MatchOptions& o_;
+};
+
+// ---- scorers (src/ext/default.c) ----
+
+double TfIdfRecursive(const Result& r) {
+  if (r.type == Result::Type::kTerm) return r.weight * static_cast<double>(r.freq) * r.idf;
+  double ret = 0;
+  for (const Result* c : r.children) ret += TfIdfRecursive(*c);
+  return r.weight * ret;
+}
+
+double Bm25Recursive(const Result& r, double avg_len) {
+  static const float b = 0.5;
+  static const float k1 = 1.2;
+  if (r.type == Result::Type::kTerm) {
+    const double f = static_cast<double>(r.freq);
+    return r.weight * r.idf * f / (f + k1 * (1.0f - b + b * avg_len));
+  }
+  double ret = 0;
+  for (const Result* c : r.children) ret += Bm25Recursive(*c, avg_len);
+  return ret * r.weight;
+}
+
+double Bm25StdRecursive(const Result& r, uint32_t doc_len, double avg_len) {
+  static const float b = 0.5;
+  static const float k1 = 1.2;
+  if (r.type == Result::Type::kTerm) {
+    const double f = static_cast<double>(r.freq);
+    const int len = static_cast<int>(doc_len);
+    return r.weight * r.bm25_idf * f * (k1 + 1) / (f + k1 * (1.0f - b + b * len / avg_len));
+  }
+  double ret = 0;
+  for (const Result* c : r.children) ret += Bm25StdRecursive(*c, doc_len, avg_len);
+  return ret * r.weight;
+}
+
+double DisMaxRecursive(const Result& r) {
+  if (r.type == Result::Type::kTerm) return r.weight * static_cast<double>(r.freq);
+  double ret = 0;
+  for (const Result* c : r.children) {
+    const double v = DisMaxRecursive(*c);
+    ret = r.type == Result::Type::kUnion ? std::max(ret, v) : ret + v;
+  }
+  return r.weight * ret;
+}
+
+double Score(const TextIndexData& data, const MatchOptions& o, double avg_len, const Result& r) {
+  const DocId doc = static_cast<DocId>(r.id - 1);
+  const DocInfo& d = data.docs[doc];
+  const double score = data.DocScore(doc);
+  switch (o.scorer) {
+    case Scorer::kTfIdf:
+    case Scorer::kTfIdfDocNorm: {
+      if (score == 0) return 0;
+      const uint32_t norm = o.scorer == Scorer::kTfIdf ? d.max_freq : d.len;
+      double tfidf = score * TfIdfRecursive(r) / norm;
+      tfidf /= MinOffsetDelta(r);
+      return tfidf;
+    }
+    case Scorer::kBm25:
+      return score * Bm25Recursive(r, avg_len) / MinOffsetDelta(r);
+    case Scorer::kBm25Std:
+      return score * Bm25StdRecursive(r, d.len, avg_len);
+    case Scorer::kDisMax:
+      return DisMaxRecursive(r);
+    case Scorer::kDocScore:
+      return score;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const MatchOptions& options) {
+  Builder builder(data, options);
+  IteratorPtr root = builder.Build(node, options.field_mask);
+  ScoredDocs out;
+  if (!root) return out;
+  const double avg_len =
+      options.num_docs ? static_cast<double>(data.total_len) / static_cast<double>(options.num_docs) : 0;
+  const Result* hit = nullptr;
+  while (root->Read(&hit) == Rc::kOk) {
+    const auto doc = static_cast<DocId>(hit->id - 1);
+    if (!out.empty() && out.back().doc >= doc) continue;  // never expected; keeps the contract
+    out.push_back(ScoredDoc{doc, Score(data, options, avg_len, *hit)});
+  }
+  return out;
+}
+
+}  // namespace hotkv::search::text_internal
