@@ -145,7 +145,84 @@ class TermIterator final : public Iterator {
   Result rec_;
 };
 
-// RediSearch's sorted union iterator (UI_ReadSorted / UI_SkipTo).
+// RediSearch's binary heap (src/util/heap.c) ordered by the children's min_id, the
+// lowest first; equal keys still swap on the way up, as there.
+class MinIdHeap {
+ public:
+  void Clear() { items_.clear(); }
+  size_t Count() const { return items_.size(); }
+  Iterator* Peek() const { return items_.empty() ? nullptr : items_[0]; }
+  void Offer(Iterator* it) {
+    items_.push_back(it);
+    size_t idx = items_.size() - 1;
+    while (idx != 0) {
+      const size_t parent = (idx - 1) / 2;
+      if (Cmp(items_[idx], items_[parent]) < 0) return;
+      std::swap(items_[idx], items_[parent]);
+      idx = parent;
+    }
+  }
+  void Poll() {
+    if (items_.empty()) return;
+    items_[0] = items_.back();
+    items_.pop_back();
+    if (items_.size() > 1) PushDown(0);
+  }
+  void Replace(Iterator* it) {
+    items_[0] = it;
+    PushDown(0);
+  }
+  // The root, then (pre-order) every node equal to it below it.
+  template <typename F>
+  void ForEachRootEqual(F f) const {
+    if (items_.empty()) return;
+    f(items_[0]);
+    Child(1, f);
+    Child(2, f);
+  }
+
+ private:
+  static int Cmp(const Iterator* a, const Iterator* b) {
+    if (a->min_id < b->min_id) return 1;
+    if (a->min_id > b->min_id) return -1;
+    return 0;
+  }
+  void PushDown(size_t idx) {
+    while (true) {
+      const size_t l = idx * 2 + 1, r = idx * 2 + 2;
+      size_t child;
+      if (r >= items_.size()) {
+        if (l >= items_.size()) return;
+        child = l;
+      } else if (Cmp(items_[l], items_[r]) < 0) {
+        child = r;
+      } else {
+        child = l;
+      }
+      if (Cmp(items_[idx], items_[child]) < 0) {
+        std::swap(items_[idx], items_[child]);
+        idx = child;
+      } else {
+        return;
+      }
+    }
+  }
+  template <typename F>
+  void Child(size_t idx, F& f) const {
+    if (idx >= items_.size()) return;
+    if (Cmp(items_[0], items_[idx]) == 0) {
+      f(items_[idx]);
+      Child(idx * 2 + 1, f);
+      Child(idx * 2 + 2, f);
+    }
+  }
+  std::vector<Iterator*> items_;
+};
+
+// RediSearch's sorted union iterator (UI_ReadSorted / UI_SkipTo, and the heap variants
+// UI_ReadSortedHigh / UI_SkipToHigh above kMinUnionIterHeap children).
+constexpr size_t kMinUnionIterHeap = 20;
+
 class UnionIterator final : public Iterator {
  public:
   UnionIterator(std::vector<IteratorPtr> its, bool quick_exit, double weight)
@@ -156,9 +233,22 @@ class UnionIterator final : public Iterator {
     }
     cur_.type = Result::Type::kUnion;
     cur_.weight = weight;
+    use_heap_ = owned_.size() > kMinUnionIterHeap;
+    if (use_heap_) {
+      for (Iterator* it : its_) heap_.Offer(it);
+    }
   }
 
-  Rc Read(const Result** hit) override {
+  Rc Read(const Result** hit) override { return use_heap_ ? ReadHigh(hit) : ReadSorted(hit); }
+  Rc SkipTo(IterId id, const Result** hit) override {
+    if (id == 0) return Read(hit);
+    return use_heap_ ? SkipToHigh(id, hit) : SkipToLow(id, hit);
+  }
+  size_t NumEstimated() const override { return expected_; }
+  const Result* Current() const override { return &cur_; }
+
+ private:
+  Rc ReadSorted(const Result** hit) {
     if (its_.empty() || !valid) {
       valid = false;
       return Rc::kEof;
@@ -194,7 +284,7 @@ class UnionIterator final : public Iterator {
       }
       if (min_it) {
         const Result* h = nullptr;
-        SkipTo(min_it->min_id, &h);
+        SkipToLow(min_it->min_id, &h);
         min_doc_id_ = min_it->min_id;
         if (hit) *hit = &cur_;
         return Rc::kOk;
@@ -204,8 +294,7 @@ class UnionIterator final : public Iterator {
     return Rc::kEof;
   }
 
-  Rc SkipTo(IterId id, const Result** hit) override {
-    if (id == 0) return Read(hit);
+  Rc SkipToLow(IterId id, const Result** hit) {
     if (!valid) return Rc::kEof;
     cur_.ResetAggregate();
     int num_active = 0;
@@ -253,13 +342,76 @@ class UnionIterator final : public Iterator {
     return Rc::kNotFound;
   }
 
-  size_t NumEstimated() const override { return expected_; }
-  const Result* Current() const override { return &cur_; }
+  Rc ReadHigh(const Result** hit) {
+    if (!valid) return Rc::kEof;
+    cur_.ResetAggregate();
+    const IterId next_valid = min_doc_id_ + 1;
+    Iterator* it = nullptr;
+    const Result* res = nullptr;
+    while (heap_.Count()) {
+      it = heap_.Peek();
+      res = it->Current();
+      if (it->min_id >= next_valid && it->min_id != 0) break;
+      const Rc rc = it->SkipTo(next_valid, &res);
+      if (rc == Rc::kEof) {
+        heap_.Poll();
+      } else {
+        it->min_id = res->id;
+        heap_.Replace(it);
+        if (quick_exit_ && it->min_id == next_valid) break;
+      }
+    }
+    if (!heap_.Count()) {
+      valid = false;
+      return Rc::kEof;
+    }
+    min_doc_id_ = it->min_id;
+    if (quick_exit_) {
+      cur_.AddChild(res);
+    } else {
+      heap_.ForEachRootEqual([&](Iterator* c) { cur_.AddChild(c->Current()); });
+    }
+    if (hit) *hit = &cur_;
+    return Rc::kOk;
+  }
 
- private:
+  Rc SkipToHigh(IterId id, const Result** hit) {
+    if (!valid) return Rc::kEof;
+    cur_.ResetAggregate();
+    Iterator* it = nullptr;
+    while (heap_.Count()) {
+      it = heap_.Peek();
+      if (it->min_id >= id) break;
+      const Result* res = nullptr;
+      const Rc rc = it->SkipTo(id, &res);
+      if (rc == Rc::kEof) {
+        heap_.Poll();
+        continue;
+      }
+      it->min_id = res->id;
+      heap_.Replace(it);
+      if (quick_exit_ && it->min_id == id) break;
+    }
+    if (heap_.Count() == 0) {
+      valid = false;
+      return Rc::kEof;
+    }
+    const Rc rc = it->min_id == id ? Rc::kOk : Rc::kNotFound;
+    if (quick_exit_) {
+      cur_.AddChild(it->Current());
+    } else {
+      heap_.ForEachRootEqual([&](Iterator* c) { cur_.AddChild(c->Current()); });
+    }
+    min_doc_id_ = it->min_id;
+    if (hit) *hit = &cur_;
+    return rc;
+  }
+
   std::vector<IteratorPtr> owned_;
   std::vector<Iterator*> its_;  // active, in the original order
   bool quick_exit_;
+  bool use_heap_ = false;
+  MinIdHeap heap_;
   size_t expected_ = 0;
   IterId min_doc_id_ = 0;
   Result cur_;
@@ -544,6 +696,131 @@ bool WildcardMatch(const std::u32string& pat, const std::u32string& s) {
   return p == pat.size();
 }
 
+// RediSearch's term trie (a radix tree over code points, children in order) and its
+// contains / suffix walk (TrieNode_IterateContains): the terms come out in its order,
+// and a term holding the pattern twice comes out twice (each is one more union child).
+struct TrieNode {
+  std::u32string str;
+  bool terminal = false;
+  std::vector<TrieNode> children;
+};
+
+// Builds the node for sorted, distinct terms [b, e) that share their first `depth` code
+// points and differ (or end) after that node's string.
+void BuildChildren(const std::vector<std::u32string>& terms, size_t b, size_t e, size_t depth,
+                   TrieNode* parent) {
+  size_t i = b;
+  if (i < e && terms[i].size() == depth) {
+    parent->terminal = true;
+    ++i;
+  }
+  while (i < e) {
+    const char32_t c = terms[i][depth];
+    size_t j = i + 1;
+    while (j < e && terms[j][depth] == c) ++j;
+    // common prefix of terms[i..j) beyond depth: first and last suffice (sorted)
+    size_t lcp = depth + 1;
+    const auto& first = terms[i];
+    const auto& last = terms[j - 1];
+    while (lcp < first.size() && lcp < last.size() && first[lcp] == last[lcp]) ++lcp;
+    TrieNode child;
+    child.str = first.substr(depth, lcp - depth);
+    BuildChildren(terms, i, j, lcp, &child);
+    parent->children.push_back(std::move(child));
+    i = j;
+  }
+}
+
+class ContainsWalk {
+ public:
+  ContainsWalk(const std::u32string& pattern, bool suffix_only, size_t limit,
+               std::vector<std::u32string>* out)
+      : pat_(pattern), contains_(!suffix_only), limit_(limit), out_(out) {}
+
+  void Run(const TrieNode& root) { Iterate(root, 0, 0); }
+
+ private:
+  bool Emit(const std::u32string& term) {
+    if (out_->size() >= limit_) {
+      stop_ = true;
+      return false;
+    }
+    out_->push_back(term);
+    return true;
+  }
+  void SubTree(const TrieNode& n) {
+    if (stop_) return;
+    buf_ += n.str;
+    if (n.terminal && !Emit(buf_)) return;
+    for (const auto& c : n.children) {
+      SubTree(c);
+      if (stop_) return;
+    }
+    buf_.resize(buf_.size() - n.str.size());
+  }
+  void Next(const TrieNode& n, size_t local, size_t global) {
+    if (n.str.size() == local || n.str.empty()) {
+      for (size_t i = 0; i < n.children.size() && !stop_; ++i) Iterate(n.children[i], 0, global);
+    } else {
+      Iterate(n, local, global);
+    }
+  }
+  void TrimOne(const TrieNode& n) {
+    if (!n.str.empty() && !buf_.empty()) buf_.pop_back();
+  }
+  void Iterate(const TrieNode& n, size_t local, size_t global) {
+    if ((n.children.empty() && pat_.size() - global > n.str.size()) || stop_) return;
+    if (!n.str.empty()) buf_.push_back(n.str[local]);
+    if (!n.str.empty() && n.str[local] == pat_[global]) {
+      if (global + 1 == pat_.size()) {
+        if (contains_) {
+          buf_.resize(buf_.size() - (local + 1));
+          SubTree(n);
+          if (stop_) return;
+          buf_.append(n.str, 0, local);
+          return;
+        }
+        if (n.terminal && local + 1 == n.str.size()) Emit(buf_);
+        Next(n, local + 1, 0);
+        TrimOne(n);
+        return;
+      }
+      Next(n, local + 1, global + 1);
+    }
+    if (!global) Next(n, local + 1, 0);
+    TrimOne(n);
+  }
+
+  const std::u32string pat_;
+  bool contains_;
+  size_t limit_;
+  std::vector<std::u32string>* out_;
+  std::u32string buf_;
+  bool stop_ = false;
+};
+
+std::string ToUtf8(const std::u32string& s) {
+  std::string out;
+  for (const char32_t cp : s) {
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  }
+  return out;
+}
+
 // ---- building the iterator tree ----
 
 class Builder {
@@ -567,17 +844,11 @@ class Builder {
         }
         return Expansion(terms, mask, node.weight);
       }
-      case NodeKind::kSuffix: {
-        const std::string s = data_.analyzer->Normalize(node.term);
-        return Expansion(Scan([&](const std::string& t) {
-                           return t.size() >= s.size() && t.compare(t.size() - s.size(), s.size(), s) == 0;
-                         }),
-                         mask, node.weight);
-      }
+      case NodeKind::kSuffix:
       case NodeKind::kInfix: {
         const std::string s = data_.analyzer->Normalize(node.term);
-        return Expansion(Scan([&](const std::string& t) { return t.find(s) != std::string::npos; }), mask,
-                         node.weight);
+        if (s.empty()) return nullptr;
+        return Expansion(Contains(s, node.kind == NodeKind::kSuffix), mask, node.weight);
       }
       case NodeKind::kWildcard: {
         const std::u32string pat = ToCodePoints(data_.analyzer->Fold(node.term));
@@ -591,7 +862,13 @@ class Builder {
         return Expansion(Scan([&](const std::string& t) {
                            // a code point is 1..4 bytes: cheap length filter first
                            if (t.size() + 4 * d < w8.size() || w8.size() + 4 * d < t.size()) return false;
-                           return Levenshtein(w, ToCodePoints(t), d) <= d;
+                           std::u32string t32 = ToCodePoints(t);
+                           if (Levenshtein(w, t32, d) <= d) return true;
+                           // RediSearch's trie walk also accepts a term whose last two
+                           // letters are swapped at the cost of one edit ("bda" ~ "bad").
+                           if (t32.size() < 2) return false;
+                           std::swap(t32[t32.size() - 1], t32[t32.size() - 2]);
+                           return Levenshtein(w, t32, d - 1) <= d - 1;
                          }),
                          mask, node.weight);
       }
@@ -699,6 +976,33 @@ class Builder {
     for (const auto& [term, data] : data_.dict) {
       if (out.size() >= o_.max_expansions) break;
       if (pred(term)) out.push_back(&data);
+    }
+    return out;
+  }
+
+  // Terms holding `pattern` (suffix_only: ending with it) in RediSearch's trie-walk order.
+  std::vector<const TermData*> Contains(const std::string& pattern, bool suffix_only) const {
+    // Candidates first (cheap byte test), then the trie of just those: the walk's order
+    // and repetitions depend only on the matching terms and their shared prefixes...
+    // except for pruning, which never drops a match, so the result is the same.
+    std::vector<std::u32string> cands;
+    for (const auto& [term, data] : data_.dict) {
+      if (suffix_only ? (term.size() >= pattern.size() &&
+                         term.compare(term.size() - pattern.size(), pattern.size(), pattern) == 0)
+                      : term.find(pattern) != std::string::npos) {
+        cands.push_back(ToCodePoints(term));
+      }
+    }
+    std::vector<const TermData*> out;
+    if (cands.empty()) return out;
+    TrieNode root;
+    BuildChildren(cands, 0, cands.size(), 0, &root);
+    std::vector<std::u32string> found;
+    ContainsWalk walk(ToCodePoints(pattern), suffix_only, o_.max_expansions, &found);
+    walk.Run(root);
+    for (const auto& t : found) {
+      auto it = data_.dict.find(ToUtf8(t));
+      if (it != data_.dict.end()) out.push_back(&it->second);
     }
     return out;
   }

@@ -268,10 +268,16 @@ TEST_F(TextIndexTest, EveryExpansionKind) {
   EXPECT_EQ(Ids(*fz), (DocList{4}));  // 3 code points differ (6 bytes)
   fz->term = "unicode";
   EXPECT_EQ(Ids(*fz), DocList{});
+  // As RediSearch: swapping the last two letters costs one edit, other swaps two.
+  AddDoc(6, "bda");
+  AddDoc(7, "abd");
+  fz->term = "bad";
+  fz->fuzzy_distance = 1;
+  EXPECT_EQ(Ids(*fz), (DocList{6}));
   // Stems ("+dog") are expansion candidates, as in RediSearch's trie ("*og" finds "dogs").
   AddDoc(5, "dogs");
   EXPECT_EQ(Ids(*Node(NodeKind::kSuffix, "og")), (DocList{5}));
-  EXPECT_EQ(index_.TermsWithPrefix("", 100).size(), 7u);  // but not listed: no "+dog"
+  EXPECT_EQ(index_.TermsWithPrefix("", 100).size(), 9u);  // but not listed: no "+dog"
 }
 
 TEST_F(TextIndexTest, ExpansionsStopAtTheLimit) {
