@@ -17,47 +17,79 @@ namespace hotkv::search {
 
 namespace text_internal {
 
-void DecodeBlock(const Block& b, std::vector<Posting>* out) {
+void DecodeBlock(const Block& b, FlatBlock* out) {
+  out->docs.clear();
+  out->freqs.clear();
+  out->masks.clear();
+  out->pos_begin.clear();
+  out->positions.clear();
   const char* p = b.data.data();
   DocId doc = 0;
+  out->pos_begin.push_back(0);
   for (uint32_t i = 0; i < b.count; ++i) {
-    Posting post;
     doc += static_cast<DocId>(GetVarint(p));
-    post.doc = doc;
-    post.freq = static_cast<uint32_t>(GetVarint(p));
-    post.mask = GetVarint(p);
+    out->docs.push_back(doc);
+    out->freqs.push_back(static_cast<uint32_t>(GetVarint(p)));
+    out->masks.push_back(GetVarint(p));
     const auto n = static_cast<size_t>(GetVarint(p));
-    post.positions.resize(n);
     uint32_t pos = 0;
     for (size_t k = 0; k < n; ++k) {
       pos += static_cast<uint32_t>(GetVarint(p));
-      post.positions[k] = pos;
+      out->positions.push_back(pos);
     }
-    out->push_back(std::move(post));
+    out->pos_begin.push_back(static_cast<uint32_t>(out->positions.size()));
   }
-}
-
-void EncodeBlock(const Posting* begin, const Posting* end, Block* b) {
-  b->data.clear();
-  b->count = static_cast<uint32_t>(end - begin);
-  DocId prev = 0;
-  for (const Posting* it = begin; it != end; ++it) {
-    PutVarint(it->doc - prev, &b->data);
-    prev = it->doc;
-    PutVarint(it->freq, &b->data);
-    PutVarint(it->mask, &b->data);
-    PutVarint(it->positions.size(), &b->data);
-    uint32_t last = 0;
-    for (const uint32_t pos : it->positions) {
-      PutVarint(pos - last, &b->data);
-      last = pos;
-    }
-  }
-  b->last = prev;
-  b->data.shrink_to_fit();
 }
 
 }  // namespace text_internal
+
+namespace {
+
+using text_internal::Block;
+
+size_t SkipVarint(const std::string& d, size_t i) {
+  while (static_cast<unsigned char>(d[i]) & 0x80) ++i;
+  return i + 1;
+}
+
+uint64_t ReadVarint(const std::string& d, size_t* i) {
+  const char* p = d.data() + *i;
+  const char* start = p;
+  const uint64_t v = text_internal::GetVarint(p);
+  *i += static_cast<size_t>(p - start);
+  return v;
+}
+
+// One entry's place in a block's bytes.
+struct EntryAt {
+  size_t begin = 0;      // the doc delta
+  size_t delta_end = 0;  // the rest of the entry (freq, mask, offsets)
+  size_t end = 0;
+  DocId doc = 0;
+  uint64_t offsets = 0;
+};
+
+// Reads the entry at `i` whose predecessor is `prev`.
+EntryAt ReadEntry(const std::string& d, size_t i, DocId prev) {
+  EntryAt e;
+  e.begin = i;
+  e.doc = prev + static_cast<DocId>(ReadVarint(d, &i));
+  e.delta_end = i;
+  i = SkipVarint(d, i);  // freq
+  i = SkipVarint(d, i);  // mask
+  e.offsets = ReadVarint(d, &i);
+  for (uint64_t k = 0; k < e.offsets; ++k) i = SkipVarint(d, i);
+  e.end = i;
+  return e;
+}
+
+std::string Varint(uint64_t v) {
+  std::string s;
+  text_internal::PutVarint(v, &s);
+  return s;
+}
+
+}  // namespace
 
 using namespace text_internal;
 
@@ -81,57 +113,122 @@ bool IsTextKind(NodeKind k) {
 }  // namespace
 
 struct TextIndex::Impl : TextIndexData {
-  void InsertPosting(TermData& t, Posting post) {
-    const uint64_t noff = post.positions.size();
-    auto it = std::lower_bound(t.blocks.begin(), t.blocks.end(), post.doc,
-                               [](const Block& b, DocId d) { return b.last < d; });
-    if (it == t.blocks.end()) {
-      if (t.blocks.empty() || t.blocks.back().count >= kBlockEntries) t.blocks.emplace_back();
-      it = t.blocks.end() - 1;
-    }
-    std::vector<Posting> list;
-    DecodeBlock(*it, &list);
-    inverted_bytes -= it->data.size();
-    auto pos = std::lower_bound(list.begin(), list.end(), post.doc,
-                                [](const Posting& p, DocId d) { return p.doc < d; });
-    list.insert(pos, std::move(post));
-    if (list.size() > kBlockEntries) {
-      const size_t half = list.size() / 2;
-      Block second;
-      EncodeBlock(list.data() + half, list.data() + list.size(), &second);
-      EncodeBlock(list.data(), list.data() + half, &*it);
-      inverted_bytes += it->data.size() + second.data.size();
-      t.blocks.insert(it + 1, std::move(second));
-    } else {
-      EncodeBlock(list.data(), list.data() + list.size(), &*it);
-      inverted_bytes += it->data.size();
-    }
+  // Adds `doc`'s entry (`body`: freq, mask, offsets encoded) to a term's postings by
+  // splicing bytes: only the following entry's delta is re-encoded. Appending (rising
+  // doc ids, the initial scan) touches nothing else.
+  void InsertPosting(TermData& t, DocId doc, const std::string& body, uint64_t noff) {
     ++t.num_docs;
     ++num_records;
     offsets_count += noff;
+    auto it = std::lower_bound(t.blocks.begin(), t.blocks.end(), doc,
+                               [](const Block& b, DocId d) { return b.last < d; });
+    if (it == t.blocks.end()) {
+      if (t.blocks.empty() || t.blocks.back().count >= kBlockEntries) {
+        Block b;
+        b.data = Varint(doc) + body;
+        b.last = doc;
+        b.count = 1;
+        inverted_bytes += b.data.size();
+        t.blocks.push_back(std::move(b));
+        return;
+      }
+      Block& b = t.blocks.back();
+      const size_t before = b.data.size();
+      PutVarint(doc - b.last, &b.data);
+      b.data += body;
+      b.last = doc;
+      ++b.count;
+      inverted_bytes += b.data.size() - before;
+      return;
+    }
+    Block& b = *it;
+    const size_t before = b.data.size();
+    // Find the first entry above doc (one exists: b.last >= doc, and doc is not there).
+    size_t i = 0;
+    DocId prev = 0;
+    EntryAt e;
+    while (true) {
+      e = ReadEntry(b.data, i, prev);
+      if (e.doc > doc) break;
+      prev = e.doc;
+      i = e.end;
+    }
+    std::string data;
+    data.reserve(b.data.size() + body.size() + 10);
+    data.append(b.data, 0, e.begin);
+    PutVarint(doc - prev, &data);
+    data += body;
+    PutVarint(e.doc - doc, &data);
+    data.append(b.data, e.delta_end, std::string::npos);
+    b.data = std::move(data);
+    ++b.count;
+    if (b.count > kBlockEntries) {
+      // Split in two halves; the second block's first delta becomes absolute.
+      const uint32_t half = b.count / 2;
+      size_t j = 0;
+      DocId p = 0;
+      EntryAt m;
+      for (uint32_t k = 0; k <= half; ++k) {
+        m = ReadEntry(b.data, j, p);
+        if (k == half) break;
+        p = m.doc;
+        j = m.end;
+      }
+      Block second;
+      second.data = Varint(m.doc);
+      second.data.append(b.data, m.delta_end, std::string::npos);
+      second.last = b.last;
+      second.count = b.count - half;
+      b.data.resize(m.begin);
+      b.data.shrink_to_fit();
+      b.last = p;
+      b.count = half;
+      inverted_bytes += b.data.size() + second.data.size() - before;
+      t.blocks.insert(it + 1, std::move(second));
+      return;
+    }
+    inverted_bytes += b.data.size() - before;
   }
 
   void ErasePosting(TermData& t, DocId doc) {
     auto it = std::lower_bound(t.blocks.begin(), t.blocks.end(), doc,
                                [](const Block& b, DocId d) { return b.last < d; });
     if (it == t.blocks.end()) return;
-    std::vector<Posting> list;
-    DecodeBlock(*it, &list);
-    auto pos = std::lower_bound(list.begin(), list.end(), doc,
-                                [](const Posting& p, DocId d) { return p.doc < d; });
-    if (pos == list.end() || pos->doc != doc) return;
-    const uint64_t noff = pos->positions.size();
-    list.erase(pos);
-    inverted_bytes -= it->data.size();
-    if (list.empty()) {
-      t.blocks.erase(it);
-    } else {
-      EncodeBlock(list.data(), list.data() + list.size(), &*it);
-      inverted_bytes += it->data.size();
+    Block& b = *it;
+    const size_t before = b.data.size();
+    size_t i = 0;
+    DocId prev = 0;
+    EntryAt e;
+    uint32_t k = 0;
+    for (; k < b.count; ++k) {
+      e = ReadEntry(b.data, i, prev);
+      if (e.doc >= doc) break;
+      prev = e.doc;
+      i = e.end;
     }
+    if (k == b.count || e.doc != doc) return;
     --t.num_docs;
     --num_records;
-    offsets_count -= noff;
+    offsets_count -= e.offsets;
+    if (b.count == 1) {
+      inverted_bytes -= before;
+      t.blocks.erase(it);
+      return;
+    }
+    std::string data;
+    data.reserve(b.data.size());
+    data.append(b.data, 0, e.begin);
+    if (k + 1 < b.count) {
+      const EntryAt next = ReadEntry(b.data, e.end, e.doc);
+      PutVarint(next.doc - prev, &data);
+      data.append(b.data, next.delta_end, std::string::npos);
+    } else {
+      b.last = prev;
+    }
+    b.data = std::move(data);
+    --b.count;
+    inverted_bytes += b.data.size();
+    inverted_bytes -= before;
   }
 };
 
@@ -191,11 +288,35 @@ void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields) {
   d.len = len;
   d.max_freq = max_freq;
   d.terms.reserve(fwd.size());
+  std::string body;
   for (auto& [term, e] : fwd) {
-    auto it = m.dict.try_emplace(term).first;
-    std::sort(e.positions.begin(), e.positions.end());
-    m.InsertPosting(it->second, Posting{doc, e.freq, e.mask, std::move(e.positions)});
-    d.terms.push_back(it);
+    auto lit = m.lookup.find(term);
+    Dict::iterator it;
+    if (lit != m.lookup.end()) {
+      it = lit->second;
+    } else {
+      it = m.dict.try_emplace(term).first;
+      m.lookup.emplace(std::string_view(it->first), it);
+      if (!m.free_ids.empty()) {
+        it->second.id = m.free_ids.back();
+        m.free_ids.pop_back();
+        m.by_id[it->second.id] = it;
+      } else {
+        it->second.id = static_cast<uint32_t>(m.by_id.size());
+        m.by_id.push_back(it);
+      }
+    }
+    body.clear();
+    PutVarint(e.freq, &body);
+    PutVarint(e.mask, &body);
+    PutVarint(e.positions.size(), &body);
+    uint32_t last = 0;
+    for (const uint32_t pos : e.positions) {  // ascending: tokens come in order
+      PutVarint(pos - last, &body);
+      last = pos;
+    }
+    m.InsertPosting(it->second, doc, body, e.positions.size());
+    d.terms.push_back(it->second.id);
   }
   d.terms.shrink_to_fit();
   ++m.num_docs;
@@ -207,9 +328,14 @@ void TextIndex::Remove(DocId doc) {
   m.doc_scores.erase(doc);
   if (doc >= m.docs.size() || !m.docs[doc].present) return;
   DocInfo& d = m.docs[doc];
-  for (auto it : d.terms) {
+  for (const uint32_t id : d.terms) {
+    const Dict::iterator it = m.by_id[id];
     m.ErasePosting(it->second, doc);
-    if (it->second.num_docs == 0) m.dict.erase(it);
+    if (it->second.num_docs == 0) {
+      m.lookup.erase(std::string_view(it->first));
+      m.dict.erase(it);
+      m.free_ids.push_back(id);
+    }
   }
   m.total_len -= d.len;
   --m.num_docs;
@@ -276,8 +402,10 @@ size_t TextIndex::MemoryBytes() const {
   for (const auto& [term, t] : m.dict) {
     bytes += 64 + term.capacity() + t.blocks.capacity() * sizeof(Block);
   }
+  bytes += m.lookup.bucket_count() * sizeof(void*) + m.lookup.size() * 48;  // hash nodes
   bytes += m.docs.capacity() * sizeof(DocInfo);
-  for (const auto& d : m.docs) bytes += d.terms.capacity() * sizeof(Dict::iterator);
+  for (const auto& d : m.docs) bytes += d.terms.capacity() * sizeof(uint32_t);
+  bytes += m.by_id.capacity() * sizeof(Dict::iterator) + m.free_ids.capacity() * sizeof(uint32_t);
   return bytes;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -41,23 +42,27 @@ inline uint64_t GetVarint(const char*& p) {
   }
 }
 
-struct Posting {
-  DocId doc = 0;
-  uint32_t freq = 0;
-  uint64_t mask = 0;
-  std::vector<uint32_t> positions;  // ascending, from 1
-};
-
+// A block: entries of (doc delta varint, freq, field mask, offset count, offset deltas).
+// The first entry's delta is from 0.
 struct Block {
   DocId last = 0;  // the block's highest doc
   uint32_t count = 0;
   std::string data;
 };
 
-void DecodeBlock(const Block& b, std::vector<Posting>* out);  // appends
-void EncodeBlock(const Posting* begin, const Posting* end, Block* b);
+// A decoded block, flat (no allocation per posting once the buffers have grown).
+struct FlatBlock {
+  std::vector<DocId> docs;
+  std::vector<uint32_t> freqs;
+  std::vector<uint64_t> masks;
+  std::vector<uint32_t> pos_begin;  // docs.size() + 1 offsets into positions
+  std::vector<uint32_t> positions;
+  size_t size() const { return docs.size(); }
+};
+void DecodeBlock(const Block& b, FlatBlock* out);  // replaces out's content
 
 struct TermData {
+  uint32_t id = 0;  // index in TextIndexData::by_id
   uint32_t num_docs = 0;
   std::vector<Block> blocks;
 };
@@ -68,13 +73,17 @@ struct DocInfo {
   bool present = false;
   uint32_t len = 0;       // weighted count of the words (stems excluded): RediSearch's len
   uint32_t max_freq = 0;  // highest term frequency (stems included): RediSearch's maxFreq
-  std::vector<Dict::iterator> terms;
+  std::vector<uint32_t> terms;  // term ids (4 bytes a posting instead of a pointer)
 };
 
 struct TextIndexData {
   const Analyzer* analyzer = nullptr;
   bool store_offsets = true;
   Dict dict;
+  // Exact lookups without walking the tree (keys view the dict's own strings).
+  std::unordered_map<std::string_view, Dict::iterator> lookup;
+  std::vector<Dict::iterator> by_id;  // term id -> term; free ids are reused
+  std::vector<uint32_t> free_ids;
   std::vector<DocInfo> docs;                     // by DocId
   std::unordered_map<DocId, double> doc_scores;  // only those != 1
   std::vector<std::string> field_names;          // by field bit
@@ -83,6 +92,11 @@ struct TextIndexData {
   uint64_t num_records = 0;
   uint64_t offsets_count = 0;
   uint64_t inverted_bytes = 0;
+
+  const TermData* Find(std::string_view term) const {
+    auto it = lookup.find(term);
+    return it == lookup.end() ? nullptr : &it->second->second;
+  }
 
   double DocScore(DocId doc) const {
     auto it = doc_scores.find(doc);

@@ -40,7 +40,8 @@ struct Result {
   // kTerm
   double idf = 0;
   double bm25_idf = 0;
-  const std::vector<uint32_t>* positions = nullptr;
+  const uint32_t* pos = nullptr;  // the term's positions in the document
+  uint32_t npos = 0;
   // aggregates
   std::vector<const Result*> children;
 
@@ -56,7 +57,7 @@ struct Result {
     id = r->id;
     mask |= r->mask;
   }
-  bool HasOffsets() const { return type != Type::kTerm || (positions && !positions->empty()); }
+  bool HasOffsets() const { return type != Type::kTerm || npos > 0; }
 };
 
 class Iterator {
@@ -90,21 +91,22 @@ class TermIterator final : public Iterator {
           valid = false;
           break;
         }
-        buf_.clear();
         pos_ = 0;
         DecodeBlock(term_->blocks[block_++], &buf_);
         continue;
       }
-      const Posting& p = buf_[pos_++];
-      if ((p.mask & mask_) == 0) continue;
-      rec_.id = static_cast<IterId>(p.doc) + 1;
-      rec_.freq = p.freq;
-      rec_.mask = p.mask;
-      positions_.assign(p.positions.begin(), p.positions.end());  // stable while current
-      rec_.positions = &positions_;
+      const size_t k = pos_++;
+      if ((buf_.masks[k] & mask_) == 0) continue;
+      rec_.id = static_cast<IterId>(buf_.docs[k]) + 1;
+      rec_.freq = buf_.freqs[k];
+      rec_.mask = buf_.masks[k];
+      rec_.pos = buf_.positions.data() + buf_.pos_begin[k];
+      rec_.npos = buf_.pos_begin[k + 1] - buf_.pos_begin[k];
       if (hit) *hit = &rec_;
       return Rc::kOk;
     }
+    rec_.pos = nullptr;  // never read after EOF; keep it harmless
+    rec_.npos = 0;
     return Rc::kEof;
   }
 
@@ -117,13 +119,14 @@ class TermIterator final : public Iterator {
     }
     // Jump over whole blocks that end before the target.
     const DocId target = static_cast<DocId>(id - 1);
-    if (pos_ >= buf_.size() || buf_.back().doc < target) {
-      size_t b = block_;
-      while (b < term_->blocks.size() && term_->blocks[b].last < target) ++b;
-      if (b != block_) {
-        block_ = b;
-        buf_.clear();
-        pos_ = 0;
+    if (pos_ >= buf_.size() || buf_.docs.back() < target) {
+      // Binary search over the blocks not read yet.
+      auto first = term_->blocks.begin() + static_cast<long>(block_);
+      auto b = std::lower_bound(first, term_->blocks.end(), target,
+                                [](const Block& blk, DocId d) { return blk.last < d; });
+      if (b != first) {
+        block_ = static_cast<size_t>(b - term_->blocks.begin());
+        pos_ = buf_.size();  // the buffer is spent
       }
     }
     while (true) {
@@ -139,9 +142,8 @@ class TermIterator final : public Iterator {
   const TermData* term_;
   uint64_t mask_;
   size_t block_ = 0;
-  std::vector<Posting> buf_;
+  FlatBlock buf_;
   size_t pos_ = 0;
-  std::vector<uint32_t> positions_;
   Result rec_;
 };
 
@@ -534,10 +536,10 @@ class IntersectIterator final : public Iterator {
 // iterator yields them).
 void CollectPositions(const Result& r, std::vector<uint32_t>* out) {
   if (r.type == Result::Type::kTerm) {
-    if (r.positions) {
+    if (r.npos) {
       const size_t mid = out->size();
-      out->insert(out->end(), r.positions->begin(), r.positions->end());
-      std::inplace_merge(out->begin(), out->begin() + static_cast<long>(mid), out->end());
+      out->insert(out->end(), r.pos, r.pos + r.npos);
+      if (mid) std::inplace_merge(out->begin(), out->begin() + static_cast<long>(mid), out->end());
     }
     return;
   }
@@ -948,12 +950,12 @@ class Builder {
     if (word.empty()) return nullptr;
     std::vector<std::pair<const TermData*, double>> terms;
     auto add = [&](const std::string& t, double w) {
-      auto it = data_.dict.find(t);
-      if (it == data_.dict.end()) return;
+      const TermData* td = data_.Find(t);
+      if (td == nullptr) return;
       for (const auto& e : terms) {
-        if (e.first == &it->second) return;
+        if (e.first == td) return;
       }
-      terms.emplace_back(&it->second, w);
+      terms.emplace_back(td, w);
     };
     add(word, weight);
     if (!verbatim && data_.analyzer->HasStemmer()) {
@@ -1001,8 +1003,7 @@ class Builder {
     ContainsWalk walk(ToCodePoints(pattern), suffix_only, o_.max_expansions, &found);
     walk.Run(root);
     for (const auto& t : found) {
-      auto it = data_.dict.find(ToUtf8(t));
-      if (it != data_.dict.end()) out.push_back(&it->second);
+      if (const TermData* td = data_.Find(ToUtf8(t))) out.push_back(td);
     }
     return out;
   }
