@@ -201,6 +201,10 @@ Result<uint64_t> SemanticCache::Set(const SetRequest& req, int64_t now_ms, const
     if (generation != generation_) {
       return id;  // a FLUSH ran meanwhile: the entry went with it
     }
+    if (items_.count(id) != 0) {
+      // Only with explicit ids: another SET of the same id registered first.
+      return Status::InvalidArgument("entry id " + std::to_string(id) + " is in use");
+    }
     SweepLocked(now_ms, kSweepPerCall, &victims);
     const int64_t ttl = req.ttl_ms.value_or(options_.ttl_ms);
     const int64_t expire_at = req.expire_at_ms.has_value() ? *req.expire_at_ms

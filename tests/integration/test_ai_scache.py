@@ -15,7 +15,7 @@ import redis
 
 from conftest import ServerProcess
 from helpers_types import WRONGTYPE, raw_client, rc_fixture, resp3_connection
-from vector_helpers import fp32, pairs
+from vector_helpers import fp32, pairs, random_vectors, run_threads
 
 pytestmark = pytest.mark.hotkv_only
 
@@ -457,3 +457,67 @@ def test_aof_replay_and_rewrite(tmp_path, preamble):
     assert info(c, "c")["entries"] == 3
     c.close()
     srv.stop()
+
+
+# ---------------------------------------------------------------------------- concurrency
+
+@pytest.mark.parametrize("mode", ["fork", "walk"])
+def test_concurrent_sets_gets_and_a_snapshot(tmp_path, mode):
+    """Writers and readers on one cache from several connections (the server's workers),
+    a BGSAVE (forked or fork-less) meanwhile; afterwards every entry is found by its exact
+    prompt and by its vector, and the snapshot loads."""
+    srv = ServerProcess(["--dir", str(tmp_path), "--threads", "4", "--bgsave-mode", mode],
+                        tmp_path=tmp_path).start()
+    try:
+        c = raw_client(srv)
+        c("SCACHE.CREATE", "c", "DIM", 8, "THRESHOLD", "0.999")
+        vecs = random_vectors(400, 8, seed=7)
+        ids = {}
+
+        def writer(w):
+            def run():
+                cw = raw_client(srv)
+                for i in range(w, 400, 4):
+                    ids[i] = cw("SCACHE.SET", "c", "FP32", fp32(vecs[i]), f"r{i}", "PROMPT", f"p{i}")
+                    assert cw("SCACHE.GET", "c", "FP32", fp32(vecs[i]), "PROMPT", f"P{i} ") == f"r{i}"
+                cw.close()
+            return run
+
+        def reader():
+            cr = raw_client(srv)
+            for i in range(300):
+                reply = cr("SCACHE.GET", "c", "FP32", fp32(vecs[(i * 7) % 400]))
+                assert reply is None or reply.startswith("r")
+            cr.close()
+
+        def saver():
+            cs = raw_client(srv)
+            assert cs("BGSAVE") == "Background saving started"
+            cs.close()
+
+        run_threads([writer(w) for w in range(4)] + [reader, reader, saver])
+        for _ in range(1000):
+            if srv.client().info("persistence")["rdb_bgsave_in_progress"] == 0:
+                break
+            time.sleep(0.01)
+        assert info(c, "c")["entries"] == 400
+        assert len(set(ids.values())) == 400
+        for i in range(0, 400, 37):
+            assert c("SCACHE.GET", "c", "FP32", fp32(vecs[i])) == f"r{i}"
+        assert c("DEBUG", "RELOAD") == "OK"
+        assert info(c, "c")["entries"] == 400
+        assert all(c("SCACHE.GET", "c", "FP32", fp32(vecs[i]), "PROMPT", f"p{i}") == f"r{i}"
+                   for i in range(400))
+        c.close()
+    finally:
+        srv.stop()
+
+
+def test_inside_multi_exec(rc):
+    create2(rc)
+    p = rc.client.pipeline(transaction=True)
+    p.execute_command("SCACHE.SET", "c", "FP32", at(0), "a")
+    p.execute_command("SCACHE.GET", "c", "FP32", at(1))
+    p.execute_command("SCACHE.DEL", "c", 1)
+    p.execute_command("SCACHE.GET", "c", "FP32", at(1))
+    assert p.execute() == [1, "a", 1, None]
