@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from conftest import ServerProcess
+from helpers_pubsub import keyevents  # noqa: F401
 from helpers_types import WRONGTYPE, raw_client, rc_fixture, resp3_connection
 from vector_helpers import fp32, pairs, random_vectors, run_threads
 
@@ -302,8 +303,19 @@ def test_del_expire_rename_copy(rc):
             break
         time.sleep(0.01)
     assert rc("EXISTS", "c2") == 0
-    assert rc("DEL", "c3") == 1 and rc("EXISTS", "c3") == 0
+    assert rc("COPY", "c3", "c4") == 1
+    assert rc("UNLINK", "c3", "c4") == 2 and rc("EXISTS", "c3") == 0
     assert rc("DBSIZE") == 0
+
+
+def test_keyspace_notifications(keyevents):
+    assert keyevents("SCACHE.CREATE", "c", "DIM", 2) == [("scache.create", "c")]
+    assert keyevents("SCACHE.SET", "c", "FP32", at(0), "a") == [("scache.set", "c")]
+    assert keyevents("SCACHE.GET", "c", "FP32", at(0)) == []
+    assert keyevents("SCACHE.DEL", "c", 1) == [("scache.del", "c")]
+    assert keyevents("SCACHE.DEL", "c", 1) == []
+    assert keyevents("SCACHE.FLUSH", "c") == [("scache.flush", "c")]
+    assert keyevents("DEL", "c") == [("del", "c")]
 
 
 def test_resp3_replies(server, r):
