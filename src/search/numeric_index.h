@@ -5,6 +5,7 @@
 // Thread safety: none (the owning SearchIndex locks).
 #pragma once
 
+#include <cstddef>
 #include <set>
 #include <utility>
 #include <vector>
