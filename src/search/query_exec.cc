@@ -190,6 +190,9 @@ class Executor {
       case NodeKind::kPhrase:
         return Text(n);
       case NodeKind::kIntersect: {
+        if (TextIndex::CanMatch(n)) {
+          return Text(n);  // scores with RediSearch's term-distance penalty
+        }
         // Proximity (slop / inorder) over plain terms: the text index answers it whole.
         if (n.slop >= 0 || n.inorder) {
           bool all_text = !n.children.empty();
@@ -236,6 +239,9 @@ class Executor {
         return r;
       }
       case NodeKind::kUnion: {
+        if (TextIndex::CanMatch(n)) {
+          return Text(n);
+        }
         ScoredDocs r;
         for (const auto& c : n.children) {
           ScoredDocs x = Eval(*c, depth + 1);

@@ -125,6 +125,13 @@ Status SearchIndex::Build(size_t first) {
       fi.json_path = std::make_shared<json::Path>(std::move(*p));
     }
   }
+  std::vector<std::string> names_by_bit(static_cast<size_t>(text_bits));
+  for (const FieldIndex& fi : fields_) {
+    if (fi.text_bit >= 0) {
+      names_by_bit[fi.text_bit] = fi.spec->name;
+    }
+  }
+  text_->SetFieldNames(std::move(names_by_bit));
   for (DocInfo& d : docs_) {
     d.sort.resize(fields_.size());
   }
@@ -501,6 +508,9 @@ bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms) {
   }
   if (!texts.empty()) {
     text_->Add(d, texts);
+    if (info.score != 1.0) {
+      text_->SetDocScore(d, info.score);
+    }
   }
   return true;
 }
