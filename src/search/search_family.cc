@@ -200,6 +200,7 @@ bool ParseScorer(std::string_view s, Scorer* out) {
 bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
   req->parse.dialect = Settings().default_dialect.load(std::memory_order_relaxed);
   req->opts.max_expansions = Settings().max_expansions.load(std::memory_order_relaxed);
+  req->opts.scorer = Settings().default_scorer.load(std::memory_order_relaxed);
   size_t i = 3;
   while (i < ctx.argc()) {
     std::string_view a = ctx.arg(i);
@@ -395,7 +396,7 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
       return false;
     } else {
       ctx.rb().Error("Unknown argument `" + std::string(a) + "` at position " +
-                     std::to_string(i - 3) + " for <main>");
+                     std::to_string(i - 2) + " for <main>");
       return false;
     }
   }
