@@ -424,6 +424,11 @@ void FtSearchCommand(CommandContext& ctx) {
   if (idx == nullptr) {
     return ctx.rb().Error("No such index " + std::string(ctx.arg(1)));
   }
+  if (!req.parse.no_stopwords) {
+    // RediSearch drops the index's stop words from queries in the parser.
+    const Analyzer* an = &idx->analyzer();
+    req.parse.is_stopword = [an](std::string_view t) { return an->IsStopWord(an->Normalize(t)); };
+  }
   Result<Query> query = ParseQuery(ctx.arg(2), req.params, req.parse);
   if (!query.ok()) {
     return ctx.rb().Error(query.status().message());
