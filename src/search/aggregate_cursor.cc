@@ -19,7 +19,8 @@ uint64_t CursorStore::Add(std::unique_ptr<Cursor> cursor, int64_t now_ms) {
 std::unique_ptr<Cursor> CursorStore::Take(uint64_t id, std::string_view index, int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = idle_.find(id);
-  if (it == idle_.end() || it->second->index != index) {
+  (void)index;  // RediSearch (standalone) finds a cursor by its id alone
+  if (it == idle_.end()) {
     return nullptr;
   }
   std::unique_ptr<Cursor> c = std::move(it->second);
@@ -44,13 +45,14 @@ void CursorStore::Put(uint64_t id, std::unique_ptr<Cursor> cursor, int64_t now_m
 
 bool CursorStore::Delete(uint64_t id, std::string_view index) {
   std::lock_guard<std::mutex> lock(mu_);
+  (void)index;
   auto it = idle_.find(id);
-  if (it != idle_.end() && it->second->index == index) {
+  if (it != idle_.end()) {
     idle_.erase(it);
     return true;
   }
   auto t = taken_.find(id);
-  if (t != taken_.end() && t->second == index) {
+  if (t != taken_.end()) {
     taken_.erase(t);  // the reader's Put then drops it
     return true;
   }

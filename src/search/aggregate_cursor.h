@@ -41,11 +41,12 @@ class CursorStore {
 
   // A new cursor's id (never 0).
   uint64_t Add(std::unique_ptr<Cursor> cursor, int64_t now_ms);
-  // Takes the cursor out for a read; null when there is none for this index (or expired).
+  // Takes the cursor out for a read; null when there is none (or it expired). Like
+  // RediSearch standalone, the id alone finds it (`index` is not checked).
   std::unique_ptr<Cursor> Take(uint64_t id, std::string_view index, int64_t now_ms);
   // Returns a taken cursor (its idle time starts again).
   void Put(uint64_t id, std::unique_ptr<Cursor> cursor, int64_t now_ms);
-  // False when there is no such cursor for this index.
+  // False when there is no such cursor.
   bool Delete(uint64_t id, std::string_view index);
   // Drops idle cursors past their MAXIDLE; returns how many.
   size_t Expire(int64_t now_ms);

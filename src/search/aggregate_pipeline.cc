@@ -818,7 +818,12 @@ Result<AggregateChunk> AggregatePipeline::Read(size_t max_rows) {
   while (chunk.rows.size() < max_rows) {
     auto more = p->last->Next(&row);
     if (!more.ok()) {
-      return more.status();
+      if (first) {
+        return more.status();
+      }
+      chunk.warning = more.status().message();
+      chunk.done = true;
+      break;
     }
     if (!*more) {
       chunk.done = true;

@@ -110,6 +110,9 @@ struct AggregateChunk {
   uint64_t total_resp2 = 0;  // the counter when the first row came out
   uint64_t total_resp3 = 0;  // the counter at the end of the read
   bool done = false;         // the pipeline is exhausted
+  // An evaluation error after rows came out: the read stops there (done) and RESP3
+  // reports it in "warning" (an error before any row is the command's error).
+  std::string warning;
 };
 
 class AggregatePipeline {

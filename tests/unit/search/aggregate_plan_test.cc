@@ -132,8 +132,7 @@ TEST(AggregatePlanTest, LoadAndApply) {
   EXPECT_EQ(Agg({"*", "APPLY", "@__key", "AS", "x"}),
             "ERR Property `__key` not loaded nor in pipeline");
   EXPECT_EQ(Agg({"*", "LOAD", "1", "@score", "APPLY", "@score*2", "AS", "x"}),
-            "ERR Could not find the value for a parameter name, consider using EXISTS if "
-            "applicable for score");
+            "1|score=1.5 x=3|score=2.25 x=4.5|score=3 x=6");  // stops at d:4 (no score)
   EXPECT_EQ(Agg({"*", "LOAD", "1", "@score", "APPLY", "exists(@score)", "AS", "e", "SORTBY",
                  "2", "@age", "DESC"}),
             "5|e=0 age=40|score=3 e=1 age=35|score=1.5 e=1 age=30|score=2.25 e=1 age=25|"
@@ -176,8 +175,7 @@ TEST(AggregatePlanTest, GroupByReducers) {
                  "@t", "ASC"}),
             "3|t=a n=1|t=b n=2|t=c n=1");
   EXPECT_EQ(Agg({"*", "LOAD", "1", "@tags", "APPLY", "split(@tags)", "AS", "t"}),
-            "ERR Could not find the value for a parameter name, consider using EXISTS if "
-            "applicable for tags");
+            "1|tags=a,b t=[a,b]|tags=b t=[b]|tags=c t=[c]");
   EXPECT_EQ(Agg({"*", "GROUPBY", "1", "@city", "APPLY", "@age", "AS", "x"}),
             "ERR Property `age` not loaded nor in pipeline");
   EXPECT_EQ(Agg({"*", "GROUPBY", "1", "@city", "SORTBY", "2", "@age", "ASC"}),
@@ -206,6 +204,27 @@ TEST(AggregatePlanTest, SortFilterLimitTotals) {
                  "DESC", "LIMIT", "0", "3"}),
             "5|name=dave age=40 city=berlin|name=bob age=25 city=london|"
             "name=carol age=35 city=paris");
+}
+
+TEST(AggregatePlanTest, ErrorAfterRowsEndsTheRead) {
+  // d:4 has no score: rows before it come out, the read stops there with a warning.
+  auto req = ParseAggregateArgs(Args({"*", "LOAD", "1", "@score", "APPLY", "@score*2", "AS", "x"}));
+  ASSERT_TRUE(req.ok());
+  auto p = AggregatePipeline::Build(*req, FakeSource::Schema());
+  ASSERT_TRUE(p.ok());
+  FakeSource src;
+  (*p)->SetSource(&src);
+  auto c = (*p)->Read(SIZE_MAX);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->rows.size(), 3u);
+  EXPECT_TRUE(c->done);
+  EXPECT_EQ(c->warning,
+            "Could not find the value for a parameter name, consider using EXISTS if applicable "
+            "for score");
+  // An error before any row is the command's error.
+  EXPECT_EQ(Agg({"*", "LOAD", "1", "@score", "APPLY", "@score*2", "AS", "x", "LIMIT", "3", "1"}),
+            "ERR Could not find the value for a parameter name, consider using EXISTS if "
+            "applicable for score");
 }
 
 TEST(AggregatePlanTest, CursorReadsInChunks) {
