@@ -17,7 +17,10 @@ from redis.commands.search.field import GeoField, NumericField, TagField, TextFi
 from redis.commands.search.indexDefinition import IndexDefinition, IndexType
 from redis.commands.search.query import GeoFilter, NumericFilter, Query
 
-from conftest import error_reply, wait_until
+from conftest import IS_REDIS, REDIS_MODULE, error_reply, wait_until
+
+pytestmark = pytest.mark.skipif(IS_REDIS and not REDIS_MODULE,
+                                reason="a redis-server without HOTKV_TEST_REDIS_MODULE has no FT.*")
 
 PRODUCTS = {
     "doc:1": {"title": "red apple from the orchard", "body": "crisp and sweet apples", "tags": "fruit,red",
