@@ -357,3 +357,39 @@ def test_explain(products):
     # FT.EXPLAIN's plan text, as RediSearch 2.10 prints it.
     plan = products.ft("idx").explain(Query("@tags:{red} @price:[1 10]").dialect(2))
     assert plan == "INTERSECT {\n  TAG:@tags {\n    red\n  }\n  NUMERIC {1.000000 <= @price <= 10.000000}\n}\n"
+
+
+@pytest.mark.hotkv_only  # the reference here has no JSON module
+def test_json_index_through_redis_py(r):
+    # create_index over JSON documents with `$.path AS name` fields, as redis-py sends it.
+    fields = [TextField("$.name", as_name="name"), TagField("$.tags[*]", as_name="tags"),
+              NumericField("$.age", as_name="age", sortable=True),
+              VectorField("$.vec", "FLAT", {"TYPE": "FLOAT32", "DIM": 2, "DISTANCE_METRIC": "L2"}, as_name="vec")]
+    assert r.ft("people").create_index(
+        fields, definition=IndexDefinition(prefix=["person:"], index_type=IndexType.JSON)) == "OK"
+    r.json().set("person:1", "$", {"name": "Ada Lovelace", "tags": ["math", "engines"], "age": 36, "vec": [0, 0]})
+    r.json().set("person:2", "$", {"name": "Alan Turing", "tags": ["math", "codes"], "age": 41, "vec": [1, 1]})
+    r.json().set("person:3", "$", {"name": "Grace Hopper", "tags": ["compilers"], "age": 85, "vec": [5, 5]})
+    wait_indexed(r, "people")
+    # No RETURN: the whole document as `$`, which redis-py hands back as `json`.
+    res = r.ft("people").search(Query("@tags:{engines}"))
+    assert ids(res) == ["person:1"]
+    assert __import__("json").loads(res.docs[0].json) == {
+        "name": "Ada Lovelace", "tags": ["math", "engines"], "age": 36, "vec": [0, 0]}
+    res = r.ft("people").search(Query("@tags:{math}").sort_by("age", asc=False).return_fields("name", "age"))
+    assert [(d.id, d.name, d.age) for d in res.docs] == [("person:2", "Alan Turing", "41"), ("person:1", "Ada Lovelace", "36")]
+    q = Query("*=>[KNN 2 @vec $v AS d]").sort_by("d").return_fields("name", "d").dialect(2)
+    res = r.ft("people").search(q, query_params={"v": struct.pack("<2f", 4, 4)})
+    assert [d.id for d in res.docs] == ["person:3", "person:2"]
+    assert float(res.docs[0].d) == pytest.approx(2.0)
+    # JSON.SET on a path re-indexes the document at once; JSON.DEL removes it.
+    r.json().set("person:3", "$.tags", ["compilers", "math"])
+    assert sorted(ids(r.ft("people").search(Query("@tags:{math}").no_content()))) == ["person:1", "person:2", "person:3"]
+    r.json().delete("person:1")
+    assert sorted(ids(r.ft("people").search(Query("@tags:{math}").no_content()))) == ["person:2", "person:3"]
+    info = r.ft("people").info()
+    definition = dict(zip(info["index_definition"][::2], info["index_definition"][1::2]))
+    assert definition["key_type"] == "JSON"
+    attrs = [dict(zip(a[::2], a[1::2])) for a in info["attributes"]]
+    assert [(a["identifier"], a["attribute"]) for a in attrs] == [
+        ("$.name", "name"), ("$.tags[*]", "tags"), ("$.age", "age"), ("$.vec", "vec")]
