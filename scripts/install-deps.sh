@@ -11,7 +11,7 @@ PACKAGES=(
   # scripting: Lua 5.1 (the version Redis embeds) and the cjson / bit libraries Redis loads
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   # query engine (FT.*): Snowball stemmers
-  libstemmer-dev
+  libstemmer-dev libicu-dev
   # unit tests and micro-benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # integration tests (Debian's redis-py and pytest) and the reference peer
@@ -20,6 +20,8 @@ PACKAGES=(
   nodejs
   # benchmarks: reference HNSW, dataset, charts
   libhnswlib-dev dataset-fashion-mnist gnuplot-nox
+  # bench/ft_vector.py: exact neighbours (cosine) for recall@10
+  python3-numpy
 )
 
 missing=()

@@ -11,6 +11,7 @@
 #include "persistence/snapshot_family.h"
 #include "scripting/function_family.h"
 #include "scripting/scripting.h"
+#include "search/search_family.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -75,6 +76,9 @@ int main(int argc, char** argv) {
   hotkv::persistence::RegisterSnapshotCommands(table, &snapshotter);
   // Scripting (scripting/): FUNCTION and its library registry (persistence hooks too).
   hotkv::scripting::RegisterFunctionCommands(table);
+  // Search (search/): FT.* commands and the keyspace observer that feeds the indexes.
+  hotkv::search::RegisterSearchCommands(table);
+  hotkv::search::InstallSearch(server);
   table.Finalize();
   server.set_persistence(&snapshotter);
   snapshotter.PrepareStartup();
