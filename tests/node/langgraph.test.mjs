@@ -139,13 +139,19 @@ test('RedisStore: put/get/search by namespace, semantic search over a JSON vecto
   items = await store.search(['users', 'alice'], { filter: { strength: { $gte: 2 } } });
   assert.deepEqual(items.map((i) => i.key), ['drink']);
 
-  // Semantic search: KNN over the JSON vector field with a TEXT prefix pre-filter.
-  items = await store.search(['users'], { query: 'apple', limit: 2 });
-  assert.equal(items.length, 2);
-  assert.equal(items[0].key, 'food', `nearest to "apple": ${JSON.stringify(items.map((i) => [i.key, i.score]))}`);
-  assert.ok(items[0].score > items[1].score);
-  items = await store.search(['users'], { query: 'green', limit: 4 });
-  assert.deepEqual(items.slice(0, 2).map((i) => i.key).sort(), ['drink', 'transport'], 'green bike and green tea first');
+  // Semantic search: KNN over the JSON vector field with a TEXT prefix pre-filter. (A KNN
+  // query without SORTBY returns its k nearest in document order, as RediSearch does.)
+  items = await store.search(['users'], { query: 'apple', limit: 1 });
+  assert.deepEqual(items.map((i) => i.key), ['food'], 'nearest to "apple"');
+  assert.ok(items[0].score > 0.5, `similarity of the nearest: ${items[0].score}`);
+  items = await store.search(['users'], { query: 'green', limit: 2 });
+  assert.deepEqual(items.map((i) => `${i.namespace.join('.')}/${i.key}`).sort(),
+    ['users.alice.prefs/transport', 'users.bob.prefs/drink'], 'green bike and green tea');
+  // (The pre-filter is `@prefix:<first namespace part>*`.)
+  items = await store.search(['nobody'], { query: 'apple', limit: 4 });
+  assert.deepEqual(items, [], 'the prefix pre-filter matches no namespace');
+  items = await store.search(['users', 'bob'], { query: 'apple', limit: 4 });
+  assert.equal(items.length, 4, 'all four under users*');
 
   // Update: the old document is found through FT.SEARCH and replaced.
   await store.put(['users', 'alice', 'prefs'], 'food', { text: 'now prefers bananas' });
