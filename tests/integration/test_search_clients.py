@@ -393,3 +393,51 @@ def test_json_index_through_redis_py(r):
     attrs = [dict(zip(a[::2], a[1::2])) for a in info["attributes"]]
     assert [(a["identifier"], a["attribute"]) for a in attrs] == [
         ("$.name", "name"), ("$.tags[*]", "tags"), ("$.age", "age"), ("$.vec", "vec")]
+
+
+def _resp3_map(reply):
+    """A RawConnection RESP3 map -> list of (key, value) with nested maps as dicts."""
+    assert isinstance(reply, tuple) and reply[0] == "map", reply
+    return reply[1]
+
+
+def test_resp3_reply_shapes(server, r):
+    # The RESP3 FT.SEARCH / FT.AGGREGATE maps node-redis 6 and other RESP3 clients read:
+    # keys in Redis's order, each result a map of id / score / extra_attributes / values.
+    c = server.raw()
+    try:
+        c.command("HELLO", "3")
+        assert c.command("FT.CREATE", "i", "ON", "HASH", "PREFIX", "1", "d:", "SCHEMA",
+                         "t", "TEXT", "n", "NUMERIC", "SORTABLE", "g", "TAG") == "OK"
+        c.command("HSET", "d:1", "t", "hello world", "n", "1", "g", "a")
+        c.command("HSET", "d:2", "t", "hello there", "n", "2", "g", "b")
+
+        top = _resp3_map(c.command("FT.SEARCH", "i", "hello", "SORTBY", "n", "DESC"))
+        assert [k for k, _ in top] == ["attributes", "format", "results", "total_results", "warning"]
+        top = dict(top)
+        assert (top["attributes"], top["format"], top["total_results"], top["warning"]) == ([], "STRING", 2, [])
+        results = [_resp3_map(x) for x in top["results"]]
+        assert [[k for k, _ in res] for res in results] == [["id", "extra_attributes", "values"]] * 2
+        assert [dict(res)["id"] for res in results] == [b"d:2", b"d:1"]
+        assert dict(_resp3_map(dict(results[0])["extra_attributes"])) == {b"n": b"2", b"t": b"hello there", b"g": b"b"}
+        assert dict(results[0])["values"] == []
+
+        top = dict(_resp3_map(c.command("FT.SEARCH", "i", "hello", "WITHSCORES", "RETURN", "1", "g", "SORTBY", "n")))
+        results = [_resp3_map(x) for x in top["results"]]
+        assert [[k for k, _ in res] for res in results] == [["id", "score", "extra_attributes", "values"]] * 2
+        assert dict(results[0])["score"] == ("double", "1")
+        assert dict(_resp3_map(dict(results[0])["extra_attributes"])) == {b"g": b"a"}
+
+        top = dict(_resp3_map(c.command("FT.SEARCH", "i", "hello", "NOCONTENT", "SORTBY", "n")))
+        assert [[k for k, _ in _resp3_map(x)] for x in top["results"]] == [["id", "values"]] * 2
+
+        top = _resp3_map(c.command("FT.AGGREGATE", "i", "*", "GROUPBY", "1", "@g", "REDUCE", "COUNT", "0",
+                                   "AS", "c", "SORTBY", "2", "@g", "ASC"))
+        assert [k for k, _ in top] == ["attributes", "format", "results", "total_results", "warning"]
+        rows = [dict(_resp3_map(x)) for x in dict(top)["results"]]
+        assert [dict(_resp3_map(row["extra_attributes"])) for row in rows] == [
+            {b"g": b"a", b"c": b"1"}, {b"g": b"b", b"c": b"1"}]
+        assert all(row["values"] == [] for row in rows)
+        assert dict(top)["total_results"] == 2
+    finally:
+        c.close()
