@@ -296,11 +296,10 @@ class SearchObserver : public KeyObserver {
       Resync(key);
     }
   }
-  void OnFlush(int db) override {
-    if (db <= 0 && g_key_change_observers.load(std::memory_order_relaxed) > 0) {
-      for (const auto& idx : Indexes().All()) {
-        idx->Clear();
-      }
+  // RediSearch drops every index on any FLUSHALL / FLUSHDB (whatever the database).
+  void OnFlush(int) override {
+    if (g_key_change_observers.load(std::memory_order_relaxed) > 0) {
+      Indexes().Clear();
     }
   }
   void OnSwapDb(int a, int b) override {

@@ -76,16 +76,17 @@ void FtCreateCommand(CommandContext& ctx) {
 
 // ---- FT.DROPINDEX ----
 
-void FtDropIndexCommand(CommandContext& ctx) {
+// FT.DROPINDEX idx [DD] and the deprecated FT.DROP idx [KEEPDOCS] (deletes by default).
+void DropIndex(CommandContext& ctx, bool legacy) {
+  const char* name = legacy ? "FT.DROP" : "FT.DROPINDEX";
   if (ctx.argc() < 2 || ctx.argc() > 3) {
-    return WrongArgs(ctx, "FT.DROPINDEX");
+    return WrongArgs(ctx, name);
   }
-  bool dd = false;
+  // A third argument other than DD (KEEPDOCS) is ignored, as RediSearch does (redis-py
+  // sends "" for delete_documents=False).
+  bool dd = legacy;
   if (ctx.argc() == 3) {
-    if (!Eq(ctx.arg(2), "DD")) {
-      return ctx.rb().Error("Unknown argument `" + std::string(ctx.arg(2)) + "`");
-    }
-    dd = true;
+    dd = legacy ? !Eq(ctx.arg(2), "KEEPDOCS") : Eq(ctx.arg(2), "DD");
   }
   std::shared_ptr<SearchIndex> idx = Indexes().Remove(ctx.arg(1));
   if (idx == nullptr) {
@@ -121,6 +122,9 @@ void FtDropIndexCommand(CommandContext& ctx) {
   MarkDirty(ctx);
   ctx.rb().Ok();
 }
+
+void FtDropIndexCommand(CommandContext& ctx) { DropIndex(ctx, false); }
+void FtDropCommand(CommandContext& ctx) { DropIndex(ctx, true); }
 
 // ---- FT._LIST ----
 
@@ -607,6 +611,12 @@ void RegisterSearchCommands(CommandTable& t) {
          .doc = {"search", "2.0.0", "O(1) or O(N) if documents are deleted, where N is the "
                  "number of keys in the keyspace",
                  "Deletes the index.", "index [DD]"},
+         .all_shards_in_exec = FtAllShardsInExec});
+  t.Add({.name = "ft.drop", .arity = -1, .flags = "write self_locking", .acl = "@search",
+         .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = FtDropCommand,
+         .doc = {"search", "1.0.0", "O(1) or O(N) if documents are deleted",
+                 "Deletes the index and, unless KEEPDOCS, its documents (deprecated).",
+                 "index [KEEPDOCS]", "deprecated", "2.0.0", "`FT.DROPINDEX`"},
          .all_shards_in_exec = FtAllShardsInExec});
   t.Add({.name = "ft._list", .arity = -1, .flags = "readonly self_locking", .acl = "@search",
          .handler = FtListCommand,

@@ -8,6 +8,7 @@
 #include "engine/entry.h"
 #include "json/json_node.h"
 #include "json/json_path.h"
+#include "search/aggregate_expr.h"
 #include "types/hash_value.h"
 
 namespace hotkv::search {
@@ -76,6 +77,23 @@ Result<std::shared_ptr<SearchIndex>> SearchIndex::Create(IndexSpec spec) {
   idx->text_ = std::make_unique<TextIndex>(idx->analyzer_.get(), !idx->spec_.no_offsets);
   if (Status st = idx->Build(0); !st.ok()) {
     return st;
+  }
+  if (!idx->spec_.filter.empty()) {
+    Result<std::unique_ptr<Expr>> e = ParseExpr(idx->spec_.filter);
+    if (!e.ok()) {
+      return e.status();
+    }
+    idx->filter_ = std::move(*e);
+    idx->filter_->CollectProperties(&idx->filter_props_);
+    std::vector<std::string>& props = idx->filter_props_;
+    idx->filter_->ResolveProperties([&props](const std::string& n) {
+      for (size_t i = 0; i < props.size(); i++) {
+        if (props[i] == n) {
+          return static_cast<int>(i);
+        }
+      }
+      return -1;
+    });
   }
   return idx;
 }
@@ -265,13 +283,14 @@ void SearchIndex::Sync(std::string_view key, const Entry* e, int64_t now_ms) {
   const bool wanted = e != nullptr && e->type() == want && MatchesPrefix(key);
   std::vector<PendingVector> vectors;
   DocId d;
+  const bool passes = wanted && (filter_ == nullptr || PassesFilter(key, e, now_ms));
   {
     std::unique_lock lock(mu_);
     auto it = by_key_.find(std::string(key));
     if (it != by_key_.end()) {
       RemoveLocked(it->second);
     }
-    if (!wanted) {
+    if (!wanted || !passes) {
       return;
     }
     d = Allocate(key);
@@ -299,6 +318,45 @@ void SearchIndex::Sync(std::string_view key, const Entry* e, int64_t now_ms) {
       pv.field->Remove(d);
     }
   }
+}
+
+bool SearchIndex::PassesFilter(std::string_view key, const Entry* e, int64_t now_ms) const {
+  RowValues row(filter_props_.size());
+  const bool is_json = spec_.on == SourceType::kJson;
+  for (size_t i = 0; i < filter_props_.size(); i++) {
+    const std::string& name = filter_props_[i];
+    if (name == "__key") {
+      row[i] = Value::String(std::string(key));
+      continue;
+    }
+    if (!is_json) {
+      const auto* hash = e->As<types::HashValue>();
+      int fi = FieldIndexOf(name);
+      std::string_view field = fi >= 0 ? std::string_view(spec_.fields[fi].path) : name;
+      auto v = hash->Get(field);
+      if (v && !(hash->HasFieldTtls() && hash->IsExpired(field, now_ms))) {
+        row[i] = Value::String(v->ToString());
+      }
+    } else {
+      int fi = FieldIndexOf(name);
+      if (fi < 0 || !fields_[fi].json_path) {
+        continue;
+      }
+      json::Node* root = e->As<json::Node>();
+      root->EnsureTree();
+      std::vector<json::Match> m = json::Select(*fields_[fi].json_path, *root);
+      if (!m.empty()) {
+        const json::Node& n = *m[0].node;
+        if (n.is_number()) {
+          row[i] = Value::Number(n.number());
+        } else if (!n.is_null()) {
+          row[i] = Value::String(ScalarText(n));
+        }
+      }
+    }
+  }
+  Result<Value> v = filter_->Eval(row);
+  return v.ok() && v->Truthy();
 }
 
 bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms,

@@ -47,6 +47,8 @@ class Path;
 
 namespace hotkv::search {
 
+struct Expr;
+
 // A document's value of one field for SORTBY (numbers sort before strings, missing last).
 struct SortValue {
   enum class Kind : uint8_t { kNone, kNumber, kString } kind = Kind::kNone;
@@ -144,6 +146,11 @@ class SearchIndex {
   };
   // Indexes doc `d` from the entry; false: an indexing failure (nothing indexed).
   bool IndexEntry(DocId d, const Entry* e, int64_t now_ms, std::vector<PendingVector>* vectors);
+
+  // FT.CREATE ... FILTER: documents for which it is false are not indexed.
+  bool PassesFilter(std::string_view key, const Entry* e, int64_t now_ms) const;
+  std::unique_ptr<Expr> filter_;
+  std::vector<std::string> filter_props_;
 
   IndexSpec spec_;
   mutable std::shared_mutex mu_;

@@ -57,8 +57,13 @@ def test_create_list_drop_errors(r):
     assert error_reply(r, "FT.SEARCH", "i1", "*", "SCORER", "nope") == "No such scorer nope"
     assert error_reply(r, "FT.SEARCH", "i1", "*", "SORTBY", "nope") == \
         "Property `nope` not loaded nor in schema"
-    assert ft(r, "FT.DROPINDEX", "i1") == "OK"
+    assert ft(r, "FT.DROPINDEX", "i1", "") == "OK"  # anything but DD keeps the documents
     assert ft(r, "FT._LIST") == []
+    r.hset("h", "t", "x")
+    ft(r, "FT.CREATE", "i2", "SCHEMA", "t", "TEXT")
+    assert ft(r, "FT.DROP", "i2") == "OK"  # deprecated: deletes the documents
+    assert r.exists("h") == 0
+    assert error_reply(r, "FT.DROP", "i2") == "Unknown Index name"
 
 
 def test_existing_keys_indexed_and_writes_visible_at_once(r):
@@ -89,8 +94,9 @@ def test_existing_keys_indexed_and_writes_visible_at_once(r):
     assert ft(r, "FT.SEARCH", "idx", "x", "NOCONTENT") == [2, "doc:5", "doc:6"]
     r.move("doc:5", 1)  # only database 0 is indexed
     assert ft(r, "FT.SEARCH", "idx", "x", "NOCONTENT") == [1, "doc:6"]
-    r.flushall()
-    assert ft(r, "FT.SEARCH", "idx", "*", "NOCONTENT") == [0]
+    r.flushall()  # drops every index, as RediSearch does (FLUSHDB too)
+    assert error_reply(r, "FT.SEARCH", "idx", "*") == "No such index idx"
+    ft(r, "FT.CREATE", "idx", "PREFIX", "1", "doc:", "SCHEMA", "title", "TEXT", "price", "NUMERIC")
     r.hset("doc:7", mapping={"title": "x"})
     r.hset("doc:8", mapping={"title": "x", "price": "not a number"})  # fails to index
     assert ft(r, "FT.SEARCH", "idx", "*", "NOCONTENT") == [1, "doc:7"]
@@ -308,3 +314,14 @@ def test_snapshot_and_aof_rewrite_keep_indexes(tmp_path):
         d.mkdir()
         before, after = restarted_with_aof(d, make, search)
         assert before == after == ["k1", "k2"]
+
+
+def test_create_filter_expression(r):
+    r.hset("a", mapping={"t": "hello", "n": 1})
+    r.hset("b", mapping={"t": "hello", "n": 5})
+    ft(r, "FT.CREATE", "big", "FILTER", "@n > 2", "SCHEMA", "t", "TEXT")
+    assert ft(r, "FT.SEARCH", "big", "hello", "NOCONTENT") == [1, "b"]
+    r.hset("a", "n", 10)
+    r.hset("b", "n", 0)
+    assert ft(r, "FT.SEARCH", "big", "hello", "NOCONTENT") == [1, "a"]
+    ft(r, "FT.DROPINDEX", "big")
