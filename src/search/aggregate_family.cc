@@ -53,9 +53,9 @@ std::vector<AggregateField> SchemaOf(const IndexSpec& spec) {
 class KeyspaceSource : public AggregateSource {
  public:
   KeyspaceSource(CommandContext& ctx, const SearchIndex& index, std::vector<SearchHit> hits,
-                 std::vector<std::string> yields)
+                 std::vector<std::string> yields, std::vector<AggregateField> schema)
       : ctx_(ctx), index_(index), hits_(std::move(hits)), yields_(std::move(yields)),
-        is_json_(index.spec().on == SourceType::kJson) {}
+        schema_(std::move(schema)), is_json_(index.spec().on == SourceType::kJson) {}
 
   Value Yield(size_t i, size_t which) const override {
     for (const auto& [name, text] : hits_[i].yields) {
@@ -72,7 +72,7 @@ class KeyspaceSource : public AggregateSource {
   double Score(size_t i) const override { return hits_[i].score; }
 
   Value SortValue(size_t i, size_t field) const override {
-    const FieldSpec& f = index_.spec().fields[field];
+    const AggregateField& f = schema_[field];  // the request's copy (FT.ALTER may run)
     std::optional<std::string> raw;
     if (is_json_) {
       std::vector<std::string> one{f.path};
@@ -92,7 +92,7 @@ class KeyspaceSource : public AggregateSource {
     if (!raw) {
       return Value::Null();
     }
-    if (f.type == FieldType::kNumeric) {
+    if (f.numeric) {
       if (auto d = ParseDouble(*raw)) {
         return Value::Number(*d);
       }
@@ -131,6 +131,7 @@ class KeyspaceSource : public AggregateSource {
   const SearchIndex& index_;
   std::vector<SearchHit> hits_;
   std::vector<std::string> yields_;
+  std::vector<AggregateField> schema_;
   bool is_json_;
   mutable size_t cached_ = SIZE_MAX;
   mutable std::vector<std::pair<std::string, std::string>> cache_;
@@ -260,7 +261,8 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
     return nullptr;
   }
   std::vector<std::string> yields = QueryYields(*query);
-  auto pipeline = AggregatePipeline::Build(run->request, SchemaOf(idx->spec()), yields);
+  std::vector<AggregateField> schema = SchemaOf(idx->spec());
+  auto pipeline = AggregatePipeline::Build(run->request, schema, yields);
   if (!pipeline.ok()) {
     ctx.rb().Error(pipeline.status().message());
     return nullptr;
@@ -279,7 +281,8 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
   // RediSearch reads the matches in document order.
   std::sort(out->hits.begin(), out->hits.end(),
             [](const SearchHit& a, const SearchHit& b) { return a.doc < b.doc; });
-  run->source = std::make_unique<KeyspaceSource>(ctx, *idx, std::move(out->hits), yields);
+  run->source = std::make_unique<KeyspaceSource>(ctx, *idx, std::move(out->hits), yields,
+                                                 std::move(schema));
   run->pipeline->SetSource(run->source.get());
   return run;
 }
