@@ -144,10 +144,11 @@ def test_search_query_objects(products):
     res = ft.search(q)
     assert res.total == 5
     assert [(d.id, d.name) for d in res.docs] == [("doc:2", "green apple"), ("doc:1", "red apple from the orchard")]
-    # WITHSCORES: scores as numbers, the better match first. The default scorer (TFIDF)
+    # WITHSCORES: scores as numbers, the better match first. TFIDF (RediSearch 2.10's
+    # default; Redis 8's query engine defaults to BM25STD, so the scorer is named here)
     # puts doc:1 first (title weight 2, "apples" stems to "apple" in the body), BM25STD
     # doc:2 (shorter fields).
-    res = ft.search(Query("apple").with_scores().return_fields("title"))
+    res = ft.search(Query("apple").with_scores().scorer("TFIDF").return_fields("title"))
     assert [d.id for d in res.docs] == ["doc:1", "doc:2"]
     assert res.docs[0].score > res.docs[1].score > 0
     res = ft.search(Query("apple").with_scores().scorer("BM25STD").no_content())
@@ -422,7 +423,8 @@ def test_resp3_reply_shapes(server, r):
         assert dict(_resp3_map(dict(results[0])["extra_attributes"])) == {b"n": b"2", b"t": b"hello there", b"g": b"b"}
         assert dict(results[0])["values"] == []
 
-        top = dict(_resp3_map(c.command("FT.SEARCH", "i", "hello", "WITHSCORES", "RETURN", "1", "g", "SORTBY", "n")))
+        top = dict(_resp3_map(c.command("FT.SEARCH", "i", "hello", "WITHSCORES", "SCORER", "TFIDF",
+                                        "RETURN", "1", "g", "SORTBY", "n")))
         results = [_resp3_map(x) for x in top["results"]]
         assert [[k for k, _ in res] for res in results] == [["id", "score", "extra_attributes", "values"]] * 2
         assert dict(results[0])["score"] == ("double", "1")
