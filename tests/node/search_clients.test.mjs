@@ -158,6 +158,19 @@ async function checkFt(c, resp) {
   const prices = [...first.results, ...rest.results].map((x) => Number(x.price)).sort((a, b) => a - b);
   assert.deepEqual(prices, [2, 3, 400, 30000]);
 
+  // FT.EXPLAIN, FT.CONFIG GET, FT.ALTER … SCHEMA ADD, FT.PROFILE through the client.
+  assert.equal(await c.ft.explain('products', '@title:car @price:[1 2]', { DIALECT: 2 }),
+    'INTERSECT {\n  @title:UNION {\n    @title:car\n    @title:+car(expanded)\n  }\n  NUMERIC {1.000000 <= @price <= 2.000000}\n}\n',
+    `${resp}: FT.EXPLAIN`);
+  assert.deepEqual({ ...(await c.ft.configGet('TIMEOUT')) }, { TIMEOUT: '500' }, `${resp}: FT.CONFIG GET TIMEOUT`);
+  assert.equal(await c.ft.alter('products', { colour: 'TAG' }), 'OK');
+  await c.hSet('p:4', 'colour', 'navy');
+  r = await c.ft.search('products', '@colour:{navy}', { RETURN: ['colour'] });
+  assert.deepEqual(ids(r), ['p:4'], `${resp}: field added by FT.ALTER is indexed`);
+  const profile = await c.ft.profileSearch('products', '@tags:{fruit}');
+  assert.ok(profile.profile, `${resp}: FT.PROFILE has a profile part`);
+  assert.equal(profile.results.total, 2, `${resp}: FT.PROFILE results`);
+
   // FT.DROPINDEX: without DD keeps the documents, with DD deletes them.
   assert.equal(await c.ft.dropIndex('products2'), 'OK');
   assert.equal(await c.exists('other:1'), 1);
