@@ -29,7 +29,7 @@
 namespace hotkv::search {
 
 struct SearchOptions {
-  Scorer scorer = Scorer::kBm25Std;
+  Scorer scorer = Scorer::kTfIdf;  // FT.SEARCH: FT.CONFIG DEFAULT_SCORER
   bool verbatim = false;
   std::vector<std::string> infields;  // INFIELDS: text nodes without @field look here only
   std::vector<std::string> inkeys;    // INKEYS: only these documents

@@ -550,48 +550,23 @@ class Parser {
     }
   }
 
-  static std::unique_ptr<QueryNode> MakeAnd(std::unique_ptr<QueryNode> a, std::unique_ptr<QueryNode> b) {
+  // RediSearch reuses an unrestricted intersection / union on the left (appending the
+  // right) and, in dialect 2, one on the right (appending the left at its end).
+  std::unique_ptr<QueryNode> Combine(NodeKind kind, std::unique_ptr<QueryNode> a,
+                                     std::unique_ptr<QueryNode> b) const {
     if (!a) return b;
     if (!b) return a;
-    if (a->kind == NodeKind::kIntersect && a->fields.empty()) {
+    if (a->kind == kind && a->fields.empty()) {
       a->children.push_back(std::move(b));
       return a;
     }
-    auto n = NewNode(NodeKind::kIntersect);
+    if (!v1_ && b->kind == kind && b->fields.empty()) {
+      b->children.push_back(std::move(a));
+      return b;
+    }
+    auto n = NewNode(kind);
     n->children.push_back(std::move(a));
     n->children.push_back(std::move(b));
-    return n;
-  }
-
-  std::unique_ptr<QueryNode> MakeOr(std::unique_ptr<QueryNode> a, std::unique_ptr<QueryNode> b) {
-    if (!a) return b;
-    if (!b) return a;
-    std::unique_ptr<QueryNode> n;
-    if (a->kind == NodeKind::kUnion && a->fields.empty()) {
-      n = std::move(a);
-    } else {
-      n = NewNode(NodeKind::kUnion);
-      n->children.push_back(std::move(a));
-    }
-    n->children.push_back(std::move(b));
-    if (!v1_) {
-      // Dialect 2: the union is restricted to the union of its children's fields.
-      std::vector<std::string> all;
-      bool restricted = true;
-      for (const auto& c : n->children) {
-        const bool typed = IsFieldTyped(c->kind);
-        if (c->fields.empty() || typed) {
-          restricted = false;
-          break;
-        }
-        for (const auto& f : c->fields) {
-          bool seen = false;
-          for (const auto& g : all) seen = seen || g == f;
-          if (!seen) all.push_back(f);
-        }
-      }
-      if (restricted) n->fields = std::move(all);
-    }
     return n;
   }
 
@@ -640,13 +615,13 @@ class Parser {
         Advance();
         auto right = ParseExpr(rules_.or_rule);
         if (failed_) break;
-        left = MakeOr(std::move(left), std::move(right));
+        left = Combine(NodeKind::kUnion, std::move(left), std::move(right));
         continue;
       }
       if (!StartsExpr(t)) break;
       auto right = ParseExpr(rules_.and_rule);
       if (failed_) break;
-      left = MakeAnd(std::move(left), std::move(right));
+      left = Combine(NodeKind::kIntersect, std::move(left), std::move(right));
     }
     depth_--;
     return failed_ ? nullptr : std::move(left);
@@ -655,7 +630,7 @@ class Parser {
   std::unique_ptr<QueryNode> TermNode(const Token& t) {
     auto n = NewNode(NodeKind::kTerm);
     n->term = t.text;
-    n->verbatim = opts_.verbatim || t.kind == Tok::kNumber;
+    n->verbatim = opts_.verbatim || (t.kind == Tok::kNumber && !v1_);
     return n;
   }
 
@@ -733,6 +708,10 @@ class Parser {
       }
       case Tok::kModifier: return ParseModifier();
       case Tok::kIsMissing: {
+        if (in_text_field_ > 0) {
+          SyntaxError(t);
+          return nullptr;
+        }
         Advance();
         if (Peek().kind != Tok::kLp) {
           SyntaxError(Peek());
@@ -759,19 +738,20 @@ class Parser {
     }
   }
 
-  // Dialect 1: consecutive terms form one intersection (a @field: modifier covers them).
+  // Dialect 1: consecutive terms form one intersection (a @field: modifier covers them):
+  // two terms or numbers start it, then only terms continue it (the grammar's
+  // precedences reduce it before a number or a stop word).
   std::unique_ptr<QueryNode> ParseTermList() {
-    std::vector<std::unique_ptr<QueryNode>> terms;
-    size_t count = 0;
-    while (Peek().kind == Tok::kTerm || Peek().kind == Tok::kNumber) {
-      const Token& t = Advance();
-      count++;
-      if (!IsStopword(t)) terms.push_back(TermNode(t));
-    }
-    if (terms.empty()) return nullptr;
-    if (count == 1 || terms.size() == 1) return std::move(terms[0]);
+    const Token& first = Advance();
+    if (IsStopword(first)) return nullptr;
+    auto is_word = [&](const Token& t) {
+      return (t.kind == Tok::kTerm || t.kind == Tok::kNumber) && !IsStopword(t);
+    };
+    if (!is_word(Peek())) return TermNode(first);
     auto n = NewNode(NodeKind::kIntersect);
-    n->children = std::move(terms);
+    n->children.push_back(TermNode(first));
+    n->children.push_back(TermNode(Advance()));
+    while (Peek().kind == Tok::kTerm && !IsStopword(Peek())) n->children.push_back(TermNode(Advance()));
     return n;
   }
 
@@ -841,6 +821,11 @@ class Parser {
   }
 
   std::unique_ptr<QueryNode> ParseModifier() {
+    if (in_text_field_ > 0) {
+      // Dialect 2: a text field's operand is text only (no @field, ranges, tags).
+      SyntaxError(Peek());
+      return nullptr;
+    }
     const Token& m = Advance();
     std::vector<std::string> fields{m.text};
     while (Peek().kind == Tok::kOr && (PeekAt(1).kind == Tok::kTerm || PeekAt(1).kind == Tok::kNumber)) {
@@ -854,7 +839,9 @@ class Parser {
     Advance();
     if (fields.size() == 1 && Peek().kind == Tok::kLb) return ParseTags(m.text);
     if (fields.size() == 1 && Peek().kind == Tok::kLsqb) return ParseRange(m.text);
+    if (!v1_) in_text_field_++;
     auto e = ParseExpr(rules_.modifier_rule);
+    if (!v1_) in_text_field_--;
     if (failed_ || !e) return nullptr;
     SetFields(e.get(), fields);
     return e;
@@ -944,6 +931,30 @@ class Parser {
       n->tags.push_back(std::move(tv));
       const Token& sep = Advance();
       if (sep.kind == Tok::kRb) break;
+    }
+    // Dialect 1's grammar keeps the list open after '}': "@t:{a}|b" is the tags a and b.
+    while (v1_ && Peek().kind == Tok::kOr) {
+      Advance();
+      const Token& t = Peek();
+      if (t.kind != Tok::kTerm && t.kind != Tok::kNumber && t.kind != Tok::kPrefix &&
+          t.kind != Tok::kSuffix && t.kind != Tok::kContains) {
+        SyntaxError(t);
+        return nullptr;
+      }
+      Advance();
+      TagValue tv;
+      tv.value = t.text;
+      if (t.kind == Tok::kTerm || t.kind == Tok::kNumber) {
+        tv.raw = std::string(text_.substr(t.pos, t.end - t.pos));
+      } else {
+        size_t b = t.kind == Tok::kPrefix ? t.pos : t.pos + 1;
+        size_t e = t.kind == Tok::kSuffix ? t.end : t.end - 1;
+        tv.raw = std::string(text_.substr(b, e > b ? e - b : 0));
+        tv.match = t.kind == Tok::kPrefix   ? TagValue::Match::kPrefix
+                   : t.kind == Tok::kSuffix ? TagValue::Match::kSuffix
+                                            : TagValue::Match::kInfix;
+      }
+      n->tags.push_back(std::move(tv));
     }
     return n;
   }
@@ -1303,6 +1314,7 @@ class Parser {
   std::vector<Token> toks_;
   size_t p_ = 0;
   int depth_ = 0;
+  int in_text_field_ = 0;
   bool failed_ = false;
   Status status_;
 };
@@ -1344,7 +1356,9 @@ class Explainer {
       case NodeKind::kTerm: {
         std::string folded = Fold(n.term);
         std::string weight = n.weight != 1 ? " => {$weight: " + FormatG(n.weight) + ";}" : "";
-        std::string stem = (!n.verbatim && o_.stem) ? o_.stem(n, folded) : "";
+        bool null_mask = false;
+        for (const auto& f : n.fields) null_mask = null_mask || f.empty();
+        std::string stem = (!n.verbatim && !null_mask && o_.stem) ? o_.stem(n, folded) : "";
         if (stem.empty()) {
           out += folded + weight + "\n";
           return;
@@ -1392,7 +1406,7 @@ class Explainer {
         out += "WILDCARD{" + n.term + "}" + Attrs(n) + "\n";
         return;
       case NodeKind::kFuzzy:
-        out += "FUZZY{" + Fold(n.term) + "}\n";
+        out += "FUZZY{" + Fold(n.term) + "}" + Attrs(n) + "\n";
         return;
       case NodeKind::kTag:
         out += "TAG:@" + (n.fields.empty() ? std::string() : n.fields[0]) + " {\n";

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "search/search_types.h"
+
 namespace hotkv::search {
 
 struct SearchSettings {
@@ -14,6 +16,8 @@ struct SearchSettings {
   std::atomic<uint64_t> max_search_results{1000000};     // MAXSEARCHRESULTS
   std::atomic<uint64_t> max_aggregate_results{1000000};  // MAXAGGREGATERESULTS
   std::atomic<int64_t> min_prefix{2};               // MINPREFIX
+  // DEFAULT_SCORER: RediSearch 2.10 (the Redis 8.8 peer) defaults to TFIDF.
+  std::atomic<Scorer> default_scorer{Scorer::kTfIdf};
 };
 
 SearchSettings& Settings();

@@ -200,6 +200,7 @@ bool ParseScorer(std::string_view s, Scorer* out) {
 bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
   req->parse.dialect = Settings().default_dialect.load(std::memory_order_relaxed);
   req->opts.max_expansions = Settings().max_expansions.load(std::memory_order_relaxed);
+  req->opts.scorer = Settings().default_scorer.load(std::memory_order_relaxed);
   size_t i = 3;
   while (i < ctx.argc()) {
     std::string_view a = ctx.arg(i);
@@ -395,7 +396,7 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
       return false;
     } else {
       ctx.rb().Error("Unknown argument `" + std::string(a) + "` at position " +
-                     std::to_string(i - 3) + " for <main>");
+                     std::to_string(i - 2) + " for <main>");
       return false;
     }
   }
@@ -422,6 +423,11 @@ void FtSearchCommand(CommandContext& ctx) {
   std::shared_ptr<SearchIndex> idx = Indexes().Find(ctx.arg(1));
   if (idx == nullptr) {
     return ctx.rb().Error("No such index " + std::string(ctx.arg(1)));
+  }
+  if (!req.parse.no_stopwords) {
+    // RediSearch drops the index's stop words from queries in the parser.
+    const Analyzer* an = &idx->analyzer();
+    req.parse.is_stopword = [an](std::string_view t) { return an->IsStopWord(an->Normalize(t)); };
   }
   Result<Query> query = ParseQuery(ctx.arg(2), req.params, req.parse);
   if (!query.ok()) {

@@ -544,6 +544,21 @@ TEST(QueryExplain, DialectPrecedence) {
   EXPECT_EQ(Shape("w'foo*'", 1), "INTERSECT { w PREFIX{foo*} }");
   EXPECT_EQ(Shape("@tag:{a|b}", 1), "TAG:@tag { a b }");
   EXPECT_EQ(Shape("@price:[(1 +inf]", 1), "NUMERIC {1.000000 < @price <= inf}");
+  // Dialect 2 reuses an intersection / union on the right too (the left joins its end).
+  EXPECT_EQ(Shape("x|(y|z)", 2), "UNION { y z x }");
+  EXPECT_EQ(Shape("1 2 3", 2), "INTERSECT { 2 3 1 }");
+  EXPECT_EQ(Shape("x|(y|z)", 1), "UNION { x UNION { y z } }");
+  // Dialect 2: a text field's operand holds text only.
+  EXPECT_EQ(Shape("@title:(@body:x)", 2), "ERROR: Syntax error at offset 8 near body");
+  EXPECT_EQ(Shape("@title:(x @tag:{y})", 2), "ERROR: Syntax error at offset 10 near tag");
+  EXPECT_EQ(Shape("@title:(x -y)", 2), "@title:INTERSECT { @title:x @title:NOT{ @title:y } }");
+  EXPECT_EQ(Shape("@title:(@body:x)", 1), "@NULL:x");
+  // Dialect 1 term lists: two words start one, stop words and numbers end it.
+  EXPECT_EQ(Shape("@title:zz the hello", 1), "INTERSECT { @title:zz hello }");
+  EXPECT_EQ(Shape("w x -2.5|y", 1), "INTERSECT { w x UNION { -2.5 y } }");
+  // Dialect 1 keeps a tag list open after '}'.
+  EXPECT_EQ(Shape("x @tag:{y}|z", 1), "INTERSECT { x TAG:@tag { y z } }");
+  EXPECT_EQ(Shape("@tag:{a}|-~hello", 1), "ERROR: Syntax error at offset 9 near a");
   // Dialects 3 and 4 parse as 2.
   EXPECT_EQ(Shape("@title:hello world", 3), Shape("@title:hello world", 2));
   EXPECT_EQ(Shape("*=>[KNN 10 @v $vec]", 4), Shape("*=>[KNN 10 @v $vec]", 2));
