@@ -14,6 +14,7 @@
 #include "common/string_util.h"
 #include "engine/database.h"
 #include "engine/keyspace.h"
+#include "search/aggregate_family.h"
 #include "search/index_registry.h"
 #include "search/query_exec.h"
 #include "search/search_config.h"
@@ -610,6 +611,8 @@ void RegisterSearchCommands(CommandTable& t) {
   t.Add({.name = "ft._list", .arity = -1, .flags = "readonly self_locking", .acl = "@search",
          .handler = FtListCommand,
          .doc = {"search", "2.0.0", "O(1)", "Returns a list of all existing indexes.", ""}});
+  RegisterAggregateCommands(t);  // ftagg: FT.AGGREGATE, FT.CURSOR, FT.PROFILE
+  RegisterSearchAdminCommands(t);  // ftagg: FT.INFO, FT.ALTER, FT.ALIAS*, FT.TAGVALS, ...
 }
 
 void InstallSearch(Server& server) { InstallSearchObserver(server); }
