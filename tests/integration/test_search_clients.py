@@ -22,6 +22,19 @@ from conftest import IS_REDIS, REDIS_MODULE, error_reply, wait_until
 pytestmark = pytest.mark.skipif(IS_REDIS and not REDIS_MODULE,
                                 reason="a redis-server without HOTKV_TEST_REDIS_MODULE has no FT.*")
 
+
+@pytest.fixture(autouse=True)
+def _drop_indexes(server):
+    """Drops the indexes a test leaves, so that one failing test does not fail the next
+    with "Index already exists" (FLUSHALL dropping them is tested on its own)."""
+    yield
+    c = server.client()
+    try:
+        for name in c.execute_command("FT._LIST"):
+            c.execute_command("FT.DROPINDEX", name)
+    finally:
+        c.close()
+
 PRODUCTS = {
     "doc:1": {"title": "red apple from the orchard", "body": "crisp and sweet apples", "tags": "fruit,red",
               "price": 3, "loc": "-0.1276,51.5072", "vec": [1, 0, 0, 0]},

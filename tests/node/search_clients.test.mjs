@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
-import { startServer } from './server.mjs';
+import { startServer, dropAllIndexes } from './server.mjs';
 
 let server;
 before(async () => { server = await startServer(); });
@@ -46,6 +46,7 @@ const sorted = (a) => [...a].sort();
 
 // The same FT.* walk for both clients; `resp` only names the protocol in messages.
 async function checkFt(c, resp) {
+  await dropAllIndexes(c);
   await c.flushAll();
   // Documents before the index: FT.CREATE indexes existing keys.
   for (const p of PRODUCTS.slice(0, 3)) {
