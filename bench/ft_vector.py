@@ -199,7 +199,11 @@ def info_field(conn, section, key):
 
 
 def ft_info(conn, idx):
-    v = conn.call("FT.INFO", idx)
+    """FT.INFO as a dict; where the server has no FT.INFO, num_docs from FT.SEARCH."""
+    try:
+        v = conn.call("FT.INFO", idx)
+    except ReplyError:
+        return {"num_docs": conn.call("FT.SEARCH", idx, "*", "LIMIT", "0", "0")[0], "indexing": 0}
     if isinstance(v, dict):
         return v
     return {(v[i].decode() if isinstance(v[i], bytes) else v[i]): v[i + 1]

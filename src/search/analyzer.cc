@@ -1,9 +1,10 @@
 // The analyzer of full-text search: RediSearch's tokeniser (its separator table, backslash
-// escapes, dropped control characters), Unicode case folding (ICU's simple folding, per
-// code point), stop words and Snowball stemming (Debian's libstemmer, one stemmer per
+// escapes, dropped control characters), Unicode case folding (ICU's full folding), stop words and Snowball stemming (Debian's libstemmer, one stemmer per
 // thread and language).
 #include <libstemmer.h>
 #include <unicode/uchar.h>
+#include <unicode/ustring.h>
+#include <unicode/utf16.h>
 
 #include <algorithm>
 #include <string>
@@ -99,12 +100,28 @@ void FoldInto(std::string_view word, std::string* out) {
     }
     size_t len = 0;
     const int32_t cp = DecodeUtf8(word, i, &len);
-    if (cp < 0) {
-      out->push_back(word[i]);
-    } else {
-      AppendUtf8(static_cast<int32_t>(u_foldCase(cp, U_FOLD_CASE_DEFAULT)), out);
-    }
     i += len;
+    if (cp < 0) {
+      out->push_back(word[i - len]);
+      continue;
+    }
+    // Full case folding of one code point (context free, so per code point is exact):
+    // "İ" -> "i̇", "ß" -> "ss", final "ς" -> "σ".
+    UChar src[2];
+    int32_t n = 0;
+    U16_APPEND_UNSAFE(src, n, cp);
+    UChar dst[8];
+    UErrorCode err = U_ZERO_ERROR;
+    const int32_t m = u_strFoldCase(dst, 8, src, n, U_FOLD_CASE_DEFAULT, &err);
+    if (U_FAILURE(err) || m > 8) {
+      AppendUtf8(cp, out);
+      continue;
+    }
+    for (int32_t k = 0; k < m;) {
+      UChar32 c;
+      U16_NEXT_UNSAFE(dst, k, c);
+      AppendUtf8(c, out);
+    }
   }
 }
 

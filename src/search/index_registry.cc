@@ -1,17 +1,21 @@
 #include "search/index_registry.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 
 #include "common/clock.h"
 #include "common/key_hash.h"
+#include "common/string_util.h"
 #include "engine/database.h"
 #include "engine/entry.h"
 #include "engine/keyspace.h"
 #include "json/json_node.h"
 #include "json/json_path.h"
 #include "server/dispatcher.h"
+#include "server/search_hooks.h"
 #include "server/server.h"
+#include "search/index_spec.h"
 #include "types/hash_value.h"
 
 namespace hotkv::search {
@@ -54,6 +58,7 @@ bool IndexRegistry::Add(std::shared_ptr<SearchIndex> index) {
   }
   by_name_.emplace(name, std::move(index));
   g_key_change_observers.fetch_add(1, std::memory_order_relaxed);
+  RepublishLocked();
   return true;
 }
 
@@ -73,6 +78,7 @@ std::shared_ptr<SearchIndex> IndexRegistry::Remove(std::string_view name) {
     }
   }
   g_key_change_observers.fetch_sub(1, std::memory_order_relaxed);
+  RepublishLocked();
   return idx;
 }
 
@@ -147,6 +153,88 @@ void IndexRegistry::Clear() {
   g_key_change_observers.fetch_sub(static_cast<int>(by_name_.size()), std::memory_order_relaxed);
   by_name_.clear();
   aliases_.clear();
+  RepublishLocked();
+}
+
+// ---- Definitions for snapshots ----
+
+namespace {
+
+// Immutable strings, replaced on every change and never freed: a forked snapshot child
+// may be reading one (it must take no lock a writer could hold at the fork).
+std::atomic<const std::string*> g_published{nullptr};
+
+void PutString(std::string* out, std::string_view s) {
+  *out += std::to_string(s.size());
+  *out += ':';
+  out->append(s);
+}
+
+bool GetString(std::string_view* in, std::string_view* s) {
+  size_t colon = in->find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > 10) {
+    return false;
+  }
+  auto n = ParseInt64(in->substr(0, colon));
+  if (!n || *n < 0 || static_cast<uint64_t>(*n) > in->size() - colon - 1) {
+    return false;
+  }
+  *s = in->substr(colon + 1, static_cast<size_t>(*n));
+  in->remove_prefix(colon + 1 + static_cast<size_t>(*n));
+  return true;
+}
+
+}  // namespace
+
+std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes) {
+  std::string out;
+  for (const auto& idx : indexes) {
+    PutString(&out, idx->name());
+    PutString(&out, std::to_string(idx->spec().create_args.size()));
+    for (const std::string& a : idx->spec().create_args) {
+      PutString(&out, a);
+    }
+  }
+  return out;
+}
+
+bool ParseDefinitions(std::string_view blob,
+                      std::vector<std::pair<std::string, std::vector<std::string>>>* out) {
+  while (!blob.empty()) {
+    std::string_view name, count;
+    if (!GetString(&blob, &name) || !GetString(&blob, &count)) {
+      return false;
+    }
+    auto n = ParseInt64(count);
+    if (!n || *n < 0 || *n > 100000) {
+      return false;
+    }
+    std::vector<std::string> args;
+    for (int64_t i = 0; i < *n; i++) {
+      std::string_view a;
+      if (!GetString(&blob, &a)) {
+        return false;
+      }
+      args.emplace_back(a);
+    }
+    out->emplace_back(std::string(name), std::move(args));
+  }
+  return true;
+}
+
+void IndexRegistry::RepublishLocked() {
+  std::vector<std::shared_ptr<SearchIndex>> all;
+  for (const auto& [n, idx] : by_name_) {
+    all.push_back(idx);
+  }
+  std::sort(all.begin(), all.end(),
+            [](const auto& a, const auto& b) { return a->name() < b->name(); });
+  g_published.store(new std::string(SerializeDefinitions(all)), std::memory_order_release);
+}
+
+void IndexRegistry::Republish() {
+  std::unique_lock lock(mu_);
+  RepublishLocked();
 }
 
 // ---- The keyspace observer ----
@@ -257,19 +345,74 @@ class SearchObserver : public KeyObserver {
   Keyspace* ks_;
 };
 
+class PersistenceHooks : public SearchHooks {
+ public:
+  explicit PersistenceHooks(Keyspace* ks) : ks_(ks) {}
+  std::string SavedDefinitions() override {
+    const std::string* s = g_published.load(std::memory_order_acquire);
+    return s == nullptr ? std::string() : *s;
+  }
+  std::vector<std::vector<std::string>> DefinitionCommands() override {
+    std::vector<std::vector<std::string>> out;
+    std::vector<std::pair<std::string, std::vector<std::string>>> defs;
+    if (!ParseDefinitions(SavedDefinitions(), &defs)) {
+      return out;
+    }
+    for (auto& [name, args] : defs) {
+      std::vector<std::string> c{"FT.CREATE", name};
+      c.insert(c.end(), args.begin(), args.end());
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+  void RestoreDefinitions(std::string_view blob, bool shards_locked) override {
+    std::vector<std::pair<std::string, std::vector<std::string>>> defs;
+    if (!ParseDefinitions(blob, &defs)) {
+      fprintf(stderr, "# Warning: unreadable search index definitions in the file; skipped\n");
+      return;
+    }
+    const int64_t now = WallClockMs();
+    for (auto& [name, args] : defs) {
+      std::shared_ptr<SearchIndex> idx = Indexes().FindByName(name);
+      if (idx == nullptr) {
+        std::vector<std::string_view> views(args.begin(), args.end());
+        Result<IndexSpec> spec = ParseCreateArgs(name, views);
+        if (!spec.ok()) {
+          fprintf(stderr, "# Warning: search index '%s' not restored: %s\n", name.c_str(),
+                  spec.status().message().c_str());
+          continue;
+        }
+        Result<std::shared_ptr<SearchIndex>> made = SearchIndex::Create(std::move(*spec));
+        if (!made.ok() || !Indexes().Add(*made)) {
+          continue;
+        }
+        idx = *made;
+      } else {
+        idx->Clear();
+      }
+      ScanExisting(*ks_, *idx, now, shards_locked);
+    }
+  }
+
+ private:
+  Keyspace* ks_;
+};
+
 }  // namespace
 
 void InstallSearchObserver(Server& server) {
   static SearchObserver* observer = new SearchObserver(&server.keyspace());
   server.keyspace().AddObserver(observer);
+  static PersistenceHooks* hooks = new PersistenceHooks(&server.keyspace());
+  SetSearchHooks(hooks);
 }
 
-void ScanExisting(Keyspace& ks, SearchIndex& index, int64_t now_ms) {
+void ScanExisting(Keyspace& ks, SearchIndex& index, int64_t now_ms, bool shards_locked) {
   index.indexing.store(true, std::memory_order_relaxed);
   index.percent_indexed.store(0, std::memory_order_relaxed);
   for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
     Shard& s = ks.shard(i);
-    const bool held = ThisThreadHoldsShard(i);
+    const bool held = shards_locked || ThisThreadHoldsShard(i);
     if (!held) {
       s.lock.lock();
     }

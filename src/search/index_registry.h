@@ -47,22 +47,34 @@ class IndexRegistry {
   Status DeleteAlias(std::string_view alias);
   std::vector<std::string> AliasesOf(std::string_view index) const;
   void Clear();
+  // Re-publishes the definitions a snapshot saves (server/search_hooks.h); Add and Remove
+  // do it themselves, FT.ALTER calls it after changing a spec's create_args.
+  void Republish();
 
  private:
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<SearchIndex>> by_name_;
   std::unordered_map<std::string, std::string> aliases_;  // alias -> index name
+  void RepublishLocked();
 };
+
+// The definitions serialized for snapshots: every index's name and create_args.
+std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes);
+// The reverse: (name, args) pairs; false on a malformed blob.
+bool ParseDefinitions(std::string_view blob,
+                      std::vector<std::pair<std::string, std::vector<std::string>>>* out);
 
 // The process's registry.
 IndexRegistry& Indexes();
 
-// Registers the keyspace observer (before the workers start).
+// Registers the keyspace observer (before the workers start) and the persistence hooks
+// (server/search_hooks.h: definitions in snapshots, indexes rebuilt after a load).
 void InstallSearchObserver(Server& server);
 
 // Indexes every existing key of database 0 into `index`, shard by shard (each locked
 // unless this thread holds it already: EXEC). Synchronous: FT.CREATE returns when done.
-void ScanExisting(Keyspace& ks, SearchIndex& index, int64_t now_ms);
+// `shards_locked`: the caller holds every shard lock (a load under DEBUG RELOAD).
+void ScanExisting(Keyspace& ks, SearchIndex& index, int64_t now_ms, bool shards_locked = false);
 
 // A result document's fields as the reply shows them. Hash: its live fields (in HGETALL
 // order), or only `only`'s names in that order (missing ones skipped). JSON: with no

@@ -263,24 +263,46 @@ void SearchIndex::Clear() {
 void SearchIndex::Sync(std::string_view key, const Entry* e, int64_t now_ms) {
   const ValueType want = spec_.on == SourceType::kHash ? ValueType::kHash : ValueType::kJson;
   const bool wanted = e != nullptr && e->type() == want && MatchesPrefix(key);
-  std::unique_lock lock(mu_);
-  auto it = by_key_.find(std::string(key));
-  if (it != by_key_.end()) {
-    RemoveLocked(it->second);
+  std::vector<PendingVector> vectors;
+  DocId d;
+  {
+    std::unique_lock lock(mu_);
+    auto it = by_key_.find(std::string(key));
+    if (it != by_key_.end()) {
+      RemoveLocked(it->second);
+    }
+    if (!wanted) {
+      return;
+    }
+    d = Allocate(key);
+    if (!IndexEntry(d, e, now_ms, &vectors)) {
+      RemoveLocked(d);
+      failures_++;
+      return;
+    }
+    total_indexed_++;
+    if (vectors.empty()) {
+      return;
+    }
   }
-  if (!wanted) {
-    return;
+  // Vectors (sizes checked above) are inserted with only the key's shard locked, so
+  // searches and other keys' indexing go on meanwhile. The key cannot change under us
+  // (its shard is locked); a FLUSHALL's Clear (which may run without shard locks) can:
+  // then the vector is taken out again.
+  for (PendingVector& pv : vectors) {
+    Status st = pv.from_floats ? pv.field->SetFromFloats(d, pv.floats) : pv.field->Set(d, pv.blob);
+    (void)st;
   }
-  DocId d = Allocate(key);
-  if (!IndexEntry(d, e, now_ms)) {
-    RemoveLocked(d);
-    failures_++;
-    return;
+  std::shared_lock lock(mu_);
+  if (!(d < docs_.size() && docs_[d].live && docs_[d].key == key)) {
+    for (PendingVector& pv : vectors) {
+      pv.field->Remove(d);
+    }
   }
-  total_indexed_++;
 }
 
-bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms) {
+bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms,
+                             std::vector<PendingVector>* vectors) {
   DocInfo& info = docs_[d];
   std::vector<TextFieldValue> texts;
   std::vector<std::string> text_storage;  // JSON: joined strings the views point into
@@ -472,9 +494,10 @@ bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms) {
       }
       case FieldType::kVector: {
         if (hv) {
-          if (!fi.vector->Set(d, *hv).ok()) {
+          if (!fi.vector->CheckQueryBlob(*hv).ok()) {
             return false;
           }
+          vectors->push_back(PendingVector{fi.vector.get(), std::string(*hv), {}, false});
         } else {
           std::vector<float> vals;
           for (const json::Node* n : nodes) {
@@ -491,9 +514,10 @@ bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms) {
               return false;
             }
           }
-          if (!fi.vector->SetFromFloats(d, vals).ok()) {
+          if (vals.size() != f.vector.dim) {
             return false;
           }
+          vectors->push_back(PendingVector{fi.vector.get(), {}, std::move(vals), true});
         }
         break;
       }

@@ -134,8 +134,16 @@ class SearchIndex {
   };
   void RemoveLocked(DocId d);
   DocId Allocate(std::string_view key);
+  // A vector to store after the exclusive lock is released (an HNSW insert takes long;
+  // VectorField is thread-safe).
+  struct PendingVector {
+    VectorField* field;
+    std::string blob;
+    std::vector<float> floats;
+    bool from_floats = false;
+  };
   // Indexes doc `d` from the entry; false: an indexing failure (nothing indexed).
-  bool IndexEntry(DocId d, const Entry* e, int64_t now_ms);
+  bool IndexEntry(DocId d, const Entry* e, int64_t now_ms, std::vector<PendingVector>* vectors);
 
   IndexSpec spec_;
   mutable std::shared_mutex mu_;

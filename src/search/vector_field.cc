@@ -419,8 +419,10 @@ VectorField::VectorField(const VectorFieldOptions& options)
     if (index.ok()) {
       impl_->hnsw = std::move(*index);
     }
-  } else if (options.initial_cap > 0) {
-    const size_t cap = std::min<uint64_t>(options.initial_cap, 1u << 20);
+  } else if (options.initial_cap > 0 && options.dim > 0) {
+    // INITIAL_CAP is a hint: reserve at most 64 MB up front.
+    const size_t cap = std::min<uint64_t>(options.initial_cap,
+                                          (size_t{64} << 20) / (sizeof(float) * options.dim));
     impl_->data.reserve(cap * options.dim);
     impl_->slot_doc.reserve(cap);
   }

@@ -265,3 +265,46 @@ def test_exec_and_aof_restart(tmp_path, r):
 
     before, after = restarted_with_aof(tmp_path, make, read)
     assert before == after == ["k1", "k2"]
+
+
+def test_snapshot_and_aof_rewrite_keep_indexes(tmp_path):
+    from conftest import ServerProcess
+
+    def search(c):
+        return sorted(c.execute_command("FT.SEARCH", "i", "@t:{a}", "NOCONTENT")[1:])
+
+    args = ["--dir", str(tmp_path), "--threads", "2"]
+    srv = ServerProcess(args, tmp_path=tmp_path).start()
+    try:
+        c = srv.client()
+        c.hset("k1", "t", "a")
+        c.execute_command("FT.CREATE", "i", "SCHEMA", "t", "TAG")
+        c.hset("k2", "t", "a")
+        c.save()
+    finally:
+        srv.stop()
+    srv = ServerProcess(args, tmp_path=tmp_path).start()
+    try:
+        c = srv.client()
+        assert c.execute_command("FT._LIST") == ["i"]
+        assert search(c) == ["k1", "k2"]
+    finally:
+        srv.stop()
+
+    preamble = []
+
+    def make(c):
+        c.config_set("aof-use-rdb-preamble", preamble[0])
+        c.hset("k1", "t", "a")
+        c.execute_command("FT.CREATE", "i", "SCHEMA", "t", "TAG")
+        c.bgrewriteaof()
+        assert wait_until(lambda: c.info("persistence")["aof_rewrite_in_progress"] == 0 and
+                          c.info("persistence")["aof_rewrite_scheduled"] == 0)
+        c.hset("k2", "t", "a")
+
+    for mode in ("yes", "no"):  # an RDB base, a base of commands
+        preamble[:] = [mode]
+        d = tmp_path / ("aof-" + mode)
+        d.mkdir()
+        before, after = restarted_with_aof(d, make, search)
+        assert before == after == ["k1", "k2"]

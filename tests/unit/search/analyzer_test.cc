@@ -61,6 +61,10 @@ TEST(AnalyzerTest, UnicodeCaseFolding) {
   // Folding (not just lower-casing): final sigma folds to sigma, so both spellings match.
   EXPECT_EQ(a.Fold("ΣΊΣΥΦΟΣ"), a.Fold("σίσυφος"));
   EXPECT_EQ(Words(a, "Ünïcödé ΣΊΣΥΦΟΣ Привет"), (V{"ünïcödé", "σίσυφοσ", "привет"}));
+  // Full folding: dotted capital I as RediSearch lower-cases it, sharp s as "ss".
+  EXPECT_EQ(a.Fold("İstanbul"), "i̇stanbul");
+  EXPECT_EQ(a.Fold("Straße"), "strasse");
+  EXPECT_EQ(a.Fold("STRAẞE"), "strasse");
   // Invalid UTF-8 passes through unchanged.
   EXPECT_EQ(a.Fold(std::string("A\xff" "B")), std::string("a\xff" "b"));
 }

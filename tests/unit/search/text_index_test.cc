@@ -137,6 +137,57 @@ TEST_F(PeerScoresTest, IntersectionsPhrasesUnionsPrefixes) {
   Expect(*hel, Scorer::kBm25Std, {{1, 0.6189575331385152}, {2, 0.7715772027900205}, {4, 0.6685476036700909}});
 }
 
+// Peer: t "running dogs quickly", "quick brown fox", "the dogs run and the dog runs", and
+// "Straße STRASSE İstanbul". Unions inside intersections and expansion unions keep
+// RediSearch's iterator behaviour (see text_query.cc).
+class PeerIteratorScoresTest : public PeerScoresTest {
+ protected:
+  void SetUp() override {
+    AddDoc(1, "running dogs quickly");
+    AddDoc(2, "quick brown fox");
+    AddDoc(3, "the dogs run and the dog runs");
+    AddDoc(4, "Straße STRASSE İstanbul");
+  }
+};
+
+TEST_F(PeerIteratorScoresTest, ExpansionsInsideIntersections) {
+  auto rd = Agg(NodeKind::kIntersect, Term("running"), Term("dogs"));
+  Expect(*rd, Scorer::kTfIdf, {{1, 5}, {3, 5}});
+  Expect(*rd, Scorer::kTfIdfDocNorm, {{1, 1.6666666666666667}, {3, 1.25}});
+  Expect(*rd, Scorer::kBm25, {{1, 1.4084506640238472}, {3, 1.4084506640238472}});
+  Expect(*rd, Scorer::kBm25Std, {{1, 3.353773201794052}, {3, 3.0890016287322197}});
+  Expect(*rd, Scorer::kDisMax, {{1, 2}, {3, 2}});
+  auto dr = Agg(NodeKind::kIntersect, Term("dogs"), Term("run"));
+  Expect(*dr, Scorer::kTfIdf, {{1, 3}, {3, 6}});
+  Expect(*dr, Scorer::kTfIdfDocNorm, {{1, 1}, {3, 1.5}});
+  Expect(*dr, Scorer::kBm25, {{1, 0.8450703984143084}, {3, 1.6901407968286168}});
+  Expect(*dr, Scorer::kBm25Std, {{1, 2.1240010041093407}, {3, 3.5695809755153043}});
+  Expect(*dr, Scorer::kDisMax, {{1, 2}, {3, 2}});
+}
+
+TEST_F(PeerIteratorScoresTest, ExpansionUnionsKeepTheFirstTerm) {
+  auto dog = Node(NodeKind::kPrefix, "dog");
+  Expect(*dog, Scorer::kTfIdf, {{1, 1}, {3, 2}});
+  Expect(*dog, Scorer::kTfIdfDocNorm, {{1, 0.3333333333333333}, {3, 0.5}});
+  Expect(*dog, Scorer::kBm25, {{1, 0.28169013280476946}, {3, 0.5633802656095389}});
+  Expect(*dog, Scorer::kBm25Std, {{1, 0.7080003347031135}, {3, 1.1326849172703684}});
+  Expect(*dog, Scorer::kDisMax, {{1, 1}, {3, 1}});
+  auto fz = Node(NodeKind::kFuzzy, "dog");
+  Expect(*fz, Scorer::kTfIdf, {{1, 1}, {3, 1}});
+  Expect(*fz, Scorer::kTfIdfDocNorm, {{1, 0.3333333333333333}, {3, 0.25}});
+  Expect(*fz, Scorer::kBm25, {{1, 0.28169013280476946}, {3, 0.28169013280476946}});
+  Expect(*fz, Scorer::kBm25Std, {{1, 0.7080003347031135}, {3, 0.6521055704872837}});
+  EXPECT_EQ(Ids(*Node(NodeKind::kSuffix, "un")), (DocList{1, 3}));  // "+run"
+  EXPECT_EQ(Ids(*Node(NodeKind::kFuzzy, "run")), (DocList{1, 3}));
+}
+
+TEST_F(PeerIteratorScoresTest, UnicodeFolding) {
+  EXPECT_EQ(Ids(*Term("İstanbul")), (DocList{4}));
+  EXPECT_EQ(Ids(*Term("i̇stanbul")), (DocList{4}));  // i + combining dot: İ's folding
+  EXPECT_EQ(Ids(*Term("straße")), (DocList{4}));
+  EXPECT_EQ(Ids(*Term("STRAẞE")), (DocList{4}));
+}
+
 TEST_F(TextIndexTest, WeightGoesToTheWordNotItsExpansions) {
   // Peer: HSET d:1 t "hello running fast", d:2 t zzz u yyy, d:3 t alpha u beta (weights 1).
   std::vector<TextFieldValue> f1{{0, 1.0, false, "hello running fast"}};
@@ -217,10 +268,16 @@ TEST_F(TextIndexTest, EveryExpansionKind) {
   EXPECT_EQ(Ids(*fz), (DocList{4}));  // 3 code points differ (6 bytes)
   fz->term = "unicode";
   EXPECT_EQ(Ids(*fz), DocList{});
-  // Stems ("+stem") are never expansion candidates.
+  // As RediSearch: swapping the last two letters costs one edit, other swaps two.
+  AddDoc(6, "bda");
+  AddDoc(7, "abd");
+  fz->term = "bad";
+  fz->fuzzy_distance = 1;
+  EXPECT_EQ(Ids(*fz), (DocList{6}));
+  // Stems ("+dog") are expansion candidates, as in RediSearch's trie ("*og" finds "dogs").
   AddDoc(5, "dogs");
-  EXPECT_EQ(Ids(*Node(NodeKind::kInfix, "+")), DocList{});
-  EXPECT_EQ(index_.TermsWithPrefix("", 100).size(), 7u);  // no "+dog"
+  EXPECT_EQ(Ids(*Node(NodeKind::kSuffix, "og")), (DocList{5}));
+  EXPECT_EQ(index_.TermsWithPrefix("", 100).size(), 9u);  // but not listed: no "+dog"
 }
 
 TEST_F(TextIndexTest, ExpansionsStopAtTheLimit) {
