@@ -488,6 +488,12 @@ const ConfigOption kConfigOptions[] = {
     {"_BG_INDEX_OOM_PAUSE_TIME", "0", "Pause time for background indexing on OOM"},
 };
 
+const std::pair<const char*, Scorer> kScorerNames[] = {
+    {"TFIDF", Scorer::kTfIdf},       {"BM25STD", Scorer::kBm25Std},
+    {"BM25", Scorer::kBm25},         {"TFIDF.DOCNORM", Scorer::kTfIdfDocNorm},
+    {"DISMAX", Scorer::kDisMax},     {"DOCSCORE", Scorer::kDocScore},
+    {"HAMMING", Scorer::kHamming}};
+
 std::mutex g_config_mu;
 std::map<std::string, std::string>& ConfigOverrides() {
   static auto* m = new std::map<std::string, std::string>();
@@ -504,6 +510,13 @@ std::optional<std::string> ConfigValue(const ConfigOption& o) {
   if (n == "TIMEOUT") return std::to_string(s.timeout_ms.load());
   if (n == "MAXSEARCHRESULTS") return std::to_string(s.max_search_results.load());
   if (n == "MINPREFIX") return std::to_string(s.min_prefix.load());
+  if (n == "DEFAULT_SCORER") {
+    for (const auto& [name, scorer] : kScorerNames) {
+      if (scorer == s.default_scorer.load()) {
+        return std::string(name);
+      }
+    }
+  }
   std::lock_guard<std::mutex> lock(g_config_mu);
   auto it = ConfigOverrides().find(n);
   if (it != ConfigOverrides().end()) {
@@ -536,6 +549,14 @@ std::string ConfigSet(const ConfigOption& o, std::string_view value) {
   } else if (n == "MINPREFIX") {
     if (!num || *num < 1) return kBad;
     s.min_prefix = *num;
+  } else if (n == "DEFAULT_SCORER") {
+    for (const auto& [name, scorer] : kScorerNames) {
+      if (EqualsIgnoreCase(value, name)) {
+        s.default_scorer = scorer;
+        return std::string();
+      }
+    }
+    return "Invalid scorer name";
   } else {
     std::string v(value);
     if (n == "MAXAGGREGATERESULTS") {
