@@ -21,6 +21,7 @@
 #include "search/search_config.h"
 #include "search/search_family.h"
 #include "server/command_context.h"
+#include "server/server.h"
 #include "server/worker.h"
 
 namespace hotkv::search {
@@ -695,6 +696,26 @@ void Explain(CommandContext& ctx, bool cli) {
   }
 }
 
+// FT.DROP idx [KEEPDOCS]: the legacy drop (redis-py's drop_index); without KEEPDOCS the
+// documents go too. Runs FT.DROPINDEX [DD].
+void FtDropCommand(CommandContext& ctx) {
+  if (ctx.argc() < 2) {
+    return WrongArgs(ctx, "FT.DROP");
+  }
+  const CommandSpec* spec = ctx.server().commands().Find("ft.dropindex");
+  if (spec == nullptr || spec->handler == nullptr) {
+    return ctx.rb().Error("ERR unknown command 'FT.DROPINDEX'");
+  }
+  bool keep = ctx.argc() >= 3 && Eq(ctx.arg(2), "KEEPDOCS");
+  std::vector<std::string_view> args{"FT.DROPINDEX", ctx.arg(1)};
+  if (!keep) {
+    args.push_back("DD");
+  }
+  CommandContext inner(ctx.server(), ctx.worker(), ctx.client(), ctx.rb(), args, spec,
+                       ctx.now_ms());
+  spec->handler(inner);
+}
+
 void FtExplainCommand(CommandContext& ctx) { Explain(ctx, false); }
 void FtExplainCliCommand(CommandContext& ctx) { Explain(ctx, true); }
 
@@ -736,6 +757,12 @@ void RegisterSearchAdminCommands(CommandTable& t) {
          .handler = FtConfigCommand,
          .doc = {"search", "1.0.0", "O(1)", "Gets or sets the query engine's configuration.",
                  "GET | SET | HELP option [value]"},
+         .all_shards_in_exec = FtAllShardsInExec});
+  t.Add({.name = "ft.drop", .arity = -1, .flags = kRw, .acl = "@search",
+         .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = FtDropCommand,
+         .doc = {"search", "1.0.0", "O(1) or O(N) if documents are deleted",
+                 "Deletes the index and, without KEEPDOCS, its documents (deprecated).",
+                 "index [KEEPDOCS]"},
          .all_shards_in_exec = FtAllShardsInExec});
   t.Add({.name = "ft.explain", .arity = -1, .flags = kRo, .acl = "@search",
          .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = FtExplainCommand,
