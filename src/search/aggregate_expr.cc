@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/string_util.h"
@@ -18,9 +19,15 @@ bool Value::ToNumber(double* out) const {
     return true;
   }
   if (type == Type::kString) {
-    std::optional<double> d = ParseDouble(str);
-    if (d) {
-      *out = *d;
+    // As RediSearch (strtod over the whole string): "" is 0, leading space and hex pass.
+    if (str.empty()) {
+      *out = 0;
+      return true;
+    }
+    char* end = nullptr;
+    double d = std::strtod(str.c_str(), &end);
+    if (end == str.c_str() + str.size()) {
+      *out = d;
       return true;
     }
   }
@@ -75,8 +82,8 @@ int CompareValues(const Value& a, const Value& b) {
     int c = a.str.compare(b.str);
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
-  if (a.is_null() || b.is_null()) {
-    return a.is_null() == b.is_null() ? 0 : (a.is_null() ? 1 : -1);
+  if (a.is_null() || b.is_null()) {  // null is below everything
+    return a.is_null() == b.is_null() ? 0 : (a.is_null() ? -1 : 1);
   }
   double x, y;
   if (a.ToNumber(&x) && b.ToNumber(&y)) {
@@ -346,9 +353,6 @@ class ExprParser {
       if (!child) {
         return nullptr;
       }
-      if (child->kind == Expr::Kind::kNot) {  // double negation
-        return std::move(child->args[0]);
-      }
       auto e = std::make_unique<Expr>();
       e->kind = Expr::Kind::kNot;
       e->args.push_back(std::move(child));
@@ -436,6 +440,21 @@ class ExprParser {
         return e;
       case Tok::kNot:
         return ParseNot();
+      case Tok::kMinus: {  // -@x, -(...), -f(): 0 - operand (RediSearch 2.10 lacks it)
+        if (++depth_ > kMaxDepth) {
+          error_ = "Expression nested too deeply";
+          return nullptr;
+        }
+        Advance();
+        auto operand = ParsePrimary();
+        --depth_;
+        if (!operand) {
+          return nullptr;
+        }
+        auto zero = std::make_unique<Expr>();
+        zero->literal = Value::Number(0);
+        return Binary(BinaryOp::kSub, std::move(zero), std::move(operand));
+      }
       case Tok::kLParen: {
         if (++depth_ > kMaxDepth) {
           error_ = "Expression nested too deeply";
@@ -524,6 +543,11 @@ Result<std::unique_ptr<Expr>> ParseExpr(std::string_view text) {
 
 // ---- Evaluation ----
 
+namespace {
+const std::string kMissingProperty =
+    "Could not find the value for a parameter name, consider using EXISTS if applicable for ";
+}  // namespace
+
 void Expr::CollectProperties(std::vector<std::string>* out) const {
   if (kind == Kind::kProperty) {
     for (const auto& n : *out) {
@@ -550,14 +574,18 @@ void Expr::ResolveProperties(const std::function<int(const std::string&)>& slot_
 
 namespace {
 
-// A comparison operand pair: numbers when either side is a number (the string side must
-// then convert), else strings; null equals null only.
-Result<int> CompareForPredicate(const Value& a, const Value& b) {
+// A comparison operand pair: numbers when either side is a number (for < <= > >= the
+// string side must then convert; == and != just differ), else strings; null is below
+// everything and equals null.
+Result<int> CompareForPredicate(const Value& a, const Value& b, bool ordering) {
   if ((a.is_number() && b.is_string()) || (a.is_string() && b.is_number())) {
     const Value& s = a.is_string() ? a : b;
     double d;
     if (!s.ToNumber(&d)) {
-      return Status::InvalidArgument("Error converting string '" + s.str + "' to number");
+      if (ordering) {
+        return Status::InvalidArgument("Error converting string '" + s.str + "' to number");
+      }
+      return 1;
     }
   }
   return CompareValues(a, b);
@@ -573,9 +601,7 @@ Result<Value> Expr::Eval(const RowValues& row) const {
       if (slot >= 0 && static_cast<size_t>(slot) < row.size() && row[slot].has_value()) {
         return *row[slot];
       }
-      return Status::InvalidArgument(
-          "Could not find the value for a parameter name, consider using EXISTS if "
-          "applicable for " + name);
+      return Status::InvalidArgument(kMissingProperty + name);
     case Kind::kNot: {
       auto v = args[0]->Eval(row);
       if (!v.ok()) {
@@ -586,6 +612,9 @@ Result<Value> Expr::Eval(const RowValues& row) const {
     case Kind::kFunction: {
       if (function->call == nullptr) {  // exists(): a missing property is 0, not an error
         auto v = args[0]->Eval(row);
+        if (!v.ok() && v.status().message().rfind(kMissingProperty, 0) != 0) {
+          return v;
+        }
         return Value::Number(v.ok() ? 1 : 0);
       }
       std::vector<Value> values;
@@ -631,7 +660,8 @@ Result<Value> Expr::Eval(const RowValues& row) const {
     case BinaryOp::kLe:
     case BinaryOp::kGt:
     case BinaryOp::kGe: {
-      auto c = CompareForPredicate(*left, *right);
+      auto c = CompareForPredicate(*left, *right,
+                                   op != BinaryOp::kEq && op != BinaryOp::kNe);
       if (!c.ok()) {
         return c.status();
       }

@@ -12,7 +12,8 @@
 // number after converting the string. Precedence, loosest first: `|| &&` (one level, left
 // to right), `!`, comparisons, `+ -`, `* / % ^` (one level, left to right) — as RediSearch
 // 2.10 parses them. A `-` directly before a digit belongs to the number ("2-1" is an
-// error, "2 - 1" is 1).
+// error, "2 - 1" is 1); before anything else it negates its operand (beyond 2.10, as
+// pow/max/min: clients of later versions send them).
 //
 // Thread safety: an Expr is immutable after ResolveProperties; Eval may run on any
 // thread (time functions use the reentrant libc calls).

@@ -52,16 +52,27 @@ std::vector<AggregateField> SchemaOf(const IndexSpec& spec) {
 // field of a document once, cached while the pipeline is on it).
 class KeyspaceSource : public AggregateSource {
  public:
-  KeyspaceSource(CommandContext& ctx, const SearchIndex& index, std::vector<SearchHit> hits)
-      : ctx_(ctx), index_(index), hits_(std::move(hits)),
-        is_json_(index.spec().on == SourceType::kJson) {}
+  KeyspaceSource(CommandContext& ctx, const SearchIndex& index, std::vector<SearchHit> hits,
+                 std::vector<std::string> yields, std::vector<AggregateField> schema)
+      : ctx_(ctx), index_(index), hits_(std::move(hits)), yields_(std::move(yields)),
+        schema_(std::move(schema)), is_json_(index.spec().on == SourceType::kJson) {}
+
+  Value Yield(size_t i, size_t which) const override {
+    for (const auto& [name, text] : hits_[i].yields) {
+      if (name == yields_[which]) {
+        auto d = ParseDouble(text);
+        return d ? Value::Number(*d) : Value::String(text);
+      }
+    }
+    return Value::Null();
+  }
 
   size_t size() const override { return hits_.size(); }
   std::string Key(size_t i) const override { return hits_[i].key; }
   double Score(size_t i) const override { return hits_[i].score; }
 
   Value SortValue(size_t i, size_t field) const override {
-    const FieldSpec& f = index_.spec().fields[field];
+    const AggregateField& f = schema_[field];  // the request's copy (FT.ALTER may run)
     std::optional<std::string> raw;
     if (is_json_) {
       std::vector<std::string> one{f.path};
@@ -81,7 +92,7 @@ class KeyspaceSource : public AggregateSource {
     if (!raw) {
       return Value::Null();
     }
-    if (f.type == FieldType::kNumeric) {
+    if (f.numeric) {
       if (auto d = ParseDouble(*raw)) {
         return Value::Number(*d);
       }
@@ -119,10 +130,34 @@ class KeyspaceSource : public AggregateSource {
   CommandContext& ctx_;
   const SearchIndex& index_;
   std::vector<SearchHit> hits_;
+  std::vector<std::string> yields_;
+  std::vector<AggregateField> schema_;
   bool is_json_;
   mutable size_t cached_ = SIZE_MAX;
   mutable std::vector<std::pair<std::string, std::string>> cache_;
 };
+
+// The names a query yields into its rows: VECTOR_RANGE's $YIELD_DISTANCE_AS, KNN's score.
+void CollectRangeYields(const QueryNode& n, std::vector<std::string>* out) {
+  if (n.kind == NodeKind::kVectorRange && !n.yield_distance_as.empty()) {
+    out->push_back(n.yield_distance_as);
+  }
+  for (const auto& c : n.children) {
+    CollectRangeYields(*c, out);
+  }
+}
+
+std::vector<std::string> QueryYields(const Query& q) {
+  std::vector<std::string> out;
+  if (q.knn) {
+    out.push_back(q.knn->score_alias.empty() ? "__" + q.knn->field + "_score"
+                                             : q.knn->score_alias);
+  }
+  if (q.root) {
+    CollectRangeYields(*q.root, &out);
+  }
+  return out;
+}
 
 void WriteValue(ReplyBuilder& rb, const Value& v) {
   switch (v.type) {
@@ -212,12 +247,6 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
   }
   run->index = idx;
   run->index_name = idx->name();
-  auto pipeline = AggregatePipeline::Build(run->request, SchemaOf(idx->spec()));
-  if (!pipeline.ok()) {
-    ctx.rb().Error(pipeline.status().message());
-    return nullptr;
-  }
-  run->pipeline = std::move(*pipeline);
   QueryParams params;
   for (const auto& [k, v] : run->request.params) {
     params[k] = v;
@@ -231,6 +260,14 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
     ctx.rb().Error(query.status().message());
     return nullptr;
   }
+  std::vector<std::string> yields = QueryYields(*query);
+  std::vector<AggregateField> schema = SchemaOf(idx->spec());
+  auto pipeline = AggregatePipeline::Build(run->request, schema, yields);
+  if (!pipeline.ok()) {
+    ctx.rb().Error(pipeline.status().message());
+    return nullptr;
+  }
+  run->pipeline = std::move(*pipeline);
   SearchOptions sopts;
   sopts.verbatim = run->request.verbatim;
   sopts.offset = 0;
@@ -244,7 +281,8 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
   // RediSearch reads the matches in document order.
   std::sort(out->hits.begin(), out->hits.end(),
             [](const SearchHit& a, const SearchHit& b) { return a.doc < b.doc; });
-  run->source = std::make_unique<KeyspaceSource>(ctx, *idx, std::move(out->hits));
+  run->source = std::make_unique<KeyspaceSource>(ctx, *idx, std::move(out->hits), yields,
+                                                 std::move(schema));
   run->pipeline->SetSource(run->source.get());
   return run;
 }

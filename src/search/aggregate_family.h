@@ -3,7 +3,7 @@
 //
 //   FT.AGGREGATE, FT.CURSOR READ|DEL|GC, FT.PROFILE      (aggregate_family.cc)
 //   FT.INFO, FT.ALTER, FT.ALIASADD|ALIASUPDATE|ALIASDEL, FT.TAGVALS, FT.CONFIG,
-//   FT.EXPLAIN, FT.EXPLAINCLI                              (search_admin_family.cc)
+//   FT.EXPLAIN, FT.EXPLAINCLI, FT.DROP (legacy)            (search_admin_family.cc)
 //
 // FT.AGGREGATE runs the query (query_exec.h) under the index's shared lock, releases it,
 // then feeds the pipeline (aggregate_plan.h) from the documents, locking each one's

@@ -23,8 +23,7 @@ int TypeCode(const Value& v) {
 Status NotString(const char* fn, const std::vector<Value>& args, size_t i) {
   return Status::InvalidArgument("Invalid type (" + std::to_string(TypeCode(args[i])) +
                                  ") for argument " + std::to_string(i) + " in function '" +
-                                 fn + "'. VALIDATE_ARG__STRING(v, " + std::to_string(i) +
-                                 ") was false.");
+                                 fn + "'. VALIDATE_ARG__STRING(v, 0) was false.");
 }
 
 Status WrongType(const char* fn, const std::vector<Value>& args, size_t i, const char* want) {
@@ -50,6 +49,31 @@ double Log(double d) { return std::log(d); }
 double Log2(double d) { return std::log2(d); }
 double Exp(double d) { return std::exp(d); }
 double Sqrt(double d) { return std::sqrt(d); }
+
+// pow(x, y), max(a, ...), min(a, ...): numbers (later RediSearch versions; 2.10 lacks
+// them, HotKV takes them as agent-memory-server and the clients send them).
+Result<Value> Pow(const std::vector<Value>& args) {
+  double x, y;
+  if (!args[0].ToNumber(&x) || !args[1].ToNumber(&y)) {
+    return Status::InvalidArgument("Could not convert value to a number");
+  }
+  return Value::Number(std::pow(x, y));
+}
+
+template <bool kMax>
+Result<Value> Extreme(const std::vector<Value>& args) {
+  double best = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    double d;
+    if (!args[i].ToNumber(&d)) {
+      return Status::InvalidArgument("Could not convert value to a number");
+    }
+    if (i == 0 || (kMax ? d > best : d < best)) {
+      best = d;
+    }
+  }
+  return Value::Number(best);
+}
 
 // ---- Strings ----
 
@@ -180,7 +204,7 @@ Result<Value> ToNumberFn(const std::vector<Value>& args) {
   double d;
   if (!args[0].ToNumber(&d)) {
     return Status::InvalidArgument("to_number: cannot convert string '" +
-                                   args[0].ToString() + "'");
+                                   (args[0].is_null() ? "(null)" : args[0].ToString()) + "'");
   }
   return Value::Number(d);
 }
@@ -226,9 +250,11 @@ Result<Value> Strlen(const std::vector<Value>& args) {
 
 // ---- Time (UTC) ----
 
-bool ToTime(const Value& v, time_t* t, struct tm* tm) {
+// The parts functions (hour, day, ...) give null before 1970, as RediSearch's.
+bool ToTime(const Value& v, time_t* t, struct tm* tm, bool allow_negative = false) {
   double d;
-  if (!v.ToNumber(&d) || !std::isfinite(d) || std::fabs(d) > 1e17) {
+  if (!v.ToNumber(&d) || !std::isfinite(d) || std::fabs(d) > 1e17 ||
+      (d < 0 && !allow_negative)) {
     return false;
   }
   *t = static_cast<time_t>(d);
@@ -245,11 +271,14 @@ Result<Value> TimeFmt(const std::vector<Value>& args) {
   }
   time_t t;
   struct tm tm;
-  if (!ToTime(args[0], &t, &tm)) {
+  if (!ToTime(args[0], &t, &tm, true)) {
     return Value::Null();
   }
   char buf[1024];
   size_t n = strftime(buf, sizeof(buf), fmt.c_str(), &tm);
+  if (n == 0) {
+    return Value::Null();
+  }
   return Value::String(std::string(buf, n));
 }
 
@@ -353,6 +382,9 @@ const FunctionDef kFunctions[] = {
     {"log2", 1, 1, MathFn<Log2>},
     {"exp", 1, 1, MathFn<Exp>},
     {"sqrt", 1, 1, MathFn<Sqrt>},
+    {"pow", 2, 2, Pow},
+    {"max", 1, -1, Extreme<true>},
+    {"min", 1, -1, Extreme<false>},
     {"lower", 1, 1, Lower},
     {"upper", 1, 1, Upper},
     {"substr", 3, 3, Substr},

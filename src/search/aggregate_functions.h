@@ -1,5 +1,5 @@
 // The functions APPLY and FILTER expressions may call (RediSearch 2.10's set): math
-// (abs, ceil, floor, log, log2, exp, sqrt), strings (lower, upper, substr, format,
+// (abs, ceil, floor, log, log2, exp, sqrt; and pow, max, min, which 2.10 lacks), strings (lower, upper, substr, format,
 // split, strlen, contains, startswith, to_number, to_str, exists, matched_terms), time
 // (timefmt, parsetime, day, hour, minute, month, dayofweek, dayofmonth, dayofyear,
 // year, monthofyear) and geodistance. Names match case-insensitively.

@@ -33,9 +33,9 @@ struct Lookup {
 
 // How a property of the documents' rows is filled.
 struct BaseLoad {
-  enum class Source : uint8_t { kKey, kScore, kSortValue, kDocField } source;
+  enum class Source : uint8_t { kKey, kScore, kSortValue, kDocField, kYield } source;
   int slot = -1;
-  size_t field = 0;    // kSortValue: schema position
+  size_t field = 0;    // kSortValue: schema position; kYield: which yield
   std::string path;    // kDocField
   bool numeric = false;
   bool normalized = false;
@@ -100,6 +100,13 @@ struct AggregatePipeline::Impl {
         case BaseLoad::Source::kScore:
           SetSlot(row, l.slot, Value::Number(source->Score(i)));
           break;
+        case BaseLoad::Source::kYield: {
+          Value v = source->Yield(i, l.field);
+          if (!v.is_null()) {
+            SetSlot(row, l.slot, std::move(v));
+          }
+          break;
+        }
         case BaseLoad::Source::kSortValue: {
           Value v = source->SortValue(i, l.field);
           if (v.is_null()) {
@@ -227,10 +234,13 @@ int CompareRows(const RowValues& a, const RowValues& b,
 
 class ArrangeStage : public Stage {
  public:
+  // `grouped`: the rows come from a GROUPBY (no document ids): RediSearch's heap then
+  // breaks ties with later rows first (approximated by reversing them before a stable
+  // sort); documents' ties keep document order.
   ArrangeStage(std::vector<std::pair<int, bool>> keys, uint64_t cap, bool has_limit,
-               uint64_t offset, uint64_t limit)
+               uint64_t offset, uint64_t limit, bool grouped)
       : keys_(std::move(keys)), cap_(cap), has_limit_(has_limit), offset_(offset),
-        limit_(limit) {}
+        limit_(limit), grouped_(grouped) {}
 
   Result<bool> Next(RowValues* row) override {
     if (has_limit_ && limit_ == 0) {  // RediSearch still reads everything
@@ -253,6 +263,9 @@ class ArrangeStage : public Stage {
           break;
         }
         rows_.push_back(std::move(r));
+      }
+      if (grouped_) {
+        std::reverse(rows_.begin(), rows_.end());
       }
       std::stable_sort(rows_.begin(), rows_.end(), [&](const RowValues& a, const RowValues& b) {
         return CompareRows(a, b, keys_) < 0;
@@ -287,6 +300,7 @@ class ArrangeStage : public Stage {
   uint64_t cap_;
   bool has_limit_;
   uint64_t offset_, limit_;
+  bool grouped_;
   bool sorted_ = false;
   std::vector<RowValues> rows_;
   size_t pos_ = 0;
@@ -637,6 +651,13 @@ class Planner {
     if (!in_base()) {
       return;
     }
+    int existing = cur().Find(as);
+    for (const BaseLoad& b : p_->base_loads) {
+      if (b.slot == existing && (b.source == BaseLoad::Source::kYield ||
+                                 b.source == BaseLoad::Source::kScore)) {
+        return;  // LOAD of a name the query yields (KNN's score): the yielded value
+      }
+    }
     int slot = cur().Add(as);
     BaseLoad l;
     l.slot = slot;
@@ -681,11 +702,19 @@ AggregatePipeline::AggregatePipeline(std::unique_ptr<Impl> impl) : impl_(std::mo
 AggregatePipeline::~AggregatePipeline() = default;
 
 Result<std::unique_ptr<AggregatePipeline>> AggregatePipeline::Build(
-    const AggregateRequest& request, const std::vector<AggregateField>& schema) {
+    const AggregateRequest& request, const std::vector<AggregateField>& schema,
+    const std::vector<std::string>& yields) {
   auto impl = std::make_unique<Impl>();
   Impl* p = impl.get();
   p->schema = schema;
   Planner pl(p);
+  for (size_t i = 0; i < yields.size(); ++i) {
+    BaseLoad l;
+    l.source = BaseLoad::Source::kYield;
+    l.field = i;
+    l.slot = pl.cur().Add(yields[i]);
+    pl.AddBaseLoad(std::move(l));
+  }
   if (request.add_scores) {
     BaseLoad l;
     l.source = BaseLoad::Source::kScore;
@@ -733,7 +762,7 @@ Result<std::unique_ptr<AggregatePipeline>> AggregatePipeline::Build(
         }
         uint64_t cap = s.max ? *s.max : (s.has_limit ? s.offset + s.limit : 10);
         chain(std::make_unique<ArrangeStage>(std::move(keys), cap, s.has_limit, s.offset,
-                                             s.limit));
+                                             s.limit, !pl.in_base()));
         break;
       }
       case AggregateStep::Kind::kGroup: {

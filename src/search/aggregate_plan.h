@@ -103,6 +103,13 @@ class AggregateSource {
   // Document i's hash fields named in `paths` (all fields when null), those it has.
   virtual std::vector<std::pair<std::string, std::string>> Load(
       size_t i, const std::vector<std::string>* paths) = 0;
+  // Document i's value of the query's yield `which` (position in Build's `yields`: KNN's
+  // score, VECTOR_RANGE's distance); null when it has none.
+  virtual Value Yield(size_t i, size_t which) const {
+    (void)i;
+    (void)which;
+    return Value::Null();
+  }
 };
 
 struct AggregateChunk {
@@ -120,8 +127,11 @@ class AggregatePipeline {
   ~AggregatePipeline();
   // Checks the steps against the schema (property errors: "Property `x` not loaded nor
   // in pipeline", "No such property `x`", ...) and compiles the expressions.
+  // `yields`: the names the query yields (KNN's AS name or __<field>_score, VECTOR_RANGE's
+  // $YIELD_DISTANCE_AS), first in every row as RediSearch puts them.
   static Result<std::unique_ptr<AggregatePipeline>> Build(
-      const AggregateRequest& request, const std::vector<AggregateField>& schema);
+      const AggregateRequest& request, const std::vector<AggregateField>& schema,
+      const std::vector<std::string>& yields = {});
   // The documents to read (not owned; must outlive Read unless Materialize ran).
   void SetSource(AggregateSource* source);
   // Reads every document now (LOAD and sort values), so later reads need no source: for

@@ -129,7 +129,7 @@ std::string FormatF(double v) {
 
 class Lexer {
  public:
-  Lexer(std::string_view s, int dialect) : s_(s), dialect_(dialect) {}
+  Lexer(std::string_view s, int dialect, size_t start = 0) : s_(s), dialect_(dialect), pos_(start) {}
 
   std::vector<Token> Run() {
     std::vector<Token> out;
@@ -339,8 +339,43 @@ class Lexer {
 
   std::string_view s_;
   int dialect_;
-  size_t pos_ = 0;
+  size_t pos_;
 };
+
+bool TermStartsIn(std::string_view s, size_t i) {
+  if (i >= s.size()) return false;
+  auto c = static_cast<unsigned char>(s[i]);
+  if (IsTermByte(c)) return true;
+  return c == '\\' && i + 1 < s.size() && IsEscapable(static_cast<unsigned char>(s[i + 1]));
+}
+
+size_t ReadTermIn(std::string_view s, size_t i, std::string* text) {
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (IsTermByte(c)) {
+      text->push_back(static_cast<char>(c));
+      i++;
+    } else if (c == '\\' && i + 1 < s.size() && IsEscapable(static_cast<unsigned char>(s[i + 1]))) {
+      text->push_back(s[i + 1]);
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+// The closing quote of a quoted string opened at `open` (backslash escapes skipped).
+size_t FindClosingQuote(std::string_view s, size_t open) {
+  for (size_t i = open + 1; i < s.size(); i++) {
+    if (s[i] == '\\') {
+      i++;
+    } else if (s[i] == '"') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
 
 // Rule precedences (what a pending reduction compares the lookahead with).
 struct Precedence {
@@ -410,15 +445,13 @@ class Parser {
       if (failed_) return status_;
     }
     if (Peek().kind == Tok::kArrow) {
+      if (v1_ && star) {
+        SyntaxError(Peek());  // dialect 1: "*" is a whole query
+        return status_;
+      }
       if (v1_ || PeekAt(1).kind != Tok::kLsqb) {
-        if (star && !v1_ && PeekAt(1).kind == Tok::kLb) {
-          Advance();
-          ParseAttributes(nullptr);
-          if (failed_) return status_;
-        } else {
-          SyntaxError(Peek());
-          return status_;
-        }
+        SyntaxError(PeekAt(1));  // "=>" takes "{attributes}" (consumed already) or "[KNN ...]"
+        return status_;
       } else {
         KnnClause knn;
         knn.has_filter = !star;
@@ -432,6 +465,7 @@ class Parser {
       SyntaxError(Peek());
       return status_;
     }
+    if (deferred_) return *deferred_;
     if (!root) {
       root = NewNode(q.knn ? NodeKind::kMatchAll : NodeKind::kEmpty);
       if (q.knn) q.knn->has_filter = false;
@@ -452,6 +486,14 @@ class Parser {
       if (i >= toks_.size() || toks_[i].kind != Tok::kRp) return 0;
     }
     return i;
+  }
+
+  // Drops the tokens from `index` on and lexes the text again from `text_pos` (after a
+  // quoted string, which has its own lexing). Invalidates Token references.
+  void Relex(size_t index, size_t text_pos) {
+    toks_.resize(index);
+    for (auto& t : Lexer(text_, opts_.dialect, text_pos).Run()) toks_.push_back(std::move(t));
+    p_ = index;
   }
 
   const Token& Peek() const { return PeekAt(0); }
@@ -492,11 +534,17 @@ class Parser {
     Fail("Syntax error at offset " + std::to_string(pos) + " near " + std::string(near));
   }
 
+  // RediSearch resolves $params after parsing: a syntax error anywhere wins over a
+  // missing or malformed parameter, which is reported when the parse succeeded.
+  void Defer(std::string msg) {
+    if (!deferred_) deferred_ = Status::InvalidArgument(std::move(msg));
+  }
   const std::string* Param(const std::string& name) {
+    static const std::string kMissing;
     auto it = params_.find(name);
     if (it == params_.end()) {
-      Fail("No such parameter `" + name + "`");
-      return nullptr;
+      Defer("No such parameter `" + name + "`");
+      return &kMissing;
     }
     return &it->second;
   }
@@ -699,10 +747,11 @@ class Parser {
       }
       case Tok::kMinus:
       case Tok::kTilde: {
+        const bool minus = t.kind == Tok::kMinus;
         Advance();
-        auto e = ParseExpr(t.kind == Tok::kMinus ? rules_.minus_rule : rules_.tilde_rule);
+        auto e = ParseExpr(minus ? rules_.minus_rule : rules_.tilde_rule);
         if (failed_ || !e) return nullptr;
-        auto n = NewNode(t.kind == Tok::kMinus ? NodeKind::kNot : NodeKind::kOptional);
+        auto n = NewNode(minus ? NodeKind::kNot : NodeKind::kOptional);
         n->children.push_back(std::move(e));
         return n;
       }
@@ -788,6 +837,7 @@ class Parser {
   }
 
   std::unique_ptr<QueryNode> ParsePhrase() {
+    if (!v1_) return ParseQuotedV2();
     Advance();  // "
     std::vector<std::string> words;
     while (true) {
@@ -820,6 +870,43 @@ class Parser {
     return n;
   }
 
+  // Dialect 2 lexes a quoted string on its own: words (letters, digits, escapes, and
+  // $names kept as written), every other byte separates them.
+  std::unique_ptr<QueryNode> ParseQuotedV2() {
+    const size_t open = Peek().pos;
+    const size_t close = FindClosingQuote(text_, open);
+    std::vector<std::string> words;
+    size_t last_pos = open;
+    std::string_view last_word;
+    size_t end = close == std::string_view::npos ? text_.size() : close;
+    for (size_t i = open + 1; i < end;) {
+      size_t start = i;
+      std::string word;
+      if (text_[i] == '$' && TermStartsIn(text_, i + 1)) {
+        word = "$";
+        i = ReadTermIn(text_, i + 1, &word);
+      } else if (TermStartsIn(text_, i)) {
+        i = ReadTermIn(text_, i, &word);
+      } else {
+        i++;
+        continue;
+      }
+      last_pos = start;
+      last_word = text_.substr(start, i - start);
+      words.push_back(std::move(word));
+    }
+    if (close == std::string_view::npos || words.empty()) {
+      size_t pos = close == std::string_view::npos ? last_pos : close;
+      Fail("Syntax error at offset " + std::to_string(pos) + " near " + std::string(last_word));
+      return nullptr;
+    }
+    Relex(p_, close + 1);
+    auto n = NewNode(NodeKind::kPhrase);
+    n->phrase_terms = std::move(words);
+    n->verbatim = true;
+    return n;
+  }
+
   std::unique_ptr<QueryNode> ParseModifier() {
     if (in_text_field_ > 0) {
       // Dialect 2: a text field's operand is text only (no @field, ranges, tags).
@@ -837,8 +924,10 @@ class Parser {
       return nullptr;
     }
     Advance();
-    if (fields.size() == 1 && Peek().kind == Tok::kLb) return ParseTags(m.text);
-    if (fields.size() == 1 && Peek().kind == Tok::kLsqb) return ParseRange(m.text);
+    if (fields.size() == 1 && Peek().kind == Tok::kLb) {
+      return v1_ ? ParseTagsV1(fields[0]) : ParseTags(fields[0]);
+    }
+    if (fields.size() == 1 && Peek().kind == Tok::kLsqb) return ParseRange(fields[0]);
     if (!v1_) in_text_field_++;
     auto e = ParseExpr(rules_.modifier_rule);
     if (!v1_) in_text_field_--;
@@ -874,15 +963,15 @@ class Parser {
           raws.push_back(*v);
           Advance();
         } else if (t.kind == Tok::kQuote && !v1_ && words.empty()) {
-          // A quoted tag: the raw text up to the next quote, one value.
-          size_t close = text_.find('"', t.pos + 1);
+          // A quoted tag: the raw text up to the closing quote, one value.
+          size_t close = FindClosingQuote(text_, t.pos);
           if (close == std::string_view::npos) {
             SyntaxError(t);
             return nullptr;
           }
           tv.value = std::string(text_.substr(t.pos + 1, close - t.pos - 1));
           tv.raw = tv.value;
-          while (p_ < toks_.size() && toks_[p_].pos <= close) p_++;
+          Relex(p_, close + 1);
           single_done = true;
         } else if ((t.kind == Tok::kPrefix || t.kind == Tok::kSuffix || t.kind == Tok::kContains ||
                     t.kind == Tok::kWildcard) &&
@@ -932,29 +1021,48 @@ class Parser {
       const Token& sep = Advance();
       if (sep.kind == Tok::kRb) break;
     }
-    // Dialect 1's grammar keeps the list open after '}': "@t:{a}|b" is the tags a and b.
-    while (v1_ && Peek().kind == Tok::kOr) {
-      Advance();
+    return n;
+  }
+
+  // Dialect 1's tag lists, as its grammar reads them: the first value is one word or
+  // affix and may end the list ("@t:{a x" is the tag a, then x); after '|' a value may be
+  // several words; '}' is optional and the list goes on after it ("@t:{a}|b" = {a|b}).
+  std::unique_ptr<QueryNode> ParseTagsV1(const std::string& field) {
+    Advance();  // {
+    auto n = NewNode(NodeKind::kTag);
+    n->fields.push_back(field);
+    bool first = true;
+    while (true) {
       const Token& t = Peek();
-      if (t.kind != Tok::kTerm && t.kind != Tok::kNumber && t.kind != Tok::kPrefix &&
-          t.kind != Tok::kSuffix && t.kind != Tok::kContains) {
-        SyntaxError(t);
-        return nullptr;
-      }
-      Advance();
       TagValue tv;
-      tv.value = t.text;
       if (t.kind == Tok::kTerm || t.kind == Tok::kNumber) {
+        tv.value = t.text;
         tv.raw = std::string(text_.substr(t.pos, t.end - t.pos));
-      } else {
+        Advance();
+        while (!first && (Peek().kind == Tok::kTerm || Peek().kind == Tok::kNumber)) {
+          const Token& w = Advance();
+          tv.value += " " + w.text;
+          tv.raw += " " + std::string(text_.substr(w.pos, w.end - w.pos));
+          tv.phrase = true;
+        }
+      } else if (t.kind == Tok::kPrefix || t.kind == Tok::kSuffix || t.kind == Tok::kContains) {
+        tv.value = t.text;
         size_t b = t.kind == Tok::kPrefix ? t.pos : t.pos + 1;
         size_t e = t.kind == Tok::kSuffix ? t.end : t.end - 1;
         tv.raw = std::string(text_.substr(b, e > b ? e - b : 0));
         tv.match = t.kind == Tok::kPrefix   ? TagValue::Match::kPrefix
                    : t.kind == Tok::kSuffix ? TagValue::Match::kSuffix
                                             : TagValue::Match::kInfix;
+        Advance();
+      } else {
+        SyntaxError(t);
+        return nullptr;
       }
       n->tags.push_back(std::move(tv));
+      first = false;
+      while (Peek().kind == Tok::kRb) Advance();
+      if (Peek().kind != Tok::kOr) break;
+      Advance();
     }
     return n;
   }
@@ -986,8 +1094,8 @@ class Parser {
         sv.remove_prefix(1);
       }
       if (!ParseDouble(sv, v)) {
-        Fail("Invalid numeric value (" + *s + ") for parameter `" + t.text + "`");
-        return false;
+        Defer("Invalid numeric value (" + *s + ") for parameter `" + t.text + "`");
+        *v = 0;
       }
       Advance();
       return true;
@@ -1010,8 +1118,7 @@ class Parser {
         const std::string* s = Param(r.text);
         if (!s) return nullptr;
         if (!ParseDouble(*s, &n->vector_radius)) {
-          Fail("Invalid numeric value (" + *s + ") for parameter `" + r.text + "`");
-          return nullptr;
+          Defer("Invalid numeric value (" + *s + ") for parameter `" + r.text + "`");
         }
         n->vector_radius_text = *s;
       } else {
@@ -1217,8 +1324,7 @@ class Parser {
         if (ParseDouble(*v, &d) && d >= 0 && d == std::floor(d) && d < 1e19) {
           knn->k = static_cast<uint64_t>(d);
         } else {
-          Fail("Invalid numeric value (" + *v + ") for parameter `" + k.text + "`");
-          return false;
+          Defer("Invalid numeric value (" + *v + ") for parameter `" + k.text + "`");
         }
       }
     } else {
@@ -1316,6 +1422,7 @@ class Parser {
   int depth_ = 0;
   int in_text_field_ = 0;
   bool failed_ = false;
+  std::optional<Status> deferred_;
   Status status_;
 };
 

@@ -21,6 +21,7 @@
 #include "search/search_config.h"
 #include "search/search_family.h"
 #include "server/command_context.h"
+#include "server/server.h"
 #include "server/worker.h"
 
 namespace hotkv::search {
@@ -488,6 +489,12 @@ const ConfigOption kConfigOptions[] = {
     {"_BG_INDEX_OOM_PAUSE_TIME", "0", "Pause time for background indexing on OOM"},
 };
 
+const std::pair<const char*, Scorer> kScorerNames[] = {
+    {"TFIDF", Scorer::kTfIdf},       {"BM25STD", Scorer::kBm25Std},
+    {"BM25", Scorer::kBm25},         {"TFIDF.DOCNORM", Scorer::kTfIdfDocNorm},
+    {"DISMAX", Scorer::kDisMax},     {"DOCSCORE", Scorer::kDocScore},
+    {"HAMMING", Scorer::kHamming}};
+
 std::mutex g_config_mu;
 std::map<std::string, std::string>& ConfigOverrides() {
   static auto* m = new std::map<std::string, std::string>();
@@ -504,6 +511,13 @@ std::optional<std::string> ConfigValue(const ConfigOption& o) {
   if (n == "TIMEOUT") return std::to_string(s.timeout_ms.load());
   if (n == "MAXSEARCHRESULTS") return std::to_string(s.max_search_results.load());
   if (n == "MINPREFIX") return std::to_string(s.min_prefix.load());
+  if (n == "DEFAULT_SCORER") {
+    for (const auto& [name, scorer] : kScorerNames) {
+      if (scorer == s.default_scorer.load()) {
+        return std::string(name);
+      }
+    }
+  }
   std::lock_guard<std::mutex> lock(g_config_mu);
   auto it = ConfigOverrides().find(n);
   if (it != ConfigOverrides().end()) {
@@ -536,6 +550,14 @@ std::string ConfigSet(const ConfigOption& o, std::string_view value) {
   } else if (n == "MINPREFIX") {
     if (!num || *num < 1) return kBad;
     s.min_prefix = *num;
+  } else if (n == "DEFAULT_SCORER") {
+    for (const auto& [name, scorer] : kScorerNames) {
+      if (EqualsIgnoreCase(value, name)) {
+        s.default_scorer = scorer;
+        return std::string();
+      }
+    }
+    return "Invalid scorer name";
   } else {
     std::string v(value);
     if (n == "MAXAGGREGATERESULTS") {
@@ -674,6 +696,26 @@ void Explain(CommandContext& ctx, bool cli) {
   }
 }
 
+// FT.DROP idx [KEEPDOCS]: the legacy drop (redis-py's drop_index); without KEEPDOCS the
+// documents go too. Runs FT.DROPINDEX [DD].
+void FtDropCommand(CommandContext& ctx) {
+  if (ctx.argc() < 2) {
+    return WrongArgs(ctx, "FT.DROP");
+  }
+  const CommandSpec* spec = ctx.server().commands().Find("ft.dropindex");
+  if (spec == nullptr || spec->handler == nullptr) {
+    return ctx.rb().Error("ERR unknown command 'FT.DROPINDEX'");
+  }
+  bool keep = ctx.argc() >= 3 && Eq(ctx.arg(2), "KEEPDOCS");
+  std::vector<std::string_view> args{"FT.DROPINDEX", ctx.arg(1)};
+  if (!keep) {
+    args.push_back("DD");
+  }
+  CommandContext inner(ctx.server(), ctx.worker(), ctx.client(), ctx.rb(), args, spec,
+                       ctx.now_ms());
+  spec->handler(inner);
+}
+
 void FtExplainCommand(CommandContext& ctx) { Explain(ctx, false); }
 void FtExplainCliCommand(CommandContext& ctx) { Explain(ctx, true); }
 
@@ -715,6 +757,12 @@ void RegisterSearchAdminCommands(CommandTable& t) {
          .handler = FtConfigCommand,
          .doc = {"search", "1.0.0", "O(1)", "Gets or sets the query engine's configuration.",
                  "GET | SET | HELP option [value]"},
+         .all_shards_in_exec = FtAllShardsInExec});
+  t.Add({.name = "ft.drop", .arity = -1, .flags = kRw, .acl = "@search",
+         .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = FtDropCommand,
+         .doc = {"search", "1.0.0", "O(1) or O(N) if documents are deleted",
+                 "Deletes the index and, without KEEPDOCS, its documents (deprecated).",
+                 "index [KEEPDOCS]"},
          .all_shards_in_exec = FtAllShardsInExec});
   t.Add({.name = "ft.explain", .arity = -1, .flags = kRo, .acl = "@search",
          .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = FtExplainCommand,

@@ -76,7 +76,8 @@ void FtCreateCommand(CommandContext& ctx) {
 
 // ---- FT.DROPINDEX ----
 
-// FT.DROPINDEX idx [DD] and the deprecated FT.DROP idx [KEEPDOCS] (deletes by default).
+// FT.DROPINDEX idx [DD]; `legacy`: FT.DROP idx [KEEPDOCS] semantics (deletes by default;
+// FT.DROP itself is registered by search_admin_family.cc).
 void DropIndex(CommandContext& ctx, bool legacy) {
   const char* name = legacy ? "FT.DROP" : "FT.DROPINDEX";
   if (ctx.argc() < 2 || ctx.argc() > 3) {
@@ -124,7 +125,6 @@ void DropIndex(CommandContext& ctx, bool legacy) {
 }
 
 void FtDropIndexCommand(CommandContext& ctx) { DropIndex(ctx, false); }
-void FtDropCommand(CommandContext& ctx) { DropIndex(ctx, true); }
 
 // ---- FT._LIST ----
 
@@ -611,12 +611,6 @@ void RegisterSearchCommands(CommandTable& t) {
          .doc = {"search", "2.0.0", "O(1) or O(N) if documents are deleted, where N is the "
                  "number of keys in the keyspace",
                  "Deletes the index.", "index [DD]"},
-         .all_shards_in_exec = FtAllShardsInExec});
-  t.Add({.name = "ft.drop", .arity = -1, .flags = "write self_locking", .acl = "@search",
-         .keys = {KeyAt(1, "RW ACCESS UPDATE")}, .handler = FtDropCommand,
-         .doc = {"search", "1.0.0", "O(1) or O(N) if documents are deleted",
-                 "Deletes the index and, unless KEEPDOCS, its documents (deprecated).",
-                 "index [KEEPDOCS]", "deprecated", "2.0.0", "`FT.DROPINDEX`"},
          .all_shards_in_exec = FtAllShardsInExec});
   t.Add({.name = "ft._list", .arity = -1, .flags = "readonly self_locking", .acl = "@search",
          .handler = FtListCommand,

@@ -199,3 +199,15 @@ def test_profile(idx):
     assert reply[1][0][0] == "Total profile time"
     assert err(idx, "FT.PROFILE", "adm", "FOO", "QUERY", "x") == "No `SEARCH` or `AGGREGATE` provided"
     assert err(idx, "FT.PROFILE", "nosuch", "SEARCH", "QUERY", "x") == "No such index nosuch"
+
+
+def test_legacy_drop(r):
+    r.hset("z:1", "a", "b")
+    r.execute_command("FT.CREATE", "zz", "PREFIX", 1, "z:", "SCHEMA", "a", "TEXT")
+    assert r.execute_command("FT.DROP", "zz", "KEEPDOCS") == "OK"
+    assert r.exists("z:1") == 1
+    r.execute_command("FT.CREATE", "zz", "PREFIX", 1, "z:", "SCHEMA", "a", "TEXT")
+    wait_until(lambda: info(r, "zz")[1]["num_docs"] == 1)
+    assert r.execute_command("FT.DROP", "zz") == "OK"  # without KEEPDOCS the documents go
+    assert r.exists("z:1") == 0
+    assert err(r, "FT.DROP", "nope") == "Unknown Index name"

@@ -30,6 +30,19 @@ from conftest import REDIS_MODULE, IS_REDIS, wait_until
 pytestmark = pytest.mark.skipif(IS_REDIS and not REDIS_MODULE,
                                 reason="a redis-server without HOTKV_TEST_REDIS_MODULE has no FT.*")
 
+
+@pytest.fixture(autouse=True)
+def _drop_indexes(server):
+    """Drops the indexes a test leaves, so that one failing test does not fail the next
+    with "Index already exists" (FLUSHALL dropping them is tested on its own)."""
+    yield
+    c = server.client()
+    try:
+        for name in c.execute_command("FT._LIST"):
+            c.execute_command("FT.DROPINDEX", name)
+    finally:
+        c.close()
+
 VOCAB = ["paris", "france", "capital", "weather", "rain", "hello", "hi", "morning", "bye",
          "goodbye", "later", "pizza", "coffee", "travel", "food", "python"]
 DIM = len(VOCAB)

@@ -22,6 +22,19 @@ from conftest import IS_REDIS, REDIS_MODULE, error_reply, wait_until
 pytestmark = pytest.mark.skipif(IS_REDIS and not REDIS_MODULE,
                                 reason="a redis-server without HOTKV_TEST_REDIS_MODULE has no FT.*")
 
+
+@pytest.fixture(autouse=True)
+def _drop_indexes(server):
+    """Drops the indexes a test leaves, so that one failing test does not fail the next
+    with "Index already exists" (FLUSHALL dropping them is tested on its own)."""
+    yield
+    c = server.client()
+    try:
+        for name in c.execute_command("FT._LIST"):
+            c.execute_command("FT.DROPINDEX", name)
+    finally:
+        c.close()
+
 PRODUCTS = {
     "doc:1": {"title": "red apple from the orchard", "body": "crisp and sweet apples", "tags": "fruit,red",
               "price": 3, "loc": "-0.1276,51.5072", "vec": [1, 0, 0, 0]},
@@ -144,10 +157,11 @@ def test_search_query_objects(products):
     res = ft.search(q)
     assert res.total == 5
     assert [(d.id, d.name) for d in res.docs] == [("doc:2", "green apple"), ("doc:1", "red apple from the orchard")]
-    # WITHSCORES: scores as numbers, the better match first. The default scorer (TFIDF)
+    # WITHSCORES: scores as numbers, the better match first. TFIDF (RediSearch 2.10's
+    # default; Redis 8's query engine defaults to BM25STD, so the scorer is named here)
     # puts doc:1 first (title weight 2, "apples" stems to "apple" in the body), BM25STD
     # doc:2 (shorter fields).
-    res = ft.search(Query("apple").with_scores().return_fields("title"))
+    res = ft.search(Query("apple").with_scores().scorer("TFIDF").return_fields("title"))
     assert [d.id for d in res.docs] == ["doc:1", "doc:2"]
     assert res.docs[0].score > res.docs[1].score > 0
     res = ft.search(Query("apple").with_scores().scorer("BM25STD").no_content())
@@ -422,7 +436,8 @@ def test_resp3_reply_shapes(server, r):
         assert dict(_resp3_map(dict(results[0])["extra_attributes"])) == {b"n": b"2", b"t": b"hello there", b"g": b"b"}
         assert dict(results[0])["values"] == []
 
-        top = dict(_resp3_map(c.command("FT.SEARCH", "i", "hello", "WITHSCORES", "RETURN", "1", "g", "SORTBY", "n")))
+        top = dict(_resp3_map(c.command("FT.SEARCH", "i", "hello", "WITHSCORES", "SCORER", "TFIDF",
+                                        "RETURN", "1", "g", "SORTBY", "n")))
         results = [_resp3_map(x) for x in top["results"]]
         assert [[k for k, _ in res] for res in results] == [["id", "score", "extra_attributes", "values"]] * 2
         assert dict(results[0])["score"] == ("double", "1")

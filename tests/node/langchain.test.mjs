@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { Document } from '@langchain/core/documents';
 import { RedisVectorStore, FluentRedisVectorStore, Tag, Num, Text, Geo } from '@langchain/redis';
 import { FakeEmbeddings, embed } from './fake_embeddings.mjs';
-import { startServer } from './server.mjs';
+import { startServer, dropAllIndexes } from './server.mjs';
 
 // The `redis` (node-redis 4) that @langchain/redis itself imports.
 const { createClient } = createRequire(import.meta.resolve('@langchain/redis'))('redis');
@@ -61,6 +61,7 @@ async function eventually(pred, what) {
 const contents = (results) => results.map(([doc]) => doc.pageContent);
 
 test('RedisVectorStore: add, similarity search with and without filters, delete, TTL', async () => {
+  await dropAllIndexes(client);
   await client.flushAll();
   const store = new RedisVectorStore(new FakeEmbeddings(), {
     redisClient: client,
@@ -134,6 +135,7 @@ test('RedisVectorStore: add, similarity search with and without filters, delete,
 });
 
 test('RedisVectorStore.fromTexts appends after existing documents (key numbering from FT.INFO num_docs)', async () => {
+  await dropAllIndexes(client);
   await client.flushAll();
   const cfg = { redisClient: client, indexName: 'lc_texts' };
   const store = await RedisVectorStore.fromTexts(['coffee', 'tea'], [{ k: 1 }, { k: 2 }], new FakeEmbeddings(), cfg);
@@ -147,6 +149,7 @@ test('RedisVectorStore.fromTexts appends after existing documents (key numbering
 });
 
 test('FluentRedisVectorStore: typed metadata schema, Tag/Num/Text/Geo filters, delete, TTL', async () => {
+  await dropAllIndexes(client);
   await client.flushAll();
   const store = new FluentRedisVectorStore(new FakeEmbeddings(), {
     redisClient: client,

@@ -14,7 +14,7 @@ import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { RedisSaver } from '@langchain/langgraph-checkpoint-redis';
 import { RedisStore } from '@langchain/langgraph-checkpoint-redis/store';
 import { FakeEmbeddings, DIM } from './fake_embeddings.mjs';
-import { startServer, PEER } from './server.mjs';
+import { startServer, PEER, dropAllIndexes } from './server.mjs';
 
 const { createClient } = createRequire(import.meta.resolve('@langchain/langgraph-checkpoint-redis'))('redis');
 
@@ -53,6 +53,7 @@ function checkpoint(values, versions) {
 
 test('RedisSaver: checkpoints saved, loaded by id and latest, listed with filters, pending writes, deleteThread', async (t) => {
   if (noJson) return t.skip('the reference has no JSON module');
+  await dropAllIndexes(client);
   await client.flushAll();
   const saver = new RedisSaver(client);
   await saver.ensureIndexes();
@@ -108,6 +109,7 @@ test('RedisSaver: checkpoints saved, loaded by id and latest, listed with filter
 
 test('RedisStore: put/get/search by namespace, semantic search over a JSON vector index, update, delete, TTL', async (t) => {
   if (noJson) return t.skip('the reference has no JSON module');
+  await dropAllIndexes(client);
   await client.flushAll();
   const store = new RedisStore(client, {
     index: { dims: DIM, embed: new FakeEmbeddings(), fields: ['text'], distanceType: 'cosine' },

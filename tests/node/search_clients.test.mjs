@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
 import { createClient as createClientV5 } from 'redis5';
-import { startServer } from './server.mjs';
+import { startServer, dropAllIndexes } from './server.mjs';
 
 let server;
 before(async () => { server = await startServer(); });
@@ -46,6 +46,7 @@ const sorted = (a) => [...a].sort();
 
 // The same FT.* walk for both clients; `resp` only names the protocol in messages.
 async function checkFt(c, resp) {
+  await dropAllIndexes(c);
   await c.flushAll();
   // Documents before the index: FT.CREATE indexes existing keys.
   for (const p of PRODUCTS.slice(0, 3)) {
@@ -157,6 +158,19 @@ async function checkFt(c, resp) {
   assert.equal(rest.results.length, 2, `${resp}: second cursor page`);
   const prices = [...first.results, ...rest.results].map((x) => Number(x.price)).sort((a, b) => a - b);
   assert.deepEqual(prices, [2, 3, 400, 30000]);
+
+  // FT.EXPLAIN, FT.CONFIG GET, FT.ALTER … SCHEMA ADD, FT.PROFILE through the client.
+  assert.equal(await c.ft.explain('products', '@title:car @price:[1 2]', { DIALECT: 2 }),
+    'INTERSECT {\n  @title:UNION {\n    @title:car\n    @title:+car(expanded)\n  }\n  NUMERIC {1.000000 <= @price <= 2.000000}\n}\n',
+    `${resp}: FT.EXPLAIN`);
+  assert.deepEqual({ ...(await c.ft.configGet('TIMEOUT')) }, { TIMEOUT: '500' }, `${resp}: FT.CONFIG GET TIMEOUT`);
+  assert.equal(await c.ft.alter('products', { colour: 'TAG' }), 'OK');
+  await c.hSet('p:4', 'colour', 'navy');
+  r = await c.ft.search('products', '@colour:{navy}', { RETURN: ['colour'] });
+  assert.deepEqual(ids(r), ['p:4'], `${resp}: field added by FT.ALTER is indexed`);
+  const profile = await c.ft.profileSearch('products', '@tags:{fruit}');
+  assert.ok(profile.profile, `${resp}: FT.PROFILE has a profile part`);
+  assert.equal(profile.results.total, 2, `${resp}: FT.PROFILE results`);
 
   // FT.DROPINDEX: without DD keeps the documents, with DD deletes them.
   assert.equal(await c.ft.dropIndex('products2'), 'OK');

@@ -63,3 +63,11 @@ export async function startServer(args = []) {
     },
   };
 }
+
+// Drops every index (FT._LIST) through a connected node-redis client: tests start from no
+// index even when an earlier one failed half-way (FLUSHALL dropping them is tested apart).
+export async function dropAllIndexes(client) {
+  for (const name of await client.sendCommand(['FT._LIST'])) {
+    await client.sendCommand(['FT.DROPINDEX', String(name)]);
+  }
+}

@@ -67,6 +67,7 @@ TEST(AggregateExprTest, PrecedenceAsRediSearch210) {
   EXPECT_EQ(Eval("2 > 1 == 1"), "1");
   EXPECT_EQ(Eval("(1+2)*3"), "9");
   EXPECT_EQ(Eval("-2^2"), "4");
+  EXPECT_EQ(Eval("!!-3"), "1");
   EXPECT_EQ(Eval("3 - -1"), "4");
   EXPECT_EQ(Eval("2-1"), "ERR Syntax error at offset 1 near '-1'");
 }
@@ -93,6 +94,16 @@ TEST(AggregateExprTest, Comparisons) {
   EXPECT_EQ(Eval("\"1.50\" == 1.5"), "1");
   EXPECT_EQ(Eval("\"abc\" < 1"), "ERR Error converting string 'abc' to number");
   EXPECT_EQ(Eval("NULL == NULL"), "1");
+  EXPECT_EQ(Eval("\"abc\" == 1"), "0");  // == and != do not need a number
+  EXPECT_EQ(Eval("\"abc\" != 1"), "1");
+  EXPECT_EQ(Eval("\"abc\" >= NULL"), "1");  // null is below everything
+  EXPECT_EQ(Eval("NULL < 1"), "1");
+  EXPECT_EQ(Eval("NULL == 0"), "0");
+  EXPECT_EQ(Eval("\"\" + 1"), "1");  // strtod's conversions: "" is 0, space and hex pass
+  EXPECT_EQ(Eval("\" 5\" + 1"), "6");
+  EXPECT_EQ(Eval("\"0x10\" + 1"), "17");
+  EXPECT_EQ(Eval("\"5 \" + 1"), "ERR Could not convert value to a number");
+  EXPECT_EQ(Eval("(0/0) == (0/0)"), "1");
   EXPECT_EQ(Eval("@s != \"Hello\""), "0");
   EXPECT_EQ(Eval("!\"\""), "1");
   EXPECT_EQ(Eval("1 && \"x\""), "1");
@@ -132,6 +143,9 @@ TEST(AggregateExprTest, Functions) {
   EXPECT_EQ(Eval("strlen(NULL)"),
             "ERR Invalid type (4) for argument 0 in function 'strlen'. "
             "VALIDATE_ARG__STRING(v, 0) was false.");
+  EXPECT_EQ(Eval("startswith(\"\", -3)"),
+            "ERR Invalid type (1) for argument 1 in function 'startswith'. "
+            "VALIDATE_ARG__STRING(v, 0) was false.");
   EXPECT_EQ(Eval("contains(\"banana\",\"an\")"), "2");
   EXPECT_EQ(Eval("contains(\"aaa\",\"\")"), "4");
   EXPECT_EQ(Eval("startswith(\"hello\",\"he\")"), "1");
@@ -141,13 +155,29 @@ TEST(AggregateExprTest, Functions) {
   EXPECT_EQ(Eval("split(\"  a , ,b \")"), "[a;b;]");
   EXPECT_EQ(Eval("to_number(\"3\")"), "3");
   EXPECT_EQ(Eval("to_number(\"x\")"), "ERR to_number: cannot convert string 'x'");
+  EXPECT_EQ(Eval("to_number(NULL)"), "ERR to_number: cannot convert string '(null)'");
   EXPECT_EQ(Eval("to_str(3)"), "3");
   EXPECT_EQ(Eval("exists(@m)"), "0");
   EXPECT_EQ(Eval("exists(@s)"), "1");
   EXPECT_EQ(Eval("exists(NULL)"), "1");
+  EXPECT_EQ(Eval("exists(1 + \"x\")"), "ERR Could not convert value to a number");
   EXPECT_EQ(Eval("geodistance(\"1,2\",\"3,4\")"), "314371.93");
   EXPECT_EQ(Eval("geodistance(1,2,3,4)"), "314371.93");
   EXPECT_EQ(Eval("geodistance(\"a\",\"b\")"), "ERR Invalid geo string");
+}
+
+TEST(AggregateExprTest, BeyondRediSearch210) {
+  // pow, max, min and a unary minus before a non-number: later RediSearch versions have
+  // them and agent-memory-server sends them.
+  EXPECT_EQ(Eval("pow(2, 10)"), "1024");
+  EXPECT_EQ(Eval("pow(2, -@a/7.0)"), "0.820335356008");
+  EXPECT_EQ(Eval("max(0, (1 - 5)/2)"), "0");
+  EXPECT_EQ(Eval("max(1, @a, 0.5)"), "2");
+  EXPECT_EQ(Eval("min(1, @a, 0.5)"), "0.5");
+  EXPECT_EQ(Eval("max(@s, 1)"), "ERR Could not convert value to a number");
+  EXPECT_EQ(Eval("-@a"), "-2");
+  EXPECT_EQ(Eval("-(1+2)*2"), "-6");
+  EXPECT_EQ(Eval("1 - -@a"), "3");
 }
 
 TEST(AggregateExprTest, TimeFunctions) {
@@ -156,6 +186,7 @@ TEST(AggregateExprTest, TimeFunctions) {
   EXPECT_EQ(Eval("timefmt(86400, \"%Y\")"), "1970");
   EXPECT_EQ(Eval("timefmt(1.7e9, \"%Y-%m-%d %H:%M\")"), "2023-11-14 22:13");
   EXPECT_EQ(Eval("timefmt(\"x\")"), "(nil)");
+  EXPECT_EQ(Eval("timefmt(1, \"\")"), "(nil)");
   EXPECT_EQ(Eval("parsetime(\"2020-01-02\", \"%Y-%m-%d\")"), "1577923200");
   EXPECT_EQ(Eval("parsetime(\"bad\", \"%Y\")"), "(nil)");
   EXPECT_EQ(Eval("day(100000)"), "86400");
@@ -168,6 +199,8 @@ TEST(AggregateExprTest, TimeFunctions) {
   EXPECT_EQ(Eval("dayofyear(100000000)"), "61");
   EXPECT_EQ(Eval("year(100000000)"), "1973");
   EXPECT_EQ(Eval("monthofyear(100000000)"), "2");
+  EXPECT_EQ(Eval("dayofmonth(-12)"), "(nil)");  // before 1970: null (timefmt still formats)
+  EXPECT_EQ(Eval("hour(-5)"), "(nil)");
 }
 
 TEST(AggregateExprTest, ParseErrors) {

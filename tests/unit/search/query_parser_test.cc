@@ -359,6 +359,8 @@ TEST(QueryParser, SyntaxErrors) {
   EXPECT_EQ(Error("()"), "Syntax error at offset 1 near ");
   EXPECT_EQ(Error("%%%%hello%%%%"), "Syntax error at offset 3 near ");
   EXPECT_EQ(Error("@tag:{a b}", 1), "Syntax error at offset 9 near b");
+  EXPECT_EQ(Error("\"hello"), "Syntax error at offset 1 near hello");
+  EXPECT_EQ(Error("x \"y"), "Syntax error at offset 3 near y");
   EXPECT_EQ(Error("@tag:{\"a b\"}", 1), "Syntax error at offset 6 near tag");
   EXPECT_EQ(Error("@loc:[1 2 3 parsec]"), "Invalid GeoFilter unit");
   EXPECT_EQ(Error("@loc:[1 2 -3 km]"), "Invalid GeoFilter radius");
@@ -366,6 +368,11 @@ TEST(QueryParser, SyntaxErrors) {
   EXPECT_EQ(Error("x=>{$foo:1}"), "Invalid attribute foo");
   EXPECT_EQ(Error("x=>{$weight:abc}"), "Invalid value (abc) for `weight`");
   EXPECT_EQ(Error("x=>{$slop:-2}"), "Invalid value (-2) for `slop`");
+  // A syntax error wins over a missing parameter (RediSearch resolves them after parsing).
+  EXPECT_EQ(Error("$nope["), "Syntax error at offset 5 near nope");
+  EXPECT_EQ(Error("$nope (x"), "Syntax error at offset 7 near x");
+  // "=>" must be followed by "{" or "[".
+  EXPECT_EQ(Error("-1 => -"), "Syntax error at offset 6 near > ");
   EXPECT_EQ(Error("hello", 5), "DIALECT requires a non negative integer >=1 and <= 4");
   EXPECT_EQ(Error("hello", 0), "DIALECT requires a non negative integer >=1 and <= 4");
 }
@@ -559,6 +566,13 @@ TEST(QueryExplain, DialectPrecedence) {
   // Dialect 1 keeps a tag list open after '}'.
   EXPECT_EQ(Shape("x @tag:{y}|z", 1), "INTERSECT { x TAG:@tag { y z } }");
   EXPECT_EQ(Shape("@tag:{a}|-~hello", 1), "ERROR: Syntax error at offset 9 near a");
+  // Dialect 2 lexes quoted text on its own: punctuation separates words there.
+  EXPECT_EQ(Shape("\"x-y @z a|b\"", 2), "EXACT { x y z a b }");
+  EXPECT_EQ(Shape("\"x $t\" y", 2), "INTERSECT { EXACT { x $t } y }");
+  // Dialect 1 tag lists: '}' optional, a first value may end the list.
+  EXPECT_EQ(Shape("@tag:{a", 1), "TAG:@tag { a }");
+  EXPECT_EQ(Shape("@tag:{a x", 1), "INTERSECT { TAG:@tag { a } x }");
+  EXPECT_EQ(Shape("@tag:{a|b x", 1), "TAG:@tag { a INTERSECT { b x } }");
   // Dialects 3 and 4 parse as 2.
   EXPECT_EQ(Shape("@title:hello world", 3), Shape("@title:hello world", 2));
   EXPECT_EQ(Shape("*=>[KNN 10 @v $vec]", 4), Shape("*=>[KNN 10 @v $vec]", 2));
