@@ -385,7 +385,11 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
                                    const SearchOptions& options) {
   std::shared_lock lock(index.mutex());
   Executor ex(index, options);
-  ScoredDocs docs = ex.Eval(*query.root);
+  // A pure KNN query ("*=>[KNN ...]"): no filter set to build (every document would be
+  // listed only to be dropped).
+  const bool pure_knn = query.knn && query.root->kind == NodeKind::kMatchAll &&
+                        options.inkeys.empty() && query.root->weight == 1.0;
+  ScoredDocs docs = pure_knn ? ScoredDocs{} : ex.Eval(*query.root);
   if (!ex.error.ok()) {
     return ex.error;
   }
@@ -415,7 +419,7 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
         return st;
       }
       DocIds allowed;
-      const bool filtered = k.has_filter || !options.inkeys.empty();
+      const bool filtered = !pure_knn && (k.has_filter || !options.inkeys.empty());
       if (filtered) {
         allowed.reserve(docs.size());
         for (const ScoredDoc& d : docs) {
