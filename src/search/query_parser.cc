@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -644,7 +645,12 @@ class Parser {
   // An expression whose pending rule has precedence `limit`: it extends while the
   // lookahead's precedence is higher (LALR shift), else the caller reduces.
   std::unique_ptr<QueryNode> ParseExpr(int limit) {
-    if (++depth_ > kMaxQueryDepth) {
+    // Nesting is bounded twice: by levels (kMaxQueryDepth) and by the stack the parse
+    // has used, so that no build (sanitizers grow frames) or thread stack overflows.
+    const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    if (stack_base_ == 0) stack_base_ = here;
+    const bool stack_full = stack_base_ > here && stack_base_ - here > kMaxStackBytes;
+    if (++depth_ > kMaxQueryDepth || stack_full) {
       Fail("Parser stack overflow. Try moving nested parentheses more to the left");
       return nullptr;
     }
@@ -1421,6 +1427,8 @@ class Parser {
   size_t p_ = 0;
   int depth_ = 0;
   int in_text_field_ = 0;
+  static constexpr uintptr_t kMaxStackBytes = 1024 * 1024;  // of the 8 MiB thread stacks
+  uintptr_t stack_base_ = 0;
   bool failed_ = false;
   std::optional<Status> deferred_;
   Status status_;

@@ -605,7 +605,7 @@ void FtConfigCommand(CommandContext& ctx) {
       match.push_back(&o);
     }
   }
-  if (get && rb.resp3()) {
+  if (rb.resp3()) {
     rb.Map(match.size());
   } else {
     rb.Array(match.size());
@@ -624,8 +624,13 @@ void FtConfigCommand(CommandContext& ctx) {
       }
       continue;
     }
-    rb.Array(5);
-    rb.SimpleString(o->name);
+    if (rb.resp3()) {  // {name: {Description: ..., Value: ...}}
+      rb.SimpleString(o->name);
+      rb.Map(2);
+    } else {
+      rb.Array(5);
+      rb.SimpleString(o->name);
+    }
     rb.SimpleString("Description");
     rb.SimpleString(o->help);
     rb.SimpleString("Value");
@@ -692,7 +697,11 @@ void Explain(CommandContext& ctx, bool cli) {
   }
   ctx.rb().Array(lines.size());
   for (std::string_view l : lines) {
-    ctx.rb().Bulk(l);
+    if (l.find('\r') == std::string_view::npos) {
+      ctx.rb().SimpleString(l);
+    } else {
+      ctx.rb().Bulk(l);  // a simple string cannot hold it
+    }
   }
 }
 

@@ -179,6 +179,17 @@ def test_config(r):
         ["TIMEOUT", "Description", "Query (search) timeout", "Value", "500"]]
 
 
+def test_config_and_explain_resp3(server, idx):
+    c = server.raw()
+    c.command("HELLO", "3")
+    assert c.command("FT.CONFIG", "GET", "TIMEOUT") == ("map", [("TIMEOUT", b"500")])
+    assert c.command("FT.CONFIG", "HELP", "TIMEOUT") == (
+        "map", [("TIMEOUT", ("map", [("Description", "Query (search) timeout"), ("Value", b"500")]))])
+    assert c.command("FT.EXPLAINCLI", "adm", "@city:{paris}") == ["TAG:@city {", "  paris", "}", ""]
+    assert c.command("FT.TAGVALS", "adm", "city") == ("set", [b"london", b"paris", b"rome"])
+    c.close()
+
+
 def test_explain(idx):
     text = idx.execute_command("FT.EXPLAIN", "adm", "@city:{paris} @age:[10 20]")
     assert text.startswith("INTERSECT {\n") and "TAG:@city {" in text and text.endswith("}\n")

@@ -157,10 +157,8 @@ def test_errors(idx):
     assert e("*", "LOAD", 1, "@name", "APPLY", "@name + 1", "AS", "x") == "Could not convert value to a number"
     assert e("@city:{berlin}", "LOAD", 1, "@score", "APPLY", "@score * 2", "AS", "x") == (
         "Could not find the value for a parameter name, consider using EXISTS if applicable for score")
-    # After rows came out, an evaluation error ends the reply there (no error).
-    reply = agg(idx, "*", "LOAD", 1, "@score", "APPLY", "@score * 2", "AS", "x")
-    assert 1 <= len(reply) - 1 < 5
-    assert all(float(row[3]) == 2 * float(row[1]) for row in reply[1:])
+    # (After rows came out, such an error ends the reply there instead: which rows come
+    # first depends on document order, so tests/unit/search/aggregate_plan_test.cc checks it.)
     assert e("*", "APPLY", "foo(1)", "AS", "a") == "Unknown function name 'foo'"
     assert e("*", "APPLY", "upper(1,2)", "AS", "a") == "Invalid arguments for function 'upper'"
     assert e("*", "APPLY", "1+", "AS", "a").startswith("Syntax error at offset")
