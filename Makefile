@@ -43,7 +43,7 @@ asan-test: build-asan
 integration-test: build
 	HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration
 
-# Real npm clients (ioredis, node-redis, redis-om), versions pinned by
+# Real npm clients (ioredis, node-redis, redis-om, LangChain/LangGraph's Redis stores), versions pinned by
 # tests/node/package-lock.json; `npm ci` reinstalls them when the lock file changes.
 NODE_DIR := tests/node
 $(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package-lock.json

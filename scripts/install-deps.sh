@@ -20,6 +20,8 @@ PACKAGES=(
   nodejs
   # benchmarks: reference HNSW, dataset, charts
   libhnswlib-dev dataset-fashion-mnist gnuplot-nox
+  # bench/ft_vector.py: exact neighbours (cosine) for recall@10
+  python3-numpy
 )
 
 missing=()

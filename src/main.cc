@@ -12,6 +12,7 @@
 #include "persistence/snapshot_family.h"
 #include "scripting/function_family.h"
 #include "scripting/scripting.h"
+#include "search/search_family.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -78,6 +79,9 @@ int main(int argc, char** argv) {
   hotkv::scripting::RegisterFunctionCommands(table);
   // AI caches (ai/): SCACHE.* and their extension key types, before anything loads.
   hotkv::ai::RegisterAiCommands(table);
+  // Search (search/): FT.* commands and the keyspace observer that feeds the indexes.
+  hotkv::search::RegisterSearchCommands(table);
+  hotkv::search::InstallSearch(server);
   table.Finalize();
   server.set_persistence(&snapshotter);
   snapshotter.PrepareStartup();

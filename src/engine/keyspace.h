@@ -179,6 +179,10 @@ class KeyObserver {
  public:
   virtual ~KeyObserver() = default;
   virtual void OnKeyExpired(int db, std::string_view key) {}
+  // A command changed `key` (CommandContext::KeyModified, after the change: the key may
+  // now be missing). Called only while g_key_change_observers > 0 (search indexes exist),
+  // so that it costs commands one relaxed load otherwise.
+  virtual void OnKeyChanged(int db, std::string_view key) {}
   // Fields of the hash `key` expired and were deleted — by the active cycle (`active`) or
   // lazily by a command that touched them; `key_deleted`: they were its last fields and
   // the key is about to go.
@@ -199,6 +203,8 @@ class KeyObserver {
   // events, such as the write stream, needs the flush to be one point in time).
   virtual bool AtomicFlushWanted() const { return false; }
 };
+// How many observers want OnKeyChanged (search/ raises it while an index exists).
+inline std::atomic<int> g_key_change_observers{0};
 // The former name of the single listener slot.
 using KeyEventListener = KeyObserver;
 
@@ -224,6 +230,11 @@ class Keyspace {
   void NotifyExpired(int db, std::string_view key) {
     for (KeyObserver* o : observers_) {
       o->OnKeyExpired(db, key);
+    }
+  }
+  void NotifyChanged(int db, std::string_view key) {
+    for (KeyObserver* o : observers_) {
+      o->OnKeyChanged(db, key);
     }
   }
   void NotifyFieldsExpired(int db, std::string_view key, const std::vector<std::string>& fields,

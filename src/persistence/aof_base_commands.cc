@@ -16,6 +16,7 @@
 #include "engine/keyspace.h"
 #include "json/json_node.h"
 #include "server/function_hooks.h"
+#include "server/search_hooks.h"
 #include "server/write_stream.h"
 #include "types/hash_value.h"
 #include "types/list_value.h"
@@ -260,6 +261,13 @@ Status WriteCommandBase(const std::string& path, Keyspace& ks, int64_t now_ms) {
   if (FunctionHooks* hooks = GetFunctionHooks(); hooks != nullptr) {
     for (const std::string& code : hooks->LibraryCodes()) {
       f.Add({"FUNCTION", "LOAD", code});
+    }
+  }
+  // Search indexes before the keys: replaying the keys indexes them.
+  if (SearchHooks* hooks = GetSearchHooks(); hooks != nullptr) {
+    for (const std::vector<std::string>& c : hooks->DefinitionCommands()) {
+      std::vector<std::string_view> v(c.begin(), c.end());
+      f.Add(v);
     }
   }
   for (int db = 0; st.ok() && db < ks.num_dbs(); db++) {

@@ -68,6 +68,7 @@ Status LoadRdbBase(Server& server, const std::string& path, AofLoadReport* repor
   if (!st.ok()) {
     return st.status();
   }
+  RestoreSearchIndexes(st.value().aux, false);
   if (rdb_bytes != nullptr) {
     *rdb_bytes = st.value().bytes;
   }

@@ -16,6 +16,7 @@
 #include "engine/database.h"
 #include "engine/eviction.h"
 #include "server/function_hooks.h"
+#include "server/search_hooks.h"
 
 namespace hotkv::persistence {
 
@@ -113,13 +114,33 @@ Status WriteSnapshot(Keyspace& ks, int fd, const rdb::WriteOptions& opts, int64_
 }
 
 std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms, bool aof_base) {
-  return {
+  std::vector<std::pair<std::string, std::string>> aux = {
       {"redis-ver", kAuxRedisVer},
       {"redis-bits", "64"},
       {"ctime", std::to_string(now_ms / 1000)},
       {"used-mem", std::to_string(AllocatedBytes())},
       {"aof-base", aof_base ? "1" : "0"},
   };
+  // Search index definitions (search/): an aux field other readers skip.
+  if (SearchHooks* hooks = GetSearchHooks(); hooks != nullptr) {
+    if (std::string defs = hooks->SavedDefinitions(); !defs.empty()) {
+      aux.emplace_back(kSearchAuxField, std::move(defs));
+    }
+  }
+  return aux;
+}
+
+void RestoreSearchIndexes(const std::vector<std::pair<std::string, std::string>>& aux,
+                          bool shards_locked) {
+  SearchHooks* hooks = GetSearchHooks();
+  if (hooks == nullptr) {
+    return;
+  }
+  for (const auto& [name, value] : aux) {
+    if (name == kSearchAuxField) {
+      hooks->RestoreDefinitions(value, shards_locked);
+    }
+  }
 }
 
 void AccessFields(const AccessStamp& access, const Entry* e, std::optional<uint64_t>* idle,
@@ -231,6 +252,7 @@ Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOp
   if (!r.ok()) {
     return r.status();
   }
+  RestoreSearchIndexes(r.value().aux, !take_locks);
   progress->loaded_bytes.store(progress->total_bytes.load(std::memory_order_relaxed),
                                std::memory_order_relaxed);
   return Status::Ok();

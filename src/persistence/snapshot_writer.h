@@ -51,6 +51,10 @@ struct AccessStamp {
 
 // The aux fields at the head of every file HotKV writes (`aof_base`: an AOF's RDB base).
 std::vector<std::pair<std::string, std::string>> SnapshotAux(int64_t now_ms, bool aof_base = false);
+// After a load: has the search module (server/search_hooks.h) rebuild the indexes a file's
+// aux fields define. `shards_locked`: the caller holds every shard lock.
+void RestoreSearchIndexes(const std::vector<std::pair<std::string, std::string>>& aux,
+                          bool shards_locked);
 // The function libraries (server/function_hooks.h) as the file's function section, right
 // after FileWriter::Begin, as Redis writes them before the keys.
 Status WriteFunctionSection(rdb::FileWriter& w);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -47,6 +48,10 @@ struct TagValue {
   enum class Match { kExact, kPrefix, kSuffix, kInfix };
   std::string value;  // unescaped ("a\ b" -> "a b")
   Match match = Match::kExact;
+  // FT.EXPLAIN only: the value as written (escapes kept), and whether it was several
+  // words ("{a b}", "{a.b}": RediSearch's phrase of tokens, matched as "a b").
+  std::string raw;
+  bool phrase = false;
 };
 
 struct QueryNode {
@@ -78,6 +83,8 @@ struct QueryNode {
   double vector_radius = 0;
   std::optional<double> vector_epsilon;
   std::string yield_distance_as;
+  std::string vector_param;  // the $name the blob came from (FT.EXPLAIN)
+  std::string vector_radius_text;  // the radius as written (FT.EXPLAIN)
   // Attributes: {$weight: 2.0}.
   double weight = 1.0;
   // kIntersect / kUnion / kNot / kOptional.
@@ -93,6 +100,11 @@ struct KnnClause {
   std::optional<double> epsilon;
   std::string score_alias;  // AS name; empty -> "__<field>_score"
   bool has_filter = false;  // "(filter)=>[KNN ...]" vs "*=>[KNN ...]"
+  std::string blob_param;   // the $name of the blob (FT.EXPLAIN)
+  // Every attribute after the blob as written (name, value after $param substitution),
+  // in order: EF_RUNTIME and EPSILON are also parsed above; the executor rejects the
+  // names it does not know, as RediSearch does at execution time.
+  std::vector<std::pair<std::string, std::string>> attributes;
 };
 
 struct Query {
@@ -106,6 +118,9 @@ struct ParseOptions {
   int dialect = 2;          // 1..4 (DIALECT argument or FT.CONFIG DEFAULT_DIALECT)
   bool verbatim = false;    // VERBATIM: no stemming anywhere
   bool no_stopwords = false;
+  // The index's stop words (RediSearch drops them from queries in the parser): called
+  // with a term as written; unset or no_stopwords: nothing is dropped.
+  std::function<bool(std::string_view)> is_stopword;
 };
 
 // Parses a query string. `params` substitutes $name references (dialect >= 2). Errors
@@ -118,5 +133,14 @@ Result<Query> ParseQuery(std::string_view text, const QueryParams& params,
 
 // FT.EXPLAIN's text for a parsed query (RediSearch's layout: "INTERSECT {\n  ...\n}\n").
 std::string ExplainQuery(const Query& query);
+
+// What only the index knows, for an exact FT.EXPLAIN: terms print case-folded (`fold`,
+// default ASCII lower-case) and, when `stem` returns a non-empty stem for a (non-verbatim)
+// term node, as RediSearch's expansion "UNION {\n term\n +stem(expanded)\n [stem(expanded)]\n}".
+struct ExplainOptions {
+  std::function<std::string(std::string_view)> fold;
+  std::function<std::string(const QueryNode&, std::string_view folded)> stem;
+};
+std::string ExplainQuery(const Query& query, const ExplainOptions& options);
 
 }  // namespace hotkv::search

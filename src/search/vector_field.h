@@ -12,7 +12,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -32,6 +34,9 @@ struct VectorFieldInfo {
   // FT.INFO's per-field attribute list ("algorithm", "data_type", "dim",
   // "distance_metric", "M", "ef_construction", ...), as name/value strings.
   std::vector<std::pair<std::string, std::string>> attributes;
+  // Whether FT.INFO replies the attribute's value as an integer ("dim", "M",
+  // "ef_construction"); the others are simple strings.
+  static bool IsIntegerAttribute(std::string_view name);
 };
 
 class VectorField {

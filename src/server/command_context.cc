@@ -55,6 +55,9 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
   if (TrackingActive()) [[unlikely]] {
     TrackingKeyChanged(key);  // client-side caching (Redis's signalModifiedKey)
   }
+  if (g_key_change_observers.load(std::memory_order_relaxed) > 0) [[unlikely]] {
+    keyspace().NotifyChanged(db, key);  // search indexes re-read the key
+  }
   Notify(notify_class, event, key, db);
 }
 

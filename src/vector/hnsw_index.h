@@ -110,6 +110,12 @@ class HnswIndex {
   // NaN/inf component.
   Result<std::vector<SearchHit>> Search(std::span<const float> query,
                                         const SearchParams& params) const;
+  // Exact search among `labels` only (absent labels are skipped): the k nearest of
+  // them, nearest first; max_distance and filter apply, ef/exact are ignored. For
+  // pre-filtered queries whose candidate set is small (FT.SEARCH hybrid KNN).
+  Result<std::vector<SearchHit>> SearchAmong(std::span<const float> query,
+                                             std::span<const std::string_view> labels,
+                                             const SearchParams& params) const;
   // Same, with the stored vector of `label` as the query (Redis VSIM ELE); the
   // element itself is part of the results. NotFound if the label is absent.
   Result<std::vector<SearchHit>> SearchByLabel(std::string_view label,
@@ -211,6 +217,8 @@ class HnswIndex {
   void SearchExact(const uint8_t* record, const SearchParams& p, Scratch& s) const;
   Result<std::vector<SearchHit>> SearchRecord(const uint8_t* record,
                                               const SearchParams& p) const;
+  // The hits of scratch.sorted (at most p.k, within p.max_distance).
+  std::vector<SearchHit> CollectHits(const SearchParams& p, Scratch& s) const;
 
   // --- removal (hnsw_remove.cc)
   void RemoveNode(uint32_t id);

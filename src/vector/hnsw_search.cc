@@ -284,6 +284,11 @@ Result<std::vector<SearchHit>> HnswIndex::SearchRecord(const uint8_t* record,
     }
   }
 
+  return CollectHits(p, s);
+}
+
+std::vector<SearchHit> HnswIndex::CollectHits(const SearchParams& p, Scratch& s) const {
+  std::vector<SearchHit> hits;
   hits.reserve(std::min<size_t>(p.k, s.sorted.size()));
   for (const Cand& c : s.sorted) {
     if (hits.size() >= p.k) {
@@ -317,6 +322,49 @@ Result<std::vector<SearchHit>> HnswIndex::Search(std::span<const float> query,
   space_.Encode(query, s.record.data());
   EpochGuard guard;
   return SearchRecord(s.record.data(), params);
+}
+
+Result<std::vector<SearchHit>> HnswIndex::SearchAmong(std::span<const float> query,
+                                                      std::span<const std::string_view> labels,
+                                                      const SearchParams& p) const {
+  Status st = space_.CheckInput(query);
+  if (!st.ok()) {
+    return st;
+  }
+  if (p.k == 0) {
+    return std::vector<SearchHit>{};
+  }
+  Scratch& s = internal::ThreadScratch();
+  s.record.resize(space_.record_bytes());
+  space_.Encode(query, s.record.data());
+  const uint8_t* record = s.record.data();
+  EpochGuard guard;
+  s.filtered.clear();
+  const size_t k = p.k;
+  const float max_dist = p.max_distance.value_or(std::numeric_limits<float>::infinity());
+  for (std::string_view label : labels) {
+    std::optional<uint32_t> id = labels_.Find(label);
+    if (!id.has_value()) {
+      continue;
+    }
+    const uint8_t* node = Node(*id);
+    if (internal::LoadState(node, layout_) != kLive) {
+      continue;
+    }
+    const float d = space_.Distance(record, internal::Record(node, layout_));
+    if (d > max_dist || (s.filtered.size() >= k && d >= s.filtered.top().dist)) {
+      continue;
+    }
+    if (p.filter != nullptr && !p.filter->Matches(internal::NodeAttributes(node, layout_))) {
+      continue;
+    }
+    s.filtered.push({d, *id});
+    if (s.filtered.size() > k) {
+      s.filtered.pop();
+    }
+  }
+  s.filtered.DrainSorted(s.sorted);
+  return CollectHits(p, s);
 }
 
 Result<std::vector<SearchHit>> HnswIndex::SearchByLabel(std::string_view label,

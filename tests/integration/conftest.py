@@ -5,7 +5,8 @@ Debian's /usr/bin/redis-server runs the same tests against Redis 7.0, which is h
 is checked against the reference before HotKV is held to it. Tests that depend on
 behaviour that changed after Redis 7.0 (we follow current Redis docs) are marked with
 `@pytest.mark.redis8` and skipped against redis-server 7.0; tests for HotKV-only features
-are marked `@pytest.mark.hotkv_only`.
+are marked `@pytest.mark.hotkv_only`. With HOTKV_TEST_REDIS_MODULE=/path/module.so a
+redis-server loads that module (e.g. Redis 8.8 + RediSearch for the FT.* tests).
 """
 import os
 import signal
@@ -19,6 +20,7 @@ import redis
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = os.environ.get("HOTKV_SERVER", os.path.join(ROOT, "build/release/hotkv-server"))
 IS_REDIS = os.path.basename(SERVER).startswith("redis-server")
+REDIS_MODULE = os.environ.get("HOTKV_TEST_REDIS_MODULE", "") if IS_REDIS else ""
 
 
 def pytest_configure(config):
@@ -74,6 +76,8 @@ class ServerProcess:
             cmd += ["--dir", str(self.tmp_path)]
         if IS_REDIS:
             cmd += ["--save", "", "--appendonly", "no"]
+            if REDIS_MODULE:
+                cmd += ["--loadmodule", REDIS_MODULE]
         else:
             cmd += self.hotkv_args
         cmd += self.args

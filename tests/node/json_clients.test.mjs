@@ -2,8 +2,8 @@
 // with a JSON schema (through its own node-redis 4 client and through node-redis 6.3.1),
 // and node-redis 6.3.1's client.json.* commands in RESP2 and RESP3.
 //
-// redis-om's search (repository.search(), createIndex()) needs FT.CREATE / FT.SEARCH,
-// which HotKV does not have yet: these tests use save, fetch, remove and expire only.
+// These tests use save, fetch, remove and expire; redis-om's search (createIndex(),
+// repository.search()) is tested in redis_om_search.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';

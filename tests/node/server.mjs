@@ -1,5 +1,8 @@
 // Starts a real hotkv-server on a free port for one test file, the way
 // tests/integration/conftest.py does for pytest. HOTKV_SERVER names the binary.
+// HOTKV_TEST_PEER=/path/redis-server starts that reference server instead (to check a
+// test against Redis first), with HOTKV_TEST_MODULE=/path/module.so loaded into it
+// (e.g. RediSearch for the FT.* tests).
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import fs from 'node:fs';
@@ -8,7 +11,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SERVER = process.env.HOTKV_SERVER || path.join(ROOT, 'build/release/hotkv-server');
+export const PEER = process.env.HOTKV_TEST_PEER || '';
+export const SERVER = PEER || process.env.HOTKV_SERVER || path.join(ROOT, 'build/release/hotkv-server');
+const PEER_ARGS = PEER ? ['--save', '', '--appendonly', 'no',
+  ...(process.env.HOTKV_TEST_MODULE ? ['--loadmodule', process.env.HOTKV_TEST_MODULE] : [])] : [];
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -35,7 +41,7 @@ export async function startServer(args = []) {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hotkv-node-'));
   const proc = spawn(SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
-    '--enable-debug-command', 'yes', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    '--enable-debug-command', 'yes', ...PEER_ARGS, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
   let exited = false;
   proc.once('exit', () => { exited = true; });
   const deadline = Date.now() + 10000;
@@ -56,4 +62,12 @@ export async function startServer(args = []) {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+// Drops every index (FT._LIST) through a connected node-redis client: tests start from no
+// index even when an earlier one failed half-way (FLUSHALL dropping them is tested apart).
+export async function dropAllIndexes(client) {
+  for (const name of await client.sendCommand(['FT._LIST'])) {
+    await client.sendCommand(['FT.DROPINDEX', String(name)]);
+  }
 }

@@ -388,6 +388,50 @@ TEST(HnswIndexTest, SearchByLabel) {
   EXPECT_EQ(index->SearchByLabel("missing", p).status().code(), StatusCode::kNotFound);
 }
 
+TEST(HnswIndexTest, SearchAmongIsExactOverTheGivenLabels) {
+  const auto data = ClusteredData(1000, 16, 10, 5);
+  auto index = BuildIndex(data, Metric::kL2);
+  ASSERT_TRUE(index->Remove(Label(4)));
+  // Labels 0, 4 (removed), 8, ..., 996 and one that never existed.
+  std::vector<std::string> labels;
+  std::vector<std::vector<float>> subset;
+  for (size_t i = 0; i < data.size(); i += 4) {
+    labels.push_back(Label(i));
+    if (i != 4) {
+      subset.push_back(data[i]);
+    }
+  }
+  labels.push_back("missing");
+  std::vector<std::string_view> views(labels.begin(), labels.end());
+  SearchParams p;
+  p.k = 5;
+  for (size_t qi = 0; qi < 10; ++qi) {
+    const auto& q = data[qi * 13 + 1];
+    auto hits = index->SearchAmong(q, views, p);
+    ASSERT_TRUE(hits.ok());
+    auto truth = testing_util::ExactTopK(Metric::kL2, subset, q, 5);
+    ASSERT_EQ(hits->size(), 5u);
+    for (size_t i = 0; i < 5; ++i) {
+      EXPECT_NEAR((*hits)[i].distance, testing_util::ExactDistance(Metric::kL2, subset[truth[i]], q),
+                  1e-3);
+      EXPECT_NE((*hits)[i].label, Label(4));
+    }
+    // max_distance cuts the list; k = 0 returns nothing.
+    SearchParams capped = p;
+    capped.max_distance = (*hits)[2].distance;
+    auto few = index->SearchAmong(q, views, capped);
+    ASSERT_TRUE(few.ok());
+    EXPECT_GE(few->size(), 3u);
+    for (const auto& h : *few) {
+      EXPECT_LE(h.distance, *capped.max_distance);
+    }
+  }
+  SearchParams none;
+  none.k = 0;
+  EXPECT_TRUE(index->SearchAmong(data[0], views, none)->empty());
+  EXPECT_FALSE(index->SearchAmong(std::vector<float>{1, 2}, views, p).ok());
+}
+
 TEST(HnswIndexTest, RandomMembers) {
   auto index = MakeIndex(2);
   for (int i = 0; i < 100; ++i) {

@@ -1,0 +1,91 @@
+// The process's search indexes by name, their aliases, and the runtime that feeds them:
+// the keyspace observer that re-indexes a key when a command changes it (or it expires,
+// is evicted, flushed, swapped away), the scan of existing keys at FT.CREATE, and the
+// loading of result documents' fields for replies.
+//
+//   std::shared_ptr<SearchIndex> idx = Indexes().Find("idx");   // name or alias
+//
+// Thread safety: the registry locks itself (a shared_mutex; readers share it). Lock
+// order: shard lock -> registry lock -> index lock; FT.SEARCH holds none of the shard
+// locks while it runs and locks each result document's shard only to read it.
+#pragma once
+
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "search/search_index.h"
+
+namespace hotkv {
+class Keyspace;
+class Server;
+}  // namespace hotkv
+
+namespace hotkv::search {
+
+class IndexRegistry {
+ public:
+  // By name, or by alias (FT.SEARCH, FT.AGGREGATE, FT.INFO accept aliases).
+  std::shared_ptr<SearchIndex> Find(std::string_view name_or_alias) const;
+  std::shared_ptr<SearchIndex> FindByName(std::string_view name) const;
+  // False when the name is taken.
+  bool Add(std::shared_ptr<SearchIndex> index);
+  // Removes the index and its aliases; null when there is none.
+  std::shared_ptr<SearchIndex> Remove(std::string_view name);
+  std::vector<std::string> Names() const;
+  std::vector<std::shared_ptr<SearchIndex>> All() const;
+  size_t size() const;
+  // Aliases (FT.ALIASADD / ALIASUPDATE / ALIASDEL). Errors are RediSearch's texts:
+  // "Alias already exists", "Unknown index name", "Alias does not exist".
+  Status AddAlias(std::string_view alias, std::string_view index);
+  Status UpdateAlias(std::string_view alias, std::string_view index);
+  Status DeleteAlias(std::string_view alias);
+  std::vector<std::string> AliasesOf(std::string_view index) const;
+  void Clear();
+  // Re-publishes the definitions a snapshot saves (server/search_hooks.h); Add and Remove
+  // do it themselves, FT.ALTER calls it after changing a spec's create_args.
+  void Republish();
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<SearchIndex>> by_name_;
+  std::unordered_map<std::string, std::string> aliases_;  // alias -> index name
+  void RepublishLocked();
+};
+
+// The definitions serialized for snapshots: every index's name and create_args.
+std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes);
+// The reverse: (name, args) pairs; false on a malformed blob.
+bool ParseDefinitions(std::string_view blob,
+                      std::vector<std::pair<std::string, std::vector<std::string>>>* out);
+
+// The process's registry.
+IndexRegistry& Indexes();
+
+// Registers the keyspace observer (before the workers start) and the persistence hooks
+// (server/search_hooks.h: definitions in snapshots, indexes rebuilt after a load).
+void InstallSearchObserver(Server& server);
+
+// Indexes every existing key of database 0 into `index`, shard by shard (each locked
+// unless this thread holds it already: EXEC). Synchronous: FT.CREATE returns when done.
+// `shards_locked`: the caller holds every shard lock (a load under DEBUG RELOAD).
+void ScanExisting(Keyspace& ks, SearchIndex& index, int64_t now_ms, bool shards_locked = false);
+
+// A result document's fields as the reply shows them. Hash: its live fields (in HGETALL
+// order), or only `only`'s names in that order (missing ones skipped). JSON: with no
+// `only`, {"$", the whole document}; else each name as a schema field (its path) or a
+// JSONPath, the value as JSON text (a string value unquoted). found=false: the key is gone
+// or no longer of the index's type. Locks the key's shard (unless this thread holds it).
+struct LoadedDoc {
+  bool found = false;
+  std::vector<std::pair<std::string, std::string>> fields;
+};
+LoadedDoc LoadDocument(Keyspace& ks, const SearchIndex& index, std::string_view key,
+                       const std::vector<std::string>* only, int64_t now_ms);
+
+}  // namespace hotkv::search
