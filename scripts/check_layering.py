@@ -30,6 +30,9 @@ ALLOWED = {
                   "json", "common"},
     "search": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
                "json", "common"},
+    # ai/ reuses the vector commands' helpers (commands/vector_common.h).
+    "ai": {"commands", "server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
+           "json", "common"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

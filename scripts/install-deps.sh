@@ -13,7 +13,7 @@ PACKAGES=(
   # scripting: Lua 5.1 (the version Redis embeds) and the cjson / bit libraries Redis loads
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   # query engine (FT.*): Snowball stemmers
-  libstemmer-dev
+  libstemmer-dev libicu-dev
   # unit tests and micro-benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # integration tests (Debian's redis-py and pytest) and the reference peer

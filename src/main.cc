@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "ai/ai.h"
 #include "commands/register.h"
 #include "common/memory_usage.h"
 #include "common/page_prefault.h"
@@ -75,6 +76,8 @@ int main(int argc, char** argv) {
   hotkv::persistence::RegisterSnapshotCommands(table, &snapshotter);
   // Scripting (scripting/): FUNCTION and its library registry (persistence hooks too).
   hotkv::scripting::RegisterFunctionCommands(table);
+  // AI caches (ai/): SCACHE.* and their extension key types, before anything loads.
+  hotkv::ai::RegisterAiCommands(table);
   table.Finalize();
   server.set_persistence(&snapshotter);
   snapshotter.PrepareStartup();

@@ -22,6 +22,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "commands/zset_common.h"
+#include "engine/extension_value.h"
 #include "engine/lazy_free.h"
 #include "rdb/rdb.h"
 #include "server/server.h"
@@ -33,7 +34,7 @@ bool DumpCompressionOn(CommandContext& ctx) {
 }
 
 std::string NotDumpableError(const Entry& e) {
-  return "ERR DUMP is not supported for this " + std::string(TypeName(e.type())) + " value";
+  return "ERR DUMP is not supported for this " + std::string(TypeName(e)) + " value";
 }
 
 bool LazyServerDel(CommandContext& ctx) {

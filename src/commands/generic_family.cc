@@ -13,6 +13,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "engine/eviction.h"
+#include "engine/extension_value.h"
 #include "engine/lazy_free.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -56,7 +57,7 @@ void ExistsCommand(CommandContext& ctx) {
 
 void TypeCommand(CommandContext& ctx) {
   Entry* e = ctx.db().Find(ctx.arg(1));
-  ctx.rb().SimpleString(e ? TypeName(e->type()) : "none");
+  ctx.rb().SimpleString(e ? TypeName(*e) : "none");
 }
 
 // EXPIRE family. `unit_ms`: 1000 for seconds. `absolute`: EXPIREAT/PEXPIREAT.

@@ -10,6 +10,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "common/random.h"
+#include "engine/extension_value.h"
 #include "engine/lazy_free.h"
 #include "server/blocking.h"
 #include "server/server.h"
@@ -101,7 +102,7 @@ void ScanCommand(CommandContext& ctx) {
           if (e->has_ttl() && e->expire_ms() <= now) {
             return;
           }
-          if (has_type && !EqualsIgnoreCase(TypeName(e->type()), type)) {
+          if (has_type && !EqualsIgnoreCase(TypeName(*e), type)) {
             return;
           }
           if (has_pattern && !GlobMatch(pattern, e->key())) {

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "common/string_util.h"
+#include "engine/extension_value.h"
 
 namespace hotkv {
 
@@ -28,7 +29,17 @@ std::string_view TypeName(ValueType t) {
     case ValueType::kJson:
       return "ReJSON-RL";
   }
+  if (t == kValueTypeExtension) {
+    return "extension";
+  }
   return "none";
+}
+
+std::string_view TypeName(const Entry& e) {
+  if (e.type() == kValueTypeExtension) {
+    return e.As<ExtensionValue>()->type().type_name;
+  }
+  return TypeName(e.type());
 }
 
 Entry* Entry::Allocate(size_t bytes) {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/entry.h"
+#include "engine/extension_value.h"
 #include "engine/vector_set_value.h"
 #include "json/json_node.h"
 #include "types/list_value.h"
@@ -15,6 +16,10 @@
 namespace hotkv {
 
 void DestroyObject(ValueType type, void* object) {
+  if (type == kValueTypeExtension) {
+    delete static_cast<ExtensionValue*>(object);
+    return;
+  }
   switch (type) {
     case ValueType::kList: delete static_cast<types::ListValue*>(object); return;
     case ValueType::kZSet:
@@ -32,6 +37,9 @@ void DestroyObject(ValueType type, void* object) {
 }
 
 void* CloneObject(ValueType type, const void* object) {
+  if (type == kValueTypeExtension) {
+    return static_cast<const ExtensionValue*>(object)->Clone().release();
+  }
   switch (type) {
     case ValueType::kList: return new types::ListValue(static_cast<const types::ListValue*>(object)->Clone());
     case ValueType::kZSet:
@@ -48,6 +56,9 @@ void* CloneObject(ValueType type, const void* object) {
 }
 
 size_t ObjectMemoryUsage(ValueType type, const void* object) {
+  if (type == kValueTypeExtension) {
+    return static_cast<const ExtensionValue*>(object)->MemoryUsage();
+  }
   switch (type) {
     case ValueType::kList: return sizeof(types::ListValue) + static_cast<const types::ListValue*>(object)->MemoryUsage();
     case ValueType::kZSet:
@@ -79,6 +90,9 @@ size_t ObjectFreeEffort(ValueType type, const void* object) {
   // Redis counts quicklist nodes, hashtable and skiplist elements; a listpack or an
   // intset is one allocation.
   auto hashtable = [](const char* encoding) { return std::strcmp(encoding, "hashtable") == 0; };
+  if (type == kValueTypeExtension) {
+    return static_cast<const ExtensionValue*>(object)->FreeEffort();
+  }
   switch (type) {
     case ValueType::kList: return static_cast<const types::ListValue*>(object)->NodeCount();
     case ValueType::kZSet: {
@@ -113,6 +127,9 @@ size_t ObjectFreeEffort(ValueType type, const void* object) {
 }
 
 std::string_view ObjectEncodingName(ValueType type, const void* object) {
+  if (type == kValueTypeExtension) {
+    return static_cast<const ExtensionValue*>(object)->EncodingName();
+  }
   switch (type) {
     case ValueType::kList: return static_cast<const types::ListValue*>(object)->EncodingName();
     case ValueType::kZSet:

@@ -12,6 +12,7 @@
 
 #include "common/string_util.h"
 #include "engine/entry.h"
+#include "engine/extension_value.h"
 #include "engine/keyspace.h"
 #include "json/json_node.h"
 #include "server/function_hooks.h"
@@ -171,6 +172,12 @@ void WriteStreamKey(CommandFile& f, std::string_view key, const types::StreamVal
 
 Status WriteKey(CommandFile& f, const Entry& e) {
   const std::string_view key = e.key();
+  if (e.type() == kValueTypeExtension) {
+    // The type's own commands (engine/extension_value.h), then the TTL below.
+    e.As<ExtensionValue>()->Rewrite(key, [&](const std::vector<std::string>& args) {
+      f.Add(std::vector<std::string_view>(args.begin(), args.end()));
+    });
+  }
   switch (e.type()) {
     case ValueType::kString:
       f.Add({"SET", key, e.str()});
@@ -226,8 +233,11 @@ Status WriteKey(CommandFile& f, const Entry& e) {
       WriteStreamKey(f, key, *e.As<types::StreamValue>());
       break;
     default:
+      if (e.type() == kValueTypeExtension) {
+        break;
+      }
       return Status::InvalidArgument("the AOF base cannot hold the " +
-                                     std::string(TypeName(e.type())) + " key '" + std::string(key) +
+                                     std::string(TypeName(e)) + " key '" + std::string(key) +
                                      "' as commands yet");
   }
   if (e.has_ttl()) {

@@ -5,6 +5,8 @@
 #include <liblzf/lzf.h>
 
 #include "rdb/format.h"
+#include "engine/extension_value.h"
+#include "rdb/extension_codec.h"
 #include "rdb/json_codec.h"
 #include "rdb/stream_codec.h"
 #include "rdb/vector_set_codec.h"
@@ -104,6 +106,9 @@ void Encoder::String(std::string_view s) {
 }
 
 int Encoder::ObjectType(const Entry& e) {
+  if (e.type() == kValueTypeExtension) {
+    return kTypeModule2;  // engine/extension_value.h
+  }
   switch (e.type()) {
     case ValueType::kString: return kTypeString;
     case ValueType::kList: return kTypeList;
@@ -118,6 +123,10 @@ int Encoder::ObjectType(const Entry& e) {
 }
 
 bool Encoder::Object(const Entry& e, std::string* error) {
+  if (e.type() == kValueTypeExtension) {
+    WriteExtension(*this, e);
+    return true;
+  }
   switch (e.type()) {
     case ValueType::kString:
       String(e.str());
@@ -182,7 +191,7 @@ bool Encoder::Object(const Entry& e, std::string* error) {
       WriteStream(*this, e);
       return true;
     default:
-      *error = std::string(TypeName(e.type())) + " values cannot be written to an RDB file";
+      *error = std::string(TypeName(e)) + " values cannot be written to an RDB file";
       return false;
   }
 }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/extension_value.h"
 #include "rdb/format.h"
 #include "rdb/rdb.h"
 
@@ -21,7 +22,7 @@ Status EncodeKey(Encoder& enc, std::string& buf, const Entry& e, int64_t expire_
                  std::optional<uint64_t> idle_seconds, std::optional<uint8_t> lfu_freq) {
   const int type = Encoder::ObjectType(e);
   if (type < 0) {
-    return Status::InvalidArgument(std::string(TypeName(e.type())) +
+    return Status::InvalidArgument(std::string(TypeName(e)) +
                                    " values cannot be written to an RDB file yet");
   }
   const size_t mark = buf.size();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rdb/blobs.h"
+#include "rdb/extension_codec.h"
 #include "rdb/format.h"
 #include "rdb/json_codec.h"
 #include "rdb/stream_codec.h"
@@ -137,6 +138,9 @@ Entry* ObjectLoader::Load(uint8_t type) {
       }
       if (type == kTypeModule2 && IsJsonModuleId(id)) {
         return LoadJson(r_, key_, expire_block_);
+      }
+      if (type == kTypeModule2 && IsExtensionModuleId(id)) {
+        return LoadExtension(r_, id, key_, expire_block_);  // engine/extension_value.h
       }
       r_.Fail("module type '" + ModuleNameFromId(id) + "' is not supported");
       return nullptr;

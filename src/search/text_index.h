@@ -27,9 +27,10 @@ class Analyzer {
   // stopwords: words (case-folded) dropped from documents and queries.
   Analyzer(std::string language, std::vector<std::string> stopwords);
   ~Analyzer();
-  // Splits `text` into case-folded tokens (Unicode letters and digits; RediSearch's
-  // separators ,.<>{}[]"':;!@#$%^&*()-+=~ and whitespace; a backslash escapes one),
-  // dropping stop words; positions count from 1 and include dropped stop words.
+  // Splits `text` into case-folded tokens (RediSearch's separators
+  // ,./(){}[]:;~!@#$%^&*-=+|'`"<>? plus space and tab; a backslash escapes one; other
+  // control characters are dropped from inside a token), dropping stop words; positions
+  // count from 1 and, as in RediSearch, skip dropped stop words.
   struct Token {
     std::string text;
     uint32_t position;
@@ -39,6 +40,11 @@ class Analyzer {
   std::string Stem(std::string_view folded) const; // the word itself when no stemmer
   bool IsStopWord(std::string_view folded) const;
   const std::string& language() const;
+  // Whether a Snowball stemmer exists for the language.
+  bool HasStemmer() const;
+  // One raw word (a token, or a query term as written): unescaped backslashes, blanks
+  // and control characters dropped, then case-folded (what Tokenize does to each token).
+  std::string Normalize(std::string_view raw) const;
 
  private:
   struct Impl;
@@ -69,11 +75,21 @@ class TextIndex {
   // (Re)indexes a document: its previous postings are replaced.
   void Add(DocId doc, const std::vector<TextFieldValue>& fields);
   void Remove(DocId doc);
+  // The document's a-priori score (SCORE / SCORE_FIELD; 1.0 unless set). Used by every
+  // scorer; kept until Remove.
+  void SetDocScore(DocId doc, double score);
+  // Names of the TEXT fields by field bit, so that @field restrictions on nodes nested
+  // inside the node given to Match narrow the mask (unknown names match nothing).
+  void SetFieldNames(std::vector<std::string> names_by_bit);
+  // Whether Match handles `node`: a text node, or kIntersect / kUnion made only of them
+  // (then scores include RediSearch's term-distance penalty, as they should).
+  static bool CanMatch(const QueryNode& node);
   // The documents matching a text node (kTerm, kPrefix, kSuffix, kInfix, kWildcard,
   // kFuzzy, kPhrase; also kIntersect of text terms with slop/inorder set) within the
   // fields of `field_mask`, scored by `scorer` (term weight and field WEIGHT applied).
   // `verbatim`: no stem expansion. Expansions (prefix, fuzzy...) stop at max_expansions
-  // terms (FT.CONFIG MAXEXPANSIONS).
+  // terms (FT.CONFIG MAXEXPANSIONS). `num_docs`: documents in the search index (all, not
+  // only those with text; 0: this index's own count), the N of IDF and average length.
   ScoredDocs Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
                    size_t max_expansions, size_t num_docs) const;
   // Terms starting with `prefix` (FT.SPELLCHECK / FT.INFO helpers; sorted).

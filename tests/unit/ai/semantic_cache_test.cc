@@ -1,0 +1,332 @@
+// SemanticCache (ai/semantic_cache.h) without a server: normalisation, exact before
+// semantic, thresholds, filters, TTL refresh and expiry, LRU eviction, the change reports
+// the write stream records, FLUSH, clone, snapshot/restore, and the scache RDB form
+// through the extension registry.
+#include "ai/semantic_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ai/scache_value.h"
+#include "engine/extension_value.h"
+#include "rdb/rdb.h"
+#include "vector/filter_expr.h"
+
+namespace hotkv::ai {
+namespace {
+
+using Change = SemanticCache::Change;
+
+std::shared_ptr<SemanticCache> Make(SemanticCacheOptions o) {
+  auto c = SemanticCache::Create(o);
+  EXPECT_TRUE(c.ok());
+  return c.value();
+}
+
+SemanticCacheOptions Opts(uint32_t dim = 2) {
+  SemanticCacheOptions o;
+  o.dim = dim;
+  o.threshold = 0.9;
+  return o;
+}
+
+// A unit vector at `deg` degrees in the plane: cosine similarity between two of them is
+// 1 - (1 - cos(delta)) / 2.
+std::vector<float> At(double deg) {
+  const double r = deg * M_PI / 180.0;
+  return {static_cast<float>(std::cos(r)), static_cast<float>(std::sin(r))};
+}
+
+uint64_t Put(SemanticCache& c, std::vector<float> v, std::string_view resp, int64_t now,
+             std::optional<std::string_view> prompt = std::nullopt,
+             std::optional<std::string_view> attrs = std::nullopt,
+             std::optional<int64_t> ttl_ms = std::nullopt) {
+  SemanticCache::SetRequest r;
+  r.vec = v;
+  r.response = resp;
+  r.prompt = prompt;
+  r.attrs = attrs;
+  r.ttl_ms = ttl_ms;
+  auto id = c.Set(r, now, {});
+  EXPECT_TRUE(id.ok()) << id.status().message();
+  return id.ok() ? *id : 0;
+}
+
+std::optional<SemanticCache::Hit> Lookup(SemanticCache& c, std::vector<float> v, int64_t now,
+                                         std::optional<std::string_view> prompt = std::nullopt,
+                                         std::optional<double> threshold = std::nullopt,
+                                         const vector::AttributePredicate* filter = nullptr) {
+  SemanticCache::GetRequest r;
+  r.vec = v;
+  r.prompt = prompt;
+  r.threshold = threshold;
+  r.filter = filter;
+  auto h = c.Get(r, now, {});
+  EXPECT_TRUE(h.ok());
+  return h.ok() ? *h : std::nullopt;
+}
+
+TEST(SemanticCache, NormalizePrompt) {
+  EXPECT_EQ(NormalizePrompt("  What IS\tthe   capital\nof France?  "), "what is the capital of france?");
+  EXPECT_EQ(NormalizePrompt(""), "");
+  EXPECT_EQ(NormalizePrompt(" \t "), "");
+  EXPECT_EQ(NormalizePrompt("Ünïcode STAYS"), "Ünïcode stays");  // ASCII letters only
+}
+
+TEST(SemanticCache, CreateValidates) {
+  SemanticCacheOptions o = Opts();
+  o.dim = 0;
+  EXPECT_FALSE(SemanticCache::Create(o).ok());
+  o = Opts();
+  o.threshold = 1.5;
+  EXPECT_FALSE(SemanticCache::Create(o).ok());
+  o.threshold = std::nan("");
+  EXPECT_FALSE(SemanticCache::Create(o).ok());
+}
+
+TEST(SemanticCache, ThresholdDecidesSemanticHits) {
+  auto c = Make(Opts());
+  const uint64_t id = Put(*c, At(0), "paris", 1000);
+  // 10 degrees: similarity 1 - (1 - cos 10°)/2 = 0.9924; 60 degrees: 0.75.
+  auto h = Lookup(*c, At(10), 1000);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, id);
+  EXPECT_EQ(h->response, "paris");
+  EXPECT_EQ(h->strategy, SemanticCache::Strategy::kSemantic);
+  EXPECT_NEAR(h->similarity, 1 - (1 - std::cos(10 * M_PI / 180)) / 2, 1e-5);
+  EXPECT_FALSE(Lookup(*c, At(60), 1000).has_value());
+  EXPECT_TRUE(Lookup(*c, At(60), 1000, std::nullopt, 0.74).has_value());
+  EXPECT_FALSE(Lookup(*c, At(60), 1000, std::nullopt, 0.76).has_value());
+  auto st = c->GetStats();
+  EXPECT_EQ(st.hits_semantic, 2u);
+  EXPECT_EQ(st.misses, 2u);
+}
+
+TEST(SemanticCache, ExactPromptWinsWithoutSearch) {
+  auto c = Make(Opts());
+  Put(*c, At(0), "near", 1000, "other prompt");
+  const uint64_t far = Put(*c, At(120), "exact", 1000, "What is  HotKV?");
+  // The vector is nearest "near", but the normalised prompt matches "exact".
+  auto h = Lookup(*c, At(0), 1000, std::string_view("what is hotkv?"));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, far);
+  EXPECT_EQ(h->strategy, SemanticCache::Strategy::kExact);
+  EXPECT_EQ(h->similarity, 1.0);
+  ASSERT_TRUE(h->prompt.has_value());
+  EXPECT_EQ(*h->prompt, "What is  HotKV?");
+  // An unknown prompt falls back to the semantic strategy.
+  h = Lookup(*c, At(0), 1000, std::string_view("something else"));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->response, "near");
+  EXPECT_EQ(h->strategy, SemanticCache::Strategy::kSemantic);
+  EXPECT_EQ(c->GetStats().hits_exact, 1u);
+}
+
+TEST(SemanticCache, SamePromptAndAttrsReplaces) {
+  auto c = Make(Opts());
+  const uint64_t a = Put(*c, At(0), "v1", 1000, "q", R"({"user":"a"})");
+  const uint64_t b = Put(*c, At(0), "v1-b", 1000, "q", R"({"user":"b"})");
+  const uint64_t a2 = Put(*c, At(0), "v2", 1000, "q", R"({"user":"a"})");
+  EXPECT_NE(a, a2);
+  EXPECT_EQ(c->size(), 2u);
+  EXPECT_FALSE(c->Delete(a, 1000, {}));
+  EXPECT_TRUE(c->Delete(b, 1000, {}));
+}
+
+TEST(SemanticCache, FilterAppliesToBothStrategies) {
+  auto c = Make(Opts());
+  Put(*c, At(0), "for alice", 1000, "hi", R"({"user":"alice"})");
+  Put(*c, At(1), "for bob", 1000, "hi", R"({"user":"bob"})");
+  Put(*c, At(2), "no attrs", 1000);
+  auto bob = vector::FilterExpression::Compile(".user == \"bob\"");
+  ASSERT_TRUE(bob.ok());
+  auto h = Lookup(*c, At(0), 1000, std::string_view("hi"), std::nullopt, bob.value().get());
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->response, "for bob");
+  EXPECT_EQ(h->strategy, SemanticCache::Strategy::kExact);
+  h = Lookup(*c, At(0), 1000, std::nullopt, std::nullopt, bob.value().get());
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->response, "for bob");
+  EXPECT_EQ(h->strategy, SemanticCache::Strategy::kSemantic);
+  auto carol = vector::FilterExpression::Compile(".user == \"carol\"");
+  EXPECT_FALSE(Lookup(*c, At(0), 1000, std::string_view("hi"), std::nullopt, carol.value().get()));
+}
+
+TEST(SemanticCache, TtlRefreshOnHitAndExpiry) {
+  SemanticCacheOptions o = Opts();
+  o.ttl_ms = 10000;
+  auto c = Make(o);
+  const uint64_t id = Put(*c, At(0), "r", 0);
+  Put(*c, At(90), "no ttl", 0, std::nullopt, std::nullopt, 0);
+  // A hit at 9 s pushes the expiry to 19 s.
+  ASSERT_TRUE(Lookup(*c, At(0), 9000).has_value());
+  ASSERT_TRUE(Lookup(*c, At(0), 18999).has_value());  // now to 28999
+  EXPECT_FALSE(Lookup(*c, At(0), 29000).has_value());
+  EXPECT_EQ(c->size(), 1u);  // left the maps (and the index)
+  EXPECT_EQ(c->GetStats().expirations, 1u);
+  EXPECT_FALSE(c->Delete(id, 29000, {}));
+  ASSERT_TRUE(Lookup(*c, At(90), 1000000000).has_value());
+}
+
+TEST(SemanticCache, ExpiredEntryNeverReturnedEvenIfNearest) {
+  SemanticCacheOptions o = Opts();
+  auto c = Make(o);
+  Put(*c, At(0), "short", 0, "p", std::nullopt, 1000);
+  Put(*c, At(5), "long", 0, std::nullopt, std::nullopt, 100000);
+  auto h = Lookup(*c, At(0), 5000, std::string_view("p"));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->response, "long");
+  EXPECT_EQ(c->size(), 1u);
+}
+
+TEST(SemanticCache, EvictsLeastRecentlyHit) {
+  SemanticCacheOptions o = Opts();
+  o.max_entries = 3;
+  auto c = Make(o);
+  std::vector<Change> changes;
+  auto rec = [&](const Change& ch) { changes.push_back(ch); };
+  const uint64_t a = Put(*c, At(0), "a", 0);
+  const uint64_t b = Put(*c, At(90), "b", 0);
+  const uint64_t d = Put(*c, At(180), "d", 0);
+  ASSERT_TRUE(Lookup(*c, At(0), 1).has_value());  // a is now the most recent
+  SemanticCache::SetRequest r;
+  std::vector<float> v = At(270);
+  r.vec = v;
+  r.response = "e";
+  auto e = c->Set(r, 2, rec);
+  ASSERT_TRUE(e.ok());
+  // b was the least recently hit or set.
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].kind, Change::Kind::kDel);
+  EXPECT_EQ(changes[0].id, b);
+  EXPECT_EQ(changes[1].kind, Change::Kind::kSet);
+  EXPECT_EQ(changes[1].id, *e);
+  EXPECT_EQ(c->size(), 3u);
+  EXPECT_EQ(c->GetStats().evictions, 1u);
+  EXPECT_FALSE(Lookup(*c, At(90), 3, std::nullopt, 0.99).has_value());
+  EXPECT_TRUE(c->Delete(a, 3, {}));
+  EXPECT_TRUE(c->Delete(d, 3, {}));
+}
+
+TEST(SemanticCache, ReportsTouchOnHitAndReplayIds) {
+  SemanticCacheOptions o = Opts();
+  o.ttl_ms = 1000;
+  auto c = Make(o);
+  std::vector<Change> changes;
+  auto rec = [&](const Change& ch) { changes.push_back(ch); };
+  SemanticCache::SetRequest r;
+  std::vector<float> v = At(0);
+  r.vec = v;
+  r.response = "x";
+  r.id = 42;
+  r.expire_at_ms = 5000;
+  ASSERT_EQ(*c->Set(r, 100, rec), 42u);
+  ASSERT_EQ(changes.back().expire_at_ms, 5000);
+  r.id = 42;
+  EXPECT_FALSE(c->Set(r, 100, rec).ok());  // id in use
+  r.id.reset();
+  r.expire_at_ms.reset();
+  EXPECT_EQ(*c->Set(r, 100, rec), 43u);  // ids continue after the largest
+  SemanticCache::GetRequest g;
+  g.vec = v;
+  changes.clear();
+  ASSERT_TRUE(c->Get(g, 200, rec).ok());
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].kind, Change::Kind::kTouch);
+  EXPECT_EQ(changes[0].expire_at_ms, 1200);
+  // A replayed entry already past its expiry is never added.
+  r.id = 50;
+  r.expire_at_ms = 150;
+  ASSERT_TRUE(c->Set(r, 200, {}).ok());
+  EXPECT_EQ(c->size(), 2u);
+}
+
+TEST(SemanticCache, BadInputChangesNothing) {
+  auto c = Make(Opts());
+  SemanticCache::SetRequest r;
+  std::vector<float> three = {1, 2, 3};
+  r.vec = three;
+  r.response = "x";
+  EXPECT_FALSE(c->Set(r, 0, {}).ok());
+  std::vector<float> nan = {1, std::nanf("")};
+  r.vec = nan;
+  EXPECT_FALSE(c->Set(r, 0, {}).ok());
+  EXPECT_EQ(c->size(), 0u);
+  SemanticCache::GetRequest g;
+  g.vec = three;
+  EXPECT_FALSE(c->Get(g, 0, {}).ok());
+}
+
+TEST(SemanticCache, FlushCloneSnapshot) {
+  SemanticCacheOptions o = Opts();
+  o.ttl_ms = 60000;
+  auto c = Make(o);
+  Put(*c, At(0), "a", 0, "pa", R"({"k":1})");
+  Put(*c, At(90), "b", 0);
+  ASSERT_TRUE(Lookup(*c, At(0), 10).has_value());  // a most recent, expiry 60010
+  auto copy = c->Clone();
+  EXPECT_EQ(copy->size(), 2u);
+  auto snap = c->TakeSnapshot();
+  ASSERT_EQ(snap.entries.size(), 2u);
+  EXPECT_EQ(snap.entries[0].response, "b");  // oldest first
+  EXPECT_EQ(snap.entries[1].expire_at_ms, 60010);
+  EXPECT_EQ(c->Flush(), 2u);
+  EXPECT_EQ(c->size(), 0u);
+  EXPECT_FALSE(Lookup(*c, At(0), 20).has_value());
+  EXPECT_TRUE(Lookup(*copy, At(90), 20).has_value());
+  auto restored = Make(o);
+  ASSERT_TRUE(restored->Restore(snap).ok());
+  auto h = Lookup(*restored, At(0), 20, std::string_view("PA"));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->strategy, SemanticCache::Strategy::kExact);
+  EXPECT_EQ(*h->attrs, R"({"k":1})");
+}
+
+struct EntryDeleter {
+  void operator()(Entry* e) const { Entry::Free(e); }
+};
+
+TEST(ScacheValue, DumpPayloadRoundTrip) {
+  RegisterExtensionType(&ScacheType());
+  SemanticCacheOptions o = Opts();
+  o.max_entries = 10;
+  o.metric = vector::Metric::kL2;
+  auto c = Make(o);
+  Put(*c, At(0), "a", 0, "pa", R"({"k":1})", 5000);
+  Put(*c, At(90), std::string(1000, 'z'), 0);
+  std::unique_ptr<Entry, EntryDeleter> e(NewExtensionEntry("k", std::make_unique<ScacheValue>(c), false));
+  EXPECT_EQ(TypeName(*e), "scache");
+  std::string p = rdb::DumpPayload(*e, true);
+  ASSERT_TRUE(rdb::VerifyDumpPayload(p));
+  auto back = rdb::LoadDumpPayload(p, "k", {});
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  std::unique_ptr<Entry, EntryDeleter> b(*back);
+  auto* v = static_cast<ScacheValue*>(AsExtension(*b));
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->cache()->options().metric, vector::Metric::kL2);
+  EXPECT_EQ(v->cache()->options().max_entries, 10u);
+  EXPECT_EQ(v->cache()->size(), 2u);
+  auto h = Lookup(*v->cache(), At(0), 100, std::string_view("pa"));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->response, "a");
+  // Corrupt payloads are refused, never crash.
+  for (size_t cut = 1; cut < p.size() - 10; cut += 7) {
+    std::string q = p.substr(0, p.size() - 10 - cut) + p.substr(p.size() - 10, 2);
+    const uint64_t crc = rdb::Crc64(0, q.data(), q.size());
+    for (int i = 0; i < 8; i++) q.push_back(static_cast<char>(crc >> (8 * i)));
+    auto r = rdb::LoadDumpPayload(q, "k", {});
+    if (r.ok()) Entry::Free(*r);
+    EXPECT_FALSE(r.ok());
+  }
+  // The rewrite emits CREATE then one SET per entry, oldest first.
+  std::vector<std::vector<std::string>> cmds;
+  v->Rewrite("k", [&](const std::vector<std::string>& a) { cmds.push_back(a); });
+  ASSERT_EQ(cmds.size(), 3u);
+  EXPECT_EQ(cmds[0][0], "SCACHE.CREATE");
+  EXPECT_EQ(cmds[1][0], "SCACHE.SET");
+  EXPECT_EQ(cmds[2][4], "a");
+}
+
+}  // namespace
+}  // namespace hotkv::ai
