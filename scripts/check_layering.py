@@ -15,7 +15,7 @@ ALLOWED = {
     "common": set(),
     "protocol": {"common"},
     "types": {"common"},
-    "vector": {"common"},
+    "vector": {"json", "common"},
     "json": {"common"},
     "net": {"protocol", "common"},
     "pubsub": {"protocol", "common"},

@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   g++ cmake ninja-build make pkg-config
+  # the unit tests link with lld (tests/unit/CMakeLists.txt; ld.bfd without it)
+  lld
   # libraries linked into hotkv-server
   libmimalloc-dev liburing-dev liblzf-dev libxxhash-dev
   # scripting: Lua 5.1 (the version Redis embeds) and the cjson / bit libraries Redis loads

@@ -33,9 +33,9 @@
 #include "commands/vector_common.h"
 #include "common/string_util.h"
 #include "engine/extension_value.h"
+#include "json/json_node.h"
 #include "server/server.h"
 #include "server/write_stream.h"
-#include "vector/json.h"
 
 namespace hotkv::ai {
 namespace {
@@ -243,7 +243,7 @@ void SetCommand(CommandContext& ctx) {
       req.prompt = ctx.arg(++j);
     } else if (EqualsIgnoreCase(opt, "ATTRS")) {
       req.attrs = ctx.arg(++j);
-      if (!vector::ValidateJsonObject(*req.attrs).ok()) {
+      if (Result<json::Node> doc = json::Parse(*req.attrs); !doc.ok() || !doc->is_object()) {
         return ctx.rb().Error("ERR ATTRS must be a JSON object");
       }
     } else if (EqualsIgnoreCase(opt, "TTL")) {

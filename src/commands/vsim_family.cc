@@ -17,7 +17,7 @@
 #include "commands/register.h"
 #include "commands/vector_common.h"
 #include "engine/entry.h"
-#include "vector/json.h"
+#include "json/json_node.h"
 
 namespace hotkv {
 
@@ -32,6 +32,12 @@ constexpr std::string_view kInvalidVector = "ERR invalid vector specification";
 constexpr int64_t kMaxDim = int64_t{1} << 16;
 constexpr int64_t kMaxEf = 1000000;
 constexpr int64_t kMaxK = 1000000;
+
+// ATTRS must be a well-formed JSON object (json/'s parser).
+bool IsJsonObject(std::string_view text) {
+  Result<json::Node> doc = json::Parse(text);
+  return doc.ok() && doc->is_object();
+}
 
 const char* TypeReplyName(Quantization q) {
   switch (q) {
@@ -149,7 +155,7 @@ void SetCommand(CommandContext& ctx) {
   for (size_t j = 3 + vec->consumed; j < ctx.argc(); j++) {
     if (EqualsIgnoreCase(ctx.arg(j), "ATTRS") && j + 1 < ctx.argc()) {
       attributes = ctx.arg(++j);
-      if (!attributes->empty() && !vector::ValidateJsonObject(*attributes).ok()) {
+      if (!attributes->empty() && !IsJsonObject(*attributes)) {
         return ctx.rb().Error("ERR ATTRS must be a JSON object (or empty to remove)");
       }
     } else {

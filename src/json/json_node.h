@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -216,6 +217,14 @@ bool Equal(const Node& a, const Node& b);
 // (serde_json's), e.g. "expected value at line 1 column 1", and "ERR recursion limit
 // exceeded" past kMaxDepth.
 Result<Node> Parse(std::string_view text);
+
+// The value of the first top-level member named `key` of the object at the start of
+// `text`, read the way Redis's vector-set FILTER reads element attributes (VSETATTR
+// stores them unchecked): the first of repeated keys wins, keys compare as written
+// (escapes not decoded), and nothing after that member is read. nullopt when `text`
+// does not start with an object, is malformed before the member's value ends, or has no
+// such member.
+std::optional<Node> ParseTopLevelMember(std::string_view text, std::string_view key);
 
 // True when `s` is well-formed UTF-8 (Redis takes JSON and paths only as UTF-8 text).
 bool IsValidUtf8(std::string_view s);

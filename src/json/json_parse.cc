@@ -31,6 +31,49 @@ class Parser {
     return root;
   }
 
+  // ParseTopLevelMember (json_node.h).
+  std::optional<Node> TopLevelMember(std::string_view key) {
+    SkipSpace();
+    if (pos_ >= s_.size() || s_[pos_] != '{') {
+      return std::nullopt;
+    }
+    pos_++;
+    SkipSpace();
+    if (pos_ < s_.size() && s_[pos_] == '}') {
+      return std::nullopt;
+    }
+    std::string unescaped;
+    while (true) {
+      SkipSpace();
+      if (pos_ >= s_.size() || s_[pos_] != '"') {
+        return std::nullopt;
+      }
+      const size_t key_start = pos_ + 1;
+      unescaped.clear();
+      if (!String(&unescaped)) {
+        return std::nullopt;
+      }
+      const std::string_view raw = s_.substr(key_start, pos_ - 1 - key_start);
+      SkipSpace();
+      if (pos_ >= s_.size() || s_[pos_] != ':') {
+        return std::nullopt;
+      }
+      pos_++;
+      Node v;
+      if (!Value(&v, 1)) {
+        return std::nullopt;
+      }
+      if (raw == key) {
+        return v;
+      }
+      SkipSpace();
+      if (pos_ >= s_.size() || s_[pos_] != ',') {
+        return std::nullopt;  // '}' (no such member) or malformed
+      }
+      pos_++;
+    }
+  }
+
  private:
   // "msg at line L column C" for the byte at `index` (1-based column).
   std::string At(std::string_view msg, size_t index) const {
@@ -445,6 +488,10 @@ class Parser {
 }  // namespace
 
 Result<Node> Parse(std::string_view text) { return Parser(text).Document(); }
+
+std::optional<Node> ParseTopLevelMember(std::string_view text, std::string_view key) {
+  return Parser(text).TopLevelMember(key);
+}
 
 bool IsValidUtf8(std::string_view s) {
   size_t i = 0;

@@ -17,21 +17,24 @@ struct Val {
   Kind kind = Kind::kNum;
   double num = 0.0;
   std::string_view str;
-  const std::vector<JsonValue>* arr = nullptr;
+  const std::vector<json::Node>* arr = nullptr;
 
   static Val Num(double v) { return Val{Kind::kNum, v, {}, nullptr}; }
 };
 
-Val FromJson(const JsonValue& j) {
-  switch (j.type) {
-    case JsonValue::Type::kNumber:
-      return Val::Num(j.number);
-    case JsonValue::Type::kBool:
-      return Val::Num(j.boolean ? 1.0 : 0.0);
-    case JsonValue::Type::kString:
-      return Val{Val::Kind::kStr, 0.0, j.string, nullptr};
-    case JsonValue::Type::kArray:
-      return Val{Val::Kind::kArr, 0.0, {}, &j.array};
+Val FromJson(const json::Node& j) {
+  switch (j.kind()) {
+    case json::Kind::kInt:
+    case json::Kind::kDouble:
+      return Val::Num(j.number());
+    case json::Kind::kTrue:
+      return Val::Num(1.0);
+    case json::Kind::kFalse:
+      return Val::Num(0.0);
+    case json::Kind::kString:
+      return Val{Val::Kind::kStr, 0.0, j.str(), nullptr};
+    case json::Kind::kArray:
+      return Val{Val::Kind::kArr, 0.0, {}, &j.array()};
     default:
       return Val{Val::Kind::kNull, 0.0, {}, nullptr};
   }
@@ -98,13 +101,13 @@ int Compare(const Val& a, const Val& b) {
 
 // A field value usable by expressions (Redis: numbers, strings, booleans, null, and
 // arrays of numbers/strings).
-bool Convertible(const JsonValue& j) {
-  if (j.type == JsonValue::Type::kObject) {
+bool Convertible(const json::Node& j) {
+  if (j.is_object()) {
     return false;
   }
-  if (j.type == JsonValue::Type::kArray) {
-    for (const JsonValue& e : j.array) {
-      if (e.type != JsonValue::Type::kNumber && e.type != JsonValue::Type::kString) {
+  if (j.is_array()) {
+    for (const json::Node& e : j.array()) {
+      if (!e.is_number() && !e.is_string()) {
         return false;
       }
     }
@@ -117,7 +120,7 @@ bool Convertible(const JsonValue& j) {
 namespace {
 
 Val Eval(const std::vector<FilterExpression::Node>& nodes, uint32_t idx,
-         const std::vector<JsonValue>& fields) {
+         const std::vector<json::Node>& fields) {
   using Node = FilterExpression::Node;
   const Node& n = nodes[idx];
   switch (n.kind) {
@@ -180,7 +183,7 @@ Val Eval(const std::vector<FilterExpression::Node>& nodes, uint32_t idx,
     }
     case FilterOp::kIn:
       if (b.kind == Val::Kind::kArr) {
-        for (const JsonValue& e : *b.arr) {
+        for (const json::Node& e : *b.arr) {
           if (Equal(a, FromJson(e))) {
             return Val::Num(1.0);
           }
@@ -200,10 +203,10 @@ Val Eval(const std::vector<FilterExpression::Node>& nodes, uint32_t idx,
 
 bool FilterExpression::Matches(std::string_view attributes_json) const {
   // Resolve every field first: one missing or unusable field fails the element.
-  thread_local std::vector<JsonValue> fields;
+  thread_local std::vector<json::Node> fields;
   fields.resize(fields_.size());
   for (size_t i = 0; i < fields_.size(); ++i) {
-    std::optional<JsonValue> v = ExtractTopLevelField(attributes_json, fields_[i]);
+    std::optional<json::Node> v = json::ParseTopLevelMember(attributes_json, fields_[i]);
     if (!v.has_value() || !Convertible(*v)) {
       return false;
     }

@@ -21,6 +21,10 @@
 // string or an array. If any selector names a field that is missing, holds an object,
 // an array with other than numbers/strings, or the attributes are not a JSON object,
 // the element does not match (no error), like Redis.
+// Attributes are read with json/'s parser (json::ParseTopLevelMember), as Redis reads
+// them: the first of repeated keys wins and nothing after the field is read. Unlike
+// Redis's scanner, it does not skip malformed JSON before the field (e.g. {"b":01,"a":1}
+// does not match .a == 1).
 //
 // Thread safety: a compiled expression is immutable; Matches() may be called from any
 // number of threads at once.
@@ -33,7 +37,6 @@
 #include <string_view>
 #include <vector>
 
-#include "vector/json.h"
 #include "common/status.h"
 #include "vector/types.h"
 

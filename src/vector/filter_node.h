@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "json/json_node.h"
 #include "vector/filter_expr.h"
-#include "vector/json.h"
 
 namespace hotkv::vector {
 
@@ -42,7 +42,7 @@ struct FilterExpression::Node {
   FilterOp op = FilterOp::kNone;
   double number = 0.0;
   std::string string;
-  std::vector<JsonValue> array;  // Literal elements (numbers, strings, booleans, null).
+  std::vector<json::Node> array;  // Literal elements (numbers, strings, null).
   uint32_t slot = 0;             // Selector: index into fields_.
   uint32_t lhs = 0;
   uint32_t rhs = 0;

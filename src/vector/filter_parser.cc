@@ -326,28 +326,30 @@ class FilterParser {
   }
 
   // One array element: a (signed) number, string, true, false or null.
-  bool ParseLiteral(JsonValue* value) {
+  bool ParseLiteral(json::Node* value) {
     SkipSpace();
     if (pos_ >= text_.size()) {
       return Fail("unexpected end of expression");
     }
     const char c = text_[pos_];
     if (c == '"' || c == '\'') {
-      value->type = JsonValue::Type::kString;
-      return ParseString(&value->string);
+      std::string s;
+      if (!ParseString(&s)) {
+        return false;
+      }
+      *value = json::Node::String(s);
+      return true;
     }
     if (Accept("true")) {
-      value->type = JsonValue::Type::kNumber;
-      value->number = 1.0;
+      *value = json::Node::Double(1.0);
       return true;
     }
     if (Accept("false")) {
-      value->type = JsonValue::Type::kNumber;
-      value->number = 0.0;
+      *value = json::Node::Double(0.0);
       return true;
     }
     if (Accept("null")) {
-      value->type = JsonValue::Type::kNull;
+      *value = json::Node::Null();
       return true;
     }
     double sign = 1.0;
@@ -357,11 +359,11 @@ class FilterParser {
       SkipSpace();
     }
     if (pos_ < text_.size() && (IsDigit(text_[pos_]) || text_[pos_] == '.')) {
-      value->type = JsonValue::Type::kNumber;
-      if (!ParseNumber(&value->number)) {
+      double number = 0.0;
+      if (!ParseNumber(&number)) {
         return false;
       }
-      value->number *= sign;
+      *value = json::Node::Double(number * sign);
       return true;
     }
     return Fail("array elements must be numbers, strings, true, false or null");
@@ -389,7 +391,7 @@ class FilterParser {
       n.kind = Node::Kind::kArray;
       if (!Accept("]")) {
         for (;;) {
-          JsonValue elem;
+          json::Node elem;
           if (!ParseLiteral(&elem)) {
             return false;
           }

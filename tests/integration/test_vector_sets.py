@@ -483,6 +483,37 @@ def test_vsetattr_vgetattr(rc):
     assert dict(pairs(rc("VINFO", "vs")))["attributes-count"] == 0
 
 
+def test_vsetattr_repeated_keys_and_filter(rc):
+    """Attributes are stored as given and FILTER reads them as Redis 8.8 does (checked
+    against its server): the first of repeated keys wins, nothing after the field is
+    read, keys compare as written."""
+    cases = [
+        ("e1", '{"a":1,"a":2}', True),
+        ("e2", '{"a":2,"b":"x","b":"y"}', False),
+        ("e3", '{"a":{"z":1},"a":1}', False),
+        ("e4", '{"a":null,"a":1}', False),
+        ("e5", '{"a":1, "b":}', True),
+        ("e6", '{"b":, "a":1}', False),
+        ("e7", '{"a":1} trailing', True),
+        ("e8", '{"x":{"a":2},"a":1}', True),
+        ("e9", '{"\\u0061":1}', False),
+    ]
+    for i, (name, attrs, _) in enumerate(cases):
+        vadd(rc, "vs", [1, i + 1], name)
+        assert rc("VSETATTR", "vs", name, attrs) == 1
+        assert rc("VGETATTR", "vs", name) == attrs
+    query = ("VSIM", "vs", *values([1, 0]), "COUNT", "20", "FILTER")
+    assert sorted(rc(*query, ".a == 1")) == sorted(n for n, _, m in cases if m)
+    assert rc(*query, ".a == 2") == ["e2"]  # e1's second "a" is never read
+    assert rc(*query, '.b == "x"') == ["e2"]
+    assert rc(*query, '.b == "y"') == []
+    # VADD SETATTR stores and filters the same way.
+    vadd(rc, "vs", [0, 1], "f", "SETATTR", '{"year":1984,"year":2000}')
+    assert rc("VGETATTR", "vs", "f") == '{"year":1984,"year":2000}'
+    assert rc(*query, ".year == 1984") == ["f"]
+    assert rc(*query, ".year == 2000") == []
+
+
 def test_vrandmember(rc):
     assert rc("VRANDMEMBER", "nokey") is None
     assert rc("VRANDMEMBER", "nokey", "3") == []

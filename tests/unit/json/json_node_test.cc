@@ -103,6 +103,41 @@ TEST(JsonNode, LargeObjectsKeepFirstPositionOfRepeatedKeys) {
   EXPECT_EQ(n->Find("k49999")->int_value(), 49999);
 }
 
+// The vector-set FILTER's reader (Redis 8.8's rules): the first of repeated keys, keys as
+// written, nothing read past the member. Parse, for JSON.SET, keeps the last value.
+TEST(JsonNode, ParseTopLevelMemberTakesTheFirstOfRepeatedKeys) {
+  const std::string doc = R"({"a": {"year": 1}, "year": 1984, "s": "x", "year": 2000.5})";
+  std::optional<Node> year = ParseTopLevelMember(doc, "year");
+  ASSERT_TRUE(year.has_value());
+  EXPECT_EQ(year->kind(), Kind::kInt);
+  EXPECT_EQ(year->int_value(), 1984);
+  EXPECT_EQ(Parse(doc)->Find("year")->double_value(), 2000.5);
+  std::optional<Node> a = ParseTopLevelMember(doc, "a");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(ToJson(*a), R"({"year":1})");
+  EXPECT_EQ(ParseTopLevelMember(doc, "s")->str(), "x");
+  EXPECT_FALSE(ParseTopLevelMember(doc, "missing").has_value());
+  EXPECT_FALSE(ParseTopLevelMember(doc, "").has_value());
+}
+
+TEST(JsonNode, ParseTopLevelMemberReadsUpToTheMember) {
+  EXPECT_EQ(ParseTopLevelMember(R"({"a":[1, "x"], "b":})", "a").value().array().size(), 2u);
+  EXPECT_TRUE(ParseTopLevelMember(R"( {"a" : 1 } junk)", "a").has_value());
+  EXPECT_FALSE(ParseTopLevelMember(R"({"b":, "a":1})", "a").has_value());
+  EXPECT_FALSE(ParseTopLevelMember(R"({"a": [1, )", "a").has_value());
+  EXPECT_FALSE(ParseTopLevelMember(R"({"a" 1})", "a").has_value());
+  EXPECT_FALSE(ParseTopLevelMember(R"({"b":1 "a":1})", "a").has_value());
+  EXPECT_FALSE(ParseTopLevelMember(R"(["a", 1])", "a").has_value());
+  EXPECT_FALSE(ParseTopLevelMember("", "a").has_value());
+  EXPECT_FALSE(ParseTopLevelMember("{}", "a").has_value());
+  EXPECT_TRUE(ParseTopLevelMember(R"({"k\"ey": 5})", "k\\\"ey").has_value());  // as written
+  EXPECT_FALSE(ParseTopLevelMember(R"({"k\"ey": 5})", "k\"ey").has_value());
+  EXPECT_FALSE(ParseTopLevelMember(R"({"\u0061": 5})", "a").has_value());
+  // The depth limit is Parse's.
+  std::string deep = R"({"a":)" + std::string(200, '[') + std::string(200, ']') + "}";
+  EXPECT_FALSE(ParseTopLevelMember(deep, "a").has_value());
+}
+
 TEST(JsonNode, ValidatesUtf8) {
   EXPECT_TRUE(IsValidUtf8("plain ascii"));
   EXPECT_TRUE(IsValidUtf8("d\xC3\xA9j\xC3\xA0 \xF0\x9F\x98\x80"));

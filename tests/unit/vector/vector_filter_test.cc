@@ -1,78 +1,15 @@
-// Attribute JSON parsing and FILTER expressions: syntax, semantics (Redis's), error
-// messages, and seeded fuzzing of both parsers.
+// FILTER expressions and how they read attribute JSON: syntax, semantics (Redis's),
+// error messages, and seeded fuzzing of the expression parser and the attribute reader.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
+#include "json/json_node.h"
 #include "vector/filter_expr.h"
-#include "vector/json.h"
 
 namespace hotkv::vector {
 namespace {
-
-// ------------------------------------------------------------------------ JSON
-
-TEST(JsonTest, ParsesAllTypes) {
-  auto v = ParseJson(R"( {"n": -12.5e1, "s": "a\"b\u00e9\n", "t": true, "f": false,
-                          "z": null, "a": [1, "x", [2]], "o": {"k": 1}} )");
-  ASSERT_TRUE(v.ok()) << v.status().message();
-  ASSERT_EQ(v->type, JsonValue::Type::kObject);
-  ASSERT_EQ(v->object.size(), 7u);
-  EXPECT_EQ(v->object[0].second.number, -125.0);
-  EXPECT_EQ(v->object[1].second.string, "a\"b\xc3\xa9\n");
-  EXPECT_TRUE(v->object[2].second.boolean);
-  EXPECT_EQ(v->object[3].second.type, JsonValue::Type::kBool);
-  EXPECT_EQ(v->object[4].second.type, JsonValue::Type::kNull);
-  EXPECT_EQ(v->object[5].second.array.size(), 3u);
-  EXPECT_EQ(v->object[6].second.type, JsonValue::Type::kObject);
-}
-
-TEST(JsonTest, SurrogatePairs) {
-  auto v = ParseJson(R"("\ud83d\ude00")");
-  ASSERT_TRUE(v.ok());
-  EXPECT_EQ(v->string, "\xf0\x9f\x98\x80");
-  EXPECT_FALSE(ParseJson(R"("\ud83d")").ok());
-  EXPECT_FALSE(ParseJson(R"("\ude00")").ok());
-}
-
-TEST(JsonTest, RejectsMalformed) {
-  for (const char* bad : {"", "{", "}", "{\"a\"}", "{\"a\":}", "{a:1}", "[1,]", "[1 2]", "01",
-                          "1.", "-", "tru", "\"abc", "{\"a\":1}x", "\"\\x\"", "nul", "[",
-                          "{\"a\":1,}", "1e", "\"\x01\""}) {
-    EXPECT_FALSE(ParseJson(bad).ok()) << bad;
-  }
-  auto r = ParseJson("{\"a\": [1, 2");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("offset"), std::string::npos);
-}
-
-TEST(JsonTest, DepthLimit) {
-  std::string deep(10000, '[');
-  EXPECT_FALSE(ParseJson(deep).ok());
-  std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
-  EXPECT_TRUE(ParseJson(ok).ok());
-}
-
-TEST(JsonTest, ValidateObject) {
-  EXPECT_TRUE(ValidateJsonObject(R"({"year": 1950})").ok());
-  EXPECT_TRUE(ValidateJsonObject(" {} ").ok());
-  EXPECT_FALSE(ValidateJsonObject("[1]").ok());
-  EXPECT_FALSE(ValidateJsonObject("{\"a\":").ok());
-  EXPECT_FALSE(ValidateJsonObject("{} {}").ok());
-}
-
-TEST(JsonTest, ExtractTopLevelField) {
-  const std::string doc = R"({"a": {"year": 1}, "year": 1984, "s": "x", "year": 2000})";
-  auto y = ExtractTopLevelField(doc, "year");
-  ASSERT_TRUE(y.has_value());
-  EXPECT_EQ(y->number, 1984);  // Top level only, first wins.
-  EXPECT_FALSE(ExtractTopLevelField(doc, "missing").has_value());
-  EXPECT_FALSE(ExtractTopLevelField("[1]", "a").has_value());
-  EXPECT_FALSE(ExtractTopLevelField("", "a").has_value());
-  EXPECT_FALSE(ExtractTopLevelField(R"({"a": [1, )", "a").has_value());
-  EXPECT_TRUE(ExtractTopLevelField(R"({"k\"ey": 5})", "k\"ey").has_value());
-}
 
 // ------------------------------------------------------------------- filters
 
@@ -89,6 +26,51 @@ const char* kMovie =
     R"({"year": 1984, "rating": 8.5, "genre": "action", "title": "The Terminator",
         "tags": ["scifi", "robots", 3], "seen": true, "sequel": false, "budget": null,
         "studio": {"name": "Orion"}, "mixed": [1, {"x": 2}], "num_str": "42"})";
+
+// ------------------------------------------------------------- attributes
+
+// Attributes are read as Redis 8.8's FILTER reads them (each case checked against its
+// server): json/'s parser up to the field, the first of repeated keys winning.
+TEST(FilterAttributesTest, ReadLikeRedis) {
+  struct Case {
+    const char* expr;
+    const char* attributes;
+    bool match;
+  };
+  const Case cases[] = {
+      // Repeated keys: the first wins, even when it is unusable or null.
+      {".a == 1", R"({"a":1,"a":2})", true},
+      {".a == 2", R"({"a":1,"a":2})", false},
+      {".b == 'x'", R"({"a":2,"b":"x","b":"y"})", true},
+      {".b == 'y'", R"({"a":2,"b":"x","b":"y"})", false},
+      {".a == 1", R"({"a":{"z":1},"a":1})", false},
+      {".a == 1", R"({"a":[1,2],"a":1})", false},
+      {".a == 1", R"({"a":null,"a":1})", false},
+      {".a == 1", R"({"a":"1","a":2})", true},  // "1" == 1 as numbers
+      // Nothing after the field is read; what comes before it must be well formed.
+      {".a == 1", R"({"a":1, "b":})", true},
+      {".a == 1", R"({"a":1} trailing)", true},
+      {".a == 1", R"({"a":1,})", true},
+      {".a == 1", R"({"b":, "a":1})", false},
+      {".a == 1", R"({"b":01, "a":1})", false},  // (Redis's scanner skips this one)
+      {".a == 1", R"(  {"a" : 1 } )", true},
+      {".a == 1", R"({"x":{"a":2},"a":1})", true},  // top level only
+      {".a == 1", R"({"\u0061":1})", false},        // keys compare as written
+      {".a == 1", R"(["a",1])", false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Eval(c.expr, c.attributes), c.match) << c.expr << " on " << c.attributes;
+  }
+}
+
+TEST(FilterAttributesTest, ValuesOfEveryType) {
+  const char* doc = R"({"i": 9007199254740993, "d": -12.5e1, "s": "a\"b\u00e9", "t": true,
+                        "f": false, "z": null, "arr": [1, "x"]})";
+  EXPECT_TRUE(Eval(".i > 9007199254740991 and .d == -125 and .z == null", doc));
+  EXPECT_TRUE(Eval(".s == \"a\\\"b\xc3\xa9\"", doc));
+  EXPECT_TRUE(Eval(".t == 1 and .f == 0 and .t and not .f", doc));
+  EXPECT_TRUE(Eval("\"x\" in .arr and 1 in .arr and not (2 in .arr)", doc));
+}
 
 TEST(FilterTest, ComparisonsAndLogic) {
   EXPECT_TRUE(Eval(".year >= 1980 and .rating > 7", kMovie));
@@ -266,6 +248,8 @@ TEST(JsonFuzzTest, RandomAndMutatedDocumentsNeverCrash) {
   const std::string kJsonChars = "{}[]\",:\\0123456789-.eEtrufalsn ";
   const std::string seed =
       R"({"a": [1, 2.5e-3, "x\u00e9\n", true, null, {"b": [false]}], "c": -0.0, "d": ""})";
+  auto filter = FilterExpression::Compile(".a == 1 or .d == \"\"");
+  ASSERT_TRUE(filter.ok());
   size_t valid = 0;
   for (int i = 0; i < 30000; ++i) {
     std::string doc = seed;
@@ -286,11 +270,16 @@ TEST(JsonFuzzTest, RandomAndMutatedDocumentsNeverCrash) {
         doc = "{";
       }
     }
-    auto v = ParseJson(doc);
+    Result<json::Node> v = json::Parse(doc);
     valid += v.ok();
-    ExtractTopLevelField(doc, "a");
-    ExtractTopLevelField(doc, "d");
-    ValidateJsonObject(doc);
+    std::optional<json::Node> a = json::ParseTopLevelMember(doc, "a");
+    std::optional<json::Node> d = json::ParseTopLevelMember(doc, "d");
+    if (v.ok() && v->is_object()) {
+      // On a well-formed object the reader finds exactly the members the parser does.
+      EXPECT_EQ(a.has_value(), v->Find("a") != nullptr) << doc;
+      EXPECT_EQ(d.has_value(), v->Find("d") != nullptr) << doc;
+    }
+    (void)(*filter)->Matches(doc);
   }
   RecordProperty("valid", static_cast<int>(valid));
   // Pure random bytes.
@@ -299,8 +288,8 @@ TEST(JsonFuzzTest, RandomAndMutatedDocumentsNeverCrash) {
     for (char& c : doc) {
       c = static_cast<char>(rng() & 0xff);
     }
-    ParseJson(doc);
-    ExtractTopLevelField(doc, "a");
+    (void)json::Parse(doc);
+    (void)json::ParseTopLevelMember(doc, "a");
   }
 }
 
