@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/utf8.h"
 #include "search/text_index.h"
 
 namespace hotkv::search {
@@ -71,24 +72,6 @@ int32_t DecodeUtf8(std::string_view s, size_t i, size_t* len) {
   return cp;
 }
 
-void AppendUtf8(int32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 void FoldInto(std::string_view word, std::string* out) {
   out->reserve(out->size() + word.size());
   for (size_t i = 0; i < word.size();) {
@@ -114,13 +97,13 @@ void FoldInto(std::string_view word, std::string* out) {
     UErrorCode err = U_ZERO_ERROR;
     const int32_t m = u_strFoldCase(dst, 8, src, n, U_FOLD_CASE_DEFAULT, &err);
     if (U_FAILURE(err) || m > 8) {
-      AppendUtf8(cp, out);
+      AppendUtf8(static_cast<uint32_t>(cp), out);
       continue;
     }
     for (int32_t k = 0; k < m;) {
       UChar32 c;
       U16_NEXT_UNSAFE(dst, k, c);
-      AppendUtf8(c, out);
+      AppendUtf8(static_cast<uint32_t>(c), out);
     }
   }
 }
