@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ServerProcess
 from helpers_types import WRONGTYPE, raw_client, resp3_connection
-from vector_helpers import fp32, pairs
+from vector_helpers import fp32, pairs, random_vectors, run_threads
 
 pytestmark = pytest.mark.hotkv_only
 
@@ -473,3 +473,64 @@ def test_aof_replay_and_rewrite(tmp_path):
     assert persisted_state(c) == want
     c.close()
     srv.stop()
+
+
+# ---------------------------------------------------------------------------- concurrency
+
+def test_concurrent_adds_searches_and_a_snapshot(tmp_path):
+    """Writers, searchers and session appends on one namespace from several connections
+    (the server's workers) with a BGSAVE meanwhile; afterwards every memory is found by
+    its vector and the snapshot reloads."""
+    srv = ServerProcess(["--dir", str(tmp_path), "--threads", "4"], tmp_path=tmp_path).start()
+    try:
+        c = raw_client(srv)
+        c("MEM.CREATE", "m", "DIM", 8)
+        vecs = random_vectors(300, 8, seed=11)
+        ids = {}
+
+        def writer(w):
+            def run():
+                cw = raw_client(srv)
+                for i in range(w, 300, 3):
+                    ids[i] = cw("MEM.ADD", "m", "FP32", fp32(vecs[i]), f"t{i}", "USER", f"u{i % 5}")
+                    cw("MEM.SESSION.APPEND", "m", f"s{w}", "user", f"t{i}")
+                cw.close()
+            return run
+
+        def searcher():
+            cr = raw_client(srv)
+            for i in range(150):
+                for m in cr("MEM.SEARCH", "m", "FP32", fp32(vecs[(i * 7) % 300]), "K", 3,
+                            "USER", f"u{i % 5}"):
+                    assert dict(pairs(m))["user"] == f"u{i % 5}"
+            cr.close()
+
+        def saver():
+            cs = raw_client(srv)
+            assert cs("BGSAVE") == "Background saving started"
+            cs.close()
+
+        run_threads([writer(w) for w in range(3)] + [searcher, searcher, saver])
+        for _ in range(1000):
+            if srv.client().info("persistence")["rdb_bgsave_in_progress"] == 0:
+                break
+            time.sleep(0.01)
+        assert c("MEM.COUNT", "m") == 300 and len(set(ids.values())) == 300
+        assert c("DEBUG", "RELOAD") == "OK"
+        assert c("MEM.COUNT", "m") == 300
+        for i in range(0, 300, 7):
+            top = dict(pairs(c("MEM.SEARCH", "m", "FP32", fp32(vecs[i]), "K", 1, "RECENCY", 0, 1, 1)[0]))
+            assert top["text"] == f"t{i}"
+        assert sum(len(c("MEM.SESSION.GET", "m", f"s{w}")) for w in range(3)) == 300
+        c.close()
+    finally:
+        srv.stop()
+
+
+def test_inside_multi_exec(rc):
+    p = rc.client.pipeline(transaction=True)
+    p.execute_command("MEM.ADD", "m", "FP32", at(0), "a")
+    p.execute_command("MEM.COUNT", "m")
+    p.execute_command("MEM.DEL", "m", "1")
+    p.execute_command("MEM.SEARCH", "m", "FP32", at(0))
+    assert p.execute() == ["1", 1, 1, []]
