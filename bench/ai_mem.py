@@ -24,8 +24,9 @@ ft+touch way does.
 
 Workloads, each at 1 and 4 clients (closed loop, one connection and one query in flight
 per client, --queries per client): unfiltered, and filtered to one user (5 %).
-  - mem:      MEM.SEARCH mem FP32 <q> K 10 [USER u]
-  - ft:       FT.AGGREGATE idx "[(@user:{u})]=>[KNN 40 @vector $q AS dist]" ... APPLY x3
+  - mem:      MEM.SEARCH mem FP32 <q> K 10 EF 100 [USER u]
+  - ft:       FT.AGGREGATE idx "[(@user:{u})]=>[KNN 40 @vector $q EF_RUNTIME 100 AS dist]"
+              ... APPLY x3
               SORTBY 2 @score DESC LIMIT 0 10
   - ft+touch: the same, then one pipelined HSET mem:<id> last_accessed <now> per result
 Reported: q/s, p50/p99 latency (client side, ms), and the overlap of the two top-10s.
@@ -51,6 +52,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DAY_S = 86400
 USERS = 20
+EF = 100  # search beam width of both ways
 
 
 def free_port():
@@ -157,7 +159,7 @@ def main():
         print(f"loaded: MEM.ADD {t_mem:.1f}s, HSET+index {t_ft:.1f}s", flush=True)
 
         def mem_query(c, q, user):
-            a = ["MEM.SEARCH", "mem", "FP32", q.tobytes(), "K", 10]
+            a = ["MEM.SEARCH", "mem", "FP32", q.tobytes(), "K", 10, "EF", EF]
             if user is not None:
                 a += ["USER", user]
             reply = c.execute_command(*a)
@@ -167,7 +169,7 @@ def main():
             now_s = time.time()
             pre = f"(@user:{{{user}}})" if user is not None else "*"
             reply = c.execute_command(
-                "FT.AGGREGATE", "idx", f"{pre}=>[KNN 40 @vector $q AS dist]", "PARAMS", 2, "q",
+                "FT.AGGREGATE", "idx", f"{pre}=>[KNN 40 @vector $q EF_RUNTIME {EF} AS dist]", "PARAMS", 2, "q",
                 q.tobytes(), "DIALECT", 2, "LOAD", 3, "@__key", "@last_accessed", "@created_at",
                 "APPLY", "1 - @dist/2", "AS", "sim",
                 "APPLY", f"0.6*pow(2, -({now_s:.3f} - @last_accessed)/{7 * DAY_S}) + "

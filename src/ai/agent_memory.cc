@@ -13,6 +13,8 @@ constexpr double kScoreSlack = 1e-6;
 constexpr size_t kItemOverhead = 200;  // map, sequence and exact-key nodes (estimate)
 constexpr uint32_t kMinCandidates = 32;
 constexpr uint32_t kMaxCandidates = 4096;
+// A USER with at most this many memories is searched exactly among them.
+constexpr size_t kExactAmong = 4096;
 
 size_t TextBytes(const Memory& m) {
   size_t n = m.id.size() + m.text.size() + m.user.size() + m.session.size() + m.type.size() +
@@ -166,6 +168,13 @@ void AgentMemory::UnlinkLocked(const std::string& id) {
   auto ex = exact_.find(ExactKey(it->second));
   if (ex != exact_.end() && ex->second == id) exact_.erase(ex);
   by_seq_.erase(it->second.seq);
+  if (!it->second.user.empty()) {
+    auto u = by_user_.find(it->second.user);
+    if (u != by_user_.end()) {
+      u->second.erase(id);
+      if (u->second.empty()) by_user_.erase(u);
+    }
+  }
   text_bytes_ -= TextBytes(it->second);
   items_.erase(it);
 }
@@ -179,6 +188,7 @@ void AgentMemory::PutLocked(Memory m, std::span<const float> vec, const ChangeFn
     m.seq = next_seq_++;
   }
   by_seq_.emplace(m.seq, m.id);
+  if (!m.user.empty()) by_user_[m.user].insert(m.id);
   exact_[ExactKey(m)] = m.id;
   text_bytes_ += TextBytes(m);
   auto [pos, inserted] = items_.emplace(m.id, std::move(m));
@@ -353,11 +363,21 @@ Result<std::vector<AgentMemory::Found>> AgentMemory::Search(const SearchRequest&
                                                             const ChangeFn& changes) {
   std::shared_ptr<vector::HnswIndex> index;
   AgentMemoryOptions o;
+  std::vector<std::string> among;  // the user's memories, when few
+  bool use_among = false;
   {
     std::lock_guard lock(mu_);
     if (Status st = CheckVectorLocked(req.vec); !st.ok()) return st;
     index = index_;
     o = options_;
+    if (req.user.has_value()) {
+      auto u = by_user_.find(*req.user);
+      if (u == by_user_.end()) return std::vector<Found>();
+      if (u->second.size() <= kExactAmong) {
+        among.assign(u->second.begin(), u->second.end());
+        use_among = true;
+      }
+    }
   }
   std::vector<Found> out;
   if (index == nullptr || req.k == 0) return out;
@@ -370,13 +390,19 @@ Result<std::vector<AgentMemory::Found>> AgentMemory::Search(const SearchRequest&
   vector::SearchParams p;
   p.k = rw > 0 ? std::min(std::max(req.k * 4, kMinCandidates), kMaxCandidates) : req.k;
   p.k = std::max(p.k, req.k);
-  p.ef = std::max(o.ef, p.k);
+  p.ef = std::max(req.ef.value_or(o.ef), p.k);
   p.filter = req.filter;
   if (req.threshold.has_value() && *req.threshold > 0.0) {
     p.max_distance =
         static_cast<float>(vector::DistanceFromSimilarity(o.metric, *req.threshold - kScoreSlack));
   }
-  auto hits = index->Search(req.vec, p);
+  Result<std::vector<vector::SearchHit>> hits = std::vector<vector::SearchHit>();
+  if (use_among) {
+    std::vector<std::string_view> views(among.begin(), among.end());
+    hits = index->SearchAmong(req.vec, views, p);
+  } else {
+    hits = index->Search(req.vec, p);
+  }
   if (!hits.ok()) return hits.status();
   std::lock_guard lock(mu_);
   std::vector<std::pair<Memory*, std::pair<double, double>>> ranked;
@@ -574,6 +600,7 @@ std::shared_ptr<AgentMemory> AgentMemory::Clone() const {
   c->items_ = items_;
   c->by_seq_ = by_seq_;
   c->exact_ = exact_;
+  c->by_user_ = by_user_;
   c->sessions_ = sessions_;
   c->text_bytes_ = text_bytes_;
   return c;

@@ -45,6 +45,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/status.h"
@@ -134,6 +135,11 @@ class AgentMemory {
     std::optional<double> threshold;  // minimum similarity
     std::optional<double> recency_weight;  // similarity weight is 1 - it
     std::optional<int64_t> freshness_halflife_ms, novelty_halflife_ms;
+    std::optional<uint32_t> ef;  // beam width; nullopt: the namespace's EF
+    // The USER the filter requires (it is also in `filter`): when that user has few
+    // memories, they are compared exactly (HnswIndex::SearchAmong) instead of walking
+    // the graph with a selective filter.
+    std::optional<std::string> user;
   };
   struct Found {
     Memory memory;
@@ -225,6 +231,7 @@ class AgentMemory {
   std::unordered_map<std::string, Memory> items_;
   std::map<uint64_t, std::string> by_seq_;
   std::unordered_map<std::string, std::string> exact_;
+  std::unordered_map<std::string, std::unordered_set<std::string>> by_user_;  // user -> ids
   std::unordered_map<std::string, Session> sessions_;
   size_t text_bytes_ = 0;
 };

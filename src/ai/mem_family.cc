@@ -7,6 +7,7 @@
 //   MEM.ADD ns vector text [USER u] [SESSION s] [TYPE t] [TOPICS a,b] [ENTITIES x,y]
 //           [ATTRS json] [ID id] [DEDUP sim]                                   -> id
 //   MEM.SEARCH ns vector [K k] [filters] [THRESHOLD sim] [RECENCY w fresh_s novelty_s]
+//              [EF ef]
 //   MEM.GET ns id / MEM.UPDATE ns id [TEXT t] [vector] [fields] / MEM.DEL ns id [id ..]
 //   MEM.LIST ns [filters] [CURSOR c] [COUNT n] / MEM.COUNT ns [filters]
 //   MEM.FORGET ns [OLDER s] [INACTIVE s] [filters] / MEM.INFO ns
@@ -199,6 +200,7 @@ class Filters {
     if (EqualsIgnoreCase(opt, "USER")) {
       part = ".user == ";
       AppendFilterString(&part, v);
+      user_ = std::string(v);
     } else if (EqualsIgnoreCase(opt, "SESSION")) {
       part = ".session == ";
       AppendFilterString(&part, v);
@@ -254,8 +256,10 @@ class Filters {
     return true;
   }
   const vector::AttributePredicate* get() const { return filter_.get(); }
+  const std::optional<std::string>& user() const { return user_; }
 
  private:
+  std::optional<std::string> user_;  // the last USER given
   std::string expr_;
   std::unique_ptr<vector::FilterExpression> filter_;
 };
@@ -574,6 +578,10 @@ void SearchCommand(CommandContext& ctx) {
     } else if (EqualsIgnoreCase(opt, "THRESHOLD") && j + 1 < ctx.argc()) {
       req.threshold = UnitArg(ctx, ++j, "THRESHOLD");
       if (!req.threshold) return;
+    } else if (EqualsIgnoreCase(opt, "EF") && j + 1 < ctx.argc()) {
+      auto v = RangeArg(ctx, ++j, 1, 1000000, "ERR EF must be between 1 and 1000000");
+      if (!v) return;
+      req.ef = static_cast<uint32_t>(*v);
     } else if (EqualsIgnoreCase(opt, "RECENCY") && j + 3 < ctx.argc()) {
       req.recency_weight = UnitArg(ctx, ++j, "RECENCY weight");
       if (!req.recency_weight) return;
@@ -590,6 +598,7 @@ void SearchCommand(CommandContext& ctx) {
   if (!filters.Compile(ctx)) return;
   req.vec = *vec;
   req.filter = filters.get();
+  req.user = filters.user();
 
   KeyShardLock lock(ctx, key);
   std::shared_ptr<AgentMemory> mem = MemoryOrReply(ctx, key, true);
@@ -977,7 +986,7 @@ void RegisterMemCommands(CommandTable& t) {
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = SearchCommand,
          .doc = {"mem", "0.1.0", "O(log(N)) where N is the number of memories.",
                  "Returns the memories nearest to a vector, ranked by similarity and recency, with their text, attributes, similarity and score.",
-                 "key <FP32 | VALUES dim> vector [K k] " + filters + " [THRESHOLD similarity] [RECENCY weight freshness-halflife novelty-halflife]"}});
+                 "key <FP32 | VALUES dim> vector [K k] " + filters + " [THRESHOLD similarity] [RECENCY weight freshness-halflife novelty-halflife] [EF ef]"}});
   t.Add({.name = "mem.get", .arity = 3, .flags = "readonly fast", .acl = "@read @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = GetCommand,
          .doc = {"mem", "0.1.0", "O(1)", "Returns a memory by id, or nil.", "key id"}});
