@@ -7,6 +7,7 @@ per returned memory: a second round trip), on the same data in the same HotKV se
 
     bench/ai_mem.py                                # 20,000 memories x 384 dims
     bench/ai_mem.py --n 2000 --queries 100         # a quick look
+    bench/ai_mem.py --ways mem,ft --filters user   # some of the points
 
 Data (numpy, seeded): --n memories of --dim float32 dims (normal, normalised), 20 users
 (user = i % 20), created 0..90 days ago, last accessed between creation and now. The
@@ -87,6 +88,8 @@ def main():
     ap.add_argument("--queries", type=int, default=300, help="per client per point")
     ap.add_argument("--clients", default="1,4")
     ap.add_argument("--threads", type=int, default=2, help="server worker threads")
+    ap.add_argument("--ways", default="mem,ft,ft+touch")
+    ap.add_argument("--filters", default="none,user")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
 
@@ -203,9 +206,10 @@ def main():
             "ft": lambda c, q, u: ft_query(c, q, u, False),
             "ft+touch": lambda c, q, u: ft_query(c, q, u, True),
         }
-        for filt in ("none", "user"):
+        for filt in args.filters.split(","):
             for nclients in [int(x) for x in args.clients.split(",")]:
-                for way, fn in ways.items():
+                for way in args.ways.split(","):
+                    fn = ways[way]
                     lat = [[] for _ in range(nclients)]
 
                     def client(ci):
