@@ -10,6 +10,7 @@ import time
 import pytest
 
 from conftest import ServerProcess
+from helpers_pubsub import keyevents  # noqa: F401
 from helpers_types import WRONGTYPE, raw_client, resp3_connection
 from vector_helpers import fp32, pairs, random_vectors, run_threads
 
@@ -109,6 +110,17 @@ def test_get_update_del(rc):
     assert rc("MEM.DEL", "m", id_, "nope") == 1
     assert get(rc, id_) is None and rc("MEM.COUNT", "m") == 0
     assert search(rc, 90) == []
+
+
+def test_keyspace_notifications(keyevents):
+    assert keyevents("MEM.ADD", "m", "FP32", at(0), "a") == [("mem.create", "m"), ("mem.add", "m")]
+    assert keyevents("MEM.SEARCH", "m", "FP32", at(0)) == []
+    assert keyevents("MEM.UPDATE", "m", "1", "TEXT", "b") == [("mem.update", "m")]
+    assert keyevents("MEM.SESSION.APPEND", "m", "s", "user", "hi") == [("mem.session.append", "m")]
+    assert keyevents("MEM.SESSION.CLEAR", "m", "s") == [("mem.session.clear", "m")]
+    assert keyevents("MEM.FORGET", "m", "TYPE", "semantic") == [("mem.forget", "m")]
+    assert keyevents("MEM.DEL", "m", "1") == []
+    assert keyevents("DEL", "m") == [("del", "m")]
 
 
 # ---------------------------------------------------------------------------- dedup
