@@ -156,7 +156,7 @@ const char* ScriptRun::CheckInterrupt() {
             "# Slow script detected: still in execution after %lld milliseconds. You can try "
             "killing the script using the SCRIPT KILL command. Script name is: %s.\n",
             static_cast<long long>(ms), std::string(sha_).c_str());
-    AddBusyShards(&held_);
+    AddBusyShards(&held_, function_);
     std::lock_guard<std::mutex> g(g_busy_runs_mu);
     busy_command_.assign(caller_.args().begin(), caller_.args().end());
     g_busy_runs.push_back(this);
@@ -293,7 +293,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
       if (single ? !locked : !mine_.LockUnlessBusy(ks, read_only_)) {
         lua_pop(lua.state(), 1);
         mine_ = ShardLockSet{};
-        caller_.rb().Error(kBusyScriptError);
+        caller_.rb().Error(BusyScriptError());
         return;
       }
       held_.Merge(mine_);

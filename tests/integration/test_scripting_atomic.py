@@ -272,6 +272,11 @@ def test_function_kill_and_the_kill_of_the_other_kind(start_server):
     assert stats[0] == "running_script" and running[0::2] == ["name", "command", "duration_ms"]
     assert running[1] == "spin" and [a.lower() for a in running[3]] == ["fcall", "spin", "1", "fk"]
     assert running[5] >= 50
+    # A command on the busy function's key gets the BUSY that names FUNCTION KILL.
+    with pytest.raises(redis.ResponseError) as e:
+        other.get("fk")
+    assert str(e.value).endswith("Redis is busy running a script. You can only call FUNCTION KILL or "
+                                 "SHUTDOWN NOSAVE.")
     assert other.execute_command("FUNCTION", "KILL") == "OK"
     t.join(60)
     assert not t.is_alive()
