@@ -376,29 +376,35 @@ PromptCache::Snapshot PromptCache::TakeSnapshot() const {
   s.expirations = expirations_;
   s.clock = clock_;
   s.blocks.reserve(blocks_.size());
-  std::vector<const Block*> stack;
+  // A canonical order (digests of equal caches are equal): roots, then each block's
+  // children, by last use; parents before children (pre-order).
+  auto by_use = [](const Block* x, const Block* y) { return x->used > y->used; };
+  std::vector<const Block*> stack, children;
   for (const auto& [key, b] : blocks_) {
-    if (b.parent != nullptr) {
-      continue;
+    if (b.parent == nullptr) {
+      stack.push_back(&b);
     }
-    stack.push_back(&b);
-    while (!stack.empty()) {  // pre-order: parents before children
-      const Block* x = stack.back();
-      stack.pop_back();
-      SavedBlock sb;
-      sb.key = *x->key;
-      sb.has_parent = x->parent != nullptr;
-      if (sb.has_parent) {
-        sb.parent = *x->parent->key;
-      }
-      sb.expire_at_ms = x->expire_at_ms;
-      sb.used = x->used;
-      sb.value = x->value;
-      s.blocks.push_back(std::move(sb));
-      for (const Block* c = x->first_child; c != nullptr; c = c->next_sibling) {
-        stack.push_back(c);
-      }
+  }
+  std::sort(stack.begin(), stack.end(), by_use);  // popped from the back: oldest first
+  while (!stack.empty()) {
+    const Block* x = stack.back();
+    stack.pop_back();
+    SavedBlock sb;
+    sb.key = *x->key;
+    sb.has_parent = x->parent != nullptr;
+    if (sb.has_parent) {
+      sb.parent = *x->parent->key;
     }
+    sb.expire_at_ms = x->expire_at_ms;
+    sb.used = x->used;
+    sb.value = x->value;
+    s.blocks.push_back(std::move(sb));
+    children.clear();
+    for (const Block* c = x->first_child; c != nullptr; c = c->next_sibling) {
+      children.push_back(c);
+    }
+    std::sort(children.begin(), children.end(), by_use);
+    stack.insert(stack.end(), children.begin(), children.end());
   }
   return s;
 }
