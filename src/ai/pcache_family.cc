@@ -6,6 +6,7 @@
 //   PCACHE.PUT ns key value [PARENT key] [TTL s] [PXAT ms]               -> OK
 //   PCACHE.PUTTOKENS ns [PARENT key] [TTL s] TOKENS blob BLOCK n value.. -> block keys
 //   PCACHE.LONGEST ns key...                           -> leading blocks present
+//   PCACHE.LONGESTBLOB ns width blob                   -> the same, keys packed in a blob
 //   PCACHE.GET ns key / PCACHE.MGET ns key...          -> value(s) or nil
 //   PCACHE.DEL ns key...                               -> blocks removed (descendants too)
 //   PCACHE.INFO ns                                     -> map
@@ -13,7 +14,7 @@
 // Namespaces: PUT, PUTTOKENS, CONFIG and INFO need one ("ERR no such namespace"); the
 // reads answer a missing namespace as an empty one (0, nil) and DEL as 0.
 //
-// Locking: PUT, PUTTOKENS, LONGEST, GET, MGET and DEL are self_locking like SCACHE's
+// Locking: PUT, PUTTOKENS, LONGEST(BLOB), GET, MGET and DEL are self_locking like SCACHE's
 // (scache_family.cc): the key's shard is locked only to find the namespace and copy its
 // shared_ptr (and again after a write for KeyModified); the cache's own mutex guards its
 // maps, held while OutsideLock is raised (g_vector_writes_outside_lock, so the fork of a
@@ -382,6 +383,35 @@ void LongestCommand(CommandContext& ctx) {
   ctx.rb().Integer(static_cast<int64_t>(n));
 }
 
+// PCACHE.LONGESTBLOB ns width blob -> LONGEST of the blob cut into width-byte keys: one
+// argument instead of N (less to send and parse when keys have a fixed size).
+void LongestBlobCommand(CommandContext& ctx) {
+  std::string_view key = ctx.arg(1);
+  auto width = RangeArg(ctx, 2, 1, static_cast<int64_t>(kMaxBlockKeyBytes),
+                        "ERR width must be between 1 and 1024 bytes");
+  if (!width) return;
+  std::string_view blob = ctx.arg(3);
+  const size_t w = static_cast<size_t>(*width);
+  if (blob.empty() || blob.size() % w != 0) {
+    return ctx.rb().Error("ERR blob length must be a positive multiple of width");
+  }
+  std::shared_ptr<PromptCache> cache;
+  if (!FindUnlocked(ctx, key, true, &cache)) return;
+  if (cache == nullptr) {
+    return ctx.rb().Integer(0);
+  }
+  std::vector<std::string_view> keys(blob.size() / w);
+  for (size_t i = 0; i < keys.size(); i++) {
+    keys[i] = blob.substr(i * w, w);
+  }
+  size_t n;
+  {
+    OutsideLock outside;
+    n = cache->Longest(keys, AiNowMs(ctx));
+  }
+  ctx.rb().Integer(static_cast<int64_t>(n));
+}
+
 // PCACHE.GET ns key / PCACHE.MGET ns key [key ...]
 void GetValues(CommandContext& ctx, bool multi) {
   std::string_view key = ctx.arg(1);
@@ -486,6 +516,11 @@ void RegisterPcacheCommands(CommandTable& t) {
          .doc = {"pcache", "0.1.0", "O(N) where N is the number of keys given.",
                  "Returns how many of the given block keys, from the first, are present.",
                  "key block [block ...]"}});
+  t.Add({.name = "pcache.longestblob", .arity = 4, .flags = "readonly self_locking", .acl = "@read @fast",
+         .keys = {KeyAt(1, "RO ACCESS")}, .handler = LongestBlobCommand,
+         .doc = {"pcache", "0.1.0", "O(N) where N is the number of keys in the blob.",
+                 "Returns how many of the fixed-width block keys packed in a blob, from the first, are present.",
+                 "key width blob"}});
   t.Add({.name = "pcache.get", .arity = 3, .flags = "readonly self_locking", .acl = "@read @fast",
          .keys = {KeyAt(1, "RO ACCESS")}, .handler = GetCommand,
          .doc = {"pcache", "0.1.0", "O(1)", "Returns a block's value, or nil.", "key block"}});

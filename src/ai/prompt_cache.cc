@@ -12,6 +12,8 @@ constexpr size_t kSweepPerWrite = 64;
 // Per-block bookkeeping beyond the key and value bytes (map node, Block, set nodes,
 // shared_ptr control block), for MEMORY USAGE.
 constexpr size_t kBlockOverhead = 224;
+// Children LONGEST compares with the next key before a table lookup.
+constexpr int kChildProbes = 4;
 
 }  // namespace
 
@@ -301,13 +303,31 @@ Status PromptCache::Put(const PutRequest& req, int64_t now_ms, const ChangeFn& c
 size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_ms) {
   std::lock_guard<std::mutex> g(mu_);
   size_t n = 0;
+  Block* prev = nullptr;
   for (std::string_view k : keys) {
-    Block* b = FindLiveLocked(k, now_ms);
+    // The keys of a prompt are usually a chain: look among the previous block's first
+    // children before the hash table. They were allocated one after the other, so this
+    // walk touches memory close together where the table's buckets are scattered.
+    Block* b = nullptr;
+    if (prev != nullptr) {
+      int tries = 0;
+      for (Block* c = prev->first_child; c != nullptr && tries < kChildProbes;
+           c = c->next_sibling, tries++) {
+        if (*c->key == k) {
+          b = c;
+          break;
+        }
+      }
+    }
     if (b == nullptr) {
+      b = FindLocked(k);
+    }
+    if (b == nullptr || Expired(*b, now_ms)) {
       misses_++;
       break;
     }
     UseLocked(b);
+    prev = b;
     n++;
   }
   hits_ += n;

@@ -45,7 +45,7 @@ def put_chain(c, keys, value=lambda i: b"v%d" % i, ns=b"ns", parent=None, *opts)
 
 
 def chain(prefix, n):
-    return [b"%s%d" % (prefix, i) for i in range(n)]
+    return [b"%s%05d" % (prefix, i) for i in range(n)]   # fixed width: 6 bytes
 
 
 # -------------------------------------------------------------------- XXH3-128 reference
@@ -131,14 +131,16 @@ def test_chains(rc, n):
     assert rc("PCACHE.LONGEST", "ns", *keys) == n
     assert rc("PCACHE.LONGEST", "ns", *keys, b"absent") == n
     assert rc("PCACHE.LONGEST", "ns", *keys[:n // 2 + 1]) == n // 2 + 1
+    assert rc("PCACHE.LONGESTBLOB", "ns", 6, b"".join(keys)) == n
+    assert rc("PCACHE.LONGESTBLOB", "ns", 6, b"".join(keys) + b"absent") == n
     assert rc("PCACHE.GET", "ns", keys[-1]) == b"v%d" % (n - 1)
     assert rc("PCACHE.MGET", "ns", keys[0], b"absent", keys[-1]) == [b"v0", None,
                                                                       b"v%d" % (n - 1)]
     i = info(rc)
     assert i["blocks"] == n
     assert i["bytes"] == sum(len(k) + len(b"v%d" % j) for j, k in enumerate(keys))
-    assert i["hits"] == 2 * n + (n // 2 + 1) + 1 + 2
-    assert i["misses"] == 2   # LONGEST's "absent", MGET's
+    assert i["hits"] == 4 * n + (n // 2 + 1) + 1 + 2
+    assert i["misses"] == 3   # the two LONGEST's "absent", MGET's
     # Deleting the root deletes the whole chain.
     assert rc("PCACHE.DEL", "ns", keys[0]) == n
     assert rc("PCACHE.LONGEST", "ns", *keys) == 0
@@ -152,6 +154,9 @@ def test_longest_with_gaps(rc):
     # Presence, in order, from the first key: the first gap ends the count.
     assert rc("PCACHE.LONGEST", "ns", b"x", *keys) == 0
     assert rc("PCACHE.LONGEST", "ns", keys[0], keys[1], b"x", keys[3]) == 2
+    assert rc("PCACHE.LONGESTBLOB", "ns", 6, keys[0] + keys[1] + b"xxxxxx" + keys[3]) == 2
+    # Not a chain in that order: presence is what counts.
+    assert rc("PCACHE.LONGEST", "ns", keys[3], keys[0], keys[9], keys[2]) == 4
     assert rc("PCACHE.DEL", "ns", keys[5]) == 5          # 5..9 go with it
     assert rc("PCACHE.LONGEST", "ns", *keys) == 5
     assert rc("PCACHE.MGET", "ns", *keys[4:7]) == [b"v4", None, None]
@@ -296,6 +301,7 @@ def test_puttokens_hash_chain(rc):
     assert keys == block_keys(tokens, 4)
     assert all(len(k) == 32 for k in keys)
     assert rc("PCACHE.LONGEST", "ns", *keys) == 4
+    assert rc("PCACHE.LONGESTBLOB", "ns", 32, b"".join(keys)) == 4
     assert rc("PCACHE.MGET", "ns", *keys) == [b"v0", b"v1", b"v2", b"v3"]
     # Continuing a chain: PARENT is the previous block's key.
     more = [5, 6, 7, 8]
@@ -352,6 +358,9 @@ def test_bad_input_changes_nothing(rc):
         (("PCACHE.CONFIG", "ns", "BUDGET", 10, "TTL", -5), "ERR TTL must be between"),
         (("PCACHE.LONGEST", "ns"), "ERR wrong number of arguments"),
         (("PCACHE.GET", "ns", "a", "b"), "ERR wrong number of arguments"),
+        (("PCACHE.LONGESTBLOB", "ns", 0, "ab"), "ERR width must be between 1 and 1024"),
+        (("PCACHE.LONGESTBLOB", "ns", 2, "abc"), "ERR blob length must be a positive multiple"),
+        (("PCACHE.LONGESTBLOB", "ns", 2, ""), "ERR blob length must be a positive multiple"),
     ]:
         assert rc.err(*args).startswith(err), args
     assert rc("EXISTS", "ns2") == 0
