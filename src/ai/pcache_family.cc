@@ -29,6 +29,7 @@
 // PUTTOKENS hash chain (documented in docs/ai.md): block i's key is the 32 lower-case hex
 // digits of XXH3-128 (canonical, big-endian) of key(i-1) || the block's tokens as the
 // blob holds them (little-endian u32), with key(0) = the PARENT key's bytes, or nothing.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -400,14 +401,26 @@ void LongestBlobCommand(CommandContext& ctx) {
   if (cache == nullptr) {
     return ctx.rb().Integer(0);
   }
-  std::vector<std::string_view> keys(blob.size() / w);
-  for (size_t i = 0; i < keys.size(); i++) {
-    keys[i] = blob.substr(i * w, w);
-  }
-  size_t n;
-  {
-    OutsideLock outside;
-    n = cache->Longest(keys, AiNowMs(ctx));
+  // In slices, so that a blob of many tiny keys never needs a view per key at once.
+  constexpr size_t kSlice = 8192;
+  const size_t total = blob.size() / w;
+  std::vector<std::string_view> keys;
+  keys.reserve(std::min(total, kSlice));
+  size_t n = 0;
+  for (size_t from = 0; from < total; from += kSlice) {
+    keys.clear();
+    for (size_t i = from; i < std::min(total, from + kSlice); i++) {
+      keys.push_back(blob.substr(i * w, w));
+    }
+    size_t got;
+    {
+      OutsideLock outside;
+      got = cache->Longest(keys, AiNowMs(ctx));
+    }
+    n += got;
+    if (got < keys.size()) {
+      break;
+    }
   }
   ctx.rb().Integer(static_cast<int64_t>(n));
 }
