@@ -8,15 +8,21 @@ AOF replay and rewrite), bad input changing nothing, large values."""
 import ctypes
 import os
 import struct
+import subprocess
 import time
 
 import pytest
+import redis
 
 from conftest import ServerProcess
 from helpers_pubsub import keyevents  # noqa: F401
 from helpers_types import WRONGTYPE, raw_client
 
 pytestmark = pytest.mark.hotkv_only
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REDIS88 = next((p for p in (os.path.join(ROOT, *up, "shared", "peers", "redis-8.8", "redis-server")
+                             for up in (("..",), ("..", ".."))) if os.path.exists(p)), "")
 
 
 @pytest.fixture
@@ -443,6 +449,30 @@ def test_dump_restore(rc, tmp_path):
     bad = bytearray(payload)
     bad[len(bad) // 2] ^= 0xFF
     assert rc.err("RESTORE", "ns3", 0, bytes(bad)).startswith("ERR")
+
+
+@pytest.mark.skipif(not os.path.exists(REDIS88), reason="no Redis 8.8 peer")
+def test_redis_refuses_the_payload_cleanly(rc, tmp_path):
+    fill(rc)
+    payload = rc.client.dump("ns")
+    port = ServerProcess().port
+    proc = subprocess.Popen([REDIS88, "--port", str(port), "--save", "", "--dir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        peer = redis.Redis(port=port)
+        for _ in range(500):
+            try:
+                peer.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.01)
+        with pytest.raises(redis.ResponseError, match="Bad data format"):
+            peer.restore("ns", 0, payload)
+        assert peer.exists("ns") == 0
+        assert peer.ping()
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def restart(srv, tmp_path, *args):
