@@ -31,6 +31,7 @@
 // blob holds them (little-endian u32), with key(0) = the PARENT key's bytes, or nothing.
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -358,13 +359,9 @@ void PutTokensCommand(CommandContext& ctx) {
   }
 }
 
-std::vector<std::string_view> KeysFrom(CommandContext& ctx, size_t from) {
-  std::vector<std::string_view> keys;
-  keys.reserve(ctx.argc() - from);
-  for (size_t i = from; i < ctx.argc(); i++) {
-    keys.push_back(ctx.arg(i));
-  }
-  return keys;
+// The arguments from `from` on, as they are (no copy).
+std::span<const std::string_view> KeysFrom(CommandContext& ctx, size_t from) {
+  return std::span<const std::string_view>(ctx.args()).subspan(from);
 }
 
 // PCACHE.LONGEST ns key [key ...] -> the number of leading keys present.
@@ -375,7 +372,7 @@ void LongestCommand(CommandContext& ctx) {
   if (cache == nullptr) {
     return ctx.rb().Integer(0);
   }
-  std::vector<std::string_view> keys = KeysFrom(ctx, 2);
+  std::span<const std::string_view> keys = KeysFrom(ctx, 2);
   size_t n;
   {
     OutsideLock outside;
@@ -432,7 +429,7 @@ void GetValues(CommandContext& ctx, bool multi) {
   if (!FindUnlocked(ctx, key, true, &cache)) return;
   std::vector<BlockValue> values;
   if (cache != nullptr) {
-    std::vector<std::string_view> keys = KeysFrom(ctx, 2);
+    std::span<const std::string_view> keys = KeysFrom(ctx, 2);
     OutsideLock outside;
     cache->Get(keys, AiNowMs(ctx), &values);
   } else {
@@ -459,7 +456,7 @@ void DelCommand(CommandContext& ctx) {
   if (cache == nullptr) {
     return ctx.rb().Integer(0);
   }
-  std::vector<std::string_view> keys = KeysFrom(ctx, 2);
+  std::span<const std::string_view> keys = KeysFrom(ctx, 2);
   size_t n;
   {
     OutsideLock outside;
