@@ -140,6 +140,9 @@ std::string ExplainQuery(const Query& query);
 struct ExplainOptions {
   std::function<std::string(std::string_view)> fold;
   std::function<std::string(const QueryNode&, std::string_view folded)> stem;
+  // For a term restricted to fields: the fields its expansions look in (RediSearch prints
+  // "@title|body:runs" then "@title:+run(expanded)" when body is NOSTEM). Unset: the node's.
+  std::function<std::vector<std::string>(const QueryNode&)> stem_fields;
 };
 std::string ExplainQuery(const Query& query, const ExplainOptions& options);
 

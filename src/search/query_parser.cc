@@ -1478,14 +1478,24 @@ class Explainer {
           out += folded + weight + "\n";
           return;
         }
+        std::string exp_prefix = prefix;
+        if (!prefix.empty() && o_.stem_fields) {
+          exp_prefix = "@";
+          std::vector<std::string> fs = o_.stem_fields(n);
+          for (size_t i = 0; i < fs.size(); i++) {
+            if (i) exp_prefix += "|";
+            exp_prefix += fs[i];
+          }
+          exp_prefix += ":";
+        }
         out += "UNION {\n";
         Pad(out, depth + 1);
         out += prefix + folded + weight + "\n";
         Pad(out, depth + 1);
-        out += prefix + "+" + stem + "(expanded)\n";
+        out += exp_prefix + "+" + stem + "(expanded)\n";
         if (stem != folded) {
           Pad(out, depth + 1);
-          out += prefix + stem + "(expanded)\n";
+          out += exp_prefix + stem + "(expanded)\n";
         }
         Pad(out, depth);
         out += "}\n";

@@ -20,6 +20,7 @@
 #include "search/index_registry.h"
 #include "search/search_config.h"
 #include "search/search_family.h"
+#include "search/text_index.h"
 #include "server/command_context.h"
 #include "server/server.h"
 #include "server/worker.h"
@@ -644,6 +645,20 @@ void FtConfigCommand(CommandContext& ctx) {
 
 // ---- FT.EXPLAIN / FT.EXPLAINCLI ----
 
+void SortFieldsBySchema(QueryNode& n, const IndexSpec& spec) {
+  if (n.fields.size() > 1) {
+    auto pos = [&spec](const std::string& name) {
+      for (size_t i = 0; i < spec.fields.size(); ++i) {
+        if (spec.fields[i].name == name) return i;
+      }
+      return spec.fields.size();
+    };
+    std::stable_sort(n.fields.begin(), n.fields.end(),
+                     [&](const std::string& a, const std::string& b) { return pos(a) < pos(b); });
+  }
+  for (auto& ch : n.children) SortFieldsBySchema(*ch, spec);
+}
+
 void Explain(CommandContext& ctx, bool cli) {
   if (ctx.argc() < 3) {
     return WrongArgs(ctx, cli ? "FT.EXPLAINCLI" : "FT.EXPLAIN");
@@ -676,11 +691,42 @@ void Explain(CommandContext& ctx, bool cli) {
       popts.verbatim = true;
     }
   }
+  // Stop words leave the query in the parser, as in FT.SEARCH (a query of only stop
+  // words explains as "<empty>").
+  const Analyzer* stop_an = &idx->analyzer();
+  popts.is_stopword = [stop_an](std::string_view t) {
+    return stop_an->IsStopWord(stop_an->Normalize(t));
+  };
   Result<Query> q = ParseQuery(ctx.arg(2), params, popts);
   if (!q.ok()) {
     return ctx.rb().Error(q.status().message());
   }
-  std::string text = ExplainQuery(*q);
+  // RediSearch holds a field restriction as a bit mask, so "@body|title:x" explains as
+  // "@title|body:x" (schema order).
+  SortFieldsBySchema(*q->root, idx->spec());
+  // The index's analyzer: case folding as documents are folded, and the stem expansion
+  // the executor runs (RediSearch prints it as "UNION { term +stem(expanded) ... }").
+  const Analyzer& analyzer = idx->analyzer();
+  ExplainOptions eopts;
+  eopts.fold = [&analyzer](std::string_view term) { return analyzer.Normalize(term); };
+  const IndexSpec& spec = idx->spec();
+  // A term restricted to fields expands only in those that are stemmed TEXT fields (the
+  // executor's rule, text_query.cc).
+  auto stemmed_fields = [&spec](const QueryNode& n) {
+    std::vector<std::string> out;
+    for (const std::string& name : n.fields) {
+      const FieldSpec* f = spec.FindField(name);
+      if (f != nullptr && f->type == FieldType::kText && !f->nostem) out.push_back(name);
+    }
+    return out;
+  };
+  eopts.stem = [&analyzer, stemmed_fields](const QueryNode& n, std::string_view folded) {
+    if (!analyzer.HasStemmer()) return std::string();
+    if (!n.fields.empty() && stemmed_fields(n).empty()) return std::string();
+    return analyzer.Stem(folded);
+  };
+  eopts.stem_fields = stemmed_fields;
+  std::string text = ExplainQuery(*q, eopts);
   if (!cli) {
     return ctx.rb().Bulk(text);
   }

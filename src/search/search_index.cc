@@ -144,12 +144,15 @@ Status SearchIndex::Build(size_t first) {
     }
   }
   std::vector<std::string> names_by_bit(static_cast<size_t>(text_bits));
+  uint64_t stemmed_mask = 0;
   for (const FieldIndex& fi : fields_) {
     if (fi.text_bit >= 0) {
       names_by_bit[fi.text_bit] = fi.spec->name;
+      if (!fi.spec->nostem) stemmed_mask |= uint64_t{1} << fi.text_bit;
     }
   }
   text_->SetFieldNames(std::move(names_by_bit));
+  text_->SetStemmedFields(stemmed_mask);
   for (DocInfo& d : docs_) {
     d.sort.resize(fields_.size());
   }

@@ -354,6 +354,8 @@ void TextIndex::SetFieldNames(std::vector<std::string> names_by_bit) {
   impl_->field_names = std::move(names_by_bit);
 }
 
+void TextIndex::SetStemmedFields(uint64_t mask) { impl_->stemmed_mask = mask; }
+
 bool TextIndex::CanMatch(const QueryNode& node) {
   if (IsTextKind(node.kind)) return true;
   if (node.kind == NodeKind::kIntersect || node.kind == NodeKind::kUnion) {

@@ -81,6 +81,9 @@ class TextIndex {
   // Names of the TEXT fields by field bit, so that @field restrictions on nodes nested
   // inside the node given to Match narrow the mask (unknown names match nothing).
   void SetFieldNames(std::vector<std::string> names_by_bit);
+  // The TEXT fields (by bit) without NOSTEM: a query term restricted to fields expands
+  // to its stems only in these (RediSearch 2.10); an unrestricted term expands in all.
+  void SetStemmedFields(uint64_t mask);
   // Whether Match handles `node`: a text node, or kIntersect / kUnion made only of them
   // (then scores include RediSearch's term-distance penalty, as they should).
   static bool CanMatch(const QueryNode& node);

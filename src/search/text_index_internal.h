@@ -87,6 +87,7 @@ struct TextIndexData {
   std::vector<DocInfo> docs;                     // by DocId
   std::unordered_map<DocId, double> doc_scores;  // only those != 1
   std::vector<std::string> field_names;          // by field bit
+  uint64_t stemmed_mask = ~uint64_t{0};          // TEXT fields without NOSTEM, by bit
   uint64_t num_docs = 0;
   uint64_t total_len = 0;
   uint64_t num_records = 0;

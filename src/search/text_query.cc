@@ -835,7 +835,9 @@ class Builder {
     const bool verbatim = o_.verbatim || node.verbatim;
     switch (node.kind) {
       case NodeKind::kTerm:
-        return Word(data_.analyzer->Normalize(node.term), mask, verbatim, node.weight);
+        // The parser copies a group's @field restriction onto its terms.
+        return Word(data_.analyzer->Normalize(node.term), mask, verbatim, node.weight,
+                    /*restricted=*/!node.fields.empty());
       case NodeKind::kPrefix: {
         const std::string p = data_.analyzer->Normalize(node.term);
         std::vector<const TermData*> terms;
@@ -880,7 +882,7 @@ class Builder {
           const std::string w = data_.analyzer->Normalize(raw);
           if (w.empty() || data_.analyzer->IsStopWord(w)) continue;
           // The words of a quoted phrase are not expanded (RediSearch: exact match).
-          IteratorPtr it = Word(w, mask, /*verbatim=*/true, 1.0);
+          IteratorPtr it = Word(w, mask, /*verbatim=*/true, 1.0, /*restricted=*/false);
           if (!it) return nullptr;
           its.push_back(std::move(it));
         }
@@ -946,7 +948,8 @@ class Builder {
   }
 
   // A word and its stem expansions: [word, "+stem", stem]; the node's weight on the word.
-  IteratorPtr Word(const std::string& word, uint64_t mask, bool verbatim, double weight) const {
+  IteratorPtr Word(const std::string& word, uint64_t mask, bool verbatim, double weight,
+                   bool restricted) const {
     if (word.empty()) return nullptr;
     std::vector<std::pair<const TermData*, double>> terms;
     auto add = [&](const std::string& t, double w) {
@@ -958,15 +961,20 @@ class Builder {
       terms.emplace_back(td, w);
     };
     add(word, weight);
-    if (!verbatim && data_.analyzer->HasStemmer()) {
+    // The expansions of a term restricted to fields look only in its stemmed fields
+    // (RediSearch 2.10: "@title|body:runs" with body NOSTEM expands in @title only, and
+    // "@body:runs" not at all); an unrestricted term expands in every field.
+    const uint64_t stem_mask = restricted ? (mask & data_.stemmed_mask) : mask;
+    if (!verbatim && stem_mask != 0 && data_.analyzer->HasStemmer()) {
       const std::string stem = data_.analyzer->Stem(word);
       add(std::string(1, kStemPrefix) + stem, 1.0);
       if (stem != word) add(stem, 1.0);
     }
     if (terms.empty()) return nullptr;
-    if (terms.size() == 1) return Term(*terms[0].first, mask, terms[0].second);
+    auto mask_of = [&](size_t i) { return i == 0 && terms[0].first == data_.Find(word) ? mask : stem_mask; };
+    if (terms.size() == 1) return Term(*terms[0].first, mask_of(0), terms[0].second);
     std::vector<IteratorPtr> its;
-    for (const auto& [t, w] : terms) its.push_back(Term(*t, mask, w));
+    for (size_t i = 0; i < terms.size(); ++i) its.push_back(Term(*terms[i].first, mask_of(i), terms[i].second));
     return std::make_unique<UnionIterator>(std::move(its), /*quick_exit=*/false, 1.0);
   }
 

@@ -198,6 +198,36 @@ def test_explain(idx):
     assert err(idx, "FT.EXPLAIN", "nosuch", "x") == "No such index nosuch"
 
 
+def test_explain_stem_expansion_and_nostem_fields(r):
+    # A term expands to "+stem" (and the stem when it differs) in its stemmed fields only:
+    # unrestricted terms everywhere, "@f:" terms only where f has no NOSTEM; stop words
+    # leave the query; field lists print in schema order. FT.SEARCH follows the same rule.
+    r.execute_command("FT.CREATE", "st", "ON", "HASH", "PREFIX", "1", "st:",
+                      "SCHEMA", "title", "TEXT", "body", "TEXT", "NOSTEM", "n", "NUMERIC")
+    r.hset("st:1", mapping={"title": "x", "body": "run"})
+    r.hset("st:2", mapping={"title": "run", "body": "x"})
+
+    def explain(q):
+        return r.execute_command("FT.EXPLAIN", "st", q)
+
+    assert explain("running") == "UNION {\n  running\n  +run(expanded)\n  run(expanded)\n}\n"
+    assert explain("@title:car") == "@title:UNION {\n  @title:car\n  @title:+car(expanded)\n}\n"
+    assert explain("@body:runs") == "@body:runs\n"
+    assert explain("@body|title:runs") == (
+        "@title|body:UNION {\n  @title|body:runs\n  @title:+run(expanded)\n  @title:run(expanded)\n}\n")
+    assert r.execute_command("FT.EXPLAIN", "st", "running", "VERBATIM") == "running\n"
+    assert explain("the") == "<empty>\n"
+
+    def found(q):
+        return sorted(r.execute_command("FT.SEARCH", "st", q, "NOCONTENT")[1:])
+
+    assert found("runs") == ["st:1", "st:2"]
+    assert found("@title|body:runs") == ["st:2"]
+    assert found("@title|body:(runs walks)") == []
+    assert found("@body:runs") == []
+    assert found("@body:run") == ["st:1"]
+
+
 def test_profile(idx):
     reply = idx.execute_command("FT.PROFILE", "adm", "SEARCH", "QUERY", "@city:{paris}", "NOCONTENT",
                                 "SORTBY", "age")
