@@ -161,6 +161,43 @@ class Executor {
     return m;
   }
 
+ public:
+  // The text terms of `n` (outside negations) that matched each of `docs`.
+  void MatchedTerms(const QueryNode& n, const std::vector<DocId>& docs,
+                    std::vector<std::vector<MatchedTerm>>* out, int depth = 0) {
+    if (depth > kMaxQueryDepth + 8) {
+      return;
+    }
+    switch (n.kind) {
+      case NodeKind::kNot:
+        return;
+      case NodeKind::kTerm:
+      case NodeKind::kPrefix:
+      case NodeKind::kSuffix:
+      case NodeKind::kInfix:
+      case NodeKind::kWildcard:
+      case NodeKind::kFuzzy:
+      case NodeKind::kPhrase:
+      case NodeKind::kIntersect:
+      case NodeKind::kUnion:
+        if (TextIndex::CanMatch(n)) {
+          const uint64_t mask = TextMask(n);
+          if (mask != 0) {
+            idx_.text().MatchedTerms(n, mask, opt_.verbatim || n.verbatim, opt_.max_expansions,
+                                     idx_.num_docs(), docs, out);
+          }
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    for (const auto& c : n.children) {
+      MatchedTerms(*c, docs, out, depth + 1);
+    }
+  }
+
+ private:
   ScoredDocs Text(const QueryNode& n) {
     uint64_t mask = TextMask(n);
     if (mask == 0) {
@@ -532,6 +569,17 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
       h.sort_key = index.SortValueOf(d.doc, sort_field);
     }
     out.hits.push_back(std::move(h));
+  }
+  if (options.want_matched_terms && !out.hits.empty()) {
+    std::vector<DocId> page;
+    for (const SearchHit& h : out.hits) {
+      page.push_back(h.doc);
+    }
+    std::vector<std::vector<MatchedTerm>> terms(page.size());
+    ex.MatchedTerms(*query.root, page, &terms);
+    for (size_t i = 0; i < page.size(); i++) {
+      out.hits[i].terms = std::move(terms[i]);
+    }
   }
   return out;
 }

@@ -39,6 +39,7 @@ struct SearchOptions {
   uint64_t limit = 10;                // LIMIT num; SIZE_MAX-like for "all"
   size_t max_expansions = 200;
   bool want_sort_keys = false;        // fill SearchHit::sort_key
+  bool want_matched_terms = false;    // fill SearchHit::terms (HIGHLIGHT / SUMMARIZE)
 };
 
 struct SearchHit {
@@ -49,6 +50,9 @@ struct SearchHit {
   // __<field>_score), VECTOR_RANGE's $YIELD_DISTANCE_AS; formatted as RediSearch does.
   std::vector<std::pair<std::string, std::string>> yields;
   SortValue sort_key;  // SORTBY's value when want_sort_keys
+  // The text terms that matched the document (negated parts excluded), when
+  // want_matched_terms: RediSearch highlights every occurrence of them in the document.
+  std::vector<MatchedTerm> terms;
 };
 
 struct SearchOutput {

@@ -15,6 +15,7 @@
 #include "engine/database.h"
 #include "engine/keyspace.h"
 #include "search/aggregate_family.h"
+#include "search/highlight.h"
 #include "search/index_registry.h"
 #include "search/query_exec.h"
 #include "search/search_config.h"
@@ -143,8 +144,49 @@ struct ReturnField {
   std::string as;
 };
 
+// HIGHLIGHT / SUMMARIZE: the settings for every field (`def`) and for named fields.
+struct HighlightRequest {
+  bool any = false;
+  HighlightSettings def;
+  std::vector<std::pair<std::string, HighlightSettings>> fields;  // in first-named order
+
+  HighlightSettings* Field(std::string_view name) {
+    for (auto& f : fields) {
+      if (f.first == name) return &f.second;
+    }
+    HighlightSettings hs;
+    hs.highlight = hs.summarize = false;
+    fields.emplace_back(std::string(name), hs);
+    return &fields.back().second;
+  }
+  const HighlightSettings* Find(std::string_view name) const {
+    for (const auto& f : fields) {
+      if (f.first == name) return &f.second;
+    }
+    return nullptr;
+  }
+  // RediSearch's normalizeSettings: a field's own settings over the defaults.
+  HighlightSettings Merged(const HighlightSettings* f) const {
+    if (f == nullptr) return def;
+    HighlightSettings out = *f;
+    if (!f->highlight && def.highlight) {
+      out.open = def.open;
+      out.close = def.close;
+    }
+    if (!f->summarize && def.summarize) {
+      out.frags = def.frags;
+      out.len = def.len;
+      out.separator = def.separator;
+    }
+    out.highlight = f->highlight || def.highlight;
+    out.summarize = f->summarize || def.summarize;
+    return out;
+  }
+};
+
 struct SearchRequest {
   bool nocontent = false;
+  HighlightRequest hl;
   bool withscores = false;
   bool has_return = false;
   std::vector<ReturnField> returns;
@@ -397,8 +439,71 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
       req->filters.push_back(std::move(node));
       i += 6;
     } else if (Eq(a, "HIGHLIGHT") || Eq(a, "SUMMARIZE")) {
-      ctx.rb().Error(std::string(a) + " is not supported by HotKV");
-      return false;
+      const bool summarize = Eq(a, "SUMMARIZE");
+      const std::string bad = summarize ? "Bad arguments for SUMMARIZE" : "Bad arguments for HIGHLIGHT";
+      i++;
+      std::vector<std::string_view> names;
+      if (i < ctx.argc() && Eq(ctx.arg(i), "FIELDS")) {
+        auto n = i + 1 < ctx.argc() ? ParseInt64(ctx.arg(i + 1)) : std::nullopt;
+        if (!n || *n < 0 || static_cast<uint64_t>(*n) > ctx.argc() - i - 2) {
+          ctx.rb().Error(bad);
+          return false;
+        }
+        for (int64_t k = 0; k < *n; k++) {
+          names.push_back(ctx.arg(i + 2 + static_cast<size_t>(k)));
+        }
+        i += 2 + static_cast<size_t>(*n);
+      }
+      HighlightSettings hs;
+      while (i < ctx.argc()) {
+        std::string_view o = ctx.arg(i);
+        if (!summarize && Eq(o, "TAGS")) {
+          if (i + 2 >= ctx.argc()) {
+            ctx.rb().Error(bad);
+            return false;
+          }
+          hs.open = std::string(ctx.arg(i + 1));
+          hs.close = std::string(ctx.arg(i + 2));
+          i += 3;
+        } else if (summarize && (Eq(o, "LEN") || Eq(o, "FRAGS"))) {
+          auto v = i + 1 < ctx.argc() ? ParseInt64(ctx.arg(i + 1)) : std::nullopt;
+          if (!v || *v < 0) {
+            ctx.rb().Error(bad);
+            return false;
+          }
+          (Eq(o, "LEN") ? hs.len : hs.frags) = static_cast<uint64_t>(*v);
+          i += 2;
+        } else if (summarize && Eq(o, "SEPARATOR")) {
+          if (i + 1 >= ctx.argc()) {
+            ctx.rb().Error(bad);
+            return false;
+          }
+          hs.separator = std::string(ctx.arg(i + 1));
+          i += 2;
+        } else {
+          break;
+        }
+      }
+      auto apply = [&](HighlightSettings* t) {
+        if (summarize) {
+          t->summarize = true;
+          t->frags = hs.frags;
+          t->len = hs.len;
+          t->separator = hs.separator;
+        } else {
+          t->highlight = true;
+          t->open = hs.open;
+          t->close = hs.close;
+        }
+      };
+      if (names.empty()) {
+        apply(&req->hl.def);
+      } else {
+        for (std::string_view n : names) {
+          apply(req->hl.Field(n));
+        }
+      }
+      req->hl.any = true;
     } else {
       ctx.rb().Error("Unknown argument `" + std::string(a) + "` at position " +
                      std::to_string(i - 2) + " for <main>");
@@ -414,6 +519,72 @@ struct Row {
   std::vector<std::pair<std::string, std::string>> fields;
 };
 
+// HIGHLIGHT / SUMMARIZE on one result's fields (RediSearch's highlighter processor):
+// without RETURN the named fields move first (after the yields and SORTBY's field);
+// with named fields (RETURN or FIELDS) only those are processed, else every field.
+void ApplyHighlight(const SearchIndex& idx, const SearchRequest& req, const SearchHit& h,
+                    std::vector<std::pair<std::string, std::string>>* fields) {
+  if (idx.spec().on != SourceType::kHash) {
+    return;
+  }
+  size_t fixed = h.yields.size();
+  if (!req.has_return) {
+    if (!req.opts.sortby.empty() && fixed < fields->size() &&
+        (*fields)[fixed].first == req.opts.sortby) {
+      fixed++;
+    }
+    size_t at = fixed;
+    for (const auto& nf : req.hl.fields) {
+      for (size_t k = at; k < fields->size(); k++) {
+        if ((*fields)[k].first == nf.first) {
+          std::rotate(fields->begin() + static_cast<ptrdiff_t>(at),
+                      fields->begin() + static_cast<ptrdiff_t>(k),
+                      fields->begin() + static_cast<ptrdiff_t>(k) + 1);
+          at++;
+          break;
+        }
+      }
+    }
+  }
+  const bool listed = req.has_return || !req.hl.fields.empty();
+  for (size_t k = 0; k < fields->size(); k++) {
+    auto& [name_as, value] = (*fields)[k];
+    bool yielded = false;
+    for (const auto& y : h.yields) {
+      yielded = yielded || y.first == name_as;
+    }
+    if (yielded) {
+      continue;
+    }
+    std::string name = name_as;
+    bool returned = false;
+    if (req.has_return) {
+      for (const ReturnField& r : req.returns) {
+        if (r.as == name_as) {
+          name = r.name;
+          returned = true;
+          break;
+        }
+      }
+    }
+    const HighlightSettings* own = req.hl.Find(name);
+    if (listed && own == nullptr && !returned) {
+      continue;
+    }
+    const HighlightSettings s = req.hl.Merged(own);
+    if (!s.highlight && !s.summarize) {
+      continue;
+    }
+    const FieldSpec* fs = idx.spec().FindField(name);
+    const bool text = fs != nullptr && fs->type == FieldType::kText;
+    std::optional<std::string> v =
+        HighlightText(idx.analyzer(), text, text && !fs->nostem, value, h.terms, s);
+    if (v) {
+      value = std::move(*v);
+    }
+  }
+}
+
 void FtSearchCommand(CommandContext& ctx) {
   if (ctx.argc() < 2) {
     return WrongArgs(ctx, "FT.SEARCH");
@@ -422,6 +593,7 @@ void FtSearchCommand(CommandContext& ctx) {
     return ctx.rb().Error("No query string provided");
   }
   SearchRequest req;
+  req.hl.def.highlight = req.hl.def.summarize = false;
   if (!ParseSearchArgs(ctx, &req)) {
     return;
   }
@@ -429,6 +601,12 @@ void FtSearchCommand(CommandContext& ctx) {
   if (idx == nullptr) {
     return ctx.rb().Error("No such index " + std::string(ctx.arg(1)));
   }
+  for (const auto& f : req.hl.fields) {
+    if (idx->spec().FindField(f.first) == nullptr) {
+      return ctx.rb().Error("No such property `" + f.first + "`");
+    }
+  }
+  req.opts.want_matched_terms = req.hl.any && !req.nocontent;
   if (!req.parse.no_stopwords) {
     // RediSearch drops the index's stop words from queries in the parser.
     const Analyzer* an = &idx->analyzer();
@@ -526,6 +704,9 @@ void FtSearchCommand(CommandContext& ctx) {
           }
         }
       }
+    }
+    if (req.hl.any && !req.nocontent) {
+      ApplyHighlight(*idx, req, h, &row.fields);
     }
     rows.push_back(std::move(row));
   }

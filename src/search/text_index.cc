@@ -374,6 +374,16 @@ ScoredDocs TextIndex::Match(const QueryNode& node, uint64_t field_mask, Scorer s
   return MatchText(*impl_, node, options);
 }
 
+void TextIndex::MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim,
+                             size_t max_expansions, size_t num_docs, const std::vector<DocId>& docs,
+                             std::vector<std::vector<MatchedTerm>>* out) const {
+  out->resize(docs.size());
+  if (!CanMatch(node) || docs.empty()) return;
+  MatchOptions options{field_mask, Scorer::kTfIdf, verbatim, max_expansions == 0 ? 1 : max_expansions,
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs)};
+  MatchedTermsOf(*impl_, node, options, docs, out);
+}
+
 std::vector<std::string> TextIndex::TermsWithPrefix(std::string_view prefix, size_t limit) const {
   std::vector<std::string> out;
   for (auto it = impl_->dict.lower_bound(prefix); it != impl_->dict.end() && out.size() < limit; ++it) {

@@ -34,6 +34,7 @@ class Analyzer {
   struct Token {
     std::string text;
     uint32_t position;
+    uint32_t byte_offset = 0;  // where the raw token starts in the text
   };
   void Tokenize(std::string_view text, std::vector<Token>* out) const;
   std::string Fold(std::string_view word) const;   // Unicode case folding
@@ -57,6 +58,14 @@ struct TextFieldValue {
   double weight;       // WEIGHT
   bool nostem;
   std::string_view text;
+};
+
+// A dictionary term that made a query match a document (HIGHLIGHT / SUMMARIZE): the
+// term ("+stem" for stem entries), its id and its IDF (a fragment's score).
+struct MatchedTerm {
+  std::string term;
+  uint32_t id = 0;
+  double idf = 0;
 };
 
 struct TextIndexStats {
@@ -92,6 +101,11 @@ class TextIndex {
   // only those with text; 0: this index's own count), the N of IDF and average length.
   ScoredDocs Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
                    size_t max_expansions, size_t num_docs) const;
+  // For each of `docs` that `node` (as given to Match) matches, the terms that matched it,
+  // appended to (*out)[i] (out is resized to docs.size()).
+  void MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim, size_t max_expansions,
+                    size_t num_docs, const std::vector<DocId>& docs,
+                    std::vector<std::vector<MatchedTerm>>* out) const;
   // Terms starting with `prefix` (FT.SPELLCHECK / FT.INFO helpers; sorted).
   std::vector<std::string> TermsWithPrefix(std::string_view prefix, size_t limit) const;
   TextIndexStats Stats() const;
