@@ -222,6 +222,7 @@ void WriteChunk(ReplyBuilder& rb, const AggregateChunk& c, size_t extra = 0) {
 }
 
 struct AggregateRun {
+  bool timed_out = false;  // the query hit TIMEOUT (ON_TIMEOUT RETURN): partial results
   std::shared_ptr<SearchIndex> index;  // alive while the source reads from it
   AggregateRequest request;
   std::unique_ptr<AggregatePipeline> pipeline;
@@ -273,11 +274,15 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
   sopts.offset = 0;
   sopts.limit = UINT64_MAX;
   sopts.max_expansions = Settings().max_expansions.load(std::memory_order_relaxed);
+  sopts.deadline = Deadline::AfterMs(run->request.timeout_ms.value_or(
+      Settings().timeout_ms.load(std::memory_order_relaxed)));
+  sopts.timeout_fail = Settings().on_timeout_fail.load(std::memory_order_relaxed);
   Result<SearchOutput> out = ExecuteSearch(*idx, *query, sopts);
   if (!out.ok()) {
     ctx.rb().Error(out.status().message());
     return nullptr;
   }
+  run->timed_out = out->timed_out;
   // RediSearch reads the matches in document order.
   std::sort(out->hits.begin(), out->hits.end(),
             [](const SearchHit& a, const SearchHit& b) { return a.doc < b.doc; });
@@ -301,6 +306,9 @@ bool RunAggregate(CommandContext& ctx, std::string_view index_name,
     if (!c.ok()) {
       rb.Error(c.status().message());
       return false;
+    }
+    if (run->timed_out && c->warning.empty()) {
+      c->warning = "Timeout limit was reached";
     }
     WriteChunk(rb, *c, extra);
     return true;

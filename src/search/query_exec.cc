@@ -107,6 +107,9 @@ class Executor {
   std::vector<std::pair<std::string, std::unordered_map<DocId, float>>> yields;
 
   ScoredDocs Eval(const QueryNode& n, int depth = 0) {
+    if (opt_.deadline.Expired()) {
+      return {};
+    }
     if (!error.ok() || depth > kMaxQueryDepth + 8) {
       if (error.ok()) {
         error = Status::InvalidArgument("Query is too deeply nested");
@@ -204,7 +207,7 @@ class Executor {
       return {};
     }
     return idx_.text().Match(n, mask, opt_.scorer, opt_.verbatim || n.verbatim,
-                             opt_.max_expansions, idx_.num_docs());
+                             opt_.max_expansions, idx_.num_docs(), &opt_.deadline);
   }
 
   ScoredDocs EvalInner(const QueryNode& n, int depth) {
@@ -430,6 +433,10 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
   if (!ex.error.ok()) {
     return ex.error;
   }
+  const bool timed_out = options.deadline.Expired();
+  if (timed_out && options.timeout_fail) {
+    return Status::InvalidArgument("Timeout limit was reached");
+  }
   if (!options.inkeys.empty()) {
     DocIds keep;
     for (const std::string& k : options.inkeys) {
@@ -482,6 +489,7 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
     }
   }
   SearchOutput out;
+  out.timed_out = timed_out;
   out.total = docs.size();
   // Order: SORTBY's field, else score (descending) then document id.
   int sort_field = -1;

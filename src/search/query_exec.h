@@ -40,6 +40,10 @@ struct SearchOptions {
   size_t max_expansions = 200;
   bool want_sort_keys = false;        // fill SearchHit::sort_key
   bool want_matched_terms = false;    // fill SearchHit::terms (HIGHLIGHT / SUMMARIZE)
+  // TIMEOUT: past it the executor stops; with timeout_fail the search fails with
+  // "Timeout limit was reached", else what was found so far comes back (timed_out).
+  Deadline deadline;
+  bool timeout_fail = false;
 };
 
 struct SearchHit {
@@ -56,6 +60,7 @@ struct SearchHit {
 };
 
 struct SearchOutput {
+  bool timed_out = false;  // partial results (ON_TIMEOUT RETURN)
   uint64_t total = 0;
   std::vector<SearchHit> hits;  // after offset/limit
 };

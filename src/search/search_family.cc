@@ -186,6 +186,7 @@ struct HighlightRequest {
 
 struct SearchRequest {
   bool nocontent = false;
+  int64_t timeout_ms = -1;  // TIMEOUT; -1: FT.CONFIG's
   HighlightRequest hl;
   bool withscores = false;
   bool has_return = false;
@@ -358,6 +359,7 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
         ctx.rb().Error("TIMEOUT requires a non negative integer");
         return false;
       }
+      req->timeout_ms = *t;
       i += 2;
     } else if (Eq(a, "SCORER")) {
       if (i + 1 >= ctx.argc()) {
@@ -607,6 +609,9 @@ void FtSearchCommand(CommandContext& ctx) {
     }
   }
   req.opts.want_matched_terms = req.hl.any && !req.nocontent;
+  req.opts.deadline = Deadline::AfterMs(
+      req.timeout_ms >= 0 ? req.timeout_ms : Settings().timeout_ms.load(std::memory_order_relaxed));
+  req.opts.timeout_fail = Settings().on_timeout_fail.load(std::memory_order_relaxed);
   if (!req.parse.no_stopwords) {
     // RediSearch drops the index's stop words from queries in the parser.
     const Analyzer* an = &idx->analyzer();
@@ -759,7 +764,12 @@ void FtSearchCommand(CommandContext& ctx) {
   rb.SimpleString("total_results");
   rb.Integer(static_cast<int64_t>(out->total));
   rb.SimpleString("warning");
-  rb.Array(0);
+  if (out->timed_out) {
+    rb.Array(1);
+    rb.SimpleString("Timeout limit was reached");
+  } else {
+    rb.Array(0);
+  }
 }
 
 }  // namespace

@@ -367,10 +367,10 @@ bool TextIndex::CanMatch(const QueryNode& node) {
 }
 
 ScoredDocs TextIndex::Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
-                            size_t max_expansions, size_t num_docs) const {
+                            size_t max_expansions, size_t num_docs, const Deadline* deadline) const {
   if (!CanMatch(node)) return {};
   MatchOptions options{field_mask, scorer, verbatim, max_expansions == 0 ? 1 : max_expansions,
-                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs)};
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), deadline};
   return MatchText(*impl_, node, options);
 }
 

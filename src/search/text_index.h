@@ -99,8 +99,10 @@ class TextIndex {
   // `verbatim`: no stem expansion. Expansions (prefix, fuzzy...) stop at max_expansions
   // terms (FT.CONFIG MAXEXPANSIONS). `num_docs`: documents in the search index (all, not
   // only those with text; 0: this index's own count), the N of IDF and average length.
+  // `deadline`: stop reading once it expired (the documents read so far come back).
   ScoredDocs Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
-                   size_t max_expansions, size_t num_docs) const;
+                   size_t max_expansions, size_t num_docs,
+                   const Deadline* deadline = nullptr) const;
   // For each of `docs` that `node` (as given to Match) matches, the terms that matched it,
   // appended to (*out)[i] (out is resized to docs.size()).
   void MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim, size_t max_expansions,

@@ -110,6 +110,7 @@ struct MatchOptions {
   bool verbatim;
   size_t max_expansions;
   size_t num_docs;  // N of the IDFs and the average length
+  const Deadline* deadline = nullptr;
 };
 
 ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const MatchOptions& options);

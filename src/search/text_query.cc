@@ -1130,6 +1130,7 @@ ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const Mat
       options.num_docs ? static_cast<double>(data.total_len) / static_cast<double>(options.num_docs) : 0;
   const Result* hit = nullptr;
   while (root->Read(&hit) == Rc::kOk) {
+    if (options.deadline != nullptr && options.deadline->Tick()) break;
     const auto doc = static_cast<DocId>(hit->id - 1);
     if (!out.empty() && out.back().doc >= doc) continue;  // never expected; keeps the contract
     out.push_back(ScoredDoc{doc, Score(data, options, avg_len, *hit)});
