@@ -116,6 +116,7 @@ Status IndexRegistry::AddAlias(std::string_view alias, std::string_view index) {
     return Status::NotFound("Unknown index name");
   }
   aliases_.emplace(std::move(a), std::string(index));
+  RepublishLocked();
   return Status::Ok();
 }
 
@@ -125,6 +126,7 @@ Status IndexRegistry::UpdateAlias(std::string_view alias, std::string_view index
     return Status::NotFound("Unknown index name");
   }
   aliases_[std::string(alias)] = std::string(index);
+  RepublishLocked();
   return Status::Ok();
 }
 
@@ -133,6 +135,7 @@ Status IndexRegistry::DeleteAlias(std::string_view alias) {
   if (aliases_.erase(std::string(alias)) == 0) {
     return Status::NotFound("Alias does not exist");
   }
+  RepublishLocked();
   return Status::Ok();
 }
 
@@ -186,13 +189,22 @@ bool GetString(std::string_view* in, std::string_view* s) {
 
 }  // namespace
 
-std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes) {
+std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes,
+                                 const std::vector<std::pair<std::string, std::string>>& aliases) {
   std::string out;
   for (const auto& idx : indexes) {
     PutString(&out, idx->name());
     PutString(&out, std::to_string(idx->spec().create_args.size()));
     for (const std::string& a : idx->spec().create_args) {
       PutString(&out, a);
+    }
+  }
+  if (!aliases.empty()) {
+    PutString(&out, "");
+    PutString(&out, std::to_string(aliases.size() * 2));
+    for (const auto& [alias, index] : aliases) {
+      PutString(&out, alias);
+      PutString(&out, index);
     }
   }
   return out;
@@ -229,7 +241,10 @@ void IndexRegistry::RepublishLocked() {
   }
   std::sort(all.begin(), all.end(),
             [](const auto& a, const auto& b) { return a->name() < b->name(); });
-  g_published.store(new std::string(SerializeDefinitions(all)), std::memory_order_release);
+  std::vector<std::pair<std::string, std::string>> aliases(aliases_.begin(), aliases_.end());
+  std::sort(aliases.begin(), aliases.end());
+  g_published.store(new std::string(SerializeDefinitions(all, aliases)),
+                    std::memory_order_release);
 }
 
 void IndexRegistry::Republish() {
@@ -358,6 +373,12 @@ class PersistenceHooks : public SearchHooks {
       return out;
     }
     for (auto& [name, args] : defs) {
+      if (name.empty()) {  // aliases, after every index
+        for (size_t i = 0; i + 1 < args.size(); i += 2) {
+          out.push_back({"FT.ALIASADD", args[i], args[i + 1]});
+        }
+        continue;
+      }
       std::vector<std::string> c{"FT.CREATE", name};
       c.insert(c.end(), args.begin(), args.end());
       out.push_back(std::move(c));
@@ -372,6 +393,15 @@ class PersistenceHooks : public SearchHooks {
     }
     const int64_t now = WallClockMs();
     for (auto& [name, args] : defs) {
+      if (name.empty()) {  // aliases, after every index
+        for (size_t i = 0; i + 1 < args.size(); i += 2) {
+          if (Status st = Indexes().UpdateAlias(args[i], args[i + 1]); !st.ok()) {
+            fprintf(stderr, "# Warning: search alias '%s' not restored: %s\n", args[i].c_str(),
+                    st.message().c_str());
+          }
+        }
+        continue;
+      }
       std::shared_ptr<SearchIndex> idx = Indexes().FindByName(name);
       if (idx == nullptr) {
         std::vector<std::string_view> views(args.begin(), args.end());

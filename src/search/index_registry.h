@@ -58,9 +58,14 @@ class IndexRegistry {
   void RepublishLocked();
 };
 
-// The definitions serialized for snapshots: every index's name and create_args.
-std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes);
-// The reverse: (name, args) pairs; false on a malformed blob.
+// The definitions serialized for snapshots: every index's name and create_args, then
+// (when there are aliases) one entry with an empty name whose args are alias, index
+// pairs sorted by alias (blobs written before aliases were kept simply lack it).
+std::string SerializeDefinitions(
+    const std::vector<std::shared_ptr<SearchIndex>>& indexes,
+    const std::vector<std::pair<std::string, std::string>>& aliases = {});
+// The reverse: (name, args) pairs, the aliases entry included (empty name); false on a
+// malformed blob.
 bool ParseDefinitions(std::string_view blob,
                       std::vector<std::pair<std::string, std::vector<std::string>>>* out);
 
