@@ -186,6 +186,7 @@ struct HighlightRequest {
 
 struct SearchRequest {
   bool nocontent = false;
+  bool withpayloads = false;  // WITHPAYLOADS: the PAYLOAD_FIELD's value (or nil) per result
   int64_t timeout_ms = -1;  // TIMEOUT; -1: FT.CONFIG's
   HighlightRequest hl;
   bool withscores = false;
@@ -265,7 +266,10 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
     } else if (Eq(a, "WITHSCORES")) {
       req->withscores = true;
       i++;
-    } else if (Eq(a, "WITHPAYLOADS") || Eq(a, "WITHSORTKEYS") || Eq(a, "EXPLAINSCORE") ||
+    } else if (Eq(a, "WITHPAYLOADS")) {
+      req->withpayloads = true;
+      i++;
+    } else if (Eq(a, "WITHSORTKEYS") || Eq(a, "EXPLAINSCORE") ||
                Eq(a, "INORDER")) {
       i++;
     } else if (Eq(a, "INKEYS") || Eq(a, "INFIELDS")) {
@@ -519,6 +523,7 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
 struct Row {
   const SearchHit* hit;
   std::vector<std::pair<std::string, std::string>> fields;
+  std::optional<std::string> payload;
 };
 
 // HIGHLIGHT / SUMMARIZE on one result's fields (RediSearch's highlighter processor):
@@ -645,8 +650,16 @@ void FtSearchCommand(CommandContext& ctx) {
   for (const ReturnField& f : req.returns) {
     only.push_back(f.name);
   }
+  const std::string& payload_field = idx->spec().payload_field;
   for (const SearchHit& h : out->hits) {
-    Row row{&h, {}};
+    Row row{&h, {}, std::nullopt};
+    if (req.withpayloads && !payload_field.empty() && !is_json) {
+      std::vector<std::string> one{payload_field};
+      LoadedDoc p = LoadDocument(ctx.keyspace(), *idx, h.key, &one, ctx.now_ms());
+      if (!p.fields.empty()) {
+        row.payload = std::move(p.fields[0].second);
+      }
+    }
     if (!req.nocontent) {
       // Names the query yields (KNN score, range distance) are not document fields.
       std::vector<std::string> load_only;
@@ -717,13 +730,20 @@ void FtSearchCommand(CommandContext& ctx) {
   }
   ReplyBuilder& rb = ctx.rb();
   if (!rb.resp3()) {
-    size_t per = 1 + (req.withscores ? 1 : 0) + (req.nocontent ? 0 : 1);
+    size_t per = 1 + (req.withscores ? 1 : 0) + (req.withpayloads ? 1 : 0) + (req.nocontent ? 0 : 1);
     rb.Array(1 + rows.size() * per);
     rb.Integer(static_cast<int64_t>(out->total));
     for (const Row& r : rows) {
       rb.Bulk(r.hit->key);
       if (req.withscores) {
         rb.Double(r.hit->score);
+      }
+      if (req.withpayloads) {
+        if (r.payload) {
+          rb.Bulk(*r.payload);
+        } else {
+          rb.Null();
+        }
       }
       if (!req.nocontent) {
         rb.Array(r.fields.size() * 2);
@@ -743,12 +763,20 @@ void FtSearchCommand(CommandContext& ctx) {
   rb.SimpleString("results");
   rb.Array(rows.size());
   for (const Row& r : rows) {
-    rb.Map(2 + (req.withscores ? 1 : 0) + (req.nocontent ? 0 : 1));
+    rb.Map(2 + (req.withscores ? 1 : 0) + (req.withpayloads ? 1 : 0) + (req.nocontent ? 0 : 1));
     rb.SimpleString("id");
     rb.Bulk(r.hit->key);
     if (req.withscores) {
       rb.SimpleString("score");
       rb.Double(r.hit->score);
+    }
+    if (req.withpayloads) {
+      rb.SimpleString("payload");
+      if (r.payload) {
+        rb.Bulk(*r.payload);
+      } else {
+        rb.Null();
+      }
     }
     if (!req.nocontent) {
       rb.SimpleString("extra_attributes");

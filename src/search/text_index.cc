@@ -239,7 +239,7 @@ TextIndex::TextIndex(const Analyzer* analyzer, bool store_offsets) : impl_(std::
 
 TextIndex::~TextIndex() = default;
 
-void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields) {
+void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields, const Analyzer* stemmer) {
   Remove(doc);
   Impl& m = *impl_;
   struct Entry {
@@ -252,7 +252,8 @@ void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields) {
   uint32_t max_freq = 0;
   uint32_t position_base = 0;
   std::vector<Analyzer::Token> tokens;
-  const bool can_stem = m.analyzer->HasStemmer();
+  const Analyzer* st = stemmer != nullptr ? stemmer : m.analyzer;
+  const bool can_stem = st->HasStemmer();
   for (const auto& f : fields) {
     tokens.clear();
     m.analyzer->Tokenize(f.text, &tokens);
@@ -274,7 +275,7 @@ void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields) {
       handle(tok.text, raw_freq);
       len += raw_freq;
       if (can_stem && !f.nostem && tok.text.size() >= kMinStemLen) {
-        std::string stem = m.analyzer->Stem(tok.text);
+        std::string stem = st->Stem(tok.text);
         if (!stem.empty() && stem != tok.text) {
           handle(std::string(1, kStemPrefix) + stem, stem_freq);
         }

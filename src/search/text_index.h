@@ -81,8 +81,9 @@ class TextIndex {
  public:
   TextIndex(const Analyzer* analyzer, bool store_offsets);
   ~TextIndex();
-  // (Re)indexes a document: its previous postings are replaced.
-  void Add(DocId doc, const std::vector<TextFieldValue>& fields);
+  // (Re)indexes a document: its previous postings are replaced. `stemmer`: the
+  // document's own language (LANGUAGE_FIELD) instead of the index's, for stems only.
+  void Add(DocId doc, const std::vector<TextFieldValue>& fields, const Analyzer* stemmer = nullptr);
   void Remove(DocId doc);
   // The document's a-priori score (SCORE / SCORE_FIELD; 1.0 unless set). Used by every
   // scorer; kept until Remove.
