@@ -116,7 +116,13 @@ class Executor {
       }
       return {};
     }
+    const int64_t t0 = opt_.profile != nullptr ? MonotonicNs() : 0;
     ScoredDocs r = EvalInner(n, depth);
+    if (opt_.profile != nullptr) {
+      QueryProfile::Node& p = opt_.profile->nodes[&n];
+      p.matches = r.size();
+      p.ms = static_cast<double>(MonotonicNs() - t0) / 1e6;
+    }
     if (n.weight != 1.0) {
       for (ScoredDoc& d : r) {
         d.score *= n.weight;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,16 @@
 #include "search/search_index.h"
 
 namespace hotkv::search {
+
+// FT.PROFILE: per query node, the documents it matched and the milliseconds it took
+// (nodes evaluated as part of a text subtree are absent: their subtree's root has them).
+struct QueryProfile {
+  struct Node {
+    uint64_t matches = 0;
+    double ms = 0;
+  };
+  std::unordered_map<const QueryNode*, Node> nodes;
+};
 
 struct SearchOptions {
   Scorer scorer = Scorer::kTfIdf;  // FT.SEARCH: FT.CONFIG DEFAULT_SCORER
@@ -44,6 +55,7 @@ struct SearchOptions {
   // "Timeout limit was reached", else what was found so far comes back (timed_out).
   Deadline deadline;
   bool timeout_fail = false;
+  QueryProfile* profile = nullptr;  // FT.PROFILE: filled per node when set
 };
 
 struct SearchHit {

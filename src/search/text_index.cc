@@ -385,6 +385,11 @@ void TextIndex::MatchedTerms(const QueryNode& node, uint64_t field_mask, bool ve
   MatchedTermsOf(*impl_, node, options, docs, out);
 }
 
+uint64_t TextIndex::TermDocs(std::string_view term) const {
+  const TermData* t = impl_->Find(term);
+  return t == nullptr ? 0 : t->num_docs;
+}
+
 std::vector<std::string> TextIndex::TermsWithPrefix(std::string_view prefix, size_t limit) const {
   std::vector<std::string> out;
   for (auto it = impl_->dict.lower_bound(prefix); it != impl_->dict.end() && out.size() < limit; ++it) {

@@ -109,6 +109,8 @@ class TextIndex {
   void MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim, size_t max_expansions,
                     size_t num_docs, const std::vector<DocId>& docs,
                     std::vector<std::vector<MatchedTerm>>* out) const;
+  // The number of documents holding `term` (0: none).
+  uint64_t TermDocs(std::string_view term) const;
   // Terms starting with `prefix` (FT.SPELLCHECK / FT.INFO helpers; sorted).
   std::vector<std::string> TermsWithPrefix(std::string_view prefix, size_t limit) const;
   TextIndexStats Stats() const;
