@@ -37,7 +37,8 @@ struct Deadline {
 
   static Deadline AfterMs(int64_t ms) {
     Deadline d;
-    if (ms > 0) d.at_ns = MonotonicNs() + ms * 1000000;
+    // Beyond ~100 days (no overflow): no limit.
+    if (ms > 0 && ms < int64_t{8640000000}) d.at_ns = MonotonicNs() + ms * 1000000;
     return d;
   }
   bool Expired() const {

@@ -1112,12 +1112,12 @@ void MatchedTermsOf(const TextIndexData& data, const QueryNode& node, const Matc
   Builder builder(data, options);
   IteratorPtr root = builder.Build(node, options.field_mask);
   if (!root) return;
+  std::unordered_map<DocId, size_t> where;
+  for (size_t i = 0; i < docs.size(); ++i) where.emplace(docs[i], i);
   const Result* hit = nullptr;
   while (root->Read(&hit) == Rc::kOk) {
-    const auto doc = static_cast<DocId>(hit->id - 1);
-    for (size_t i = 0; i < docs.size(); ++i) {
-      if (docs[i] == doc) CollectTerms(data, *hit, &(*out)[i]);
-    }
+    auto it = where.find(static_cast<DocId>(hit->id - 1));
+    if (it != where.end()) CollectTerms(data, *hit, &(*out)[it->second]);
   }
 }
 
