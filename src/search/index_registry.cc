@@ -219,6 +219,11 @@ void IndexRegistry::Clear() {
   std::unique_lock lock(mu_);
   g_key_change_observers.fetch_sub(static_cast<int>(by_name_.size()), std::memory_order_relaxed);
   temporary_count_.store(0, std::memory_order_relaxed);
+  {
+    // FLUSH*: the keys are gone already; nothing left for the cron to delete.
+    std::lock_guard<std::mutex> expired_lock(expired_mu_);
+    expired_.clear();
+  }
   by_name_.clear();
   aliases_.clear();
   RepublishLocked();
