@@ -651,6 +651,8 @@ void FtSearchCommand(CommandContext& ctx) {
     only.push_back(f.name);
   }
   const std::string& payload_field = idx->spec().payload_field;
+  const bool hidden_fields = !payload_field.empty() || !idx->spec().score_field.empty() ||
+                             !idx->spec().language_field.empty();
   for (const SearchHit& h : out->hits) {
     Row row{&h, {}, std::nullopt};
     if (req.withpayloads && !payload_field.empty() && !is_json) {
@@ -722,6 +724,25 @@ void FtSearchCommand(CommandContext& ctx) {
           }
         }
       }
+    }
+    if (hidden_fields && !is_json) {
+      // RediSearch never returns the PAYLOAD_FIELD, SCORE_FIELD and LANGUAGE_FIELD as
+      // document fields (RETURN included).
+      auto hidden = [&](const std::string& n) {
+        return n == payload_field || n == idx->spec().score_field ||
+               n == idx->spec().language_field;
+      };
+      std::erase_if(row.fields, [&](const std::pair<std::string, std::string>& f) {
+        if (!req.has_return) {
+          return hidden(f.first);
+        }
+        for (const ReturnField& r : req.returns) {
+          if (r.as == f.first) {
+            return hidden(r.name);
+          }
+        }
+        return false;
+      });
     }
     if (req.hl.any && !req.nocontent) {
       ApplyHighlight(*idx, req, h, &row.fields);

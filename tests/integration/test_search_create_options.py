@@ -37,6 +37,12 @@ def test_score_field_and_payloads(pl):
                                       "pl:3", None, ["t", "running dogs"]]
     assert ft(pl, "FT.SEARCH", "pl", "@t:dogs", "WITHPAYLOADS", "NOCONTENT", "INKEYS", "1",
               "pl:1") == [1, "pl:1", "mypayload"]
+    # The payload, score and language fields are never returned fields; others are.
+    pl.hset("pl:1", "other", "x")
+    assert ft(pl, "FT.SEARCH", "pl", "@t:dogs", "INKEYS", "1", "pl:1") == \
+        [1, "pl:1", ["t", "running dogs", "other", "x"]]
+    assert ft(pl, "FT.SEARCH", "pl", "@t:dogs", "INKEYS", "1", "pl:1", "RETURN", "4", "pf",
+              "t", "sc", "lang") == [1, "pl:1", ["t", "running dogs"]]
 
 
 def test_language_field(pl):
