@@ -6,9 +6,13 @@
 // wraps either in [reply, cursor id] (0 when the pipeline is exhausted).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <shared_mutex>
 #include <cstring>
 #include <strings.h>
 
+#include "common/clock.h"
 #include "common/string_util.h"
 #include "search/aggregate_cursor.h"
 #include "search/aggregate_family.h"
@@ -222,6 +226,7 @@ void WriteChunk(ReplyBuilder& rb, const AggregateChunk& c, size_t extra = 0) {
 }
 
 struct AggregateRun {
+  bool timed_out = false;  // the query hit TIMEOUT (ON_TIMEOUT RETURN): partial results
   std::shared_ptr<SearchIndex> index;  // alive while the source reads from it
   AggregateRequest request;
   std::unique_ptr<AggregatePipeline> pipeline;
@@ -273,11 +278,15 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
   sopts.offset = 0;
   sopts.limit = UINT64_MAX;
   sopts.max_expansions = Settings().max_expansions.load(std::memory_order_relaxed);
+  sopts.deadline = Deadline::AfterMs(run->request.timeout_ms.value_or(
+      Settings().timeout_ms.load(std::memory_order_relaxed)));
+  sopts.timeout_fail = Settings().on_timeout_fail.load(std::memory_order_relaxed);
   Result<SearchOutput> out = ExecuteSearch(*idx, *query, sopts);
   if (!out.ok()) {
     ctx.rb().Error(out.status().message());
     return nullptr;
   }
+  run->timed_out = out->timed_out;
   // RediSearch reads the matches in document order.
   std::sort(out->hits.begin(), out->hits.end(),
             [](const SearchHit& a, const SearchHit& b) { return a.doc < b.doc; });
@@ -301,6 +310,9 @@ bool RunAggregate(CommandContext& ctx, std::string_view index_name,
     if (!c.ok()) {
       rb.Error(c.status().message());
       return false;
+    }
+    if (run->timed_out && c->warning.empty()) {
+      c->warning = "Timeout limit was reached";
     }
     WriteChunk(rb, *c, extra);
     return true;
@@ -398,8 +410,307 @@ void FtCursorCommand(CommandContext& ctx) {
   }
 }
 
+// ---- FT.PROFILE's iterator tree ----
+
+// One iterator of RediSearch's profile tree, as FT.PROFILE prints it.
+struct ProfileNode {
+  std::string type;        // TEXT, TAG, NUMERIC, UNION, INTERSECT, NOT, ...
+  std::string term;        // leaves: "Term"
+  std::string query_type;  // UNION: "Query type" ("UNION", "PREFIX - hel", ...)
+  double ms = 0;
+  uint64_t reads = 0;
+  bool leaf = false;       // has "Estimated number of matches"
+  bool single = false;     // "Child iterator" (NOT, OPTIONAL, VECTOR filter)
+  bool has_children = false;
+  std::vector<ProfileNode> children;
+};
+
+std::string ProfileNumber(double v) {
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+ProfileNode BuildProfile(const QueryNode& n, const QueryProfile& prof, const SearchIndex& idx,
+                         size_t max_expansions, uint64_t matches, double ms, int depth) {
+  ProfileNode p;
+  if (auto it = prof.nodes.find(&n); it != prof.nodes.end()) {
+    matches = it->second.matches;
+    ms = it->second.ms;
+  }
+  p.ms = ms;
+  p.reads = matches;
+  auto leaf = [&](const char* type, std::string term) {
+    p.type = type;
+    p.term = std::move(term);
+    p.leaf = true;
+  };
+  // A term evaluated inside a text subtree has no count of its own: its documents.
+  auto term_docs = [&](const std::string& term) {
+    std::shared_lock lock(idx.mutex());
+    return idx.text().TermDocs(term);
+  };
+  const bool own = prof.nodes.count(&n) != 0;
+  auto text_leaf = [&](std::string term) {
+    ProfileNode c;
+    c.type = "TEXT";
+    c.reads = term_docs(term);
+    c.term = std::move(term);
+    c.leaf = true;
+    c.ms = ms;
+    return c;
+  };
+  auto kids = [&]() {
+    p.has_children = true;
+    if (depth > 64) return;  // FT.PROFILE prints the first levels of deep trees only
+    for (const auto& c : n.children) {
+      p.children.push_back(BuildProfile(*c, prof, idx, max_expansions, matches, ms, depth + 1));
+    }
+  };
+  const Analyzer& an = idx.analyzer();
+  switch (n.kind) {
+    case NodeKind::kMatchAll:
+      p.type = "WILDCARD";
+      break;
+    case NodeKind::kEmpty:
+    case NodeKind::kIsMissing:
+      p.type = "EMPTY";
+      break;
+    case NodeKind::kTerm:
+      leaf("TEXT", an.Normalize(n.term));
+      if (!own) {
+        p.reads = term_docs(p.term);
+      }
+      break;
+    case NodeKind::kPrefix: {
+      p.type = "UNION";
+      const std::string t = an.Normalize(n.term);
+      p.query_type = "PREFIX - " + t;
+      p.has_children = true;
+      std::vector<std::string> terms;
+      {
+        std::shared_lock lock(idx.mutex());
+        terms = idx.text().TermsWithPrefix(t, max_expansions);
+      }
+      for (std::string& term : terms) {
+        p.children.push_back(text_leaf(std::move(term)));
+      }
+      break;
+    }
+    case NodeKind::kSuffix:
+    case NodeKind::kInfix:
+    case NodeKind::kWildcard:
+    case NodeKind::kFuzzy:
+      p.type = "UNION";
+      p.query_type = std::string(n.kind == NodeKind::kSuffix   ? "SUFFIX"
+                                 : n.kind == NodeKind::kInfix  ? "INFIX"
+                                 : n.kind == NodeKind::kFuzzy  ? "FUZZY"
+                                                               : "WILDCARD") +
+                     " - " + an.Normalize(n.term);
+      p.has_children = true;
+      break;
+    case NodeKind::kPhrase:
+      p.type = "INTERSECT";
+      p.has_children = true;
+      for (const std::string& w : n.phrase_terms) {
+        p.children.push_back(text_leaf(an.Normalize(w)));
+      }
+      break;
+    case NodeKind::kIntersect: {
+      p.type = "INTERSECT";
+      kids();
+      // RediSearch reads the smallest child first (negations and "*" count as every
+      // document).
+      auto est = [](const ProfileNode& c) {
+        return c.type == "NOT" || c.type == "OPTIONAL" || c.type == "WILDCARD" ? UINT64_MAX
+                                                                                 : c.reads;
+      };
+      std::stable_sort(p.children.begin(), p.children.end(),
+                       [&](const ProfileNode& a, const ProfileNode& b) { return est(a) < est(b); });
+      break;
+    }
+    case NodeKind::kUnion:
+      p.type = "UNION";
+      p.query_type = "UNION";
+      kids();
+      break;
+    case NodeKind::kNot:
+    case NodeKind::kOptional:
+      p.type = n.kind == NodeKind::kNot ? "NOT" : "OPTIONAL";
+      p.single = true;
+      kids();
+      if (p.children.empty()) {
+        p.children.push_back(ProfileNode{"EMPTY"});
+      }
+      p.children.resize(1);
+      break;
+    case NodeKind::kTag:
+      if (n.tags.size() == 1) {
+        leaf("TAG", n.tags[0].value);
+      } else {
+        p.type = "UNION";
+        p.query_type = "TAG";
+        p.has_children = true;
+        for (const TagValue& v : n.tags) {
+          ProfileNode c;
+          c.type = "TAG";
+          c.term = v.value;
+          c.leaf = true;
+          c.ms = ms;
+          c.reads = matches;
+          p.children.push_back(std::move(c));
+        }
+      }
+      break;
+    case NodeKind::kNumeric:
+      leaf("NUMERIC", ProfileNumber(n.num_min) + " - " + ProfileNumber(n.num_max));
+      break;
+    case NodeKind::kGeo:
+      leaf("GEO", ProfileNumber(n.lon) + "," + ProfileNumber(n.lat) + " - " +
+                      ProfileNumber(n.radius_m));
+      break;
+    case NodeKind::kVectorRange:
+      p.type = "VECTOR";
+      break;
+  }
+  return p;
+}
+
+// RESP2: a flat array of pairs, the children spliced after their key; RESP3: a map.
+// `limited` (FT.PROFILE ... LIMITED): a union's children are summed up in one line.
+void WriteProfileNode(ReplyBuilder& rb, const ProfileNode& p, bool limited) {
+  const bool summed = limited && p.type == "UNION" && p.has_children && !p.single;
+  const size_t pairs = 3 + (!p.term.empty() || p.leaf ? 1 : 0) + (!p.query_type.empty() ? 1 : 0) +
+                       (p.leaf ? 1 : 0);
+  const bool kids = p.has_children || p.single;
+  if (rb.resp3()) {
+    rb.Map(pairs + (kids ? 1 : 0));
+  } else {
+    rb.Array(pairs * 2 + (kids ? 1 + (p.single || summed ? 1 : p.children.size()) : 0));
+  }
+  rb.SimpleString("Type");
+  rb.SimpleString(p.type);
+  if (!p.query_type.empty()) {
+    rb.SimpleString("Query type");
+    rb.SimpleString(p.query_type);
+  }
+  if (!p.term.empty() || p.leaf) {
+    rb.SimpleString("Term");
+    rb.SimpleString(p.term);
+  }
+  rb.SimpleString("Time");
+  rb.Double(p.ms);
+  rb.SimpleString("Number of reading operations");
+  rb.Integer(static_cast<int64_t>(p.reads));
+  if (p.leaf) {
+    rb.SimpleString("Estimated number of matches");
+    rb.Integer(static_cast<int64_t>(p.reads));
+  }
+  if (p.single) {
+    rb.SimpleString("Child iterator");
+    WriteProfileNode(rb, p.children[0], limited);
+  } else if (summed) {
+    rb.SimpleString("Child iterators");
+    rb.SimpleString("The number of iterators in the union is " +
+                    std::to_string(p.children.size()));
+  } else if (p.has_children) {
+    rb.SimpleString("Child iterators");
+    if (rb.resp3()) {
+      rb.Array(p.children.size());
+    }
+    for (const ProfileNode& c : p.children) {
+      WriteProfileNode(rb, c, limited);
+    }
+  }
+}
+
+// The iterator tree and the result processors of a profiled query (run once more, with
+// per-node counts and times; parse errors were the command's reply already).
+struct ProfileData {
+  bool ok = false;
+  ProfileNode root;
+  uint64_t total = 0;
+  std::vector<const char*> processors;
+};
+
+ProfileData ProfileQuery(const SearchIndex& idx, bool search, std::string_view query_text,
+                         const std::vector<std::string_view>& rest) {
+  ProfileData out;
+  QueryParams params;
+  ParseOptions popts;
+  popts.dialect = Settings().default_dialect.load(std::memory_order_relaxed);
+  bool nocontent = false;
+  for (size_t k = 0; k < rest.size(); ++k) {
+    std::string_view a = rest[k];
+    if (Eq(a, "NOCONTENT")) {
+      nocontent = true;
+    } else if (Eq(a, "VERBATIM")) {
+      popts.verbatim = true;
+    } else if (Eq(a, "DIALECT") && k + 1 < rest.size()) {
+      if (auto d = ParseInt64(rest[k + 1]); d && *d >= 1 && *d <= 4) {
+        popts.dialect = static_cast<int>(*d);
+      }
+    } else if (Eq(a, "PARAMS") && k + 1 < rest.size()) {
+      auto n = ParseInt64(rest[k + 1]);
+      if (n && *n >= 0 && k + 2 + static_cast<size_t>(*n) <= rest.size()) {
+        for (size_t j = 0; j + 1 < static_cast<size_t>(*n); j += 2) {
+          params[std::string(rest[k + 2 + j])] = std::string(rest[k + 3 + j]);
+        }
+        k += 1 + static_cast<size_t>(*n);
+      }
+    }
+  }
+  if (search) {
+    out.processors = {"Index", "Scorer", "Sorter"};
+    if (!nocontent) {
+      out.processors.push_back("Loader");
+    }
+  } else {
+    out.processors = {"Index"};
+    for (std::string_view a : rest) {
+      if (Eq(a, "LOAD")) out.processors.push_back("Loader");
+      else if (Eq(a, "GROUPBY")) out.processors.push_back("Grouper");
+      else if (Eq(a, "APPLY")) out.processors.push_back("Projector");
+      else if (Eq(a, "FILTER")) out.processors.push_back("Filter");
+      else if (Eq(a, "SORTBY")) out.processors.push_back("Sorter");
+      else if (Eq(a, "LIMIT")) out.processors.push_back("Pager/Limiter");
+    }
+  }
+  Result<Query> q = ParseQuery(query_text, params, popts);
+  if (!q.ok()) {
+    return out;
+  }
+  QueryProfile prof;
+  SearchOptions so;
+  so.limit = 0;
+  so.max_expansions = Settings().max_expansions.load(std::memory_order_relaxed);
+  so.verbatim = popts.verbatim;
+  so.profile = &prof;
+  const int64_t t0 = MonotonicNs();
+  Result<SearchOutput> r = ExecuteSearch(idx, *q, so);
+  const double ms = static_cast<double>(MonotonicNs() - t0) / 1e6;
+  out.total = r.ok() ? r->total : 0;
+  out.root = BuildProfile(*q->root, prof, idx, so.max_expansions, out.total, ms, 0);
+  if (q->knn) {
+    ProfileNode v;
+    v.type = "VECTOR";
+    v.ms = ms;
+    v.reads = out.total;
+    if (q->knn->has_filter) {
+      v.single = true;
+      v.children.push_back(std::move(out.root));
+    }
+    out.root = std::move(v);
+  }
+  out.ok = true;
+  return out;
+}
+
 // FT.PROFILE idx SEARCH|AGGREGATE [LIMITED] QUERY query [args...]: the command's reply and
-// a profile with the total time (RESP2 [reply, profile]; RESP3 the reply's map + profile).
+// RediSearch's profile (RESP2 [reply, profile]; RESP3 the reply's map + "profile"): times,
+// the iterators tree (from the query, with each node's matches and time), the result
+// processors.
 void FtProfileCommand(CommandContext& ctx) {
   if (ctx.argc() < 5) {
     return WrongArgs(ctx, "FT.PROFILE");
@@ -410,7 +721,8 @@ void FtProfileCommand(CommandContext& ctx) {
     return ctx.rb().Error("No `SEARCH` or `AGGREGATE` provided");
   }
   size_t i = 3;
-  if (Eq(ctx.arg(i), "LIMITED")) {
+  const bool limited = Eq(ctx.arg(i), "LIMITED");
+  if (limited) {
     ++i;
   }
   if (i >= ctx.argc() || !Eq(ctx.arg(i), "QUERY")) {
@@ -468,25 +780,54 @@ void FtProfileCommand(CommandContext& ctx) {
     rb.SimpleString(k);
     rb.Double(v);
   };
+  std::shared_ptr<SearchIndex> idx = Indexes().Find(ctx.arg(1));
+  ProfileData prof;
+  if (idx != nullptr) {
+    std::vector<std::string_view> rest(ctx.args().begin() + static_cast<ptrdiff_t>(i) + 1,
+                                       ctx.args().end());
+    prof = ProfileQuery(*idx, search, ctx.arg(i), rest);
+  }
   pair("Total profile time", ms);
   pair("Parsing time", 0);
   pair("Pipeline creation time", 0);
   pair("Total GIL time", ms);
+  auto processors = [&]() {
+    for (const char* name : prof.processors) {
+      if (rb.resp3()) {
+        rb.Map(3);
+      } else {
+        rb.Array(6);
+      }
+      rb.SimpleString("Type");
+      rb.SimpleString(name);
+      rb.SimpleString("Time");
+      rb.Double(0);
+      rb.SimpleString("Results processed");
+      rb.Integer(static_cast<int64_t>(prof.total));
+    }
+  };
   if (!rb.resp3()) {
     rb.Array(1);
     rb.SimpleString("Warning");
-    rb.Array(2);
+    rb.Array(prof.ok ? 2 : 1);
     rb.SimpleString("Iterators profile");
-    rb.Array(0);
-    rb.Array(1);
+    if (prof.ok) {
+      WriteProfileNode(rb, prof.root, limited);
+    }
+    rb.Array(1 + prof.processors.size());
     rb.SimpleString("Result processors profile");
+    processors();
   } else {
     rb.SimpleString("Warning");
     rb.SimpleString("None");
     rb.SimpleString("Iterators profile");
-    rb.Array(0);
+    rb.Array(prof.ok ? 1 : 0);
+    if (prof.ok) {
+      WriteProfileNode(rb, prof.root, limited);
+    }
     rb.SimpleString("Result processors profile");
-    rb.Array(0);
+    rb.Array(prof.processors.size());
+    processors();
   }
 }
 

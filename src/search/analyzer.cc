@@ -229,7 +229,7 @@ void Analyzer::Tokenize(std::string_view text, std::vector<Token>* out) const {
     if (i > start) {
       std::string word = Normalize(text.substr(start, i - start));
       if (!word.empty() && !IsStopWord(word)) {
-        out->push_back(Token{std::move(word), ++position});
+        out->push_back(Token{std::move(word), ++position, static_cast<uint32_t>(start)});
       }
     }
     start = i + 1;

@@ -27,24 +27,77 @@ IndexRegistry& Indexes() {
   return *registry;
 }
 
+void IndexRegistry::SweepTemporary() const {
+  if (temporary_count_.load(std::memory_order_relaxed) == 0) {
+    return;
+  }
+  const int64_t now = MonotonicUs() / 1000;
+  std::vector<std::string> expired;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [n, idx] : by_name_) {
+      if (idx->TemporaryExpired(now)) {
+        expired.push_back(n);
+      }
+    }
+  }
+  if (expired.empty()) {
+    return;
+  }
+  std::vector<std::shared_ptr<SearchIndex>> dropped;
+  // The registry is never const itself (Indexes()); lookups are const for their callers.
+  IndexRegistry* self = const_cast<IndexRegistry*>(this);
+  {
+    std::unique_lock lock(mu_);
+    for (const std::string& n : expired) {
+      auto it = self->by_name_.find(n);
+      if (it == self->by_name_.end() || !it->second->TemporaryExpired(now)) {
+        continue;
+      }
+      dropped.push_back(std::move(it->second));
+      self->by_name_.erase(it);
+      self->temporary_count_.fetch_sub(1, std::memory_order_relaxed);
+      g_key_change_observers.fetch_sub(1, std::memory_order_relaxed);
+      for (auto a = self->aliases_.begin(); a != self->aliases_.end();) {
+        a = a->second == n ? self->aliases_.erase(a) : std::next(a);
+      }
+    }
+    self->RepublishLocked();
+  }
+  std::lock_guard<std::mutex> lock(expired_mu_);
+  for (auto& d : dropped) {
+    expired_.push_back(std::move(d));
+  }
+}
+
+std::vector<std::shared_ptr<SearchIndex>> IndexRegistry::TakeExpired() {
+  SweepTemporary();
+  std::lock_guard<std::mutex> lock(expired_mu_);
+  return std::move(expired_);
+}
+
 std::shared_ptr<SearchIndex> IndexRegistry::Find(std::string_view name) const {
+  SweepTemporary();
   std::shared_lock lock(mu_);
   std::string n(name);
   auto it = by_name_.find(n);
-  if (it != by_name_.end()) {
-    return it->second;
-  }
-  auto a = aliases_.find(n);
-  if (a != aliases_.end()) {
-    auto i = by_name_.find(a->second);
-    if (i != by_name_.end()) {
-      return i->second;
+  if (it == by_name_.end()) {
+    auto a = aliases_.find(n);
+    if (a != aliases_.end()) {
+      it = by_name_.find(a->second);
     }
   }
-  return nullptr;
+  if (it == by_name_.end()) {
+    return nullptr;
+  }
+  if (it->second->temporary()) {
+    it->second->Touch();
+  }
+  return it->second;
 }
 
 std::shared_ptr<SearchIndex> IndexRegistry::FindByName(std::string_view name) const {
+  SweepTemporary();
   std::shared_lock lock(mu_);
   auto it = by_name_.find(std::string(name));
   return it == by_name_.end() ? nullptr : it->second;
@@ -55,6 +108,10 @@ bool IndexRegistry::Add(std::shared_ptr<SearchIndex> index) {
   const std::string& name = index->name();
   if (by_name_.count(name) != 0) {
     return false;
+  }
+  if (index->temporary()) {
+    index->Touch();
+    temporary_count_.fetch_add(1, std::memory_order_relaxed);
   }
   by_name_.emplace(name, std::move(index));
   g_key_change_observers.fetch_add(1, std::memory_order_relaxed);
@@ -70,6 +127,9 @@ std::shared_ptr<SearchIndex> IndexRegistry::Remove(std::string_view name) {
   }
   std::shared_ptr<SearchIndex> idx = std::move(it->second);
   by_name_.erase(it);
+  if (idx->temporary()) {
+    temporary_count_.fetch_sub(1, std::memory_order_relaxed);
+  }
   for (auto a = aliases_.begin(); a != aliases_.end();) {
     if (a->second == idx->name()) {
       a = aliases_.erase(a);
@@ -79,10 +139,14 @@ std::shared_ptr<SearchIndex> IndexRegistry::Remove(std::string_view name) {
   }
   g_key_change_observers.fetch_sub(1, std::memory_order_relaxed);
   RepublishLocked();
+  if (idx->TemporaryExpired(MonotonicUs() / 1000)) {
+    return nullptr;  // it had already dropped itself (FT.DROPINDEX: "Unknown Index name")
+  }
   return idx;
 }
 
 std::vector<std::string> IndexRegistry::Names() const {
+  SweepTemporary();
   std::shared_lock lock(mu_);
   std::vector<std::string> out;
   for (const auto& [n, idx] : by_name_) {
@@ -116,6 +180,7 @@ Status IndexRegistry::AddAlias(std::string_view alias, std::string_view index) {
     return Status::NotFound("Unknown index name");
   }
   aliases_.emplace(std::move(a), std::string(index));
+  RepublishLocked();
   return Status::Ok();
 }
 
@@ -125,6 +190,7 @@ Status IndexRegistry::UpdateAlias(std::string_view alias, std::string_view index
     return Status::NotFound("Unknown index name");
   }
   aliases_[std::string(alias)] = std::string(index);
+  RepublishLocked();
   return Status::Ok();
 }
 
@@ -133,6 +199,7 @@ Status IndexRegistry::DeleteAlias(std::string_view alias) {
   if (aliases_.erase(std::string(alias)) == 0) {
     return Status::NotFound("Alias does not exist");
   }
+  RepublishLocked();
   return Status::Ok();
 }
 
@@ -151,6 +218,12 @@ std::vector<std::string> IndexRegistry::AliasesOf(std::string_view index) const 
 void IndexRegistry::Clear() {
   std::unique_lock lock(mu_);
   g_key_change_observers.fetch_sub(static_cast<int>(by_name_.size()), std::memory_order_relaxed);
+  temporary_count_.store(0, std::memory_order_relaxed);
+  {
+    // FLUSH*: the keys are gone already; nothing left for the cron to delete.
+    std::lock_guard<std::mutex> expired_lock(expired_mu_);
+    expired_.clear();
+  }
   by_name_.clear();
   aliases_.clear();
   RepublishLocked();
@@ -186,13 +259,22 @@ bool GetString(std::string_view* in, std::string_view* s) {
 
 }  // namespace
 
-std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes) {
+std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes,
+                                 const std::vector<std::pair<std::string, std::string>>& aliases) {
   std::string out;
   for (const auto& idx : indexes) {
     PutString(&out, idx->name());
     PutString(&out, std::to_string(idx->spec().create_args.size()));
     for (const std::string& a : idx->spec().create_args) {
       PutString(&out, a);
+    }
+  }
+  if (!aliases.empty()) {
+    PutString(&out, "");
+    PutString(&out, std::to_string(aliases.size() * 2));
+    for (const auto& [alias, index] : aliases) {
+      PutString(&out, alias);
+      PutString(&out, index);
     }
   }
   return out;
@@ -229,7 +311,10 @@ void IndexRegistry::RepublishLocked() {
   }
   std::sort(all.begin(), all.end(),
             [](const auto& a, const auto& b) { return a->name() < b->name(); });
-  g_published.store(new std::string(SerializeDefinitions(all)), std::memory_order_release);
+  std::vector<std::pair<std::string, std::string>> aliases(aliases_.begin(), aliases_.end());
+  std::sort(aliases.begin(), aliases.end());
+  g_published.store(new std::string(SerializeDefinitions(all, aliases)),
+                    std::memory_order_release);
 }
 
 void IndexRegistry::Republish() {
@@ -358,12 +443,44 @@ class PersistenceHooks : public SearchHooks {
       return out;
     }
     for (auto& [name, args] : defs) {
+      if (name.empty()) {  // aliases, after every index
+        for (size_t i = 0; i + 1 < args.size(); i += 2) {
+          out.push_back({"FT.ALIASADD", args[i], args[i + 1]});
+        }
+        continue;
+      }
       std::vector<std::string> c{"FT.CREATE", name};
       c.insert(c.end(), args.begin(), args.end());
       out.push_back(std::move(c));
     }
     return out;
   }
+  void Cron(int64_t now_ms) override {
+    for (const std::shared_ptr<SearchIndex>& idx : Indexes().TakeExpired()) {
+      std::vector<std::string> keys;
+      {
+        std::shared_lock lock(idx->mutex());
+        for (DocId d : idx->AllDocs()) {
+          keys.push_back(idx->KeyOf(d));
+        }
+      }
+      // As RediSearch, an expired TEMPORARY index takes its documents along: each is given
+      // a past expiry time and looked up again, which deletes it the way key expiry does
+      // (notifications, a DEL in the AOF and to replicas).
+      for (const std::string& key : keys) {
+        Shard& s = ks_->shard(Keyspace::ShardOf(key));
+        std::lock_guard<decltype(s.lock)> lock(s.lock);
+        Database db(ks_, 0, now_ms);
+        KeyRef ref = db.Lookup(key);
+        if (ref) {
+          db.SetTtl(ref, now_ms - 1);
+          KeyRef again = db.Lookup(key);
+          (void)again;
+        }
+      }
+    }
+  }
+
   void RestoreDefinitions(std::string_view blob, bool shards_locked) override {
     std::vector<std::pair<std::string, std::vector<std::string>>> defs;
     if (!ParseDefinitions(blob, &defs)) {
@@ -372,6 +489,15 @@ class PersistenceHooks : public SearchHooks {
     }
     const int64_t now = WallClockMs();
     for (auto& [name, args] : defs) {
+      if (name.empty()) {  // aliases, after every index
+        for (size_t i = 0; i + 1 < args.size(); i += 2) {
+          if (Status st = Indexes().UpdateAlias(args[i], args[i + 1]); !st.ok()) {
+            fprintf(stderr, "# Warning: search alias '%s' not restored: %s\n", args[i].c_str(),
+                    st.message().c_str());
+          }
+        }
+        continue;
+      }
       std::shared_ptr<SearchIndex> idx = Indexes().FindByName(name);
       if (idx == nullptr) {
         std::vector<std::string_view> views(args.begin(), args.end());

@@ -18,6 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include <atomic>
+#include <mutex>
+
 #include "common/status.h"
 #include "search/search_index.h"
 
@@ -47,20 +50,33 @@ class IndexRegistry {
   Status DeleteAlias(std::string_view alias);
   std::vector<std::string> AliasesOf(std::string_view index) const;
   void Clear();
+  // The TEMPORARY indexes that dropped themselves since the last call (swept now).
+  std::vector<std::shared_ptr<SearchIndex>> TakeExpired();
   // Re-publishes the definitions a snapshot saves (server/search_hooks.h); Add and Remove
   // do it themselves, FT.ALTER calls it after changing a spec's create_args.
   void Republish();
 
  private:
   mutable std::shared_mutex mu_;
+  std::atomic<int> temporary_count_{0};  // TEMPORARY indexes: 0 skips the sweep
+  // Drops the TEMPORARY indexes whose idle time passed (lookups call it first); their
+  // documents are deleted by TakeExpired's caller (the server's cron).
+  void SweepTemporary() const;
+  mutable std::mutex expired_mu_;
+  mutable std::vector<std::shared_ptr<SearchIndex>> expired_;
   std::unordered_map<std::string, std::shared_ptr<SearchIndex>> by_name_;
   std::unordered_map<std::string, std::string> aliases_;  // alias -> index name
   void RepublishLocked();
 };
 
-// The definitions serialized for snapshots: every index's name and create_args.
-std::string SerializeDefinitions(const std::vector<std::shared_ptr<SearchIndex>>& indexes);
-// The reverse: (name, args) pairs; false on a malformed blob.
+// The definitions serialized for snapshots: every index's name and create_args, then
+// (when there are aliases) one entry with an empty name whose args are alias, index
+// pairs sorted by alias (blobs written before aliases were kept simply lack it).
+std::string SerializeDefinitions(
+    const std::vector<std::shared_ptr<SearchIndex>>& indexes,
+    const std::vector<std::pair<std::string, std::string>>& aliases = {});
+// The reverse: (name, args) pairs, the aliases entry included (empty name); false on a
+// malformed blob.
 bool ParseDefinitions(std::string_view blob,
                       std::vector<std::pair<std::string, std::vector<std::string>>>* out);
 

@@ -88,6 +88,8 @@ struct IndexSpec {
 // spec named `name`. Errors carry RediSearch's texts (e.g. "Unknown argument `X`",
 // "Duplicate field in schema - f", "Bad arguments for vector similarity HNSW index
 // type", "Fields arguments are missing").
+// Whether RediSearch knows the language (FT.CREATE LANGUAGE, LANGUAGE_FIELD values).
+bool IsLanguage(std::string_view language);
 Result<IndexSpec> ParseCreateArgs(std::string_view name, const std::vector<std::string_view>& args);
 // FT.ALTER idx [SKIPINITIALSCAN] SCHEMA ADD field ...: appends the fields to `spec`.
 Status ParseAlterSchemaAdd(IndexSpec& spec, const std::vector<std::string_view>& args);

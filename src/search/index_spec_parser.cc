@@ -72,18 +72,6 @@ const char* ConvText(Conv c) {
                             : "Could not convert argument to expected type";
 }
 
-bool IsLanguage(std::string_view l) {
-  static const char* const kLanguages[] = {
-      "arabic",   "armenian", "basque",     "catalan",  "chinese",  "danish",     "dutch",
-      "english",  "finnish",  "french",     "german",   "greek",    "hindi",      "hungarian",
-      "indonesian", "irish",  "italian",    "lithuanian", "nepali", "norwegian",  "portuguese",
-      "romanian", "russian",  "serbian",    "spanish",  "swedish",  "tamil",      "turkish",
-      "yiddish"};
-  for (const char* name : kLanguages) {
-    if (Is(l, name)) return true;
-  }
-  return false;
-}
 
 class ArgReader {
  public:
@@ -314,6 +302,19 @@ Status ParseFields(ArgReader& r, IndexSpec* spec) {
 }
 
 }  // namespace
+
+bool IsLanguage(std::string_view l) {
+  static const char* const kLanguages[] = {
+      "arabic",   "armenian", "basque",     "catalan",  "chinese",  "danish",     "dutch",
+      "english",  "finnish",  "french",     "german",   "greek",    "hindi",      "hungarian",
+      "indonesian", "irish",  "italian",    "lithuanian", "nepali", "norwegian",  "portuguese",
+      "romanian", "russian",  "serbian",    "spanish",  "swedish",  "tamil",      "turkish",
+      "yiddish"};
+  for (const char* name : kLanguages) {
+    if (Is(l, name)) return true;
+  }
+  return false;
+}
 
 size_t VectorFieldOptions::blob_bytes() const {
   size_t width = 4;

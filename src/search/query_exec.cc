@@ -107,13 +107,22 @@ class Executor {
   std::vector<std::pair<std::string, std::unordered_map<DocId, float>>> yields;
 
   ScoredDocs Eval(const QueryNode& n, int depth = 0) {
+    if (opt_.deadline.Expired()) {
+      return {};
+    }
     if (!error.ok() || depth > kMaxQueryDepth + 8) {
       if (error.ok()) {
         error = Status::InvalidArgument("Query is too deeply nested");
       }
       return {};
     }
+    const int64_t t0 = opt_.profile != nullptr ? MonotonicNs() : 0;
     ScoredDocs r = EvalInner(n, depth);
+    if (opt_.profile != nullptr) {
+      QueryProfile::Node& p = opt_.profile->nodes[&n];
+      p.matches = r.size();
+      p.ms = static_cast<double>(MonotonicNs() - t0) / 1e6;
+    }
     if (n.weight != 1.0) {
       for (ScoredDoc& d : r) {
         d.score *= n.weight;
@@ -161,13 +170,50 @@ class Executor {
     return m;
   }
 
+ public:
+  // The text terms of `n` (outside negations) that matched each of `docs`.
+  void MatchedTerms(const QueryNode& n, const std::vector<DocId>& docs,
+                    std::vector<std::vector<MatchedTerm>>* out, int depth = 0) {
+    if (depth > kMaxQueryDepth + 8) {
+      return;
+    }
+    switch (n.kind) {
+      case NodeKind::kNot:
+        return;
+      case NodeKind::kTerm:
+      case NodeKind::kPrefix:
+      case NodeKind::kSuffix:
+      case NodeKind::kInfix:
+      case NodeKind::kWildcard:
+      case NodeKind::kFuzzy:
+      case NodeKind::kPhrase:
+      case NodeKind::kIntersect:
+      case NodeKind::kUnion:
+        if (TextIndex::CanMatch(n)) {
+          const uint64_t mask = TextMask(n);
+          if (mask != 0) {
+            idx_.text().MatchedTerms(n, mask, opt_.verbatim || n.verbatim, opt_.max_expansions,
+                                     idx_.num_docs(), docs, out);
+          }
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    for (const auto& c : n.children) {
+      MatchedTerms(*c, docs, out, depth + 1);
+    }
+  }
+
+ private:
   ScoredDocs Text(const QueryNode& n) {
     uint64_t mask = TextMask(n);
     if (mask == 0) {
       return {};
     }
     return idx_.text().Match(n, mask, opt_.scorer, opt_.verbatim || n.verbatim,
-                             opt_.max_expansions, idx_.num_docs());
+                             opt_.max_expansions, idx_.num_docs(), &opt_.deadline);
   }
 
   ScoredDocs EvalInner(const QueryNode& n, int depth) {
@@ -393,6 +439,10 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
   if (!ex.error.ok()) {
     return ex.error;
   }
+  const bool timed_out = options.deadline.Expired();
+  if (timed_out && options.timeout_fail) {
+    return Status::InvalidArgument("Timeout limit was reached");
+  }
   if (!options.inkeys.empty()) {
     DocIds keep;
     for (const std::string& k : options.inkeys) {
@@ -445,6 +495,7 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
     }
   }
   SearchOutput out;
+  out.timed_out = timed_out;
   out.total = docs.size();
   // Order: SORTBY's field, else score (descending) then document id.
   int sort_field = -1;
@@ -532,6 +583,17 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
       h.sort_key = index.SortValueOf(d.doc, sort_field);
     }
     out.hits.push_back(std::move(h));
+  }
+  if (options.want_matched_terms && !out.hits.empty()) {
+    std::vector<DocId> page;
+    for (const SearchHit& h : out.hits) {
+      page.push_back(h.doc);
+    }
+    std::vector<std::vector<MatchedTerm>> terms(page.size());
+    ex.MatchedTerms(*query.root, page, &terms);
+    for (size_t i = 0; i < page.size(); i++) {
+      out.hits[i].terms = std::move(terms[i]);
+    }
   }
   return out;
 }

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,16 @@
 #include "search/search_index.h"
 
 namespace hotkv::search {
+
+// FT.PROFILE: per query node, the documents it matched and the milliseconds it took
+// (nodes evaluated as part of a text subtree are absent: their subtree's root has them).
+struct QueryProfile {
+  struct Node {
+    uint64_t matches = 0;
+    double ms = 0;
+  };
+  std::unordered_map<const QueryNode*, Node> nodes;
+};
 
 struct SearchOptions {
   Scorer scorer = Scorer::kTfIdf;  // FT.SEARCH: FT.CONFIG DEFAULT_SCORER
@@ -39,6 +50,12 @@ struct SearchOptions {
   uint64_t limit = 10;                // LIMIT num; SIZE_MAX-like for "all"
   size_t max_expansions = 200;
   bool want_sort_keys = false;        // fill SearchHit::sort_key
+  bool want_matched_terms = false;    // fill SearchHit::terms (HIGHLIGHT / SUMMARIZE)
+  // TIMEOUT: past it the executor stops; with timeout_fail the search fails with
+  // "Timeout limit was reached", else what was found so far comes back (timed_out).
+  Deadline deadline;
+  bool timeout_fail = false;
+  QueryProfile* profile = nullptr;  // FT.PROFILE: filled per node when set
 };
 
 struct SearchHit {
@@ -49,9 +66,13 @@ struct SearchHit {
   // __<field>_score), VECTOR_RANGE's $YIELD_DISTANCE_AS; formatted as RediSearch does.
   std::vector<std::pair<std::string, std::string>> yields;
   SortValue sort_key;  // SORTBY's value when want_sort_keys
+  // The text terms that matched the document (negated parts excluded), when
+  // want_matched_terms: RediSearch highlights every occurrence of them in the document.
+  std::vector<MatchedTerm> terms;
 };
 
 struct SearchOutput {
+  bool timed_out = false;  // partial results (ON_TIMEOUT RETURN)
   uint64_t total = 0;
   std::vector<SearchHit> hits;  // after offset/limit
 };

@@ -510,6 +510,7 @@ std::optional<std::string> ConfigValue(const ConfigOption& o) {
     return std::to_string(s.max_expansions.load());
   }
   if (n == "TIMEOUT") return std::to_string(s.timeout_ms.load());
+  if (n == "ON_TIMEOUT") return std::string(s.on_timeout_fail.load() ? "fail" : "return");
   if (n == "MAXSEARCHRESULTS") return std::to_string(s.max_search_results.load());
   if (n == "MINPREFIX") return std::to_string(s.min_prefix.load());
   if (n == "DEFAULT_SCORER") {
@@ -543,8 +544,17 @@ std::string ConfigSet(const ConfigOption& o, std::string_view value) {
     if (!num || *num < 0) return kBad;
     s.max_expansions = static_cast<uint64_t>(*num);
   } else if (n == "TIMEOUT") {
-    if (!num || *num < 0) return kBad;
+    if (!num) return kBad;
+    if (*num < 0) return "Value is outside acceptable bounds";
     s.timeout_ms = *num;
+  } else if (n == "ON_TIMEOUT") {
+    if (EqualsIgnoreCase(value, "return")) {
+      s.on_timeout_fail = false;
+    } else if (EqualsIgnoreCase(value, "fail")) {
+      s.on_timeout_fail = true;
+    } else {
+      return "Invalid ON_TIMEOUT value";
+    }
   } else if (n == "MAXSEARCHRESULTS") {
     if (!num || *num < 0) return kBad;
     s.max_search_results = static_cast<uint64_t>(*num);

@@ -12,7 +12,8 @@ namespace hotkv::search {
 struct SearchSettings {
   std::atomic<int> default_dialect{1};              // DEFAULT_DIALECT
   std::atomic<uint64_t> max_expansions{200};        // MAXEXPANSIONS
-  std::atomic<int64_t> timeout_ms{500};             // TIMEOUT (accepted, not enforced)
+  std::atomic<int64_t> timeout_ms{500};             // TIMEOUT (0: none)
+  std::atomic<bool> on_timeout_fail{false};         // ON_TIMEOUT FAIL (else RETURN)
   std::atomic<uint64_t> max_search_results{1000000};     // MAXSEARCHRESULTS
   std::atomic<uint64_t> max_aggregate_results{1000000};  // MAXAGGREGATERESULTS
   std::atomic<int64_t> min_prefix{2};               // MINPREFIX

@@ -15,6 +15,7 @@
 #include "engine/database.h"
 #include "engine/keyspace.h"
 #include "search/aggregate_family.h"
+#include "search/highlight.h"
 #include "search/index_registry.h"
 #include "search/query_exec.h"
 #include "search/search_config.h"
@@ -143,8 +144,51 @@ struct ReturnField {
   std::string as;
 };
 
+// HIGHLIGHT / SUMMARIZE: the settings for every field (`def`) and for named fields.
+struct HighlightRequest {
+  bool any = false;
+  HighlightSettings def;
+  std::vector<std::pair<std::string, HighlightSettings>> fields;  // in first-named order
+
+  HighlightSettings* Field(std::string_view name) {
+    for (auto& f : fields) {
+      if (f.first == name) return &f.second;
+    }
+    HighlightSettings hs;
+    hs.highlight = hs.summarize = false;
+    fields.emplace_back(std::string(name), hs);
+    return &fields.back().second;
+  }
+  const HighlightSettings* Find(std::string_view name) const {
+    for (const auto& f : fields) {
+      if (f.first == name) return &f.second;
+    }
+    return nullptr;
+  }
+  // RediSearch's normalizeSettings: a field's own settings over the defaults.
+  HighlightSettings Merged(const HighlightSettings* f) const {
+    if (f == nullptr) return def;
+    HighlightSettings out = *f;
+    if (!f->highlight && def.highlight) {
+      out.open = def.open;
+      out.close = def.close;
+    }
+    if (!f->summarize && def.summarize) {
+      out.frags = def.frags;
+      out.len = def.len;
+      out.separator = def.separator;
+    }
+    out.highlight = f->highlight || def.highlight;
+    out.summarize = f->summarize || def.summarize;
+    return out;
+  }
+};
+
 struct SearchRequest {
   bool nocontent = false;
+  bool withpayloads = false;  // WITHPAYLOADS: the PAYLOAD_FIELD's value (or nil) per result
+  int64_t timeout_ms = -1;  // TIMEOUT; -1: FT.CONFIG's
+  HighlightRequest hl;
   bool withscores = false;
   bool has_return = false;
   std::vector<ReturnField> returns;
@@ -222,7 +266,10 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
     } else if (Eq(a, "WITHSCORES")) {
       req->withscores = true;
       i++;
-    } else if (Eq(a, "WITHPAYLOADS") || Eq(a, "WITHSORTKEYS") || Eq(a, "EXPLAINSCORE") ||
+    } else if (Eq(a, "WITHPAYLOADS")) {
+      req->withpayloads = true;
+      i++;
+    } else if (Eq(a, "WITHSORTKEYS") || Eq(a, "EXPLAINSCORE") ||
                Eq(a, "INORDER")) {
       i++;
     } else if (Eq(a, "INKEYS") || Eq(a, "INFIELDS")) {
@@ -316,6 +363,7 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
         ctx.rb().Error("TIMEOUT requires a non negative integer");
         return false;
       }
+      req->timeout_ms = *t;
       i += 2;
     } else if (Eq(a, "SCORER")) {
       if (i + 1 >= ctx.argc()) {
@@ -397,8 +445,71 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
       req->filters.push_back(std::move(node));
       i += 6;
     } else if (Eq(a, "HIGHLIGHT") || Eq(a, "SUMMARIZE")) {
-      ctx.rb().Error(std::string(a) + " is not supported by HotKV");
-      return false;
+      const bool summarize = Eq(a, "SUMMARIZE");
+      const std::string bad = summarize ? "Bad arguments for SUMMARIZE" : "Bad arguments for HIGHLIGHT";
+      i++;
+      std::vector<std::string_view> names;
+      if (i < ctx.argc() && Eq(ctx.arg(i), "FIELDS")) {
+        auto n = i + 1 < ctx.argc() ? ParseInt64(ctx.arg(i + 1)) : std::nullopt;
+        if (!n || *n < 0 || static_cast<uint64_t>(*n) > ctx.argc() - i - 2) {
+          ctx.rb().Error(bad);
+          return false;
+        }
+        for (int64_t k = 0; k < *n; k++) {
+          names.push_back(ctx.arg(i + 2 + static_cast<size_t>(k)));
+        }
+        i += 2 + static_cast<size_t>(*n);
+      }
+      HighlightSettings hs;
+      while (i < ctx.argc()) {
+        std::string_view o = ctx.arg(i);
+        if (!summarize && Eq(o, "TAGS")) {
+          if (i + 2 >= ctx.argc()) {
+            ctx.rb().Error(bad);
+            return false;
+          }
+          hs.open = std::string(ctx.arg(i + 1));
+          hs.close = std::string(ctx.arg(i + 2));
+          i += 3;
+        } else if (summarize && (Eq(o, "LEN") || Eq(o, "FRAGS"))) {
+          auto v = i + 1 < ctx.argc() ? ParseInt64(ctx.arg(i + 1)) : std::nullopt;
+          if (!v || *v < 0) {
+            ctx.rb().Error(bad);
+            return false;
+          }
+          (Eq(o, "LEN") ? hs.len : hs.frags) = static_cast<uint64_t>(*v);
+          i += 2;
+        } else if (summarize && Eq(o, "SEPARATOR")) {
+          if (i + 1 >= ctx.argc()) {
+            ctx.rb().Error(bad);
+            return false;
+          }
+          hs.separator = std::string(ctx.arg(i + 1));
+          i += 2;
+        } else {
+          break;
+        }
+      }
+      auto apply = [&](HighlightSettings* t) {
+        if (summarize) {
+          t->summarize = true;
+          t->frags = hs.frags;
+          t->len = hs.len;
+          t->separator = hs.separator;
+        } else {
+          t->highlight = true;
+          t->open = hs.open;
+          t->close = hs.close;
+        }
+      };
+      if (names.empty()) {
+        apply(&req->hl.def);
+      } else {
+        for (std::string_view n : names) {
+          apply(req->hl.Field(n));
+        }
+      }
+      req->hl.any = true;
     } else {
       ctx.rb().Error("Unknown argument `" + std::string(a) + "` at position " +
                      std::to_string(i - 2) + " for <main>");
@@ -412,7 +523,74 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
 struct Row {
   const SearchHit* hit;
   std::vector<std::pair<std::string, std::string>> fields;
+  std::optional<std::string> payload;
 };
+
+// HIGHLIGHT / SUMMARIZE on one result's fields (RediSearch's highlighter processor):
+// without RETURN the named fields move first (after the yields and SORTBY's field);
+// with named fields (RETURN or FIELDS) only those are processed, else every field.
+void ApplyHighlight(const SearchIndex& idx, const SearchRequest& req, const SearchHit& h,
+                    std::vector<std::pair<std::string, std::string>>* fields) {
+  if (idx.spec().on != SourceType::kHash) {
+    return;
+  }
+  size_t fixed = h.yields.size();
+  if (!req.has_return) {
+    if (!req.opts.sortby.empty() && fixed < fields->size() &&
+        (*fields)[fixed].first == req.opts.sortby) {
+      fixed++;
+    }
+    size_t at = fixed;
+    for (const auto& nf : req.hl.fields) {
+      for (size_t k = at; k < fields->size(); k++) {
+        if ((*fields)[k].first == nf.first) {
+          std::rotate(fields->begin() + static_cast<ptrdiff_t>(at),
+                      fields->begin() + static_cast<ptrdiff_t>(k),
+                      fields->begin() + static_cast<ptrdiff_t>(k) + 1);
+          at++;
+          break;
+        }
+      }
+    }
+  }
+  const bool listed = req.has_return || !req.hl.fields.empty();
+  for (size_t k = 0; k < fields->size(); k++) {
+    auto& [name_as, value] = (*fields)[k];
+    bool yielded = false;
+    for (const auto& y : h.yields) {
+      yielded = yielded || y.first == name_as;
+    }
+    if (yielded) {
+      continue;
+    }
+    std::string name = name_as;
+    bool returned = false;
+    if (req.has_return) {
+      for (const ReturnField& r : req.returns) {
+        if (r.as == name_as) {
+          name = r.name;
+          returned = true;
+          break;
+        }
+      }
+    }
+    const HighlightSettings* own = req.hl.Find(name);
+    if (listed && own == nullptr && !returned) {
+      continue;
+    }
+    const HighlightSettings s = req.hl.Merged(own);
+    if (!s.highlight && !s.summarize) {
+      continue;
+    }
+    const FieldSpec* fs = idx.spec().FindField(name);
+    const bool text = fs != nullptr && fs->type == FieldType::kText;
+    std::optional<std::string> v =
+        HighlightText(idx.analyzer(), text, text && !fs->nostem, value, h.terms, s);
+    if (v) {
+      value = std::move(*v);
+    }
+  }
+}
 
 void FtSearchCommand(CommandContext& ctx) {
   if (ctx.argc() < 2) {
@@ -422,6 +600,7 @@ void FtSearchCommand(CommandContext& ctx) {
     return ctx.rb().Error("No query string provided");
   }
   SearchRequest req;
+  req.hl.def.highlight = req.hl.def.summarize = false;
   if (!ParseSearchArgs(ctx, &req)) {
     return;
   }
@@ -429,6 +608,15 @@ void FtSearchCommand(CommandContext& ctx) {
   if (idx == nullptr) {
     return ctx.rb().Error("No such index " + std::string(ctx.arg(1)));
   }
+  for (const auto& f : req.hl.fields) {
+    if (idx->spec().FindField(f.first) == nullptr) {
+      return ctx.rb().Error("No such property `" + f.first + "`");
+    }
+  }
+  req.opts.want_matched_terms = req.hl.any && !req.nocontent;
+  req.opts.deadline = Deadline::AfterMs(
+      req.timeout_ms >= 0 ? req.timeout_ms : Settings().timeout_ms.load(std::memory_order_relaxed));
+  req.opts.timeout_fail = Settings().on_timeout_fail.load(std::memory_order_relaxed);
   if (!req.parse.no_stopwords) {
     // RediSearch drops the index's stop words from queries in the parser.
     const Analyzer* an = &idx->analyzer();
@@ -462,8 +650,18 @@ void FtSearchCommand(CommandContext& ctx) {
   for (const ReturnField& f : req.returns) {
     only.push_back(f.name);
   }
+  const std::string& payload_field = idx->spec().payload_field;
+  const bool hidden_fields = !payload_field.empty() || !idx->spec().score_field.empty() ||
+                             !idx->spec().language_field.empty();
   for (const SearchHit& h : out->hits) {
-    Row row{&h, {}};
+    Row row{&h, {}, std::nullopt};
+    if (req.withpayloads && !payload_field.empty() && !is_json) {
+      std::vector<std::string> one{payload_field};
+      LoadedDoc p = LoadDocument(ctx.keyspace(), *idx, h.key, &one, ctx.now_ms());
+      if (!p.fields.empty()) {
+        row.payload = std::move(p.fields[0].second);
+      }
+    }
     if (!req.nocontent) {
       // Names the query yields (KNN score, range distance) are not document fields.
       std::vector<std::string> load_only;
@@ -527,17 +725,46 @@ void FtSearchCommand(CommandContext& ctx) {
         }
       }
     }
+    if (hidden_fields && !is_json) {
+      // RediSearch never returns the PAYLOAD_FIELD, SCORE_FIELD and LANGUAGE_FIELD as
+      // document fields (RETURN included).
+      auto hidden = [&](const std::string& n) {
+        return n == payload_field || n == idx->spec().score_field ||
+               n == idx->spec().language_field;
+      };
+      std::erase_if(row.fields, [&](const std::pair<std::string, std::string>& f) {
+        if (!req.has_return) {
+          return hidden(f.first);
+        }
+        for (const ReturnField& r : req.returns) {
+          if (r.as == f.first) {
+            return hidden(r.name);
+          }
+        }
+        return false;
+      });
+    }
+    if (req.hl.any && !req.nocontent) {
+      ApplyHighlight(*idx, req, h, &row.fields);
+    }
     rows.push_back(std::move(row));
   }
   ReplyBuilder& rb = ctx.rb();
   if (!rb.resp3()) {
-    size_t per = 1 + (req.withscores ? 1 : 0) + (req.nocontent ? 0 : 1);
+    size_t per = 1 + (req.withscores ? 1 : 0) + (req.withpayloads ? 1 : 0) + (req.nocontent ? 0 : 1);
     rb.Array(1 + rows.size() * per);
     rb.Integer(static_cast<int64_t>(out->total));
     for (const Row& r : rows) {
       rb.Bulk(r.hit->key);
       if (req.withscores) {
         rb.Double(r.hit->score);
+      }
+      if (req.withpayloads) {
+        if (r.payload) {
+          rb.Bulk(*r.payload);
+        } else {
+          rb.Null();
+        }
       }
       if (!req.nocontent) {
         rb.Array(r.fields.size() * 2);
@@ -557,12 +784,20 @@ void FtSearchCommand(CommandContext& ctx) {
   rb.SimpleString("results");
   rb.Array(rows.size());
   for (const Row& r : rows) {
-    rb.Map(2 + (req.withscores ? 1 : 0) + (req.nocontent ? 0 : 1));
+    rb.Map(2 + (req.withscores ? 1 : 0) + (req.withpayloads ? 1 : 0) + (req.nocontent ? 0 : 1));
     rb.SimpleString("id");
     rb.Bulk(r.hit->key);
     if (req.withscores) {
       rb.SimpleString("score");
       rb.Double(r.hit->score);
+    }
+    if (req.withpayloads) {
+      rb.SimpleString("payload");
+      if (r.payload) {
+        rb.Bulk(*r.payload);
+      } else {
+        rb.Null();
+      }
     }
     if (!req.nocontent) {
       rb.SimpleString("extra_attributes");
@@ -578,7 +813,12 @@ void FtSearchCommand(CommandContext& ctx) {
   rb.SimpleString("total_results");
   rb.Integer(static_cast<int64_t>(out->total));
   rb.SimpleString("warning");
-  rb.Array(0);
+  if (out->timed_out) {
+    rb.Array(1);
+    rb.SimpleString("Timeout limit was reached");
+  } else {
+    rb.Array(0);
+  }
 }
 
 }  // namespace

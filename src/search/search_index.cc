@@ -1,6 +1,7 @@
 #include "search/search_index.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <mutex>
 
@@ -585,14 +586,33 @@ bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms,
     }
   }
   if (!spec_.score_field.empty() && hash != nullptr) {
-    if (auto s = hash->Get(spec_.score_field)) {
-      if (auto v = ParseNumber(s->view()); v && *v >= 0 && *v <= 1) {
-        info.score = *v;
+    // RediSearch 2.10 takes any number (no 0..1 check for the field); a negative score
+    // ranks as 0; anything else is the default.
+    if (auto s = hash->Get(spec_.score_field); s && !s->view().empty() &&
+                                               !std::isspace(static_cast<unsigned char>(s->view()[0]))) {
+      if (auto v = ParseNumber(s->view())) {
+        info.score = std::max(*v, 0.0);
+      }
+    }
+  }
+  const Analyzer* stemmer = nullptr;
+  if (!spec_.language_field.empty() && hash != nullptr && !texts.empty()) {
+    // A known language stems the document's words; an unknown one is the index's.
+    if (auto s = hash->Get(spec_.language_field)) {
+      std::string lang = ToLower(std::string(s->view()));
+      if (lang != spec_.language && IsLanguage(lang)) {
+        auto it = lang_analyzers_.find(lang);
+        if (it == lang_analyzers_.end()) {
+          std::vector<std::string> stop =
+              spec_.stopwords ? *spec_.stopwords : DefaultStopWords();
+          it = lang_analyzers_.emplace(lang, std::make_unique<Analyzer>(lang, std::move(stop))).first;
+        }
+        stemmer = it->second.get();
       }
     }
   }
   if (!texts.empty()) {
-    text_->Add(d, texts);
+    text_->Add(d, texts, stemmer);
     if (info.score != 1.0) {
       text_->SetDocScore(d, info.score);
     }

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "search/index_spec.h"
 #include "search/numeric_index.h"
@@ -89,6 +90,14 @@ class SearchIndex {
 
   const IndexSpec& spec() const { return spec_; }
   const std::string& name() const { return spec_.name; }
+  // TEMPORARY s: the index drops itself s seconds after its creation or its last use
+  // (a search, an aggregation, FT.INFO: what finds it by name; writes do not count).
+  bool temporary() const { return spec_.temporary_seconds.has_value(); }
+  void Touch() const { last_use_ms_.store(MonotonicUs() / 1000, std::memory_order_relaxed); }
+  bool TemporaryExpired(int64_t now_ms) const {
+    return temporary() &&
+           now_ms - last_use_ms_.load(std::memory_order_relaxed) > *spec_.temporary_seconds * 1000;
+  }
   // Whether `key` falls under the PREFIX list (no prefix: every key).
   bool MatchesPrefix(std::string_view key) const;
 
@@ -155,6 +164,9 @@ class SearchIndex {
   IndexSpec spec_;
   mutable std::shared_mutex mu_;
   std::unique_ptr<Analyzer> analyzer_;
+  mutable std::atomic<int64_t> last_use_ms_{0};  // TEMPORARY: monotonic ms
+  // LANGUAGE_FIELD: analyzers of the documents' own languages (under the exclusive lock).
+  std::unordered_map<std::string, std::unique_ptr<Analyzer>> lang_analyzers_;
   std::unique_ptr<TextIndex> text_;
   uint64_t all_text_mask_ = 0;
   std::vector<FieldIndex> fields_;

@@ -239,7 +239,7 @@ TextIndex::TextIndex(const Analyzer* analyzer, bool store_offsets) : impl_(std::
 
 TextIndex::~TextIndex() = default;
 
-void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields) {
+void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields, const Analyzer* stemmer) {
   Remove(doc);
   Impl& m = *impl_;
   struct Entry {
@@ -252,7 +252,8 @@ void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields) {
   uint32_t max_freq = 0;
   uint32_t position_base = 0;
   std::vector<Analyzer::Token> tokens;
-  const bool can_stem = m.analyzer->HasStemmer();
+  const Analyzer* st = stemmer != nullptr ? stemmer : m.analyzer;
+  const bool can_stem = st->HasStemmer();
   for (const auto& f : fields) {
     tokens.clear();
     m.analyzer->Tokenize(f.text, &tokens);
@@ -274,7 +275,7 @@ void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields) {
       handle(tok.text, raw_freq);
       len += raw_freq;
       if (can_stem && !f.nostem && tok.text.size() >= kMinStemLen) {
-        std::string stem = m.analyzer->Stem(tok.text);
+        std::string stem = st->Stem(tok.text);
         if (!stem.empty() && stem != tok.text) {
           handle(std::string(1, kStemPrefix) + stem, stem_freq);
         }
@@ -369,11 +370,26 @@ bool TextIndex::CanMatch(const QueryNode& node) {
 }
 
 ScoredDocs TextIndex::Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
-                            size_t max_expansions, size_t num_docs) const {
+                            size_t max_expansions, size_t num_docs, const Deadline* deadline) const {
   if (!CanMatch(node)) return {};
   MatchOptions options{field_mask, scorer, verbatim, max_expansions == 0 ? 1 : max_expansions,
-                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs)};
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), deadline};
   return MatchText(*impl_, node, options);
+}
+
+void TextIndex::MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim,
+                             size_t max_expansions, size_t num_docs, const std::vector<DocId>& docs,
+                             std::vector<std::vector<MatchedTerm>>* out) const {
+  out->resize(docs.size());
+  if (!CanMatch(node) || docs.empty()) return;
+  MatchOptions options{field_mask, Scorer::kTfIdf, verbatim, max_expansions == 0 ? 1 : max_expansions,
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs)};
+  MatchedTermsOf(*impl_, node, options, docs, out);
+}
+
+uint64_t TextIndex::TermDocs(std::string_view term) const {
+  const TermData* t = impl_->Find(term);
+  return t == nullptr ? 0 : t->num_docs;
 }
 
 std::vector<std::string> TextIndex::TermsWithPrefix(std::string_view prefix, size_t limit) const {

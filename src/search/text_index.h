@@ -34,6 +34,7 @@ class Analyzer {
   struct Token {
     std::string text;
     uint32_t position;
+    uint32_t byte_offset = 0;  // where the raw token starts in the text
   };
   void Tokenize(std::string_view text, std::vector<Token>* out) const;
   std::string Fold(std::string_view word) const;   // Unicode case folding
@@ -59,6 +60,14 @@ struct TextFieldValue {
   std::string_view text;
 };
 
+// A dictionary term that made a query match a document (HIGHLIGHT / SUMMARIZE): the
+// term ("+stem" for stem entries), its id and its IDF (a fragment's score).
+struct MatchedTerm {
+  std::string term;
+  uint32_t id = 0;
+  double idf = 0;
+};
+
 struct TextIndexStats {
   uint64_t num_terms = 0;       // distinct terms
   uint64_t num_records = 0;     // postings (term, doc) pairs
@@ -72,8 +81,9 @@ class TextIndex {
  public:
   TextIndex(const Analyzer* analyzer, bool store_offsets);
   ~TextIndex();
-  // (Re)indexes a document: its previous postings are replaced.
-  void Add(DocId doc, const std::vector<TextFieldValue>& fields);
+  // (Re)indexes a document: its previous postings are replaced. `stemmer`: the
+  // document's own language (LANGUAGE_FIELD) instead of the index's, for stems only.
+  void Add(DocId doc, const std::vector<TextFieldValue>& fields, const Analyzer* stemmer = nullptr);
   void Remove(DocId doc);
   // The document's a-priori score (SCORE / SCORE_FIELD; 1.0 unless set). Used by every
   // scorer; kept until Remove.
@@ -93,8 +103,17 @@ class TextIndex {
   // `verbatim`: no stem expansion. Expansions (prefix, fuzzy...) stop at max_expansions
   // terms (FT.CONFIG MAXEXPANSIONS). `num_docs`: documents in the search index (all, not
   // only those with text; 0: this index's own count), the N of IDF and average length.
+  // `deadline`: stop reading once it expired (the documents read so far come back).
   ScoredDocs Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
-                   size_t max_expansions, size_t num_docs) const;
+                   size_t max_expansions, size_t num_docs,
+                   const Deadline* deadline = nullptr) const;
+  // For each of `docs` that `node` (as given to Match) matches, the terms that matched it,
+  // appended to (*out)[i] (out is resized to docs.size()).
+  void MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim, size_t max_expansions,
+                    size_t num_docs, const std::vector<DocId>& docs,
+                    std::vector<std::vector<MatchedTerm>>* out) const;
+  // The number of documents holding `term` (0: none).
+  uint64_t TermDocs(std::string_view term) const;
   // Terms starting with `prefix` (FT.SPELLCHECK / FT.INFO helpers; sorted).
   std::vector<std::string> TermsWithPrefix(std::string_view prefix, size_t limit) const;
   TextIndexStats Stats() const;

@@ -111,8 +111,13 @@ struct MatchOptions {
   bool verbatim;
   size_t max_expansions;
   size_t num_docs;  // N of the IDFs and the average length
+  const Deadline* deadline = nullptr;
 };
 
 ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const MatchOptions& options);
+// For each of `docs` that `node` matches, the dictionary terms whose postings made it
+// match, appended to (*out)[i] (out->size() == docs.size()); no duplicates.
+void MatchedTermsOf(const TextIndexData& data, const QueryNode& node, const MatchOptions& options,
+                    const std::vector<DocId>& docs, std::vector<std::vector<MatchedTerm>>* out);
 
 }  // namespace hotkv::search::text_internal

@@ -42,6 +42,7 @@ struct Result {
   double bm25_idf = 0;
   const uint32_t* pos = nullptr;  // the term's positions in the document
   uint32_t npos = 0;
+  const TermData* term = nullptr;  // kTerm: the dictionary term (highlighting)
   // aggregates
   std::vector<const Result*> children;
 
@@ -79,6 +80,7 @@ class TermIterator final : public Iterator {
   TermIterator(const TermData* term, uint64_t mask, double weight, double idf, double bm25_idf)
       : term_(term), mask_(mask) {
     rec_.type = Result::Type::kTerm;
+    rec_.term = term;
     rec_.weight = weight;
     rec_.idf = idf;
     rec_.bm25_idf = bm25_idf;
@@ -1099,6 +1101,34 @@ double Score(const TextIndexData& data, const MatchOptions& o, double avg_len, c
 
 }  // namespace
 
+namespace {
+void CollectTerms(const TextIndexData& data, const Result& r, std::vector<MatchedTerm>* out) {
+  if (r.type == Result::Type::kTerm) {
+    if (r.term == nullptr) return;
+    for (const MatchedTerm& m : *out) {
+      if (m.id == r.term->id) return;
+    }
+    out->push_back(MatchedTerm{data.by_id[r.term->id]->first, r.term->id, r.idf});
+    return;
+  }
+  for (const Result* c : r.children) CollectTerms(data, *c, out);
+}
+}  // namespace
+
+void MatchedTermsOf(const TextIndexData& data, const QueryNode& node, const MatchOptions& options,
+                    const std::vector<DocId>& docs, std::vector<std::vector<MatchedTerm>>* out) {
+  Builder builder(data, options);
+  IteratorPtr root = builder.Build(node, options.field_mask);
+  if (!root) return;
+  std::unordered_map<DocId, size_t> where;
+  for (size_t i = 0; i < docs.size(); ++i) where.emplace(docs[i], i);
+  const Result* hit = nullptr;
+  while (root->Read(&hit) == Rc::kOk) {
+    auto it = where.find(static_cast<DocId>(hit->id - 1));
+    if (it != where.end()) CollectTerms(data, *hit, &(*out)[it->second]);
+  }
+}
+
 ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const MatchOptions& options) {
   Builder builder(data, options);
   IteratorPtr root = builder.Build(node, options.field_mask);
@@ -1108,6 +1138,7 @@ ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const Mat
       options.num_docs ? static_cast<double>(data.total_len) / static_cast<double>(options.num_docs) : 0;
   const Result* hit = nullptr;
   while (root->Read(&hit) == Rc::kOk) {
+    if (options.deadline != nullptr && options.deadline->Tick()) break;
     const auto doc = static_cast<DocId>(hit->id - 1);
     if (!out.empty() && out.back().doc >= doc) continue;  // never expected; keeps the contract
     out.push_back(ScoredDoc{doc, Score(data, options, avg_len, *hit)});

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,9 @@ class SearchHooks {
   // emptied) and indexes the loaded keys. `shards_locked`: the loader holds every shard
   // lock (DEBUG RELOAD).
   virtual void RestoreDefinitions(std::string_view blob, bool shards_locked) = 0;
+  // Worker 0's cron (no lock held): TEMPORARY indexes that expired are dropped with
+  // their documents (expired at once, so deleted and propagated as expiry does).
+  virtual void Cron(int64_t /*now_ms*/) {}
 };
 
 inline constexpr const char* kSearchAuxField = "hotkv-ft-indexes";

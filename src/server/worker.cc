@@ -1,5 +1,7 @@
 #include "server/worker.h"
 
+#include "server/search_hooks.h"
+
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -358,6 +360,9 @@ void Worker::Cron(int64_t now_ms) {
   if (index_ == 0) {
     server_->UpdateLruClock(now_ms);
     server_->SampleOps(now_ms);
+    if (SearchHooks* hooks = GetSearchHooks(); hooks != nullptr) {
+      hooks->Cron(now_ms);
+    }
   }
   // Active expiry over this worker's share of the shards, about 1 ms per tick for each
   // unit of active-expire-effort (1..10).
