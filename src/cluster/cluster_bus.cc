@@ -63,8 +63,6 @@ SlotBitmap FromBytes(const bus::SlotBytes& b) {
   return s;
 }
 
-bool IsNullName(const std::string& s) { return s.empty(); }
-
 }  // namespace
 
 struct ClusterBus::Link {
@@ -115,6 +113,13 @@ Status ClusterBus::Start(const std::vector<std::string>& bind_addrs, int port) {
     }
     freeaddrinfo(res);
     SetNonBlocking(fd);
+    if (port == 0 && port_ == 0) {  // an ephemeral port (tests): every address shares it
+      sockaddr_storage ss{};
+      socklen_t len = sizeof(ss);
+      getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+      port_ = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
+                                             : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+    }
     listen_fds_.push_back(fd);
   }
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
@@ -727,7 +732,7 @@ bool ClusterBus::ProcessPingFamily(Link* l, const bus::Message& m, Node* sender,
         }
         break;
       case bus::kExtForgottenNode:
-        if (e.text != me->name && state_->FindLocked(e.text) &&
+        if (e.text != me->name && e.text != sender->name && state_->FindLocked(e.text) &&
             !state_->FindLocked(e.text)->Has(kFlagMyself)) {
           state_->DeleteNode(e.text);
           state_->BlacklistNode(e.text, now - 60000 + static_cast<int64_t>(e.ttl) * 1000);
@@ -961,7 +966,7 @@ void ClusterBus::Cron(int64_t now) {
     }
   }
 
-  state_->UpdateState();
+  state_->Tick(now);
 
   // CLUSTER LINKS snapshot.
   std::vector<LinkInfo> snap;
