@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
+#include <random>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -91,6 +95,9 @@ class ClusterBusTest : public ::testing::Test {
     }
     return true;
   }
+
+  // A real Redis node (7.0 or 8.x) and a HotKV bus meet; each shows the other.
+  void MeetRealRedis(const char* redis);
 
   std::filesystem::path dir_;
   std::vector<TestNode> nodes_;
@@ -217,6 +224,126 @@ TEST_F(ClusterBusTest, MalformedInputClosesTheLinkOnly) {
   // The bus still works.
   ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", b.port, b.cport, true));
   EXPECT_TRUE(WaitFor([&] { return AllAgree(); }));
+}
+
+}  // namespace
+}  // namespace hotkv::cluster
+
+// ---------------------------------------------------------------------------------------
+// Interop with a real Redis 7.0 node (Debian's /usr/bin/redis-server; skipped without it).
+
+namespace hotkv::cluster {
+namespace {
+
+bool PortFree(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
+  close(fd);
+  return ok;
+}
+
+// A free client port whose bus port (+10000) is free too.
+int FreePort() {
+  std::mt19937 rng(static_cast<unsigned>(getpid()) * 7919u + static_cast<unsigned>(time(nullptr)));
+  for (int i = 0; i < 200; ++i) {
+    int p = 21000 + static_cast<int>(rng() % 20000);
+    if (PortFree(p) && PortFree(p + 10000)) return p;
+  }
+  return 0;
+}
+
+// One inline command, the whole reply (read until a short pause).
+std::string RedisCall(int port, const std::string& cmd) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    close(fd);
+    return "";
+  }
+  std::string line = cmd + "\r\n";
+  if (write(fd, line.data(), line.size()) < 0) {
+    close(fd);
+    return "";
+  }
+  timeval tv{0, 200000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::string out;
+  char buf[8192];
+  for (int i = 0; i < 50; ++i) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
+void ClusterBusTest::MeetRealRedis(const char* redis) {
+  int rport = FreePort();
+  std::string rdir = (dir_ / "redis").string();
+  std::filesystem::create_directories(rdir);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(rdir.c_str()) != 0) _exit(1);
+    std::string p = std::to_string(rport);
+    execl(redis, redis, "--port", p.c_str(), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+          "--save", "", "--appendonly", "no", "--cluster-node-timeout", "5000",
+          "--logfile", "redis.log", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  struct Killer {
+    pid_t pid;
+    ~Killer() {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } killer{pid};
+  ASSERT_TRUE(WaitFor([&] { return RedisCall(rport, "PING").rfind("+PONG", 0) == 0; }, 10));
+  std::string myid = RedisCall(rport, "CLUSTER MYID");
+  ASSERT_GT(myid.size(), 40u);
+  std::string rname = myid.substr(myid.find('\n') + 1, 40);
+  ASSERT_EQ(RedisCall(rport, "CLUSTER ADDSLOTSRANGE 0 10"), "+OK\r\n");
+
+  TestNode& a = AddNode();
+  ASSERT_TRUE(a.state->AddSlots({11, 12, 13}).ok());
+  ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", rport, rport + 10000, true));
+  ASSERT_TRUE(WaitFor([&] {
+    auto r = a.state->GetNode(rname);
+    return r && !r->Has(kFlagHandshake) && a.state->SlotOwner(10) == rname;
+  }));
+  // Redis shows us with our name, as a connected primary with our slots.
+  std::string want = a.name + " 127.0.0.1:" + std::to_string(a.port) + "@" +
+                     std::to_string(a.cport) + " master - ";
+  std::string nodes;
+  EXPECT_TRUE(WaitFor([&] {
+    nodes = RedisCall(rport, "CLUSTER NODES");
+    size_t at = nodes.find(want);
+    if (at == std::string::npos) return false;
+    std::string line = nodes.substr(at, nodes.find('\n', at) - at);
+    return line.find(" connected 11-13") != std::string::npos;
+  })) << nodes;
+}
+
+TEST_F(ClusterBusTest, MeetsRealRedis70) {
+  const char* redis = "/usr/bin/redis-server";
+  if (access(redis, X_OK) != 0) GTEST_SKIP() << "no " << redis;
+  MeetRealRedis(redis);
+}
+
+TEST_F(ClusterBusTest, MeetsRealRedis8) {
+  const char* redis = HOTKV_SOURCE_DIR "/../shared/peers/redis-8.8/redis-server";
+  std::string alt = "/work/shared/peers/redis-8.8/redis-server";
+  if (access(redis, X_OK) != 0) redis = alt.c_str();
+  if (access(redis, X_OK) != 0) GTEST_SKIP() << "no Redis 8 peer";
+  MeetRealRedis(redis);
 }
 
 }  // namespace
