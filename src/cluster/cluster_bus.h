@@ -54,6 +54,12 @@ class ClusterBus : public BusInterface {
   // nodes of this node's shard). Any thread.
   void Publish(std::string_view channel, std::string_view message, bool shard);
 
+  // server/pubsub_delivery.h's ClusterPublishHook: `self` is the bus.
+  static void PublishHook(void* self, bool shard, std::string_view channel,
+                          std::string_view message) {
+    static_cast<ClusterBus*>(self)->Publish(channel, message, shard);
+  }
+
   // BusInterface.
   void Wakeup() override;
   std::vector<LinkInfo> Links() override;
