@@ -187,17 +187,17 @@ std::vector<std::pair<std::string, int64_t>> ClusterBus::MessageStats() {
   int64_t total = 0;
   for (int t = 0; t < bus::kNumMsgTypes; ++t) {
     int64_t n = sent_[t].load(std::memory_order_relaxed);
-    if (n) out.emplace_back(std::string(bus::MsgTypeName(t)) + "_sent", n);
+    if (n) out.emplace_back("cluster_stats_messages_" + std::string(bus::MsgTypeName(t)) + "_sent", n);
     total += n;
   }
-  out.emplace_back("sent", total);
+  out.emplace_back("cluster_stats_messages_sent", total);
   total = 0;
   for (int t = 0; t < bus::kNumMsgTypes; ++t) {
     int64_t n = received_[t].load(std::memory_order_relaxed);
-    if (n) out.emplace_back(std::string(bus::MsgTypeName(t)) + "_received", n);
+    if (n) out.emplace_back("cluster_stats_messages_" + std::string(bus::MsgTypeName(t)) + "_received", n);
     total += n;
   }
-  out.emplace_back("received", total);
+  out.emplace_back("cluster_stats_messages_received", total);
   return out;
 }
 

@@ -129,7 +129,7 @@ TEST_F(ClusterBusTest, MeetHandshakeRenamesAndGossipSpreads) {
   EXPECT_TRUE(WaitFor([&] { return a.bus->Links().size() >= 4; }));
   auto stats = a.bus->MessageStats();
   bool saw_ping = false;
-  for (auto& [k, v] : stats) saw_ping |= (k == "ping_sent" && v > 0);
+  for (auto& [k, v] : stats) saw_ping |= (k == "cluster_stats_messages_ping_sent" && v > 0);
   EXPECT_TRUE(saw_ping);
 }
 
