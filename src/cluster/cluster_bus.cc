@@ -15,6 +15,8 @@
 #include <cstring>
 
 #include "common/clock.h"
+#include "server/pubsub_delivery.h"
+#include "server/server.h"
 
 namespace hotkv::cluster {
 
@@ -95,6 +97,7 @@ Status ClusterBus::Start(const std::vector<std::string>& bind_addrs, int port) {
     hints.ai_flags = AI_PASSIVE;
     addrinfo* res = nullptr;
     std::string p = std::to_string(port);
+    if (host == "::*") host = "::";
     const char* h = (host == "*" || host.empty()) ? "0.0.0.0" : host.c_str();
     if (getaddrinfo(h, p.c_str(), &hints, &res) != 0 || !res) {
       if (optional) continue;
@@ -102,7 +105,10 @@ Status ClusterBus::Start(const std::vector<std::string>& bind_addrs, int port) {
     }
     int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (fd >= 0 && res->ai_family == AF_INET6) {
+      setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    }
     if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 511) != 0) {
       int e = errno;
       freeaddrinfo(res);
@@ -985,6 +991,32 @@ void ClusterBus::Cron(int64_t now) {
   lock.unlock();
   std::lock_guard g(qmu_);
   links_snapshot_ = std::move(snap);
+}
+
+// ---------------------------------------------------------------------------------------
+// Start-up with a server
+
+Result<std::unique_ptr<ClusterBus>> StartClusterBus(Server& server, ClusterState* state,
+                                                     const std::vector<std::string>& bind,
+                                                     int port) {
+  auto bus = std::make_unique<ClusterBus>(state);
+  Server* srv = &server;
+  bus->SetDeliver([srv](std::string_view channel, std::string_view message, bool shard) {
+    Publish(*srv, shard ? PubsubRegistry::kShard : PubsubRegistry::kChannel, channel, message);
+  });
+  Status st = bus->Start(bind, port);
+  if (!st.ok()) return st;
+  state->SetBus(bus.get());
+  SetClusterPublishHook(&ClusterBus::PublishHook, bus.get());
+  return bus;
+}
+
+void StopClusterBus(ClusterState* state, std::unique_ptr<ClusterBus>& bus) {
+  if (!bus) return;
+  SetClusterPublishHook(nullptr, nullptr);
+  bus->Stop();
+  if (state) state->SetBus(nullptr);
+  bus.reset();
 }
 
 }  // namespace hotkv::cluster

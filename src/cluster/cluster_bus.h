@@ -32,6 +32,10 @@
 #include "cluster/cluster_state.h"
 #include "common/status.h"
 
+namespace hotkv {
+class Server;
+}  // namespace hotkv
+
 namespace hotkv::cluster {
 
 class ClusterBus : public BusInterface {
@@ -124,5 +128,14 @@ class ClusterBus : public BusInterface {
   std::atomic<int64_t> sent_[bus::kNumMsgTypes] = {};
   std::atomic<int64_t> received_[bus::kNumMsgTypes] = {};
 };
+
+// Starts the bus for a running server (cluster-enabled yes): listens on `bind` x `port`
+// (the cluster port), installs it as `state`'s bus and as the server's cluster publish
+// hook, and delivers PUBLISH/PUBLISHSHARD from other nodes to the server's subscribers.
+Result<std::unique_ptr<ClusterBus>> StartClusterBus(Server& server, ClusterState* state,
+                                                     const std::vector<std::string>& bind,
+                                                     int port);
+// Undoes StartClusterBus (hook, state's bus pointer, thread, sockets).
+void StopClusterBus(ClusterState* state, std::unique_ptr<ClusterBus>& bus);
 
 }  // namespace hotkv::cluster
