@@ -191,6 +191,27 @@ TEST_F(ClusterBusTest, StoppedNodeBecomesFail) {
   }));
 }
 
+TEST_F(ClusterBusTest, PublishFansOut) {
+  TestNode& a = AddNode();
+  TestNode& b = AddNode();
+  std::mutex mu;
+  std::vector<std::string> got;
+  b.bus->SetDeliver([&](std::string_view ch, std::string_view msg, bool shard) {
+    std::lock_guard g(mu);
+    got.push_back(std::string(ch) + "=" + std::string(msg) + (shard ? "/shard" : ""));
+  });
+  ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", b.port, b.cport, true));
+  ASSERT_TRUE(WaitFor([&] { return AllAgree(); }));
+  // Links come up a little after agreement: publish until one arrives (bounded).
+  ASSERT_TRUE(WaitFor([&] {
+    a.bus->Publish("news", std::string("hi\0there", 8), false);
+    std::lock_guard g(mu);
+    return !got.empty();
+  }));
+  b.bus->Stop();  // its thread calls the callback, which refers to this frame
+  EXPECT_EQ(got[0], "news=" + std::string("hi\0there", 8));
+}
+
 TEST_F(ClusterBusTest, MalformedInputClosesTheLinkOnly) {
   TestNode& a = AddNode();
   TestNode& b = AddNode();
