@@ -379,8 +379,9 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     std::string_view key = ctx.arg(key_pos[0]);
     uint32_t shard;
     uint64_t hash;
-    LocateKey(key, &shard, &hash);
-    SetKeyHint(key, shard, hash);
+    uint32_t slot;
+    LocateKey(key, &shard, &hash, &slot);
+    SetKeyHint(key, shard, hash, slot);  // the slot saves the engine's per-slot count a CRC
     Shard& s = ks.shard(shard);
     // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock).
     const bool write = cmd->is(kCmdWrite);

@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from conftest import wait_until
+from conftest import free_port, wait_until
 from helpers_dump import REDIS7, REDIS88, populate, start_peer, transfer
 
 
@@ -28,14 +28,16 @@ def importing_pair(tmp_path_factory):
     """Two Redis 7.0 cluster nodes: A owns slot 5, B owns slot 6 and is IMPORTING slot 5
     from A. A plain RESTORE of a slot-5 key on B is redirected (-MOVED); RESTORE-ASKING
     is taken."""
+    # Each with its own free bus port (port + 10000 may be taken).
     args = ["--cluster-enabled", "yes", "--cluster-require-full-coverage", "no"]
-    a = start_peer(REDIS7, tmp_path_factory, args=args)
-    b = start_peer(REDIS7, tmp_path_factory, args=args)
+    a_bus = free_port()
+    a = start_peer(REDIS7, tmp_path_factory, args=args + ["--cluster-port", str(a_bus)])
+    b = start_peer(REDIS7, tmp_path_factory, args=args + ["--cluster-port", str(free_port())])
     try:
         ca, cb = a.client(), b.client()
         ca.execute_command("CLUSTER", "ADDSLOTS", 5)
         cb.execute_command("CLUSTER", "ADDSLOTS", 6)
-        cb.execute_command("CLUSTER", "MEET", "127.0.0.1", a.port)
+        cb.execute_command("CLUSTER", "MEET", "127.0.0.1", a.port, a_bus)
         a_id = ca.execute_command("CLUSTER", "MYID").decode()
 
         def b_knows_a():
