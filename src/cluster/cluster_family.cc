@@ -15,6 +15,7 @@
 #include "engine/keyspace.h"
 #include "server/client.h"
 #include "server/cluster_hooks.h"
+#include "server/cluster_script_hooks.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
 #include "server/config.h"
@@ -40,7 +41,7 @@ constexpr std::string_view kDownUnbound = "CLUSTERDOWN Hash slot not served";
 
 // ------------------------------------------------------------------------ routing
 
-class ClusterRouter : public ClusterHooks {
+class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
  public:
   ClusterRouter(ClusterState* state, const CommandTable& table) : state_(state) {
     auto find = [&](const char* name) { return table.Find(name); };
@@ -200,6 +201,40 @@ class ClusterRouter : public ClusterHooks {
       if (!AddKeys(server, q, views, pos, pubsub_shard)) break;
     }
     return Decide(c, q, is_write, false, false, false, error);
+  }
+
+  bool RouteFromScript(Server& server, Client& caller, const CommandSpec* cmd,
+                       const std::vector<std::string_view>& args, bool allow_cross_slot,
+                       int* script_slot, std::string* error) override {
+    if (cmd->key_specs.empty() && !cmd->movable_keys) return true;
+    thread_local std::vector<int> pos;
+    bool pubsub_shard = false;
+    KeysOf(cmd, args, &pos, &pubsub_shard);
+    if (pos.empty()) return true;
+    Query q;
+    AddKeys(server, q, args, pos, pubsub_shard);
+    std::string e;
+    if (!Decide(caller, q, cmd->is(kCmdWrite), cmd->is(kCmdAsking), pubsub_shard,
+                cmd == migrate_, &e)) {
+      if (e == kDownRo) {
+        error->assign("ERR Script attempted to execute a write command while the cluster is "
+                      "down and readonly");
+      } else if (e == kDown) {
+        error->assign("ERR Script attempted to execute a command while the cluster is down");
+      } else {
+        error->assign("ERR Script attempted to access a non local key in a cluster node");
+      }
+      return false;
+    }
+    if (q.have_first && !allow_cross_slot) {
+      if (*script_slot == -1) {
+        *script_slot = q.slot;
+      } else if (*script_slot != q.slot) {
+        error->assign("ERR Script attempted to access keys that do not hash to the same slot");
+        return false;
+      }
+    }
+    return true;
   }
 
   std::string InfoSection() override { return "# Cluster\r\ncluster_enabled:1\r\n"; }
@@ -956,6 +991,7 @@ Status ClusterRuntime::Start(Server& server, Config& config) {
   SetClusterState(state_.get());
   router_ = std::make_unique<ClusterRouter>(state_.get(), server.commands());
   server.set_cluster(router_.get());
+  SetClusterScriptHooks(router_.get());
   // CONFIG SET of a cluster-* option (or port) refreshes the settings.
   static const char* const kLive[] = {
       "cluster-node-timeout", "cluster-announce-ip", "cluster-announce-port",
@@ -1001,6 +1037,7 @@ void ClusterRuntime::Stop() {
     (void)state_->SaveIfDirty();
   }
   if (server_ != nullptr) server_->set_cluster(nullptr);
+  SetClusterScriptHooks(nullptr);
   SetClusterState(nullptr);
 }
 

@@ -292,6 +292,15 @@ def test_served_and_crossslot(ready):
     assert r.eval("return redis.call('get', KEYS[1])", 1, "foo") == "bar"
     assert err(r, "EVAL", "return 1", 2, "a", "b") == \
         "CROSSSLOT Keys in request don't hash to the same slot"
+    # Keys a script touches: one slot with a shebang (unless allow-cross-slot-keys), any
+    # in EVAL's compatibility mode (no shebang).
+    two_slots = "redis.call('set','b','1'); return redis.call('set','k1','2')"
+    assert r.eval(two_slots, 0) == "OK"
+    assert err(r, "EVAL", "#!lua\n" + two_slots, 0).startswith(
+        "ERR Script attempted to access keys that do not hash to the same slot")
+    assert r.eval("#!lua flags=allow-cross-slot-keys\n" + two_slots, 0) == "OK"
+    assert err(r, "EVAL", "#!lua flags=no-cluster\nreturn 1", 0) == \
+        "ERR Can not run script on cluster, 'no-cluster' flag is set."
 
 
 def test_moved(ready):
@@ -302,6 +311,8 @@ def test_moved(ready):
     assert err(r, "GET", "foo") == f"MOVED {slot} 127.0.0.1:{port}"
     assert err(r, "SET", "foo", 1) == f"MOVED {slot} 127.0.0.1:{port}"
     assert r.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
+    assert err(r, "EVAL", "return redis.call('get','foo')", 0).startswith(
+        "ERR Script attempted to access a non local key in a cluster node")
     # The slot listed under the other node; CLUSTER SLOTS names its address.
     slots = r.execute_command("CLUSTER", "SLOTS")
     assert [slot, slot, ["127.0.0.1", port, other, []]] == [s for s in slots if s[0] == slot][0]
