@@ -21,7 +21,7 @@ trap cleanup EXIT
 for p in "${ports[@]}"; do for i in $(seq 100); do redis-cli -p $p ping >/dev/null 2>&1 && break; sleep 0.1; done; done
 redis-cli --cluster create 127.0.0.1:${ports[0]} 127.0.0.1:${ports[1]} 127.0.0.1:${ports[2]} --cluster-yes > $W/create.log 2>&1
 for p in "${ports[@]}"; do for i in $(seq 300); do redis-cli -p $p cluster info | grep -q cluster_state:ok && break; sleep 0.1; done; done
-redis-benchmark --cluster -h 127.0.0.1 -p ${ports[0]} -t set -n $((N * 3 / 2)) -r $((N * 1000)) -d 64 -P 16 -q > /dev/null 2>&1
+redis-benchmark --cluster -h 127.0.0.1 -p ${ports[0]} -t set -n $((N * 3 / 2)) -r $((N * 1000)) -d 64 -P 16 -q > $W/bench.log 2>&1 || { echo "redis-benchmark failed:"; tail -5 $W/bench.log; }
 A=$(redis-cli -p ${ports[0]} cluster myid); C=$(redis-cli -p ${ports[2]} cluster myid)
 keys=$(redis-cli -p ${ports[0]} dbsize)
 slots=$(redis-cli -p ${ports[0]} cluster nodes | awk '/myself/{n=0; for(i=9;i<=NF;i++){split($i,r,"-"); n+=(r[2]==""?1:r[2]-r[1]+1)}; print n}')
