@@ -421,6 +421,14 @@ void ClusterState::Tick(int64_t now_ms) {
     UpdateStateLocked();
   }
   if (dirty_ & kSaveConfig) SaveIfDirty();
+  // Nodes stuck in handshake are dropped after the node timeout (at least 1 s), as
+  // clusterCron does.
+  int64_t handshake_timeout = std::max<int64_t>(settings_.node_timeout_ms, 1000);
+  std::vector<std::string> stale;
+  for (const auto& [name, n] : nodes_) {
+    if (n->Has(kFlagHandshake) && now_ms - n->ctime_ms > handshake_timeout) stale.push_back(name);
+  }
+  for (const std::string& name : stale) DeleteNode(name);
   // Forgotten nodes' bans expire.
   for (auto it = blacklist_.begin(); it != blacklist_.end();) {
     it = it->second <= now_ms ? blacklist_.erase(it) : std::next(it);
@@ -553,17 +561,7 @@ Status ClusterState::SetSlotNode(int slot, const std::string& node, int64_t keys
     bump = true;
   }
   SetSlotOwnerLocked(slot, n);
-  if (bump) {
-    uint64_t max_epoch = 0;
-    for (const auto& [name, other] : nodes_) max_epoch = std::max(max_epoch, other->config_epoch);
-    if (myself_->config_epoch == 0 || myself_->config_epoch != max_epoch ||
-        std::count_if(nodes_.begin(), nodes_.end(), [&](const auto& kv) {
-          return kv.second->config_epoch == max_epoch;
-        }) > 1) {
-      ++current_epoch_;
-      myself_->config_epoch = current_epoch_;
-    }
-  }
+  if (bump) BumpWithoutConsensusLocked();
   RepublishSlotLocked(slot);
   MarkDirty(kSaveConfig | kUpdateState | kFsyncConfig);
   UpdateStateLocked();
@@ -586,19 +584,24 @@ Status ClusterState::SetConfigEpoch(uint64_t epoch) {
   return Status::Ok();
 }
 
-std::string ClusterState::BumpEpoch() {
-  auto lock = Lock();
-  uint64_t max_epoch = 0;
-  int holders = 0;
+// clusterBumpConfigEpochWithoutConsensus: a new config epoch for myself unless it already
+// holds the greatest one (the greatest of every node's and the current epoch).
+bool ClusterState::BumpWithoutConsensusLocked() {
+  uint64_t max_epoch = current_epoch_;
   for (const auto& [name, n] : nodes_) max_epoch = std::max(max_epoch, n->config_epoch);
-  for (const auto& [name, n] : nodes_) holders += n->config_epoch == max_epoch;
-  if (myself_->config_epoch == 0 || myself_->config_epoch != max_epoch || holders > 1) {
+  if (myself_->config_epoch == 0 || myself_->config_epoch != max_epoch) {
     ++current_epoch_;
     myself_->config_epoch = current_epoch_;
     MarkDirty(kSaveConfig | kUpdateState | kFsyncConfig);
-    return "BUMPED " + std::to_string(myself_->config_epoch);
+    return true;
   }
-  return "STILL " + std::to_string(myself_->config_epoch);
+  return false;
+}
+
+std::string ClusterState::BumpEpoch() {
+  auto lock = Lock();
+  bool bumped = BumpWithoutConsensusLocked();
+  return (bumped ? "BUMPED " : "STILL ") + std::to_string(myself_->config_epoch);
 }
 
 Status ClusterState::Forget(const std::string& name, int64_t now_ms) {
@@ -648,10 +651,8 @@ void ClusterState::Reset(bool hard) {
 
 // ---------------------------------------------------------------- bus mutations
 
-bool ClusterState::StartHandshake(const std::string& ip, int port, int cport, bool meet,
-                                  std::string* name_out) {
-  auto lock = Lock();
-  // Normalise the address as Redis does (inet_pton then inet_ntop).
+namespace {
+bool NormalizeIp(const std::string& ip, std::string* out) {
   char norm[INET6_ADDRSTRLEN] = {0};
   unsigned char buf[sizeof(struct in6_addr)];
   if (inet_pton(AF_INET, ip.c_str(), buf) == 1) {
@@ -661,6 +662,29 @@ bool ClusterState::StartHandshake(const std::string& ip, int port, int cport, bo
   } else {
     return false;
   }
+  *out = norm;
+  return true;
+}
+}  // namespace
+
+bool ClusterState::HandshakeInProgress(const std::string& ip, int port, int cport) const {
+  std::string norm;
+  if (!NormalizeIp(ip, &norm)) return false;
+  auto lock = Lock();
+  for (const auto& [name, n] : nodes_) {
+    if (n->Has(kFlagHandshake) && n->ip == norm && n->port == port && n->cport == cport) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ClusterState::StartHandshake(const std::string& ip, int port, int cport, bool meet,
+                                  std::string* name_out) {
+  auto lock = Lock();
+  // Normalise the address as Redis does (inet_pton then inet_ntop).
+  std::string norm;
+  if (!NormalizeIp(ip, &norm)) return false;
   if (port <= 0 || port > 65535 || cport <= 0 || cport > 65535) return false;
   for (const auto& [name, n] : nodes_) {
     if (n->Has(kFlagHandshake) && n->ip == norm && n->port == port && n->cport == cport) {

@@ -109,7 +109,8 @@ struct Node {
 struct ClusterSettings {
   std::string config_file = "nodes.conf";  // resolved against `dir` by the caller
   int port = 6379;                          // client port (announce-port if set)
-  int cport = 16379;                        // bus port (cluster-port, announce-bus-port)
+  int cport = 16379;                        // announced bus port (announce-bus-port or bus_listen_port)
+  int bus_listen_port = 16379;              // where the bus listens (cluster-port, or port + 10000)
   int tls_port = 0;
   int64_t node_timeout_ms = 15000;
   std::string announce_ip;
@@ -164,8 +165,10 @@ class BusInterface {
   virtual std::vector<LinkInfo> Links() = 0;
   // A node was deleted (CLUSTER FORGET / RESET): drop its links.
   virtual void NodeDeleted(const std::string& name) = 0;
-  // Messages/bytes counters for CLUSTER INFO's cluster_stats_messages_* lines, in Redis's
-  // order: pairs ("ping_sent", n), ... Empty without a bus.
+  // CLUSTER INFO's message counters: the full lines between cluster_my_epoch and
+  // total_cluster_links_buffer_limit_exceeded, in Redis's order, as (name, value) pairs:
+  // ("cluster_stats_messages_ping_sent", n), ..., ("cluster_stats_messages_sent", total),
+  // ..., ("cluster_stats_messages_received", total). Empty: both totals are printed as 0.
   virtual std::vector<std::pair<std::string, int64_t>> MessageStats() = 0;
 };
 
@@ -219,6 +222,9 @@ class ClusterState {
   // when a handshake with the same address is already in progress.
   bool StartHandshake(const std::string& ip, int port, int cport, bool meet,
                       std::string* name_out = nullptr);
+  // Whether a node in handshake has this address (MEET of an address already in
+  // handshake answers OK and starts nothing).
+  bool HandshakeInProgress(const std::string& ip, int port, int cport) const;
   // A node learned from gossip or a handshake, with its real name (no-op if it exists).
   Node* AddNodeLocked(const std::string& name, uint16_t flags);
   // After the handshake: the temporary name becomes the node's real one.
@@ -306,6 +312,7 @@ class ClusterState {
   void SetSlotOwnerLocked(int slot, Node* owner);
   Status LoadFileLocked(const std::string& text);
   std::string NodeLineLocked(const Node& n) const;
+  bool BumpWithoutConsensusLocked();
 
   mutable std::recursive_mutex mu_;
   ClusterSettings settings_;
