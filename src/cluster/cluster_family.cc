@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_bus.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/slot_keys.h"
 #include "common/clock.h"
@@ -1011,6 +1012,18 @@ Status ClusterRuntime::Start(Server& server, Config& config) {
       router->Refresh();
     });
   }
+  // The cluster bus: its own thread and epoll loop on the cluster port (cluster_bus.h).
+  Result<std::unique_ptr<ClusterBus>> bus =
+      StartClusterBus(server, state_.get(), config.bind_addresses(),
+                      SettingsFromConfig(config).bus_listen_port);
+  if (!bus.ok()) {
+    server.set_cluster(nullptr);
+    SetClusterScriptHooks(nullptr);
+    SetClusterState(nullptr);
+    state_.reset();
+    return bus.status();
+  }
+  bus_ = std::move(bus).value();
   thread_ = std::thread([this] { Cron(); });
   return Status::Ok();
 }
@@ -1033,6 +1046,7 @@ void ClusterRuntime::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  StopClusterBus(state_.get(), bus_);
   if (state_ != nullptr) {
     (void)state_->SaveIfDirty();
   }

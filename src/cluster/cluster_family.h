@@ -30,6 +30,7 @@ namespace hotkv::cluster {
 void RegisterClusterCommands(CommandTable& table);
 
 class ClusterRouter;
+class ClusterBus;
 
 class ClusterRuntime {
  public:
@@ -49,6 +50,7 @@ class ClusterRuntime {
   Server* server_ = nullptr;
   std::unique_ptr<ClusterState> state_;
   std::unique_ptr<ClusterRouter> router_;
+  std::unique_ptr<ClusterBus> bus_;  // the cluster bus (cluster_bus.h)
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
