@@ -102,3 +102,35 @@ def test_hotkv_meets_redis70_and_both_agree(tmp_path):
         msg = wait_until(lambda: p.get_message(timeout=0.2), timeout=10)
         assert msg and msg["data"] == b"from-hotkv", msg
         p.close()
+
+
+@pytest.mark.skipif(not os.access(REDIS70, os.X_OK), reason="needs /usr/bin/redis-server")
+def test_hotkv_joins_redis70_cluster_with_add_node(tmp_path):
+    binaries = [REDIS70, REDIS70, REDIS70, HOTKV]
+    with ClusterNodes(tmp_path, 4, binaries=binaries) as nodes:
+        addrs = [f"127.0.0.1:{n.port}" for n in nodes]
+        rc, out = redis_cli("--cluster", "create", *addrs[:3], "--cluster-yes", timeout=90)
+        assert rc == 0 and "[OK] All 16384 slots covered" in out, out
+        rc, out = redis_cli("--cluster", "add-node", addrs[3], addrs[0], timeout=90)
+        assert rc == 0 and "[OK] New node added correctly." in out, out
+        assert wait_until(lambda: agree(nodes), timeout=30), [n.nodes() for n in nodes]
+        # Slots move from a Redis primary to the HotKV node (SETSLOT on both sides; the
+        # new owner's bumped epoch spreads over the bus).
+        hk = nodes[3]
+        rc, out = redis_cli("--cluster", "reshard", addrs[0], "--cluster-from", nodes[0].myid(),
+                            "--cluster-to", hk.myid(), "--cluster-slots", "64", "--cluster-yes",
+                            timeout=120)
+        assert rc == 0, out
+        assert wait_until(lambda: agree(nodes) and hk.nodes()[hk.myid()]["slots"], timeout=30), \
+            [n.nodes() for n in nodes]
+        for entry in (addrs[0], addrs[3]):
+            rc, out = redis_cli("--cluster", "check", entry, timeout=60)
+            assert rc == 0, out
+            assert "[OK] All nodes agree about slots configuration." in out, out
+            assert "[OK] All 16384 slots covered." in out, out
+            assert "[ERR]" not in out and "[WARNING]" not in out, out
+        # Every node shows the HotKV node with the same slots, address and flags.
+        views = [n.nodes()[hk.myid()] for n in nodes]
+        assert {tuple(v["slots"]) for v in views} == {tuple(views[3]["slots"])}
+        assert {v["addr"] for v in views} == {views[3]["addr"]}
+        assert all(v["flags"] - {"myself"} == {"master"} for v in views)
