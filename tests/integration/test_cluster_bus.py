@@ -134,3 +134,31 @@ def test_hotkv_joins_redis70_cluster_with_add_node(tmp_path):
         assert {tuple(v["slots"]) for v in views} == {tuple(views[3]["slots"])}
         assert {v["addr"] for v in views} == {views[3]["addr"]}
         assert all(v["flags"] - {"myself"} == {"master"} for v in views)
+
+
+@pytest.mark.skipif(not os.access(REDIS70, os.X_OK), reason="needs /usr/bin/redis-server")
+def test_stopped_node_is_marked_fail_in_mixed_cluster(tmp_path):
+    # Two Redis 7.0 primaries and one HotKV primary; one Redis node dies. The FAIL needs
+    # a majority of primaries (2 of 3): the survivors' PFAIL reports travel in each
+    # other's gossip, so this checks HotKV -> Redis and Redis -> HotKV failure reports.
+    binaries = [REDIS70, REDIS70, HOTKV]
+    with ClusterNodes(tmp_path, 3, binaries=binaries, node_timeout=1000) as nodes:
+        addrs = [f"127.0.0.1:{n.port}" for n in nodes]
+        rc, out = redis_cli("--cluster", "create", *addrs, "--cluster-yes", timeout=90)
+        assert rc == 0 and "[OK] All 16384 slots covered" in out, out
+        assert wait_until(lambda: agree(nodes), timeout=30)
+        dead = nodes[0]
+        dead_id = dead.myid()
+        dead.stop()
+        survivors = nodes[1:]
+
+        def failed_everywhere():
+            return all("fail" in n.nodes()[dead_id]["flags"] for n in survivors)
+        assert wait_until(failed_everywhere, timeout=30), [n.nodes() for n in survivors]
+        # Full coverage is lost: the HotKV node answers CLUSTERDOWN as Redis does.
+        hk = nodes[2].client()
+        assert wait_until(lambda: b"cluster_state:fail" in hk.execute_command("CLUSTER", "INFO"),
+                          timeout=30)
+        with pytest.raises(Exception) as err:
+            hk.get("somekey")
+        assert "CLUSTERDOWN" in str(err.value)
