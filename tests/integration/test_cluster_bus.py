@@ -32,10 +32,12 @@ def agree(nodes):
     return True
 
 
-def test_redis_cli_cluster_create_and_check(tmp_path):
-    with ClusterNodes(tmp_path, 3) as nodes:
+@pytest.mark.parametrize("count", [3, 6])
+def test_redis_cli_cluster_create_and_check(tmp_path, count):
+    with ClusterNodes(tmp_path, count) as nodes:
         addrs = [f"127.0.0.1:{n.port}" for n in nodes]
-        rc, out = redis_cli("--cluster", "create", *addrs, "--cluster-yes", timeout=90)
+        rc, out = redis_cli("--cluster", "create", *addrs, "--cluster-replicas", "0",
+                            "--cluster-yes", timeout=90)
         assert rc == 0, out
         assert "[OK] All 16384 slots covered" in out, out
         # Every node ends up with the same view.
@@ -51,7 +53,8 @@ def test_redis_cli_cluster_create_and_check(tmp_path):
         # The state turns ok a moment after the slots are covered (Redis's rejoin delay).
         assert wait_until(lambda: "cluster_state:ok" in info(), timeout=30), info()
         info = info()
-        assert "cluster_known_nodes:3" in info, info
+        assert f"cluster_known_nodes:{count}" in info, info
+        assert f"cluster_size:{count}" in info, info
         assert "cluster_stats_messages_ping_sent:" in info, info
         # CLUSTER LINKS lists links to and from the two other nodes.
         links = nodes[0].client().execute_command("CLUSTER", "LINKS")
