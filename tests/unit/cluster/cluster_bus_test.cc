@@ -52,7 +52,7 @@ class ClusterBusTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  TestNode& AddNode(int64_t timeout_ms = 15000) {
+  TestNode& AddNode(int64_t timeout_ms = 15000, const std::string& hostname = "") {
     TestNode n;
     n.state = std::make_unique<ClusterState>();
     n.bus = std::make_unique<ClusterBus>(n.state.get());
@@ -64,6 +64,7 @@ class ClusterBusTest : public ::testing::Test {
     s.port = n.port;
     s.cport = n.cport;
     s.node_timeout_ms = timeout_ms;
+    s.announce_hostname = hostname;
     n.state->SetSettings(s);
     EXPECT_TRUE(n.state->LoadOrCreate().ok());
     n.state->SetBus(n.bus.get());
@@ -316,7 +317,8 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
     std::string p = std::to_string(rport);
     execl(redis, redis, "--port", p.c_str(), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
           "--save", "", "--appendonly", "no", "--cluster-node-timeout", "5000",
-          "--logfile", "redis.log", static_cast<char*>(nullptr));
+          "--logfile", "redis.log", "--cluster-announce-hostname", "redis-host",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   ASSERT_GT(pid, 0);
@@ -333,7 +335,7 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
   std::string rname = myid.substr(myid.find('\n') + 1, 40);
   ASSERT_EQ(RedisCall(rport, "CLUSTER ADDSLOTSRANGE 0 10"), "+OK\r\n");
 
-  TestNode& a = AddNode();
+  TestNode& a = AddNode(15000, "hotkv-host");
   ASSERT_TRUE(a.state->AddSlots({11, 12, 13}).ok());
   ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", rport, rport + 10000, true));
   ASSERT_TRUE(WaitFor([&] {
@@ -341,8 +343,9 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
     return r && !r->Has(kFlagHandshake) && a.state->SlotOwner(10) == rname;
   }));
   // Redis shows us with our name, as a connected primary with our slots.
+  // Hostnames travel in ping extensions both ways.
   std::string want = a.name + " 127.0.0.1:" + std::to_string(a.port) + "@" +
-                     std::to_string(a.cport) + " master - ";
+                     std::to_string(a.cport) + ",hotkv-host master - ";
   std::string nodes;
   EXPECT_TRUE(WaitFor([&] {
     nodes = RedisCall(rport, "CLUSTER NODES");
@@ -351,6 +354,10 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
     std::string line = nodes.substr(at, nodes.find('\n', at) - at);
     return line.find(" connected 11-13") != std::string::npos;
   })) << nodes;
+  EXPECT_TRUE(WaitFor([&] {
+    auto r = a.state->GetNode(rname);
+    return r && r->hostname == "redis-host";
+  }));
 }
 
 TEST_F(ClusterBusTest, MeetsRealRedis70) {
