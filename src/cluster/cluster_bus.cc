@@ -263,6 +263,7 @@ void ClusterBus::DrainQueue() {
   }
   for (const std::string& name : deleted) {
     supports_ext_.erase(name);
+    knows_shard_ext_.erase(name);
     std::vector<Link*> doomed;
     for (auto& [fd, l] : links_) {
       if (l->node == name) doomed.push_back(l.get());
@@ -524,11 +525,16 @@ void ClusterBus::SendPing(Link* l, uint16_t type, int64_t now) {
   if (!peer.empty() && supports_ext_.count(peer)) {
     ClusterSettings s = state_->settings();
     if (!s.announce_hostname.empty()) m.exts.push_back({bus::kExtHostname, s.announce_hostname, 0});
-    if (!s.announce_human_nodename.empty()) {
-      m.exts.push_back({bus::kExtHumanNodename, s.announce_human_nodename, 0});
+    auto known = knows_shard_ext_.find(peer);
+    if (known == knows_shard_ext_.end() || known->second) {
+      if (!s.announce_human_nodename.empty()) {
+        m.exts.push_back({bus::kExtHumanNodename, s.announce_human_nodename, 0});
+      }
+      Node* me = state_->MyselfLocked();
+      if (me->shard_id.size() == kNodeNameLen) {
+        m.exts.push_back({bus::kExtShardId, me->shard_id, 0});
+      }
     }
-    Node* me = state_->MyselfLocked();
-    if (me->shard_id.size() == kNodeNameLen) m.exts.push_back({bus::kExtShardId, me->shard_id, 0});
   }
   Send(l, bus::Encode(m), type);
 }
@@ -748,6 +754,11 @@ bool ClusterBus::ProcessPingFamily(Link* l, const bus::Message& m, Node* sender,
       default:
         break;
     }
+  }
+  if (!m.exts.empty()) {
+    bool shard = false;
+    for (const bus::PingExt& e : m.exts) shard |= e.type == bus::kExtShardId;
+    knows_shard_ext_[sender->name] = shard;
   }
   if (m.hdr.mflags[0] & bus::kFlag0ExtData) {
     // A node that sends extensions but no hostname has none (7.0+ semantics).

@@ -15,6 +15,8 @@
 #include <ctime>
 #include <random>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <string>
@@ -125,6 +127,11 @@ TEST_F(ClusterBusTest, MeetHandshakeRenamesAndGossipSpreads) {
       if (n.state->Myself().ip != "127.0.0.1") return false;
     }
     return true;
+  }));
+  // Shard ids travel in ping extensions between HotKV nodes.
+  EXPECT_TRUE(WaitFor([&] {
+    auto b = a.state->GetNode(nodes_[1].name);
+    return b && b->shard_id == nodes_[1].state->MyShardId();
   }));
   // CLUSTER LINKS: a has links to and from both others.
   EXPECT_TRUE(WaitFor([&] { return a.bus->Links().size() >= 4; }));
@@ -358,6 +365,11 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
     auto r = a.state->GetNode(rname);
     return r && r->hostname == "redis-host";
   }));
+  // Nothing HotKV sent was unknown to that Redis (7.0 knows only the hostname extension).
+  std::ifstream log(rdir + "/redis.log");
+  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("unknown extension"), std::string::npos) << text;
+  EXPECT_EQ(text.find("invalid"), std::string::npos) << text;
 }
 
 TEST_F(ClusterBusTest, MeetsRealRedis70) {
