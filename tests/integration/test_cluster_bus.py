@@ -34,7 +34,9 @@ def agree(nodes):
 
 @pytest.mark.parametrize("count", [3, 6])
 def test_redis_cli_cluster_create_and_check(tmp_path, count):
-    with ClusterNodes(tmp_path, count) as nodes:
+    # A short node timeout also shortens the wait for cluster_state:ok after the slots are
+    # covered (Redis's rejoin delay is the node timeout, 0.5 to 5 s).
+    with ClusterNodes(tmp_path, count, node_timeout=2000) as nodes:
         addrs = [f"127.0.0.1:{n.port}" for n in nodes]
         rc, out = redis_cli("--cluster", "create", *addrs, "--cluster-replicas", "0",
                             "--cluster-yes", timeout=90)
@@ -165,3 +167,12 @@ def test_stopped_node_is_marked_fail_in_mixed_cluster(tmp_path):
         with pytest.raises(Exception) as err:
             hk.get("somekey")
         assert "CLUSTERDOWN" in str(err.value)
+        # The node comes back (same nodes.conf): FAIL is cleared everywhere, the state is ok.
+        dead.start()
+        assert dead.myid() == dead_id
+
+        def recovered():
+            return all(not ({"fail", "fail?"} & n.nodes()[dead_id]["flags"]) for n in survivors) \
+                and b"cluster_state:ok" in hk.execute_command("CLUSTER", "INFO")
+        assert wait_until(recovered, timeout=30), [n.nodes() for n in survivors]
+        assert wait_until(lambda: agree(nodes), timeout=30), [n.nodes() for n in nodes]
