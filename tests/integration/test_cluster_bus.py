@@ -176,3 +176,34 @@ def test_stopped_node_is_marked_fail_in_mixed_cluster(tmp_path):
                 and b"cluster_state:ok" in hk.execute_command("CLUSTER", "INFO")
         assert wait_until(recovered, timeout=30), [n.nodes() for n in survivors]
         assert wait_until(lambda: agree(nodes), timeout=30), [n.nodes() for n in nodes]
+
+
+@pytest.mark.skipif(not os.access(REDIS70, os.X_OK), reason="needs /usr/bin/redis-server")
+def test_redis_replica_fails_over_with_hotkv_votes(tmp_path):
+    # Primaries: one Redis 7.0 (with a Redis replica) and two HotKV. When the Redis
+    # primary dies, its replica needs the votes of a majority of primaries: the two HotKV
+    # nodes (FAILOVER_AUTH_REQUEST -> FAILOVER_AUTH_ACK).
+    binaries = [REDIS70, HOTKV, HOTKV, REDIS70]
+    with ClusterNodes(tmp_path, 4, binaries=binaries, node_timeout=1000) as nodes:
+        addrs = [f"127.0.0.1:{n.port}" for n in nodes]
+        rc, out = redis_cli("--cluster", "create", *addrs[:3], "--cluster-yes", timeout=90)
+        assert rc == 0 and "[OK] All 16384 slots covered" in out, out
+        primary, replica = nodes[0], nodes[3]
+        pid = primary.myid()
+        rc, out = redis_cli("--cluster", "add-node", addrs[3], addrs[0], "--cluster-slave",
+                            "--cluster-master-id", pid, timeout=90)
+        assert rc == 0, out
+        rid = replica.myid()
+        assert wait_until(lambda: all(n.nodes().get(rid, {}).get("master") == pid
+                                      for n in nodes[:3]), timeout=30)
+        assert wait_until(lambda: replica.client().info("replication").get("master_link_status")
+                          == "up", timeout=30)
+        slots = primary.nodes()[pid]["slots"]
+        primary.stop()
+
+        def promoted():
+            return all("master" in n.nodes()[rid]["flags"] and n.nodes()[rid]["slots"] == slots
+                       for n in nodes[1:])
+        assert wait_until(promoted, timeout=30), [n.nodes() for n in nodes[1:]]
+        assert wait_until(lambda: b"cluster_state:ok" in nodes[1].client().execute_command(
+            "CLUSTER", "INFO"), timeout=30)
