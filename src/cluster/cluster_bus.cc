@@ -607,7 +607,7 @@ void ClusterBus::ProcessPacket(Link* l, std::string_view data, int64_t now) {
       state_->SetCurrentEpoch(m.hdr.current_epoch);
       state_->MarkDirty(ClusterState::kSaveConfig | ClusterState::kFsyncConfig);
     }
-    if (m.hdr.config_epoch > sender->config_epoch && m.hdr.slaveof.empty()) {
+    if (m.hdr.config_epoch > sender->config_epoch) {  // a replica advertises its primary's
       state_->SetNodeConfigEpoch(sender->name, m.hdr.config_epoch);
       state_->MarkDirty(ClusterState::kSaveConfig | ClusterState::kFsyncConfig);
     }
@@ -703,7 +703,7 @@ bool ClusterBus::ProcessPingFamily(Link* l, const bus::Message& m, Node* sender,
     if (!sender) return false;
     sender->data_received_ms = now;
     if (m.hdr.mflags[0] & bus::kFlag0ExtData) supports_ext_[sender->name] = true;
-    if (m.hdr.config_epoch > sender->config_epoch && m.hdr.slaveof.empty()) {
+    if (m.hdr.config_epoch > sender->config_epoch) {  // a replica advertises its primary's
       state_->SetNodeConfigEpoch(sender->name, m.hdr.config_epoch);
     }
   } else if (link_node && link_node->name != m.hdr.sender) {

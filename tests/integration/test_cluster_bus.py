@@ -26,8 +26,8 @@ def agree(nodes):
             if "handshake" in e["flags"] or "fail?" in e["flags"] or "fail" in e["flags"]:
                 return False
     for nid in ids:
-        slots = {tuple(v[nid]["slots"]) for v in views}
-        if len(slots) != 1:
+        # Same slots, config epoch and primary for every node in every view.
+        if len({(tuple(v[nid]["slots"]), v[nid]["epoch"], v[nid]["master"]) for v in views}) != 1:
             return False
     return True
 
@@ -196,6 +196,7 @@ def test_redis_replica_fails_over_with_hotkv_votes(tmp_path):
         rid = replica.myid()
         assert wait_until(lambda: all(n.nodes().get(rid, {}).get("master") == pid
                                       for n in nodes[:3]), timeout=30)
+        assert wait_until(lambda: agree(nodes), timeout=30), [n.nodes() for n in nodes]
         assert wait_until(lambda: replica.client().info("replication").get("master_link_status")
                           == "up", timeout=30)
         slots = primary.nodes()[pid]["slots"]
