@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -140,7 +141,10 @@ Status ClusterBus::Start(const std::vector<std::string>& bind_addrs, int port) {
   ev.events = EPOLLIN;
   ev.data.fd = wakefd_;
   epoll_ctl(epfd_, EPOLL_CTL_ADD, wakefd_, &ev);
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "cluster-bus");
+    Run();
+  });
   return Status();
 }
 

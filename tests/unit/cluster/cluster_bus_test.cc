@@ -220,6 +220,24 @@ TEST_F(ClusterBusTest, PublishFansOut) {
   EXPECT_EQ(got[0], "news=" + std::string("hi\0there", 8));
 }
 
+TEST_F(ClusterBusTest, UnansweredHandshakeIsDropped) {
+  TestNode& a = AddNode(/*timeout_ms=*/500);
+  // Nothing listens there (a port just closed): the handshake node goes after
+  // max(node timeout, 1 s).
+  int sock = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  ASSERT_EQ(bind(sock, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0);
+  socklen_t len = sizeof(sa);
+  getsockname(sock, reinterpret_cast<sockaddr*>(&sa), &len);
+  int dead_port = ntohs(sa.sin_port);
+  close(sock);
+  ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", 7000, dead_port, true));
+  EXPECT_EQ(a.state->Nodes().size(), 2u);
+  EXPECT_TRUE(WaitFor([&] { return a.state->Nodes().size() == 1; }, 10));
+}
+
 TEST_F(ClusterBusTest, MalformedInputClosesTheLinkOnly) {
   TestNode& a = AddNode();
   TestNode& b = AddNode();
