@@ -602,7 +602,9 @@ void ClusterBus::ProcessPacket(Link* l, std::string_view data, int64_t now) {
 
   auto lock = state_->Lock();
   Node* sender = state_->FindLocked(m.hdr.sender);
-  if (sender && sender->Has(kFlagHandshake)) sender = nullptr;
+  // A node in handshake is not a sender yet; nor is myself (a MEET to our own address
+  // reaches us): its gossip and claims are never applied.
+  if (sender && sender->Has(kFlagHandshake | kFlagMyself)) sender = nullptr;
   if (sender) {
     sender->data_received_ms = now;
     if (l->inbound && l->node.empty()) l->node = sender->name;
@@ -682,9 +684,11 @@ bool ClusterBus::ProcessPingFamily(Link* l, const bus::Message& m, Node* sender,
   // Our outbound link to a node in handshake: its first answer tells its real name.
   Node* link_node = l->inbound ? nullptr : state_->FindLocked(l->node);
   if (link_node && link_node->Has(kFlagHandshake)) {
-    if (sender) {
-      // Already known under its real name: refresh its address, drop the handshake node.
-      UpdateAddressIfNeeded(sender, l, m);
+    Node* known = state_->FindLocked(m.hdr.sender);
+    if (known) {
+      // Already known under its real name (or it is myself): refresh its address, drop
+      // the handshake node.
+      if (known == sender) UpdateAddressIfNeeded(sender, l, m);
       std::string temp = link_node->name;
       state_->DeleteNode(temp);
       state_->MarkDirty(ClusterState::kSaveConfig);

@@ -238,6 +238,18 @@ TEST_F(ClusterBusTest, UnansweredHandshakeIsDropped) {
   EXPECT_TRUE(WaitFor([&] { return a.state->Nodes().size() == 1; }, 10));
 }
 
+TEST_F(ClusterBusTest, MeetingItselfChangesNothing) {
+  TestNode& a = AddNode();
+  ASSERT_TRUE(a.state->AddSlots({5}).ok());
+  uint64_t epoch = a.state->Myself().config_epoch;
+  ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", a.port, a.cport, true));
+  // The handshake reaches ourselves and is dropped; nothing else changes.
+  EXPECT_TRUE(WaitFor([&] { return a.state->Nodes().size() == 1; }, 10));
+  EXPECT_EQ(a.state->Myself().config_epoch, epoch);
+  EXPECT_TRUE(a.state->Myself().IsPrimary());
+  EXPECT_EQ(a.state->SlotOwner(5), a.name);
+}
+
 TEST_F(ClusterBusTest, MalformedInputClosesTheLinkOnly) {
   TestNode& a = AddNode();
   TestNode& b = AddNode();
