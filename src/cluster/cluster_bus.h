@@ -52,6 +52,7 @@ class ClusterBus : public BusInterface {
   // starts the loop thread.
   Status Start(const std::vector<std::string>& bind_addrs, int port);
   void Stop();
+  // Before Start() (the loop thread reads it unsynchronised).
   void SetDeliver(DeliverFn fn) { deliver_ = std::move(fn); }
 
   // Cluster-wide pub/sub: sends a PUBLISH to every connected node (PUBLISHSHARD: to the

@@ -204,6 +204,7 @@ TEST_F(ClusterBusTest, PublishFansOut) {
   TestNode& b = AddNode();
   std::mutex mu;
   std::vector<std::string> got;
+  // (Set after Start here: nothing is published to b before the callback is in place.)
   b.bus->SetDeliver([&](std::string_view ch, std::string_view msg, bool shard) {
     std::lock_guard g(mu);
     got.push_back(std::string(ch) + "=" + std::string(msg) + (shard ? "/shard" : ""));
