@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
   hotkv::RegisterAllCommands(table);
   hotkv::scripting::RegisterScriptingCommands(table);  // EVAL, SCRIPT (scripting/)
   hotkv::Server server(&config, &table);
+  // Cluster mode keeps a per-slot index of keys (GETKEYSINSLOT visits only the slot's
+  // keys; engine/keyspace.h), set before anything loads.
+  server.keyspace().SetSlotIndex(config.GetString("cluster-enabled") == "yes");
   server.set_aof(hotkv::persistence::MakeAofService(server));
   // Persistence (persistence/): snapshots and loading, behind server/persistence_hooks.h.
   hotkv::persistence::Snapshotter snapshotter(&server);

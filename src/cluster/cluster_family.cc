@@ -1012,15 +1012,11 @@ Status ClusterRuntime::Start(Server& server, Config& config) {
       router->Refresh();
     });
   }
-  // The cluster bus: its own thread and epoll loop on the cluster port (cluster_bus.h).
-  Result<std::unique_ptr<ClusterBus>> bus =
-      StartClusterBus(server, state_.get(), config.bind_addresses(),
-                      SettingsFromConfig(config).bus_listen_port);
+  // The bus listens on the cluster port, on the client listener's addresses.
+  auto bus = StartClusterBus(server, state_.get(), Config::SplitValue(config.GetString("bind")),
+                             state_->settings().bus_listen_port);
   if (!bus.ok()) {
-    server.set_cluster(nullptr);
-    SetClusterScriptHooks(nullptr);
-    SetClusterState(nullptr);
-    state_.reset();
+    Stop();
     return bus.status();
   }
   bus_ = std::move(bus).value();

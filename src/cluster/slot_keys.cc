@@ -24,25 +24,16 @@ void WithShard(Keyspace& ks, uint32_t shard, F fn) {
 }  // namespace
 
 int64_t CountKeysInSlot(Keyspace& ks, int slot) {
-  int64_t n = 0;
-  WithShard(ks, Keyspace::ShardOfSlot(static_cast<uint32_t>(slot)), [&](Shard& s) {
-    s.db0.keys.ForEach([&](Entry* e) {
-      if (KeySlot(e->key()) == static_cast<uint32_t>(slot)) ++n;
-    });
-  });
-  return n;
+  const uint32_t s = static_cast<uint32_t>(slot);
+  return static_cast<int64_t>(
+      ks.CountKeysInSlot(0, s, ThisThreadHoldsShard(Keyspace::ShardOfSlot(s))));
 }
 
 void GetKeysInSlot(Keyspace& ks, int slot, int64_t count, std::vector<std::string>* out) {
   if (count <= 0) return;
-  WithShard(ks, Keyspace::ShardOfSlot(static_cast<uint32_t>(slot)), [&](Shard& s) {
-    s.db0.keys.ForEach([&](Entry* e) {
-      if (static_cast<int64_t>(out->size()) < count &&
-          KeySlot(e->key()) == static_cast<uint32_t>(slot)) {
-        out->emplace_back(e->key());
-      }
-    });
-  });
+  const uint32_t s = static_cast<uint32_t>(slot);
+  ks.GetKeysInSlot(s, static_cast<size_t>(count), out,
+                   ThisThreadHoldsShard(Keyspace::ShardOfSlot(s)));
 }
 
 bool KeyExistsDb0(Keyspace& ks, std::string_view key, int64_t now_ms) {

@@ -1,10 +1,9 @@
 // Keys of one hash slot, for CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT and SETSLOT NODE's
 // "still hold keys" check (database 0, as Redis Cluster has only that one).
 //
-// TEMPORARY implementation: scans the one shard that holds the slot (a shard holds 16
-// slots, so 1/1024 of the keyspace) under its lock. h/clkeys adds per-slot counts and
-// iteration to the keyspace (Keyspace::CountKeysInSlot / GetKeysInSlot); these two
-// functions then become one-line calls to those.
+// Over the keyspace's per-slot counts and per-slot key index (Keyspace::CountKeysInSlot
+// / GetKeysInSlot, engine/keyspace.h): no shard scan. They take the slot's shard lock
+// unless this thread holds it (EXEC, scripts).
 #pragma once
 
 #include <cstdint>

@@ -379,8 +379,9 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     std::string_view key = ctx.arg(key_pos[0]);
     uint32_t shard;
     uint64_t hash;
-    LocateKey(key, &shard, &hash);
-    SetKeyHint(key, shard, hash);
+    uint32_t slot;
+    LocateKey(key, &shard, &hash, &slot);
+    SetKeyHint(key, shard, hash, slot);  // the slot saves the engine's per-slot count a CRC
     Shard& s = ks.shard(shard);
     // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock).
     const bool write = cmd->is(kCmdWrite);
@@ -698,7 +699,10 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
     }
     c.set_authenticated(true);
   }
-  if (server.cluster() != nullptr && RejectedByCluster(w, c, rb, cmd, args)) [[unlikely]] {
+  // In-process clients (the AOF loader replaying its commands) are obeyed, never
+  // redirected, as Redis's mustObeyClient.
+  if (server.cluster() != nullptr && c.AsConnection() != nullptr &&
+      RejectedByCluster(w, c, rb, cmd, args)) [[unlikely]] {
     return;
   }
   if (c.in_subscribed_mode() && !cmd->is(kCmdSubscribedOk)) {

@@ -29,8 +29,12 @@ namespace hotkv::testing {
 
 class InProcessServer {
  public:
-  InProcessServer() {
+  // `extra` registers test-only commands before the table is finalized.
+  explicit InProcessServer(void (*extra)(CommandTable&) = nullptr) {
     RegisterAllCommands(table_);
+    if (extra != nullptr) {
+      extra(table_);
+    }
     table_.Finalize();
     server_ = std::make_unique<Server>(&config_, &table_);
     worker_ = std::make_unique<Worker>(server_.get(), 0);
