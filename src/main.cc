@@ -4,7 +4,6 @@
 #include <string>
 
 #include "ai/ai.h"
-#include "cluster/cluster_bus.h"
 #include "cluster/cluster_family.h"
 #include "commands/register.h"
 #include "common/memory_usage.h"
@@ -97,23 +96,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "%s\n", st.message().c_str());
     return 1;
   }
-  // The cluster bus (cluster/cluster_bus.h) on the cluster port, on the server's binds.
-  std::unique_ptr<hotkv::cluster::ClusterBus> cluster_bus;
-  if (cluster.enabled()) {
-    auto bus = hotkv::cluster::StartClusterBus(
-        server, cluster.state(), hotkv::Config::SplitValue(config.GetString("bind")),
-        cluster.state()->settings().bus_listen_port);
-    if (!bus.ok()) {
-      fprintf(stderr, "%s\n", bus.status().message().c_str());
-      return 1;
-    }
-    cluster_bus = std::move(bus).value();
-  }
   server.set_persistence(&snapshotter);
   snapshotter.PrepareStartup();
   int rc = server.Run();
   snapshotter.FinishShutdown();
-  hotkv::cluster::StopClusterBus(cluster.state(), cluster_bus);
   cluster.Stop();
   server.set_persistence(nullptr);
   return rc;

@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -140,7 +141,10 @@ Status ClusterBus::Start(const std::vector<std::string>& bind_addrs, int port) {
   ev.events = EPOLLIN;
   ev.data.fd = wakefd_;
   epoll_ctl(epfd_, EPOLL_CTL_ADD, wakefd_, &ev);
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "cluster-bus");
+    Run();
+  });
   return Status();
 }
 
@@ -263,6 +267,7 @@ void ClusterBus::DrainQueue() {
   }
   for (const std::string& name : deleted) {
     supports_ext_.erase(name);
+    knows_shard_ext_.erase(name);
     std::vector<Link*> doomed;
     for (auto& [fd, l] : links_) {
       if (l->node == name) doomed.push_back(l.get());
@@ -524,11 +529,16 @@ void ClusterBus::SendPing(Link* l, uint16_t type, int64_t now) {
   if (!peer.empty() && supports_ext_.count(peer)) {
     ClusterSettings s = state_->settings();
     if (!s.announce_hostname.empty()) m.exts.push_back({bus::kExtHostname, s.announce_hostname, 0});
-    if (!s.announce_human_nodename.empty()) {
-      m.exts.push_back({bus::kExtHumanNodename, s.announce_human_nodename, 0});
+    auto known = knows_shard_ext_.find(peer);
+    if (known == knows_shard_ext_.end() || known->second) {
+      if (!s.announce_human_nodename.empty()) {
+        m.exts.push_back({bus::kExtHumanNodename, s.announce_human_nodename, 0});
+      }
+      Node* me = state_->MyselfLocked();
+      if (me->shard_id.size() == kNodeNameLen) {
+        m.exts.push_back({bus::kExtShardId, me->shard_id, 0});
+      }
     }
-    Node* me = state_->MyselfLocked();
-    if (me->shard_id.size() == kNodeNameLen) m.exts.push_back({bus::kExtShardId, me->shard_id, 0});
   }
   Send(l, bus::Encode(m), type);
 }
@@ -592,7 +602,9 @@ void ClusterBus::ProcessPacket(Link* l, std::string_view data, int64_t now) {
 
   auto lock = state_->Lock();
   Node* sender = state_->FindLocked(m.hdr.sender);
-  if (sender && sender->Has(kFlagHandshake)) sender = nullptr;
+  // A node in handshake is not a sender yet; nor is myself (a MEET to our own address
+  // reaches us): its gossip and claims are never applied.
+  if (sender && sender->Has(kFlagHandshake | kFlagMyself)) sender = nullptr;
   if (sender) {
     sender->data_received_ms = now;
     if (l->inbound && l->node.empty()) l->node = sender->name;
@@ -601,7 +613,7 @@ void ClusterBus::ProcessPacket(Link* l, std::string_view data, int64_t now) {
       state_->SetCurrentEpoch(m.hdr.current_epoch);
       state_->MarkDirty(ClusterState::kSaveConfig | ClusterState::kFsyncConfig);
     }
-    if (m.hdr.config_epoch > sender->config_epoch && m.hdr.slaveof.empty()) {
+    if (m.hdr.config_epoch > sender->config_epoch) {  // a replica advertises its primary's
       state_->SetNodeConfigEpoch(sender->name, m.hdr.config_epoch);
       state_->MarkDirty(ClusterState::kSaveConfig | ClusterState::kFsyncConfig);
     }
@@ -672,9 +684,11 @@ bool ClusterBus::ProcessPingFamily(Link* l, const bus::Message& m, Node* sender,
   // Our outbound link to a node in handshake: its first answer tells its real name.
   Node* link_node = l->inbound ? nullptr : state_->FindLocked(l->node);
   if (link_node && link_node->Has(kFlagHandshake)) {
-    if (sender) {
-      // Already known under its real name: refresh its address, drop the handshake node.
-      UpdateAddressIfNeeded(sender, l, m);
+    Node* known = state_->FindLocked(m.hdr.sender);
+    if (known) {
+      // Already known under its real name (or it is myself): refresh its address, drop
+      // the handshake node.
+      if (known == sender) UpdateAddressIfNeeded(sender, l, m);
       std::string temp = link_node->name;
       state_->DeleteNode(temp);
       state_->MarkDirty(ClusterState::kSaveConfig);
@@ -697,7 +711,7 @@ bool ClusterBus::ProcessPingFamily(Link* l, const bus::Message& m, Node* sender,
     if (!sender) return false;
     sender->data_received_ms = now;
     if (m.hdr.mflags[0] & bus::kFlag0ExtData) supports_ext_[sender->name] = true;
-    if (m.hdr.config_epoch > sender->config_epoch && m.hdr.slaveof.empty()) {
+    if (m.hdr.config_epoch > sender->config_epoch) {  // a replica advertises its primary's
       state_->SetNodeConfigEpoch(sender->name, m.hdr.config_epoch);
     }
   } else if (link_node && link_node->name != m.hdr.sender) {
@@ -748,6 +762,11 @@ bool ClusterBus::ProcessPingFamily(Link* l, const bus::Message& m, Node* sender,
       default:
         break;
     }
+  }
+  if (!m.exts.empty()) {
+    bool shard = false;
+    for (const bus::PingExt& e : m.exts) shard |= e.type == bus::kExtShardId;
+    knows_shard_ext_[sender->name] = shard;
   }
   if (m.hdr.mflags[0] & bus::kFlag0ExtData) {
     // A node that sends extensions but no hostname has none (7.0+ semantics).

@@ -52,6 +52,7 @@ class ClusterBus : public BusInterface {
   // starts the loop thread.
   Status Start(const std::vector<std::string>& bind_addrs, int port);
   void Stop();
+  // Before Start() (the loop thread reads it unsynchronised).
   void SetDeliver(DeliverFn fn) { deliver_ = std::move(fn); }
 
   // Cluster-wide pub/sub: sends a PUBLISH to every connected node (PUBLISHSHARD: to the
@@ -115,6 +116,10 @@ class ClusterBus : public BusInterface {
   std::unordered_map<int, std::unique_ptr<Link>> links_;   // by fd
   std::unordered_map<std::string, Link*> outbound_;        // node name -> its link
   std::unordered_map<std::string, bool> supports_ext_;     // node sent kFlag0ExtData
+  // Whether a node knows the extension types after the hostname: true once it sent a
+  // shard id (Redis >= 7.2, HotKV), false when it sent extensions without one (Redis 7.0
+  // with a hostname, which logs a warning for each unknown type); unknown: sent.
+  std::unordered_map<std::string, bool> knows_shard_ext_;
   int64_t iteration_ = 0;
   uint64_t rng_ = 0x9e3779b97f4a7c15ull;
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_bus.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/slot_keys.h"
 #include "common/clock.h"
@@ -1011,6 +1012,14 @@ Status ClusterRuntime::Start(Server& server, Config& config) {
       router->Refresh();
     });
   }
+  // The bus listens on the cluster port, on the client listener's addresses.
+  auto bus = StartClusterBus(server, state_.get(), Config::SplitValue(config.GetString("bind")),
+                             state_->settings().bus_listen_port);
+  if (!bus.ok()) {
+    Stop();
+    return bus.status();
+  }
+  bus_ = std::move(bus).value();
   thread_ = std::thread([this] { Cron(); });
   return Status::Ok();
 }
@@ -1033,6 +1042,7 @@ void ClusterRuntime::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  StopClusterBus(state_.get(), bus_);
   if (state_ != nullptr) {
     (void)state_->SaveIfDirty();
   }

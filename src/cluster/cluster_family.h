@@ -30,6 +30,7 @@ namespace hotkv::cluster {
 void RegisterClusterCommands(CommandTable& table);
 
 class ClusterRouter;
+class ClusterBus;
 
 class ClusterRuntime {
  public:
@@ -37,7 +38,7 @@ class ClusterRuntime {
   ~ClusterRuntime();
   // Does nothing (ok) when cluster-enabled is no. Otherwise loads or creates nodes.conf
   // (an error for a corrupt one: the caller refuses to start), installs the hooks and
-  // starts the cron thread.
+  // starts the cluster bus (cluster_bus.h) on the cluster port and the cron thread.
   Status Start(Server& server, Config& config);
   void Stop();
   ClusterState* state() { return state_.get(); }
@@ -49,6 +50,7 @@ class ClusterRuntime {
   Server* server_ = nullptr;
   std::unique_ptr<ClusterState> state_;
   std::unique_ptr<ClusterRouter> router_;
+  std::unique_ptr<ClusterBus> bus_;
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -24,14 +24,14 @@ void WithShard(Keyspace& ks, uint32_t shard, F fn) {
 }  // namespace
 
 int64_t CountKeysInSlot(Keyspace& ks, int slot) {
-  const auto s = static_cast<uint32_t>(slot);
+  const uint32_t s = static_cast<uint32_t>(slot);
   return static_cast<int64_t>(
       ks.CountKeysInSlot(0, s, ThisThreadHoldsShard(Keyspace::ShardOfSlot(s))));
 }
 
 void GetKeysInSlot(Keyspace& ks, int slot, int64_t count, std::vector<std::string>* out) {
   if (count <= 0) return;
-  const auto s = static_cast<uint32_t>(slot);
+  const uint32_t s = static_cast<uint32_t>(slot);
   ks.GetKeysInSlot(s, static_cast<size_t>(count), out,
                    ThisThreadHoldsShard(Keyspace::ShardOfSlot(s)));
 }

@@ -1,9 +1,9 @@
 // Keys of one hash slot, for CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT and SETSLOT NODE's
 // "still hold keys" check (database 0, as Redis Cluster has only that one).
 //
-// Both call the keyspace's per-slot counts and per-slot index (Keyspace::CountKeysInSlot
-// / GetKeysInSlot: O(1), and only the slot's keys visited), under the slot's shard lock
-// unless this thread holds it.
+// Over the keyspace's per-slot counts and per-slot key index (Keyspace::CountKeysInSlot
+// / GetKeysInSlot, engine/keyspace.h): no shard scan. They take the slot's shard lock
+// unless this thread holds it (EXEC, scripts).
 #pragma once
 
 #include <cstdint>

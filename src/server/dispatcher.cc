@@ -699,7 +699,10 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
     }
     c.set_authenticated(true);
   }
-  if (server.cluster() != nullptr && RejectedByCluster(w, c, rb, cmd, args)) [[unlikely]] {
+  // In-process clients (the AOF loader replaying its commands) are obeyed, never
+  // redirected, as Redis's mustObeyClient.
+  if (server.cluster() != nullptr && c.AsConnection() != nullptr &&
+      RejectedByCluster(w, c, rb, cmd, args)) [[unlikely]] {
     return;
   }
   if (c.in_subscribed_mode() && !cmd->is(kCmdSubscribedOk)) {

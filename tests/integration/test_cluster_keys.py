@@ -54,9 +54,10 @@ def importing_pair(tmp_path_factory):
         b.stop()
 
 
-def own_slot(c, slot):
-    # The migrating node must own the key's slot (or MIGRATE's key is redirected); alone
-    # and with cluster-require-full-coverage no, its cluster is then up.
+def own_slot_if_cluster(c, slot):
+    # The migrating node must own the key's slot (or MIGRATE's key is redirected) and be
+    # cluster_state:ok (it is started with cluster-require-full-coverage no; a primary
+    # stays down for the rejoin delay after it served no slot, as Redis does).
     c.execute_command("CLUSTER", "ADDSLOTS", slot)
     assert wait_until(lambda: b"cluster_state:ok" in c.execute_command("CLUSTER", "INFO"),
                       timeout=10)
@@ -67,9 +68,10 @@ def test_migrate_from_a_cluster_node_sends_restore_asking(start_server, importin
     cb = b.client()
     key = key_in_slot(cb, 5)
     srv = start_server(args=["--cluster-enabled", "yes", "--cluster-require-full-coverage", "no",
+                             "--cluster-node-timeout", "500",
                              "--cluster-port", str(free_port())])
     c = srv.client(decode_responses=False)
-    own_slot(c, 5)
+    own_slot_if_cluster(c, 5)
     c.set(key, "v1")
     assert c.execute_command("MIGRATE", "127.0.0.1", b.port, key, 0, 5000) == b"OK"
     assert c.exists(key) == 0

@@ -496,3 +496,28 @@ def test_corrupt_nodes_conf_refuses_to_start(tmp_path, content):
         proc.start(timeout=10)
     assert "server exited" in str(e.value)
     assert "corrupted cluster config file" in str(e.value)
+
+
+def test_aof_replays_in_cluster_mode(tmp_path):
+    """The AOF is replayed at start even though the node is not yet cluster_state:ok
+    (the loader is obeyed, never redirected)."""
+    started = []
+    try:
+        proc, _ = start_node(tmp_path, conf_name="aof-nodes.conf", started=started,
+                             extra=("--appendonly", "yes"))
+        r = full_errors(proc.client())
+        r.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+        wait_state(r, "ok")
+        r.set("k1", "v1")
+        r.rpush("{k1}list", "a", "b")
+        r.close()
+        proc.stop()
+        proc2, _ = start_node(tmp_path, conf_name="aof-nodes.conf", started=started,
+                              extra=("--appendonly", "yes"))
+        r2 = full_errors(proc2.client())
+        wait_state(r2, "ok")
+        assert r2.get("k1") == "v1"
+        assert r2.lrange("{k1}list", 0, -1) == ["a", "b"]
+    finally:
+        for p in started:
+            p.stop()

@@ -15,6 +15,8 @@
 #include <ctime>
 #include <random>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <string>
@@ -52,7 +54,7 @@ class ClusterBusTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  TestNode& AddNode(int64_t timeout_ms = 15000) {
+  TestNode& AddNode(int64_t timeout_ms = 15000, const std::string& hostname = "") {
     TestNode n;
     n.state = std::make_unique<ClusterState>();
     n.bus = std::make_unique<ClusterBus>(n.state.get());
@@ -64,6 +66,7 @@ class ClusterBusTest : public ::testing::Test {
     s.port = n.port;
     s.cport = n.cport;
     s.node_timeout_ms = timeout_ms;
+    s.announce_hostname = hostname;
     n.state->SetSettings(s);
     EXPECT_TRUE(n.state->LoadOrCreate().ok());
     n.state->SetBus(n.bus.get());
@@ -124,6 +127,11 @@ TEST_F(ClusterBusTest, MeetHandshakeRenamesAndGossipSpreads) {
       if (n.state->Myself().ip != "127.0.0.1") return false;
     }
     return true;
+  }));
+  // Shard ids travel in ping extensions between HotKV nodes.
+  EXPECT_TRUE(WaitFor([&] {
+    auto b = a.state->GetNode(nodes_[1].name);
+    return b && b->shard_id == nodes_[1].state->MyShardId();
   }));
   // CLUSTER LINKS: a has links to and from both others.
   EXPECT_TRUE(WaitFor([&] { return a.bus->Links().size() >= 4; }));
@@ -196,6 +204,7 @@ TEST_F(ClusterBusTest, PublishFansOut) {
   TestNode& b = AddNode();
   std::mutex mu;
   std::vector<std::string> got;
+  // (Set after Start here: nothing is published to b before the callback is in place.)
   b.bus->SetDeliver([&](std::string_view ch, std::string_view msg, bool shard) {
     std::lock_guard g(mu);
     got.push_back(std::string(ch) + "=" + std::string(msg) + (shard ? "/shard" : ""));
@@ -210,6 +219,36 @@ TEST_F(ClusterBusTest, PublishFansOut) {
   }));
   b.bus->Stop();  // its thread calls the callback, which refers to this frame
   EXPECT_EQ(got[0], "news=" + std::string("hi\0there", 8));
+}
+
+TEST_F(ClusterBusTest, UnansweredHandshakeIsDropped) {
+  TestNode& a = AddNode(/*timeout_ms=*/500);
+  // Nothing listens there (a port just closed): the handshake node goes after
+  // max(node timeout, 1 s).
+  int sock = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  ASSERT_EQ(bind(sock, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0);
+  socklen_t len = sizeof(sa);
+  getsockname(sock, reinterpret_cast<sockaddr*>(&sa), &len);
+  int dead_port = ntohs(sa.sin_port);
+  close(sock);
+  ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", 7000, dead_port, true));
+  EXPECT_EQ(a.state->Nodes().size(), 2u);
+  EXPECT_TRUE(WaitFor([&] { return a.state->Nodes().size() == 1; }, 10));
+}
+
+TEST_F(ClusterBusTest, MeetingItselfChangesNothing) {
+  TestNode& a = AddNode();
+  ASSERT_TRUE(a.state->AddSlots({5}).ok());
+  uint64_t epoch = a.state->Myself().config_epoch;
+  ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", a.port, a.cport, true));
+  // The handshake reaches ourselves and is dropped; nothing else changes.
+  EXPECT_TRUE(WaitFor([&] { return a.state->Nodes().size() == 1; }, 10));
+  EXPECT_EQ(a.state->Myself().config_epoch, epoch);
+  EXPECT_TRUE(a.state->Myself().IsPrimary());
+  EXPECT_EQ(a.state->SlotOwner(5), a.name);
 }
 
 TEST_F(ClusterBusTest, MalformedInputClosesTheLinkOnly) {
@@ -316,7 +355,8 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
     std::string p = std::to_string(rport);
     execl(redis, redis, "--port", p.c_str(), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
           "--save", "", "--appendonly", "no", "--cluster-node-timeout", "5000",
-          "--logfile", "redis.log", static_cast<char*>(nullptr));
+          "--logfile", "redis.log", "--cluster-announce-hostname", "redis-host",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   ASSERT_GT(pid, 0);
@@ -333,7 +373,7 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
   std::string rname = myid.substr(myid.find('\n') + 1, 40);
   ASSERT_EQ(RedisCall(rport, "CLUSTER ADDSLOTSRANGE 0 10"), "+OK\r\n");
 
-  TestNode& a = AddNode();
+  TestNode& a = AddNode(15000, "hotkv-host");
   ASSERT_TRUE(a.state->AddSlots({11, 12, 13}).ok());
   ASSERT_TRUE(a.state->StartHandshake("127.0.0.1", rport, rport + 10000, true));
   ASSERT_TRUE(WaitFor([&] {
@@ -341,8 +381,9 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
     return r && !r->Has(kFlagHandshake) && a.state->SlotOwner(10) == rname;
   }));
   // Redis shows us with our name, as a connected primary with our slots.
+  // Hostnames travel in ping extensions both ways.
   std::string want = a.name + " 127.0.0.1:" + std::to_string(a.port) + "@" +
-                     std::to_string(a.cport) + " master - ";
+                     std::to_string(a.cport) + ",hotkv-host master - ";
   std::string nodes;
   EXPECT_TRUE(WaitFor([&] {
     nodes = RedisCall(rport, "CLUSTER NODES");
@@ -351,6 +392,15 @@ void ClusterBusTest::MeetRealRedis(const char* redis) {
     std::string line = nodes.substr(at, nodes.find('\n', at) - at);
     return line.find(" connected 11-13") != std::string::npos;
   })) << nodes;
+  EXPECT_TRUE(WaitFor([&] {
+    auto r = a.state->GetNode(rname);
+    return r && r->hostname == "redis-host";
+  }));
+  // Nothing HotKV sent was unknown to that Redis (7.0 knows only the hostname extension).
+  std::ifstream log(rdir + "/redis.log");
+  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("unknown extension"), std::string::npos) << text;
+  EXPECT_EQ(text.find("invalid"), std::string::npos) << text;
 }
 
 TEST_F(ClusterBusTest, MeetsRealRedis70) {

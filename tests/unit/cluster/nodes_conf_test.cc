@@ -227,3 +227,107 @@ TEST(ClusterState, ClaimSlotsByConfigEpoch) {
 
 }  // namespace
 }  // namespace hotkv::cluster
+
+namespace hotkv::cluster {
+namespace {
+
+class StateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/hotkv_clstate_XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    ClusterSettings s;
+    s.config_file = dir_ + "/nodes.conf";
+    s.port = 7000;
+    s.cport = 17000;
+    st_.SetSettings(s);
+    ASSERT_TRUE(st_.LoadOrCreate().ok());
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::string AddOther(const char* name, const char* ip, int port) {
+    {
+      auto lock = st_.Lock();
+      st_.AddNodeLocked(name, kFlagMaster);
+    }
+    st_.SetNodeAddress(name, ip, port, port + 10000);
+    return name;
+  }
+  std::string dir_;
+  ClusterState st_;
+};
+
+TEST_F(StateTest, OpenSlotsInTheRouteTable) {
+  std::string b = AddOther("07c37dfeb235213a872192d90877d0cd55635b91", "10.0.0.2", 7001);
+  ASSERT_TRUE(st_.AddSlots({100}).ok());
+  EXPECT_TRUE(st_.Route(100).plain_mine());
+  EXPECT_FALSE(st_.SetSlotImporting(100, b).ok());  // already mine
+  ASSERT_TRUE(st_.SetSlotMigrating(100, b).ok());
+  SlotRoute r = st_.Route(100);
+  EXPECT_TRUE(r.mine() && r.migrating() && !r.plain_mine());
+  EXPECT_EQ(st_.Endpoint(r.migrating_endpoint()), "10.0.0.2:7001");
+  // The target moves: the route follows.
+  st_.SetNodeAddress(b, "10.0.0.3", 7002, 17002);
+  EXPECT_EQ(st_.Endpoint(st_.Route(100).migrating_endpoint()), "10.0.0.3:7002");
+  ASSERT_TRUE(st_.SetSlotStable(100).ok());
+  EXPECT_TRUE(st_.Route(100).plain_mine());
+  // Importing a slot B owns.
+  ASSERT_TRUE(st_.SetSlotNode(200, b, 0).ok());
+  ASSERT_TRUE(st_.SetSlotImporting(200, b).ok());
+  r = st_.Route(200);
+  EXPECT_EQ(r.kind(), SlotRoute::kOther);
+  EXPECT_TRUE(r.importing());
+  // Taking it closes the import and bumps myself's config epoch.
+  ASSERT_TRUE(st_.SetSlotNode(200, st_.MyName(), 0).ok());
+  EXPECT_TRUE(st_.Route(200).plain_mine());
+  EXPECT_EQ(st_.Myself().config_epoch, 1u);
+  // A slot with keys cannot be given away.
+  EXPECT_FALSE(st_.SetSlotNode(200, b, 3).ok());
+}
+
+TEST_F(StateTest, EpochsForgetReset) {
+  EXPECT_EQ(st_.BumpEpoch(), "BUMPED 1");
+  EXPECT_EQ(st_.BumpEpoch(), "STILL 1");
+  std::string b = AddOther("07c37dfeb235213a872192d90877d0cd55635b91", "10.0.0.2", 7001);
+  EXPECT_FALSE(st_.SetConfigEpoch(5).ok());  // another node is known
+  st_.SetNodeConfigEpoch(b, 4);
+  EXPECT_EQ(st_.current_epoch(), 4u);
+  EXPECT_EQ(st_.BumpEpoch(), "BUMPED 5");
+  ASSERT_TRUE(st_.Forget(b, 1000).ok());
+  EXPECT_FALSE(st_.GetNode(b).has_value());
+  EXPECT_TRUE(st_.IsBlacklisted(b, 2000));
+  EXPECT_FALSE(st_.IsBlacklisted(b, 1000 + 60001));
+  std::string old = st_.MyName();
+  ASSERT_TRUE(st_.AddSlots({1, 2}).ok());
+  st_.Reset(false);
+  EXPECT_EQ(st_.MyName(), old);
+  EXPECT_EQ(st_.SlotOwner(1), "");
+  EXPECT_EQ(st_.Myself().config_epoch, 5u);
+  st_.Reset(true);
+  EXPECT_NE(st_.MyName(), old);
+  EXPECT_EQ(st_.current_epoch(), 0u);
+  EXPECT_EQ(st_.Myself().config_epoch, 0u);
+}
+
+TEST_F(StateTest, HandshakeNodesTimeOutAndStateNeedsCoverage) {
+  std::string name;
+  ASSERT_TRUE(st_.StartHandshake("127.0.0.1", 7005, 17005, true, &name));
+  EXPECT_FALSE(st_.StartHandshake("127.0.0.1", 7005, 17005, true));  // in progress
+  EXPECT_TRUE(st_.HandshakeInProgress("127.0.0.1", 7005, 17005));
+  EXPECT_FALSE(st_.StartHandshake("not an ip", 7005, 17005, true));
+  EXPECT_FALSE(st_.StartHandshake("127.0.0.1", 0, 17005, true));
+  int64_t created = st_.GetNode(name)->ctime_ms;
+  st_.Tick(created + 1000);  // within max(node timeout, 1 s)... node timeout is 15 s
+  EXPECT_TRUE(st_.GetNode(name).has_value());
+  st_.Tick(created + 16000);
+  EXPECT_FALSE(st_.GetNode(name).has_value());
+  EXPECT_FALSE(st_.cluster_ok());
+  std::vector<int> all(kNumSlots);
+  for (int i = 0; i < kNumSlots; ++i) all[i] = i;
+  ASSERT_TRUE(st_.AddSlots(all).ok());
+  EXPECT_EQ(st_.ClusterSize(), 1);
+  // ok only after the rejoin delay (5 s for a 15 s node timeout) past the minority state.
+  EXPECT_FALSE(st_.cluster_ok());
+}
+
+}  // namespace
+}  // namespace hotkv::cluster
