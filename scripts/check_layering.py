@@ -30,6 +30,10 @@ ALLOWED = {
                   "json", "common"},
     "search": {"server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
                "json", "common"},
+    # cluster/ is Redis Cluster (slot table, nodes.conf, CLUSTER commands, the bus);
+    # server/ sees it only through server/cluster_hooks.h.
+    "cluster": {"commands", "server", "rdb", "engine", "pubsub", "net", "protocol", "types",
+                "vector", "json", "common"},
     # ai/ reuses the vector commands' helpers (commands/vector_common.h).
     "ai": {"commands", "server", "rdb", "engine", "pubsub", "net", "protocol", "types", "vector",
            "json", "common"},

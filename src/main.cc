@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ai/ai.h"
+#include "cluster/cluster_family.h"
 #include "commands/register.h"
 #include "common/memory_usage.h"
 #include "common/page_prefault.h"
@@ -71,6 +72,9 @@ int main(int argc, char** argv) {
   hotkv::RegisterAllCommands(table);
   hotkv::scripting::RegisterScriptingCommands(table);  // EVAL, SCRIPT (scripting/)
   hotkv::Server server(&config, &table);
+  // Cluster mode keeps a per-slot index of keys (GETKEYSINSLOT visits only the slot's
+  // keys; engine/keyspace.h), set before anything loads.
+  server.keyspace().SetSlotIndex(config.GetString("cluster-enabled") == "yes");
   server.set_aof(hotkv::persistence::MakeAofService(server));
   // Persistence (persistence/): snapshots and loading, behind server/persistence_hooks.h.
   hotkv::persistence::Snapshotter snapshotter(&server);
@@ -82,11 +86,21 @@ int main(int argc, char** argv) {
   // Search (search/): FT.* commands and the keyspace observer that feeds the indexes.
   hotkv::search::RegisterSearchCommands(table);
   hotkv::search::InstallSearch(server);
+  // Cluster mode (cluster/): CLUSTER, ASKING, READONLY, READWRITE always exist (Redis
+  // answers them without cluster support too); the state and routing only with
+  // cluster-enabled yes.
+  hotkv::cluster::RegisterClusterCommands(table);
   table.Finalize();
+  hotkv::cluster::ClusterRuntime cluster;
+  if (hotkv::Status st = cluster.Start(server, config); !st.ok()) {
+    fprintf(stderr, "%s\n", st.message().c_str());
+    return 1;
+  }
   server.set_persistence(&snapshotter);
   snapshotter.PrepareStartup();
   int rc = server.Run();
   snapshotter.FinishShutdown();
+  cluster.Stop();
   server.set_persistence(nullptr);
   return rc;
 }

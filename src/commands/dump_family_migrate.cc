@@ -139,6 +139,9 @@ struct MigrateArgs {
   size_t num_keys = 1;
   int64_t timeout_ms = 0;
   int64_t dbid = 0;
+  // cluster-enabled: the keys go as RESTORE-ASKING, so that a target that is importing
+  // the slot (and not its owner yet) takes them, as Redis's MIGRATE sends them.
+  bool asking = false;
 };
 
 std::optional<MigrateArgs> ParseMigrateArgs(CommandContext& ctx) {
@@ -297,7 +300,7 @@ std::string BuildRequest(const MigrateArgs& a, bool select, const std::vector<Mi
   }
   for (const MigrateItem& it : items) {
     AppendArrayHeader(out, a.replace ? 5 : 4);
-    AppendBulk(out, "RESTORE");  // RESTORE-ASKING once HotKV runs as a cluster
+    AppendBulk(out, a.asking ? "RESTORE-ASKING" : "RESTORE");
     AppendBulk(out, it.key);
     AppendBulk(out, std::to_string(it.ttl_ms));
     AppendBulk(out, it.payload);
@@ -396,6 +399,7 @@ void MigrateCommand(CommandContext& ctx) {
   if (!a) {
     return;
   }
+  a->asking = ctx.server().config().GetString("cluster-enabled") == "yes";
   std::vector<std::string_view> keys;
   for (size_t i = 0; i < a->num_keys; i++) {
     keys.push_back(ctx.arg(a->first_key + i));

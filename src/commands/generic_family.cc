@@ -212,6 +212,9 @@ void CopyCommand(CommandContext& ctx) {
       return ctx.rb().Error(errors::kSyntax);
     }
   }
+  if (ctx.server().cluster() != nullptr && (dst_db != 0 || ctx.client().db() != 0)) {
+    return ctx.rb().Error("ERR Copying to another database is not allowed in cluster mode");
+  }
   std::string_view src = ctx.arg(1);
   std::string_view dst = ctx.arg(2);
   if (src == dst && dst_db == ctx.client().db()) {
@@ -243,6 +246,9 @@ void CopyCommand(CommandContext& ctx) {
 }
 
 void MoveCommand(CommandContext& ctx) {
+  if (ctx.server().cluster() != nullptr) {
+    return ctx.rb().Error("ERR MOVE is not allowed in cluster mode");
+  }
   auto d = ParseDbIndex(ctx, ctx.arg(2));
   if (!d) {
     return;

@@ -267,6 +267,14 @@ void FlushDbCommand(CommandContext& ctx) { FlushGeneric(ctx, ctx.client().db());
 void FlushAllCommand(CommandContext& ctx) { FlushGeneric(ctx, -1); }
 
 void SelectCommand(CommandContext& ctx) {
+  if (ctx.server().cluster() != nullptr) {
+    // Redis checks cluster mode before the range: only database 0 exists there.
+    auto v = ParseInt64(ctx.arg(1));
+    if (v && *v >= std::numeric_limits<int32_t>::min() &&
+        *v <= std::numeric_limits<int32_t>::max() && *v != 0) {
+      return ctx.rb().Error("ERR SELECT is not allowed in cluster mode");
+    }
+  }
   auto db = ParseDbIndex(ctx, ctx.arg(1));
   if (!db) {
     return;
@@ -295,6 +303,9 @@ void SignalWaitersInSwappedDbs(CommandContext& ctx, Shard& s, int a, int b) {
 }
 
 void SwapDbCommand(CommandContext& ctx) {
+  if (ctx.server().cluster() != nullptr) {
+    return ctx.rb().Error("ERR SWAPDB is not allowed in cluster mode");
+  }
   auto a = ParseInt64(ctx.arg(1));
   if (!a) {
     return ctx.rb().Error("ERR invalid first DB index");

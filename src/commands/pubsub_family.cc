@@ -148,10 +148,12 @@ void PUnsubscribeCommand(CommandContext& ctx) {
 
 void PublishCommand(CommandContext& ctx) {
   ctx.rb().Integer(Publish(ctx.server(), PubsubRegistry::kChannel, ctx.arg(1), ctx.arg(2)));
+  PropagateClusterPublish(false, ctx.arg(1), ctx.arg(2));
 }
 
 void SPublishCommand(CommandContext& ctx) {
   ctx.rb().Integer(Publish(ctx.server(), PubsubRegistry::kShard, ctx.arg(1), ctx.arg(2)));
+  PropagateClusterPublish(true, ctx.arg(1), ctx.arg(2));
 }
 
 void ChannelsGeneric(CommandContext& ctx, PubsubRegistry::Space space) {

@@ -340,7 +340,10 @@ void InfoCommand(CommandContext& ctx) {
       {"modules", true, [](Server&) { return std::string("# Modules\r\n"); }},
       {"commandstats", false, CommandStatsSection},
       {"errorstats", true, ErrorStatsSection},
-      {"cluster", true, [](Server&) { return std::string("# Cluster\r\ncluster_enabled:0\r\n"); }},
+      {"cluster", true, [](Server& s) {
+         return s.cluster() != nullptr ? s.cluster()->InfoSection()
+                                       : std::string("# Cluster\r\ncluster_enabled:0\r\n");
+       }},
       {"keyspace", true, KeyspaceSection},
       {"keysizes", true, server_internal::KeysizesSection},
   };

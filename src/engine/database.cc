@@ -34,15 +34,17 @@ void RemoveFromVolatile(DbTable& t, Entry* e) {
 KeyRef Database::Lookup(std::string_view key) {
   uint32_t shard;
   uint64_t hash;
-  LocateKey(key, &shard, &hash);
-  return Lookup(key, shard, hash);
+  uint32_t slot;
+  LocateKey(key, &shard, &hash, &slot);
+  return Lookup(key, shard, hash, slot);
 }
 
-KeyRef Database::Lookup(std::string_view key, uint32_t shard, uint64_t hash) {
+KeyRef Database::Lookup(std::string_view key, uint32_t shard, uint64_t hash, uint32_t slot) {
   KeyRef ref;
   ref.table = &Table(shard);
   ref.hash = hash;
   ref.shard = shard;
+  ref.slot = slot;
   ref.pos = ref.table->keys.Find(key, hash);
   if (ref && IsExpired(ref.entry())) {
     if (t_keep_expired) [[unlikely]] {
@@ -76,6 +78,7 @@ void Database::Insert(KeyRef& ref, Entry* e) {
   ks_->StampNew(e);
   ks_->NoteDbUsed(index_);
   ref.pos = ref.table->keys.Insert(ref.hash, e);
+  SlotAdd(ref, e);
   ref.table->CountKeySize(e);
   if (e->has_ttl()) {
     AddToVolatile(*ref.table, e);
@@ -84,6 +87,46 @@ void Database::Insert(KeyRef& ref, Entry* e) {
     ref.table->NoteFieldTtls(e->key());
   }
   ks_->NotifyCreated(index_, e->key(), e->type());
+}
+
+void Database::SlotAdd(KeyRef& ref, Entry* e) {
+  if (ref.slot == kNoSlot) {
+    ref.slot = KeySlot(e->key());
+  }
+  DbTable& t = *ref.table;
+  const uint32_t local = ref.slot & (kSlotsPerShard - 1);
+  t.slot_keys[local]++;
+  if (ks_->slot_index()) [[unlikely]] {
+    if (t.slot_index == nullptr) {
+      t.slot_index = std::make_unique<SlotIndex>();
+    }
+    t.slot_index->slots[local].Insert(ref.hash, e);
+  }
+}
+
+void Database::SlotRemove(KeyRef& ref, const Entry* e) {
+  if (ref.slot == kNoSlot) {
+    ref.slot = KeySlot(e->key());
+  }
+  DbTable& t = *ref.table;
+  const uint32_t local = ref.slot & (kSlotsPerShard - 1);
+  t.slot_keys[local]--;
+  if (t.slot_index != nullptr) [[unlikely]] {
+    KeyTable& st = t.slot_index->slots[local];
+    const size_t pos = st.FindPointer(ref.hash, e);
+    if (pos != KeyTable::kNotFound) {
+      st.EraseAt(pos);
+    }
+  }
+}
+
+void Database::SlotReplace(const KeyRef& ref, const Entry* old, Entry* e) {
+  const uint32_t slot = ref.slot != kNoSlot ? ref.slot : KeySlot(e->key());
+  KeyTable& st = ref.table->slot_index->slots[slot & (kSlotsPerShard - 1)];
+  const size_t pos = st.FindPointer(ref.hash, old);
+  if (pos != KeyTable::kNotFound) {
+    st.Replace(pos, e);
+  }
 }
 
 void Database::NoteFieldTtls(std::string_view key) {
@@ -125,6 +168,7 @@ Entry* Database::Replace(KeyRef& ref, Entry* e) {
     AddToVolatile(*ref.table, e);
   }
   ref.table->keys.Replace(ref.pos, e);
+  SlotMoved(ref, old, e);
   ref.table->UncountKeySize(old);
   ref.table->CountKeySize(e);
   if (ObjectHasFieldTtls(e->type(), e)) {
@@ -149,6 +193,7 @@ void Database::Relocated(KeyRef& ref, Entry* e) {
   }
   Entry* old = ref.table->keys.At(ref.pos);  // freed by realloc: only compared
   ref.table->keys.Replace(ref.pos, e);
+  SlotMoved(ref, old, e);
   Remembered(old, e);
 }
 
@@ -163,6 +208,7 @@ Entry* Database::Detach(KeyRef& ref) {
     RemoveFromVolatile(*ref.table, e);
   }
   ref.table->keys.EraseAt(ref.pos);
+  SlotRemove(ref, e);
   ref.table->UncountKeySize(e);
   ref.pos = KeyTable::kNotFound;
   return e;
@@ -189,6 +235,7 @@ void Database::SetTtl(KeyRef& ref, int64_t expire_ms) {
     Entry* old = e;
     e = Entry::WithExpireBlock(e);
     ref.table->keys.Replace(ref.pos, e);
+    SlotMoved(ref, old, e);
     Remembered(old, e);
   }
   e->SetExpireMs(expire_ms);

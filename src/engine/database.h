@@ -20,13 +20,16 @@
 
 namespace hotkv {
 
-// The shard and hash of a key computed once per command by the dispatcher (it needs the
-// shard to lock) and reused by the first lookup of that key: matched by the identity of
-// the argument's bytes, so a different key with equal contents simply recomputes.
+// The shard and hash (and cluster slot, when the caller has it) of a key computed once
+// per command by the dispatcher (it needs the shard to lock) and reused by the first
+// lookup of that key: matched by the identity of the argument's bytes, so a different
+// key with equal contents simply recomputes.
+inline constexpr uint32_t kNoSlot = ~uint32_t{0};
 struct KeyHint {
   const char* data = nullptr;
   size_t size = 0;
   uint32_t shard = 0;
+  uint32_t slot = kNoSlot;
   uint64_t hash = 0;
 };
 inline thread_local KeyHint t_key_hint;
@@ -40,9 +43,22 @@ inline void LocateKey(std::string_view key, uint32_t* shard, uint64_t* hash) {
   *shard = Keyspace::ShardOf(key);
   *hash = HashKey(key);
 }
+// Also the key's cluster slot (kNoSlot when the hint that matched did not have it).
+inline void LocateKey(std::string_view key, uint32_t* shard, uint64_t* hash, uint32_t* slot) {
+  if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+    *shard = t_key_hint.shard;
+    *hash = t_key_hint.hash;
+    *slot = t_key_hint.slot;
+    return;
+  }
+  *slot = KeySlot(key);
+  *shard = Keyspace::ShardOfSlot(*slot);
+  *hash = HashKey(key);
+}
 
-inline void SetKeyHint(std::string_view key, uint32_t shard, uint64_t hash) {
-  t_key_hint = KeyHint{key.data(), key.size(), shard, hash};
+inline void SetKeyHint(std::string_view key, uint32_t shard, uint64_t hash,
+                       uint32_t slot = kNoSlot) {
+  t_key_hint = KeyHint{key.data(), key.size(), shard, slot, hash};
 }
 
 // Bumped by every change on this thread that may free or move an entry (insert, erase,
@@ -55,6 +71,7 @@ struct KeyRef {
   size_t pos = KeyTable::kNotFound;
   uint64_t hash = 0;
   uint32_t shard = 0;
+  uint32_t slot = kNoSlot;  // the key's cluster slot when known (else computed on insert/delete)
 
   explicit operator bool() const { return pos != KeyTable::kNotFound; }
   Entry* entry() const { return table->keys.At(pos); }
@@ -70,8 +87,8 @@ class Database {
 
   // Finds a live key; an expired one is deleted (and reported) and counts as missing.
   KeyRef Lookup(std::string_view key);
-  // Like Lookup, with a precomputed shard and hash.
-  KeyRef Lookup(std::string_view key, uint32_t shard, uint64_t hash);
+  // Like Lookup, with a precomputed shard and hash (and slot, kNoSlot if not known).
+  KeyRef Lookup(std::string_view key, uint32_t shard, uint64_t hash, uint32_t slot = kNoSlot);
   Entry* Find(std::string_view key) {
     KeyRef r = Lookup(key);
     return r ? r.entry() : nullptr;
@@ -146,6 +163,16 @@ class Database {
   void UpdateKeySizeByLookup(std::string_view key);
   // An entry block was replaced by `e` (Replace, Relocated, SetTtl's re-allocation).
   void Remembered(const Entry* old, Entry* e);
+  // Per-slot bookkeeping (DbTable::slot_keys / slot_index) of entering, leaving and
+  // moved blocks.
+  void SlotAdd(KeyRef& ref, Entry* e);
+  void SlotRemove(KeyRef& ref, const Entry* e);
+  static void SlotMoved(const KeyRef& ref, const Entry* old, Entry* e) {
+    if (ref.table->slot_index != nullptr) [[unlikely]] {
+      SlotReplace(ref, old, e);
+    }
+  }
+  static void SlotReplace(const KeyRef& ref, const Entry* old, Entry* e);
 
   // The last key looked up through this view: where the argument's bytes are (compared
   // as an address, never read), its table and entry (null when missing). The other

@@ -55,6 +55,22 @@ size_t KeyTable::Find(std::string_view key, uint64_t hash) const {
   }
 }
 
+size_t KeyTable::FindPointer(uint64_t hash, const Entry* e) const {
+  if (size_ == 0) {
+    return kNotFound;
+  }
+  const uint64_t want = Tag(hash) | Bits(const_cast<Entry*>(e));
+  for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+    uint64_t s = slots_[i];
+    if (s == 0) {
+      return kNotFound;
+    }
+    if (s == want) {
+      return i;
+    }
+  }
+}
+
 size_t KeyTable::Insert(uint64_t hash, Entry* e) {
   if ((size_ + 1) * 4 > capacity() * 3) {
     Resize(capacity() ? capacity() * 2 : 8);

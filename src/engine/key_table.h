@@ -48,6 +48,9 @@ class KeyTable {
   Entry* At(size_t pos) const { return Pointer(slots_[pos]); }
   // Replaces the entry at pos with a re-allocated block of the same key.
   void Replace(size_t pos, Entry* e) { slots_[pos] = (slots_[pos] & kTagMask) | Bits(e); }
+  // Position of the slot holding exactly the pointer `e` (inserted with `hash`), or
+  // kNotFound. Reads no entry: `e` may be a block already freed (compared only).
+  size_t FindPointer(uint64_t hash, const Entry* e) const;
   // Inserts an entry whose key is not present. Returns its position.
   size_t Insert(uint64_t hash, Entry* e);
   // Removes the entry at pos (does not free it). Positions of others may change.
@@ -59,6 +62,16 @@ class KeyTable {
   // Calls fn(Entry*) for the keys of one scan step; returns the next cursor (0 = done).
   template <typename F>
   uint64_t Scan(uint64_t cursor, F fn) const;
+
+  // Calls fn(Entry*) on entries until it returns false.
+  template <typename F>
+  void ForEachWhile(F fn) const {
+    for (size_t i = 0; i <= mask_ && slots_ != nullptr; i++) {
+      if (slots_[i] != 0 && !fn(Pointer(slots_[i]))) {
+        return;
+      }
+    }
+  }
 
   template <typename F>
   void ForEach(F fn) const {

@@ -62,6 +62,50 @@ size_t Keyspace::DbSize(int db) {
   return n;
 }
 
+size_t Keyspace::CountKeysInSlot(int db, uint32_t slot, bool locked) {
+  Shard& s = shards_[ShardOfSlot(slot)];
+  if (!locked) {
+    s.lock.lock_read();
+  }
+  const size_t n = s.db(db).slot_keys[slot & (kSlotsPerShard - 1)];
+  if (!locked) {
+    s.lock.unlock();
+  }
+  return n;
+}
+
+void Keyspace::GetKeysInSlot(uint32_t slot, size_t count, std::vector<std::string>* out,
+                             bool locked, int db) {
+  Shard& s = shards_[ShardOfSlot(slot)];
+  if (!locked) {
+    s.lock.lock_read();
+  }
+  const DbTable& t = s.db(db);
+  const uint32_t local = slot & (kSlotsPerShard - 1);
+  size_t left = std::min<size_t>(count, t.slot_keys[local]);
+  if (left > 0) {
+    out->reserve(out->size() + left);
+    if (t.slot_index != nullptr) {
+      t.slot_index->slots[local].ForEachWhile([&](Entry* e) {
+        out->emplace_back(e->key());
+        return --left > 0;
+      });
+    } else {
+      // No index (cluster mode off): the shard's other slots are skipped by hash.
+      t.keys.ForEachWhile([&](Entry* e) {
+        if (KeySlot(e->key()) != slot) {
+          return true;
+        }
+        out->emplace_back(e->key());
+        return --left > 0;
+      });
+    }
+  }
+  if (!locked) {
+    s.lock.unlock();
+  }
+}
+
 Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms, bool (*held)(uint32_t)) {
   DbStats st;
   long double ttl_sum = 0;
@@ -160,6 +204,8 @@ void Keyspace::Flush(int db, bool async) {
         t.key_sizes.reset();
         t.field_ttl_keys.reset();
         t.field_ttl_cursor.clear();
+        t.slot_keys.fill(0);
+        t.slot_index.reset();
       }
     }
     if (!atomic) {

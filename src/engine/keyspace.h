@@ -32,6 +32,17 @@ namespace hotkv {
 // that can hold them (rdb::kFieldExpiryVersion) instead of Redis 7.0's.
 inline std::atomic<bool> g_field_ttls_seen{false};
 
+// Cluster slots per shard: a shard owns the slots [shard << 4, (shard + 1) << 4).
+inline constexpr uint32_t kSlotsPerShard = 16;
+
+// Per-slot sets of a table's entries (cluster mode, see Keyspace::SetSlotIndex): one
+// KeyTable per slot of the shard, keyed by the same HashKey as the main table and
+// holding the same Entry pointers (it owns none). Found and removed by pointer, so a
+// block that moved (Relocated: the old one already freed) is never read.
+struct SlotIndex {
+  KeyTable slots[kSlotsPerShard];
+};
+
 // One database's keys inside one shard.
 struct DbTable {
   KeyTable keys;
@@ -43,6 +54,10 @@ struct DbTable {
   // have one, are gone, or changed type), made on the first; where the cycle resumes.
   std::unique_ptr<std::set<std::string, std::less<>>> field_ttl_keys;
   std::string field_ttl_cursor;
+  // Keys per cluster slot of this shard (index slot & 15), kept on every insert and
+  // delete; with the slot index on, the entries of each slot (made on the first key).
+  std::array<uint32_t, kSlotsPerShard> slot_keys{};
+  std::unique_ptr<SlotIndex> slot_index;
 
   size_t expires() const { return volatile_keys.size(); }
   void NoteFieldTtls(std::string_view key) {
@@ -213,6 +228,7 @@ class Keyspace {
   static constexpr int kShardBits = 10;
   static constexpr uint32_t kShardCount = 1u << kShardBits;
   static constexpr int kSlotShift = 14 - kShardBits;
+  static_assert((1u << kSlotShift) == kSlotsPerShard);
 
   explicit Keyspace(int num_dbs);
   ~Keyspace();
@@ -274,6 +290,22 @@ class Keyspace {
 
   // Counts under each shard's lock, one at a time.
   size_t DbSize(int db);
+
+  // ---- Cluster slots ----
+  // Whether tables keep a per-slot index of their entries (SlotIndex), so that
+  // GetKeysInSlot visits only the slot's keys. Set once at start, before any key exists
+  // (cluster-enabled); without it GetKeysInSlot scans the slot's shard. Per-slot counts
+  // are kept either way.
+  void SetSlotIndex(bool on) { slot_index_ = on; }
+  bool slot_index() const { return slot_index_; }
+  // Keys of `db` in cluster slot `slot` (expired ones not yet removed included, as
+  // Redis's COUNTKEYSINSLOT counts them). O(1). Takes the slot's shard lock unless
+  // `locked` (the caller holds it).
+  size_t CountKeysInSlot(int db, uint32_t slot, bool locked = false);
+  // Appends up to `count` keys of database 0 in `slot` to `out` (any order; each key once
+  // per call). With the slot index: touches only that slot's keys. Locks as above.
+  void GetKeysInSlot(uint32_t slot, size_t count, std::vector<std::string>* out,
+                     bool locked = false, int db = 0);
   struct DbStats {
     size_t keys = 0;
     size_t expires = 0;
@@ -360,6 +392,7 @@ class Keyspace {
 
  private:
   int num_dbs_;
+  bool slot_index_ = false;
   std::unique_ptr<Shard[]> shards_;
   std::vector<KeyObserver*> observers_;
   std::atomic<uint32_t> access_clock_{0};

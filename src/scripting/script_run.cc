@@ -9,11 +9,13 @@
 #include <optional>
 #include <thread>
 
+#include "common/key_hash.h"
 #include "common/string_util.h"
 #include "engine/keyspace.h"
 #include "scripting/lua_convert.h"
 #include "scripting/lua_engine.h"
 #include "server/blocking.h"
+#include "server/cluster_script_hooks.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
 #include "server/config.h"
@@ -240,6 +242,10 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
   // Inside EXEC the declared keys' shards are EXEC's already.
   outer_ = ExchangeThreadLockSet(nullptr);
   ExchangeThreadLockSet(outer_);
+  if (flags_.no_cluster && server.cluster() != nullptr) {
+    caller_.rb().Error("ERR Can not run script on cluster, 'no-cluster' flag is set.");
+    return;
+  }
   bool all = flags_.allow_cross_slot ||
              (learn_ != nullptr && learn_->needs_all_shards.load(std::memory_order_relaxed));
   // maxmemory, as Redis 7: a script with a shebang that may write is refused up front
@@ -268,6 +274,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     abort_for_all_ = false;
     resp_ = 2;
     db_ = caller_.client().db();
+    cluster_slot_ = keys.empty() ? -1 : static_cast<int>(KeySlot(keys[0]));
     ops_ = 0;
     if (outer_ == nullptr) {
       bool locked = false;
@@ -417,6 +424,15 @@ int ScriptRun::Call(lua_State* L, bool raise) {
       if (!AcquireShard(Keyspace::ShardOf(argv[p]), &err)) {
         return fail(err);
       }
+    }
+  }
+  if (ClusterScriptHooks* cl = GetClusterScriptHooks(); cl != nullptr) [[unlikely]] {
+    // Cluster mode: the keys must be this node's, in one slot (Redis's
+    // scriptVerifyClusterState).
+    // Scripts without a shebang (EVAL's compatibility mode) may cross slots, as in Redis.
+    if (!cl->RouteFromScript(server, caller_.client(), cmd, argv,
+                             flags_.allow_cross_slot || !flags_.shebang, &cluster_slot_, &err)) {
+      return fail(err);
     }
   }
   Worker& worker = caller_.worker();

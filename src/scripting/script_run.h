@@ -103,6 +103,7 @@ class ScriptRun {
   std::vector<uint32_t> extra_;  // try-locked during the run (released at the end)
   const ShardLockSet* outer_ = nullptr;  // EXEC's set when the script runs inside EXEC
   int db_ = 0;  // the script's selected database (SELECT inside a script)
+  int cluster_slot_ = -1;  // cluster mode: the slot the script's keys are in (-1: none yet)
   uint64_t start_cycles_ = 0;
   uint64_t ops_ = 0;
   int64_t threshold_ms_ = -2;  // busy-reply-threshold, read by the hook's first check

@@ -124,6 +124,13 @@ class Client {
     pending_pushes_ = pending;
   }
 
+  // Cluster mode: ASKING (one command, or one transaction) and READONLY.
+  // asking_state(): 0 none, 1 armed for the next command, 2 set by the running ASKING.
+  uint8_t asking_state() const { return asking_; }
+  void set_asking_state(uint8_t v) { asking_ = v; }
+  bool cluster_readonly() const { return cluster_readonly_; }
+  void set_cluster_readonly(bool v) { cluster_readonly_ = v; }
+
   bool no_evict() const { return no_evict_; }
   void set_no_evict(bool v) {
     no_evict_ = v;
@@ -220,6 +227,8 @@ class Client {
   int resp_ = 2;
   bool authenticated_ = true;
   bool in_multi_ = false;
+  uint8_t asking_ = 0;
+  bool cluster_readonly_ = false;
   bool multi_error_ = false;
   bool no_evict_ = false;
   bool no_touch_ = false;

@@ -291,9 +291,6 @@ std::vector<std::string> Config::StartupWarnings() {
     out.push_back("replication is not implemented; 'replicaof " + GetString("replicaof") +
                   "' is ignored and this server accepts writes");
   }
-  if (has("cluster-enabled")) {
-    out.push_back("cluster mode is not implemented; 'cluster-enabled yes' is ignored");
-  }
   if (has("tls-port")) {
     out.push_back("TLS is not implemented; 'tls-port " + GetString("tls-port") + "' is ignored");
   }

@@ -392,8 +392,9 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     std::string_view key = ctx.arg(key_pos[0]);
     uint32_t shard;
     uint64_t hash;
-    LocateKey(key, &shard, &hash);
-    SetKeyHint(key, shard, hash);
+    uint32_t slot;
+    LocateKey(key, &shard, &hash, &slot);
+    SetKeyHint(key, shard, hash, slot);  // the slot saves the engine's per-slot count a CRC
     Shard& s = ks.shard(shard);
     // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock).
     const bool write = cmd->is(kCmdWrite);
@@ -553,6 +554,36 @@ bool RejectedByPersistence(Worker& w, Client& c, ReplyBuilder& rb, const Command
   return true;
 }
 
+// Cluster mode's routing point (server/cluster_hooks.h), Redis's processCommand check: a
+// command with keys (or movable keys) and EXEC are routed; keyless commands run here. A
+// refused command inside MULTI flags the transaction (EXECABORT later); a refused EXEC
+// discards it.
+bool RejectedByCluster(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd,
+                       const std::vector<std::string_view>& args) {
+  ClusterHooks* cl = w.server().cluster();
+  const bool is_exec = (cmd->parent ? cmd->parent->name : cmd->name) == "exec";
+  thread_local std::string error;
+  error.clear();
+  if (is_exec) {
+    if (!c.in_multi() || cl->RouteExec(w.server(), c, c.multi_queue(), &error)) {
+      return false;
+    }
+    c.EndMulti();
+    UnwatchAll(w.server().keyspace(), c);
+    rb.Error(error);
+    WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
+    return true;
+  }
+  if (cmd->key_specs.empty() && !cmd->movable_keys) {
+    return false;
+  }
+  if (cl->Route(w.server(), c, cmd, args, &error)) {
+    return false;
+  }
+  Reject(w, c, rb, cmd, error);
+  return true;
+}
+
 // CLIENT PAUSE (server/client_pause.h): whether `cmd` waits for the pause to end. Only
 // connections wait (not MONITOR clients, not in-process clients).
 bool HeldByPause(Server& s, Client& c, const CommandSpec* cmd, int64_t now) {
@@ -601,6 +632,11 @@ void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::str
   c.set_push_outputs(c.reply_mode() == Client::ReplyMode::kOn ? nullptr : &silenced, &pending);
   DispatchInner(w, c, rb, args, cmd);
   c.set_push_outputs(nullptr, nullptr);
+  if (c.asking_state() != 0) [[unlikely]] {
+    // ASKING covers the next command (or the whole transaction it starts), as Redis's
+    // resetClient: the ASKING that just ran arms it, anything else outside MULTI ends it.
+    c.set_asking_state(c.asking_state() == 2 ? 1 : (c.in_multi() ? 1 : 0));
+  }
   // A key hint set for this command (pipeline-prefetch) must not outlive it: the bytes
   // of a later key may land at the same address after the input buffer is compacted.
   t_key_hint = KeyHint{};
@@ -675,6 +711,12 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
       return;
     }
     c.set_authenticated(true);
+  }
+  // In-process clients (the AOF loader replaying its commands) are obeyed, never
+  // redirected, as Redis's mustObeyClient.
+  if (server.cluster() != nullptr && c.AsConnection() != nullptr &&
+      RejectedByCluster(w, c, rb, cmd, args)) [[unlikely]] {
+    return;
   }
   if (c.in_subscribed_mode() && !cmd->is(kCmdSubscribedOk)) {
     Reject(w, c, rb, cmd,

@@ -1,5 +1,7 @@
 #include "server/pubsub_delivery.h"
 
+#include <atomic>
+
 #include "common/clock.h"
 #include "common/notify_flags.h"
 #include "pubsub/messages.h"
@@ -12,6 +14,18 @@ namespace hotkv {
 
 namespace {
 thread_local Worker* t_current_worker = nullptr;
+std::atomic<ClusterPublishHook> g_cluster_publish{nullptr};
+std::atomic<void*> g_cluster_publish_ctx{nullptr};
+}  // namespace
+
+void SetClusterPublishHook(ClusterPublishHook fn, void* ctx) {
+  g_cluster_publish_ctx.store(ctx, std::memory_order_release);
+  g_cluster_publish.store(fn, std::memory_order_release);
+}
+
+void PropagateClusterPublish(bool shard, std::string_view channel, std::string_view message) {
+  ClusterPublishHook fn = g_cluster_publish.load(std::memory_order_acquire);
+  if (fn != nullptr) fn(g_cluster_publish_ctx.load(std::memory_order_acquire), shard, channel, message);
 }
 
 Worker* CurrentWorker() { return t_current_worker; }

@@ -25,6 +25,15 @@ class Connection;
 int64_t Publish(Server& s, PubsubRegistry::Space space, std::string_view channel,
                 std::string_view message);
 
+// Cluster mode (cluster/ installs the hook at start-up, before workers serve): PUBLISH
+// and SPUBLISH are also sent to the other nodes over the cluster bus, as Redis's
+// clusterPropagatePublish. Messages received from the bus are delivered with Publish()
+// and not propagated again. Without a hook, PropagateClusterPublish does nothing.
+using ClusterPublishHook = void (*)(void* ctx, bool shard, std::string_view channel,
+                                    std::string_view message);
+void SetClusterPublishHook(ClusterPublishHook fn, void* ctx);
+void PropagateClusterPublish(bool shard, std::string_view channel, std::string_view message);
+
 // Writes a delivery to the listed connections of `w` that are still subscribed.
 void DeliverLocal(Worker& w, const PubsubDelivery& d);
 

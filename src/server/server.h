@@ -22,6 +22,7 @@
 #include "pubsub/registry.h"
 #include "server/aof_service.h"
 #include "server/client_pause.h"
+#include "server/cluster_hooks.h"
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/latency.h"
@@ -79,6 +80,10 @@ class Server {
     RequestShutdown();
   }
 
+  // Redis Cluster mode (cluster/), installed by main.cc before Run() when
+  // cluster-enabled is yes; null otherwise (the dispatcher's one branch).
+  void set_cluster(ClusterHooks* c) { cluster_ = c; }
+  ClusterHooks* cluster() const { return cluster_; }
   // The persistence layer (persistence/), installed by main.cc before Run(); may be null.
   void set_persistence(PersistenceHooks* p) { persistence_ = p; }
   PersistenceHooks* persistence() const { return persistence_; }
@@ -179,6 +184,7 @@ class Server {
   std::atomic<bool> shutdown_{false};
   std::atomic<int> exit_code_{0};
   PersistenceHooks* persistence_ = nullptr;
+  ClusterHooks* cluster_ = nullptr;
   std::atomic<uint32_t> dispatch_gate_{0};
   std::atomic<int> active_child_{0};
   std::atomic<int64_t> latest_fork_usec_{0};
