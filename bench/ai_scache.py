@@ -360,15 +360,17 @@ def render(out):
                  f"{r['misses']} | {fmt(r['server_cpu_us'])} |")
     by = {(r["kind"], r["clients"]): r for r in out["points"]}
     L += ["", "## Targets", "",
-          "| clients | SCACHE semantic hit p50 / FT+EXPIRE hit p50 (≤ 0.5) | SCACHE exact hit p50 / FT+EXPIRE hit p50 | exact p50 / semantic p50 (≤ 0.2) | SCACHE miss p50 / FT miss p50 |",
-          "|---|---|---|---|---|"]
+          "| clients | SCACHE semantic hit p50 / FT+EXPIRE hit p50 (≤ 0.5) | SCACHE exact hit p50 / FT+EXPIRE hit p50 | exact p50 / semantic p50 (≤ 0.2) | SCACHE miss p50 / FT miss p50 | SCACHE semantic hit p50 / FT KNN 1 + EXPIRE hit p50 | SCACHE miss p50 / FT KNN 1 miss p50 |",
+          "|---|---|---|---|---|---|---|"]
     for cl in out["clients"]:
         sem, ex, fh = by.get(("scache-semantic", cl)), by.get(("scache-exact", cl)), by.get(("ft-hit", cl))
         sm, fm = by.get(("scache-miss", cl)), by.get(("ft-miss", cl))
 
         def ratio(a, b):
             return f"{a['p50_ms'] / b['p50_ms']:.2f}" if a and b else "-"
-        L.append(f"| {cl} | {ratio(sem, fh)} | {ratio(ex, fh)} | {ratio(ex, sem)} | {ratio(sm, fm)} |")
+        kh, km = by.get(("ft-knn-hit", cl)), by.get(("ft-knn-miss", cl))
+        L.append(f"| {cl} | {ratio(sem, fh)} | {ratio(ex, fh)} | {ratio(ex, sem)} | {ratio(sm, fm)} | "
+                 f"{ratio(sem, kh)} | {ratio(sm, km)} |")
     errs = [(r["kind"], e) for r in out["points"] for e in r["errors"]]
     errs += [(k, e) for k, b in out["build"].items() for e in b["errors"]]
     if errs:
