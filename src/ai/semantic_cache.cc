@@ -10,6 +10,11 @@ namespace {
 
 constexpr size_t kSweepPerCall = 16;   // expired entries removed by one Set/Get at most
 constexpr uint32_t kCandidates = 8;    // nearest entries one semantic lookup considers
+// Beam width of a semantic lookup: min(EF, kLookupEf). A lookup wants the one nearest
+// entry, and a hit is a near-duplicate that a narrow beam finds; the insert beam (EF,
+// 200 by default) made every lookup ~9x an FT.SEARCH KNN 1 (EF_RUNTIME 10) on the same
+// data (bench/results/ai-scache_2026-12-03_070553).
+constexpr uint32_t kLookupEf = 40;
 constexpr double kScoreSlack = 1e-6;   // float distances: a similarity this close counts
 constexpr size_t kItemOverhead = 160;  // maps, list and set nodes per entry (estimate)
 
@@ -313,7 +318,7 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
   // 2. The semantic strategy.
   vector::SearchParams params;
   params.k = kCandidates;
-  params.ef = std::max(options_.ef, kCandidates);
+  params.ef = std::max(std::min(options_.ef, kLookupEf), kCandidates);
   params.filter = req.filter;
   if (threshold > 0.0) {
     params.max_distance =

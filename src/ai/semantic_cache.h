@@ -57,7 +57,7 @@ struct SemanticCacheOptions {
   int64_t ttl_ms = 0;       // default entry TTL, 0: none
   uint64_t max_entries = 0; // 0: unbounded
   uint32_t m = 16;
-  uint32_t ef = 200;        // beam width of inserts and lookups
+  uint32_t ef = 200;        // beam width of inserts; lookups use min(ef, 40)
 };
 
 // Prompt normalisation for the exact strategy: ASCII letters lower-cased, leading and

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "ai/scache_value.h"
 #include "engine/extension_value.h"
@@ -101,6 +102,38 @@ TEST(SemanticCache, ThresholdDecidesSemanticHits) {
   auto st = c->GetStats();
   EXPECT_EQ(st.hits_semantic, 2u);
   EXPECT_EQ(st.misses, 2u);
+}
+
+// Lookups search with a narrower beam than inserts (min(EF, 40)): every entry of a
+// 1,500-entry cache of random 64-dim vectors is still found from a near-duplicate.
+TEST(SemanticCache, NarrowLookupBeamFindsEveryNearDuplicate) {
+  SemanticCacheOptions o = Opts(64);
+  o.threshold = 0.95;
+  auto c = Make(o);
+  std::mt19937 rng(19);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  auto unit = [](std::vector<float> v) {
+    double n = 0;
+    for (float f : v) n += double(f) * f;
+    for (float& f : v) f = static_cast<float>(f / std::sqrt(n));
+    return v;
+  };
+  constexpr int kN = 1500;
+  std::vector<std::vector<float>> vecs;
+  for (int i = 0; i < kN; i++) {
+    std::vector<float> v(64);
+    for (float& f : v) f = g(rng);
+    vecs.push_back(unit(v));
+    ASSERT_EQ(Put(*c, vecs.back(), "r" + std::to_string(i), 0), uint64_t(i + 1));
+  }
+  int found = 0;
+  for (int i = 0; i < kN; i++) {
+    std::vector<float> q = vecs[i];
+    for (float& f : q) f += 0.02f * g(rng);  // cosine ~0.99 with entry i
+    auto h = Lookup(*c, unit(q), 0);
+    found += h.has_value() && h->id == uint64_t(i + 1);
+  }
+  EXPECT_EQ(found, kN);
 }
 
 TEST(SemanticCache, ExactPromptWinsWithoutSearch) {
