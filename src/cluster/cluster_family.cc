@@ -894,39 +894,48 @@ void RegisterClusterCommands(CommandTable& t) {
     const char* acl;
   };
   static const Sub kSubs[] = {
-      {"addslots", -3, "no_async_loading admin stale", ClusterAddSlots, "3.0.0", "O(N) where N is the total number of hash slot arguments", "Assigns new hash slots to a node.", "slot [slot ...]", "@admin @slow @dangerous"},
-      {"addslotsrange", -4, "no_async_loading admin stale", ClusterAddSlotsRange, "7.0.0", "O(N) where N is the total number of the slots between the start slot and end slot arguments.", "Assigns new hash slot ranges to a node.", "start-slot end-slot [start-slot end-slot ...]", "@admin @slow @dangerous"},
+      {"addslots", -3, "no_async_loading admin stale", ClusterAddSlots, "3.0.0", "O(N) where N is the total number of hash slot arguments", "Assigns new hash slots to a node.", "slot:integer [slot:integer ...]", "@admin @slow @dangerous"},
+      {"addslotsrange", -4, "no_async_loading admin stale", ClusterAddSlotsRange, "7.0.0", "O(N) where N is the total number of the slots between the start slot and end slot arguments.", "Assigns new hash slot ranges to a node.", "<range: start-slot:integer end-slot:integer> ...", "@admin @slow @dangerous"},
       {"bumpepoch", 2, "no_async_loading admin stale", ClusterBumpEpoch, "3.0.0", "O(1)", "Advances the cluster config epoch.", "", "@admin @slow @dangerous"},
-      {"count-failure-reports", 3, "admin stale", ClusterCountFailureReports, "3.0.0", "O(N) where N is the number of failure reports", "Returns the number of active failure reports active for a node.", "node-id", "@admin @slow @dangerous"},
-      {"countkeysinslot", 3, "stale", ClusterCountKeysInSlot, "3.0.0", "O(1)", "Returns the number of keys in a hash slot.", "slot", "@slow"},
-      {"delslots", -3, "no_async_loading admin stale", ClusterDelSlots, "3.0.0", "O(N) where N is the total number of hash slot arguments", "Sets hash slots as unbound for a node.", "slot [slot ...]", "@admin @slow @dangerous"},
-      {"delslotsrange", -4, "no_async_loading admin stale", ClusterDelSlotsRange, "7.0.0", "O(N) where N is the total number of the slots between the start slot and end slot arguments.", "Sets hash slot ranges as unbound for a node.", "start-slot end-slot [start-slot end-slot ...]", "@admin @slow @dangerous"},
-      {"failover", -2, "no_async_loading admin stale", ClusterFailover, "3.0.0", "O(1)", "Forces a replica to perform a manual failover of its master.", "[FORCE | TAKEOVER]", "@admin @slow @dangerous"},
+      {"count-failure-reports", 3, "admin loading stale", ClusterCountFailureReports, "3.0.0", "O(N) where N is the number of failure reports", "Returns the number of active failure reports active for a node.", "node-id", "@admin @slow @dangerous"},
+      {"countkeysinslot", 3, "stale", ClusterCountKeysInSlot, "3.0.0", "O(1)", "Returns the number of keys in a hash slot.", "slot:integer", "@slow"},
+      {"delslots", -3, "no_async_loading admin stale", ClusterDelSlots, "3.0.0", "O(N) where N is the total number of hash slot arguments", "Sets hash slots as unbound for a node.", "slot:integer [slot:integer ...]", "@admin @slow @dangerous"},
+      {"delslotsrange", -4, "no_async_loading admin stale", ClusterDelSlotsRange, "7.0.0", "O(N) where N is the total number of the slots between the start slot and end slot arguments.", "Sets hash slot ranges as unbound for a node.", "<range: start-slot:integer end-slot:integer> ...", "@admin @slow @dangerous"},
+      {"failover", -2, "no_async_loading admin stale", ClusterFailover, "3.0.0", "O(1)", "Forces a replica to perform a manual failover of its master.", "[options: FORCE | TAKEOVER]", "@admin @slow @dangerous"},
       {"flushslots", 2, "no_async_loading admin stale", ClusterFlushSlots, "3.0.0", "O(1)", "Deletes all slots information from a node.", "", "@admin @slow @dangerous"},
       {"forget", 3, "no_async_loading admin stale", ClusterForget, "3.0.0", "O(1)", "Removes a node from the nodes table.", "node-id", "@admin @slow @dangerous"},
-      {"getkeysinslot", 4, "stale", ClusterGetKeysInSlot, "3.0.0", "O(N) where N is the number of requested keys", "Returns the key names in a hash slot.", "slot count", "@slow"},
+      {"getkeysinslot", 4, "stale", ClusterGetKeysInSlot, "3.0.0", "O(N) where N is the number of requested keys", "Returns the key names in a hash slot.", "slot:integer count", "@slow"},
       {"help", 2, "loading stale", ClusterHelp, "5.0.0", "O(1)", "Returns helpful text about the different subcommands.", "", "@slow"},
       {"info", 2, "loading stale", ClusterInfo, "3.0.0", "O(1)", "Returns information about the state of a node.", "", "@slow"},
-      {"keyslot", 3, "stale", ClusterKeySlot, "3.0.0", "O(N) where N is the number of bytes in the key", "Returns the hash slot for a key.", "key", "@slow"},
-      {"links", 2, "stale", ClusterLinks, "7.0.0", "O(N) where N is the total number of Cluster nodes", "Returns a list of all TCP links to and from peer nodes.", "", "@slow"},
-      {"meet", -4, "no_async_loading admin stale", ClusterMeet, "3.0.0", "O(1)", "Forces a node to handshake with another node.", "ip port [cluster-bus-port]", "@admin @slow @dangerous"},
+      {"keyslot", 3, "loading stale", ClusterKeySlot, "3.0.0", "O(N) where N is the number of bytes in the key", "Returns the hash slot for a key.", "key:string", "@slow"},
+      {"links", 2, "loading stale", ClusterLinks, "7.0.0", "O(N) where N is the total number of Cluster nodes", "Returns a list of all TCP links to and from peer nodes.", "", "@slow"},
+      {"meet", -4, "no_async_loading admin stale", ClusterMeet, "3.0.0", "O(1)", "Forces a node to handshake with another node.", "ip port [cluster-bus-port:integer]", "@admin @slow @dangerous"},
       {"myid", 2, "loading stale", ClusterMyId, "3.0.0", "O(1)", "Returns the ID of a node.", "", "@slow"},
       {"myshardid", 2, "loading stale", ClusterMyShardId, "7.2.0", "O(1)", "Returns the shard ID of a node.", "", "@slow"},
       {"nodes", 2, "loading stale", ClusterNodes, "3.0.0", "O(N) where N is the total number of Cluster nodes", "Returns the cluster configuration for a node.", "", "@slow"},
-      {"replicas", 3, "admin stale", ClusterReplicas, "5.0.0", "O(N) where N is the number of replicas.", "Lists the replica nodes of a master node.", "node-id", "@admin @slow @dangerous"},
+      {"replicas", 3, "admin loading stale", ClusterReplicas, "5.0.0", "O(N) where N is the number of replicas.", "Lists the replica nodes of a master node.", "node-id", "@admin @slow @dangerous"},
       {"replicate", 3, "no_async_loading admin stale", ClusterReplicate, "3.0.0", "O(1)", "Configure a node as replica of a master node.", "node-id", "@admin @slow @dangerous"},
-      {"reset", -2, "admin stale noscript", ClusterReset, "3.0.0", "O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a side effect.", "Resets a node.", "[HARD | SOFT]", "@admin @slow @dangerous"},
+      {"reset", -2, "admin stale noscript", ClusterReset, "3.0.0", "O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a side effect.", "Resets a node.", "[reset-type: HARD | SOFT]", "@admin @slow @dangerous"},
       {"saveconfig", 2, "no_async_loading admin stale", ClusterSaveConfig, "3.0.0", "O(1)", "Forces a node to save the cluster configuration to disk.", "", "@admin @slow @dangerous"},
-      {"set-config-epoch", 3, "no_async_loading admin stale", ClusterSetConfigEpoch, "3.0.0", "O(1)", "Sets the configuration epoch for a new node.", "config-epoch", "@admin @slow @dangerous"},
-      {"setslot", -4, "no_async_loading admin stale may_replicate", ClusterSetSlot, "3.0.0", "O(1)", "Binds a hash slot to a node.", "slot <IMPORTING node-id | MIGRATING node-id | NODE node-id | STABLE>", "@admin @slow @dangerous"},
+      {"set-config-epoch", 3, "no_async_loading admin stale", ClusterSetConfigEpoch, "3.0.0", "O(1)", "Sets the configuration epoch for a new node.", "config-epoch:integer", "@admin @slow @dangerous"},
+      {"setslot", -4, "no_async_loading admin stale may_replicate", ClusterSetSlot, "3.0.0", "O(1)", "Binds a hash slot to a node.", "slot:integer <subcommand: IMPORTING importing:string | MIGRATING migrating:string | NODE node:string | STABLE>", "@admin @slow @dangerous"},
       {"shards", 2, "loading stale", ClusterShards, "7.0.0", "O(N) where N is the total number of cluster nodes", "Returns the mapping of cluster slots to shards.", "", "@slow"},
-      {"slaves", 3, "admin stale", ClusterReplicas, "3.0.0", "O(N) where N is the number of replicas.", "Lists the replica nodes of a master node.", "node-id", "@admin @slow @dangerous"},
+      {"slaves", 3, "admin loading stale", ClusterReplicas, "3.0.0", "O(N) where N is the number of replicas.", "Lists the replica nodes of a master node.", "node-id", "@admin @slow @dangerous"},
       {"slots", 2, "loading stale", ClusterSlots, "3.0.0", "O(N) where N is the total number of Cluster nodes", "Returns the mapping of cluster slots to nodes.", "", "@slow"},
   };
+  // Redis's request/response tips: these replies depend on the cluster's state.
+  static const std::string_view kNondeterministic[] = {
+      "bumpepoch", "count-failure-reports", "getkeysinslot", "info", "links", "myshardid",
+      "nodes", "replicas", "shards", "slaves", "slots"};
   for (const Sub& s : kSubs) {
+    std::vector<std::string> tips;
+    for (std::string_view n : kNondeterministic) {
+      if (n == s.name) tips.push_back("nondeterministic_output");
+    }
     t.AddSub("cluster", {.name = s.name, .arity = s.arity, .flags = s.flags, .acl = s.acl,
                          .handler = s.handler,
-                         .doc = {"cluster", s.since, s.complexity, s.summary, s.syntax}});
+                         .doc = {"cluster", s.since, s.complexity, s.summary, s.syntax},
+                         .tips = std::move(tips)});
   }
   t.Add({.name = "asking", .arity = 1, .flags = "fast", .acl = "@fast @connection",
          .handler = AskingCommand,
