@@ -14,6 +14,8 @@ void RegisterAiCommands(CommandTable& t);
 
 // One per family (ai_family.cc calls them).
 void RegisterScacheCommands(CommandTable& t);  // scache_family.cc
+void RegisterPcacheCommands(CommandTable& t);  // pcache_family.cc
+void RegisterMemCommands(CommandTable& t);     // mem_family.cc
 void RegisterAiDebugCommands(CommandTable& t);  // ai_family.cc
 
 }  // namespace hotkv::ai

@@ -57,6 +57,8 @@ void RegisterAiDebugCommands(CommandTable& t) {
 void RegisterAiCommands(CommandTable& t) {
   RegisterAiDebugCommands(t);
   RegisterScacheCommands(t);
+  RegisterPcacheCommands(t);
+  RegisterMemCommands(t);
 }
 
 }  // namespace hotkv::ai
