@@ -50,8 +50,10 @@ export function u32(tokens) {
   return buf;
 }
 
-const str = (v) => (v === null || v === undefined ? null : Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
-const num = (v) => (v === null || v === undefined ? null : Number(Buffer.isBuffer(v) ? v.toString() : v));
+const str = (v) => (v === null || v === undefined ? null
+  : Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+const num = (v) => (v === null || v === undefined ? null
+  : Number(Buffer.isBuffer(v) ? v.toString() : v));
 const arg = (v) => (Buffer.isBuffer(v) ? v : typeof v === 'string' ? v : String(v));
 
 /** A reply map (flat array, Map or object) as a plain object with string keys. */
@@ -86,7 +88,8 @@ function filterArg(f) {
   return Object.entries(f).map(([k, v]) => `.${k} == ${JSON.stringify(v)}`).join(' and ');
 }
 
-const csv = (v) => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : [...v].join(','));
+const csv = (v) => (v === undefined || v === null ? undefined
+  : typeof v === 'string' ? v : [...v].join(','));
 
 /** [NAME, value] when value is given, else []. */
 const opt = (name, value) => (value === undefined || value === null ? [] : [name, value]);
@@ -95,7 +98,9 @@ function infoObject(reply, floats = [], texts = []) {
   const m = toMap(reply);
   const out = {};
   for (const [k, v] of Object.entries(m)) {
-    out[k] = texts.includes(k) ? str(v) : floats.includes(k) ? num(v) : (typeof v === 'number' ? v : num(v));
+    if (texts.includes(k)) out[k] = str(v);
+    else if (typeof v === 'number' || floats.includes(k)) out[k] = num(v);
+    else out[k] = Number.isNaN(num(v)) ? str(v) : num(v);   // an unknown text field stays text
   }
   return out;
 }
@@ -121,9 +126,13 @@ class Base {
       await this._cmd([cmd, this.name, ...args]);
       return true;
     } catch (e) {
-      if (existOk && /already exists/.test(e?.message ?? '')) return false;
-      throw e;
+      if (!(existOk && /already exists/.test(e?.message ?? ''))) throw e;
     }
+    const type = this.constructor.keyType;
+    if (str(await this._cmd(['TYPE', this.name])) !== type) {
+      throw new Error(`WRONGTYPE ${this.name} exists and is not a ${type} key`);
+    }
+    return false;
   }
 
   /** Deletes the whole key. @returns {Promise<boolean>} */
@@ -156,6 +165,8 @@ class Base {
 
 /** A semantic LLM-response cache (SCACHE.*): exact prompt match, then by similarity. */
 export class SemanticCache extends Base {
+  static keyType = 'scache';
+
   /**
    * SCACHE.CREATE; false when it exists and existOk.
    * @param {number} dim
@@ -221,6 +232,8 @@ export class SemanticCache extends Base {
 
 /** A prefix (KV-block) cache for LLM serving (PCACHE.*): values are Buffers. */
 export class PromptCache extends Base {
+  static keyType = 'pcache';
+
   /**
    * PCACHE.CREATE with a byte budget (0: none) and a default block TTL.
    * @param {{budget?: number, ttl?: number, existOk?: boolean}} [o]
@@ -357,6 +370,8 @@ const filters = (f = {}) => [...opt('USER', f.user), ...opt('SESSION', f.session
 /** Agent memory (MEM.*): long-term memories ranked by similarity and recency, and
  *  per-session working memory. */
 export class AgentMemory extends Base {
+  static keyType = 'memory';
+
   /**
    * MEM.CREATE (optional: the first add creates a namespace with the defaults).
    * @param {{dim?: number, metric?: string, weights?: [number, number],

@@ -155,14 +155,18 @@ class _Base:
     def exists(self) -> bool:
         return bool(self.client.exists(self.name))
 
+    _type = ""  # the key's TYPE
+
     def _create(self, cmd, args, exist_ok):
         try:
             self._cmd(cmd, self.name, *args)
             return True
         except ResponseError as e:
-            if exist_ok and "already exists" in str(e):
-                return False
-            raise
+            if not (exist_ok and "already exists" in str(e)):
+                raise
+        if _s(self._cmd("TYPE", self.name)) != self._type:
+            raise ResponseError(f"WRONGTYPE {self.name} exists and is not a {self._type} key")
+        return False
 
 
 def _opt(name, value):
@@ -205,6 +209,8 @@ class SemanticCacheInfo:
 class SemanticCache(_Base):
     """A semantic LLM-response cache (SCACHE.*): exact prompt match, then by similarity."""
 
+    _type = "scache"
+
     def create(self, dim: int, *, metric: str = None, type: str = None,
                threshold: float = None, ttl: int = None, max_entries: int = None,
                m: int = None, ef: int = None, exist_ok: bool = False) -> bool:
@@ -243,7 +249,7 @@ class SemanticCache(_Base):
         return int(self._cmd("SCACHE.FLUSH", self.name))
 
     def info(self) -> SemanticCacheInfo:
-        f, i = float, int
+        i = int
         return _build(SemanticCacheInfo, _map(self._cmd("SCACHE.INFO", self.name)), {
             "entries": i, "dim": i, "metric": _s, "type": _s, "threshold": _num,
             "ttl": i, "maxentries": i, "hits": i, "hits_exact": i, "hits_semantic": i,
@@ -312,6 +318,8 @@ def _key(k) -> bytes:
 
 class PromptCache(_Base):
     """A prefix (KV-block) cache for LLM serving (PCACHE.*): values are bytes."""
+
+    _type = "pcache"
 
     def create(self, *, budget: int = None, ttl: int = None, exist_ok: bool = False) -> bool:
         """PCACHE.CREATE with a byte budget (0: none) and a default block TTL."""
@@ -447,6 +455,8 @@ def _filters(user=None, session=None, type=None, topics=None, entities=None, fil
 class AgentMemory(_Base):
     """Agent memory (MEM.*): long-term memories ranked by similarity and recency, and
     per-session working memory."""
+
+    _type = "memory"
 
     def create(self, *, dim: int = None, metric: str = None,
                weights: Tuple[float, float] = None, freshness: Tuple[float, int] = None,

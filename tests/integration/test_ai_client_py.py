@@ -90,6 +90,11 @@ def test_semantic_cache(r, rb, clock):
     assert c.create(dim=2, exist_ok=True) is False
     with pytest.raises(redis.ResponseError, match="already exists"):
         c.create(dim=2)
+    r.set("plain", "x")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        SemanticCache(r, "plain").create(dim=2, exist_ok=True)
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        AgentMemory(r, "qa").create(exist_ok=True)
     assert c.exists()
 
     id1 = c.set(at(0), "Paris.", prompt="What is the capital of France?",

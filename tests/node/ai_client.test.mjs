@@ -40,6 +40,9 @@ async function semanticCache(c) {
     type: 'FLOAT32', m: 16, ef: 100 }), true);
   assert.equal(await s.create(2, { existOk: true }), false);
   await assert.rejects(s.create(2), /already exists/);
+  await c.sendCommand(['SET', 'plain', 'x']);
+  await assert.rejects(new SemanticCache(c, 'plain').create(2, { existOk: true }), /WRONGTYPE/);
+  await assert.rejects(new PromptCache(c, 'qa').create({ existOk: true }), /WRONGTYPE/);
 
   const id1 = await s.set(at(0), 'Paris.', { prompt: 'What is the capital of France?',
     attrs: { user: 'alice', n: 1 } });
