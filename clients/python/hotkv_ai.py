@@ -41,7 +41,7 @@ __all__ = [
 # the helpers decode themselves, so the client's decode_responses does not matter.
 _RAW = {"NEVER_DECODE": True}
 
-Vector = Union[Sequence[float], "Any"]  # list/tuple of floats or a 1-D numpy array
+Vector = Union[Sequence[float], Any]  # list/tuple of floats or a 1-D numpy array
 Attrs = Union[Mapping[str, Any], str, None]
 
 
