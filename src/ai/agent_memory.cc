@@ -171,8 +171,14 @@ void AgentMemory::UnlinkLocked(const std::string& id) {
   if (!it->second.user.empty()) {
     auto u = by_user_.find(it->second.user);
     if (u != by_user_.end()) {
-      u->second.erase(id);
-      if (u->second.empty()) by_user_.erase(u);
+      if (u->second.use_count() > 1) u->second = std::make_shared<IdList>(*u->second);
+      IdList& ids = *u->second;
+      auto pos = std::find(ids.begin(), ids.end(), id);
+      if (pos != ids.end()) {
+        *pos = std::move(ids.back());
+        ids.pop_back();
+      }
+      if (ids.empty()) by_user_.erase(u);
     }
   }
   text_bytes_ -= TextBytes(it->second);
@@ -188,7 +194,15 @@ void AgentMemory::PutLocked(Memory m, std::span<const float> vec, const ChangeFn
     m.seq = next_seq_++;
   }
   by_seq_.emplace(m.seq, m.id);
-  if (!m.user.empty()) by_user_[m.user].insert(m.id);
+  if (!m.user.empty()) {
+    std::shared_ptr<IdList>& ids = by_user_[m.user];
+    if (ids == nullptr) {
+      ids = std::make_shared<IdList>();
+    } else if (ids.use_count() > 1) {
+      ids = std::make_shared<IdList>(*ids);
+    }
+    ids->push_back(m.id);
+  }
   exact_[ExactKey(m)] = m.id;
   text_bytes_ += TextBytes(m);
   auto [pos, inserted] = items_.emplace(m.id, std::move(m));
@@ -363,8 +377,7 @@ Result<std::vector<AgentMemory::Found>> AgentMemory::Search(const SearchRequest&
                                                             const ChangeFn& changes) {
   std::shared_ptr<vector::HnswIndex> index;
   AgentMemoryOptions o;
-  std::vector<std::string> among;  // the user's memories, when few
-  bool use_among = false;
+  std::shared_ptr<const IdList> among;  // the user's memories, when few
   {
     std::lock_guard lock(mu_);
     if (Status st = CheckVectorLocked(req.vec); !st.ok()) return st;
@@ -373,10 +386,7 @@ Result<std::vector<AgentMemory::Found>> AgentMemory::Search(const SearchRequest&
     if (req.user.has_value()) {
       auto u = by_user_.find(*req.user);
       if (u == by_user_.end()) return std::vector<Found>();
-      if (u->second.size() <= kExactAmong) {
-        among.assign(u->second.begin(), u->second.end());
-        use_among = true;
-      }
+      if (u->second->size() <= kExactAmong) among = u->second;
     }
   }
   std::vector<Found> out;
@@ -397,8 +407,8 @@ Result<std::vector<AgentMemory::Found>> AgentMemory::Search(const SearchRequest&
         static_cast<float>(vector::DistanceFromSimilarity(o.metric, *req.threshold - kScoreSlack));
   }
   Result<std::vector<vector::SearchHit>> hits = std::vector<vector::SearchHit>();
-  if (use_among) {
-    std::vector<std::string_view> views(among.begin(), among.end());
+  if (among != nullptr) {
+    std::vector<std::string_view> views(among->begin(), among->end());
     hits = index->SearchAmong(req.vec, views, p);
   } else {
     hits = index->Search(req.vec, p);
@@ -600,7 +610,7 @@ std::shared_ptr<AgentMemory> AgentMemory::Clone() const {
   c->items_ = items_;
   c->by_seq_ = by_seq_;
   c->exact_ = exact_;
-  c->by_user_ = by_user_;
+  for (const auto& [user, ids] : by_user_) c->by_user_[user] = std::make_shared<IdList>(*ids);
   c->sessions_ = sessions_;
   c->text_bytes_ = text_bytes_;
   return c;

@@ -45,7 +45,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "common/status.h"
@@ -231,7 +230,10 @@ class AgentMemory {
   std::unordered_map<std::string, Memory> items_;
   std::map<uint64_t, std::string> by_seq_;
   std::unordered_map<std::string, std::string> exact_;
-  std::unordered_map<std::string, std::unordered_set<std::string>> by_user_;  // user -> ids
+  // user -> ids, copied on write: a search takes a reference under mu_ and reads the
+  // list outside it.
+  using IdList = std::vector<std::string>;
+  std::unordered_map<std::string, std::shared_ptr<IdList>> by_user_;
   std::unordered_map<std::string, Session> sessions_;
   size_t text_bytes_ = 0;
 };

@@ -455,6 +455,48 @@ Status PromptCache::Restore(Snapshot snap) {
   return Status::Ok();
 }
 
+Status PromptCache::CheckInvariants() const {
+  std::lock_guard<std::mutex> g(mu_);
+  uint64_t bytes = 0;
+  size_t leaves = 0, expiring = 0;
+  for (const auto& [key, b] : blocks_) {
+    auto fail = [&](const std::string& what) {
+      return Status::FailedPrecondition("block " + key + ": " + what);
+    };
+    if (b.key != &key || b.value == nullptr) return fail("key or value");
+    bytes += b.bytes();
+    if (b.pinned) return fail("left pinned");
+    if (b.used > clock_) return fail("used after the clock");
+    if (b.first_child == nullptr) {
+      leaves++;
+      if (!leaves_.contains({b.used, const_cast<Block*>(&b)})) return fail("leaf not in leaves_");
+    }
+    if (b.expire_at_ms != 0) {
+      expiring++;
+      if (!expiry_.contains({b.expire_at_ms, const_cast<Block*>(&b)})) return fail("not in expiry_");
+    }
+    if (b.parent != nullptr) {
+      bool found = false;
+      for (const Block* c = b.parent->first_child; c != nullptr; c = c->next_sibling) {
+        found |= c == &b;
+      }
+      if (!found) return fail("not among its parent's children");
+      if (b.parent->expire_at_ms != 0 &&
+          (b.expire_at_ms == 0 || b.expire_at_ms > b.parent->expire_at_ms)) {
+        return fail("outlives its parent");
+      }
+    }
+    const Block* prev = nullptr;
+    for (const Block* c = b.first_child; c != nullptr; prev = c, c = c->next_sibling) {
+      if (c->parent != &b || c->prev_sibling != prev) return fail("child links");
+    }
+  }
+  if (bytes != bytes_) return Status::FailedPrecondition("bytes_ off");
+  if (leaves != leaves_.size()) return Status::FailedPrecondition("leaves_ has extra entries");
+  if (expiring != expiry_.size()) return Status::FailedPrecondition("expiry_ has extra entries");
+  return Status::Ok();
+}
+
 std::shared_ptr<PromptCache> PromptCache::Clone() const {
   Snapshot s = TakeSnapshot();
   auto copy = std::make_shared<PromptCache>(s.options);

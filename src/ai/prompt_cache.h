@@ -138,6 +138,10 @@ class PromptCache {
   // Rebuilds a snapshot into this (empty) cache; error on a dangling parent or duplicate.
   Status Restore(Snapshot snap);
 
+  // Tests: checks every internal invariant (links, leaf and expiry sets, byte count,
+  // expiries capped by parents); the first one broken as an error.
+  Status CheckInvariants() const;
+
  private:
   struct Block {
     const std::string* key = nullptr;  // the map's key

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import ServerProcess
+from helpers_pubsub import keyevents  # noqa: F401
 from helpers_types import WRONGTYPE, raw_client
 
 pytestmark = pytest.mark.hotkv_only
@@ -99,7 +100,10 @@ def test_namespace_is_a_key_of_its_own_type(rc):
     assert rc("PCACHE.DEL", "nope", "k") == 0
     assert rc("EXISTS", "nope") == 0
     for cmd in (("PCACHE.PUT", "s", "k", "v"), ("PCACHE.LONGEST", "s", "k"),
-                ("PCACHE.GET", "s", "k"), ("PCACHE.INFO", "s"), ("PCACHE.DEL", "s", "k")):
+                ("PCACHE.GET", "s", "k"), ("PCACHE.INFO", "s"), ("PCACHE.DEL", "s", "k"),
+                ("PCACHE.MGET", "s", "k"), ("PCACHE.LONGESTBLOB", "s", 1, "k"),
+                ("PCACHE.CONFIG", "s", "TTL", 1),
+                ("PCACHE.PUTTOKENS", "s", "TOKENS", b"\0" * 4, "BLOCK", 1, "v")):
         assert rc.err(*cmd) == WRONGTYPE
 
 
@@ -119,6 +123,19 @@ def test_rename_copy_expire_del(rc):
         time.sleep(0.01)
     assert rc("EXISTS", "ns2") == 0
     assert rc("DEL", "ns3") == 1 and rc("DBSIZE") == 0
+
+
+def test_keyspace_notifications(keyevents):
+    assert keyevents("PCACHE.CREATE", "ns") == [("pcache.create", "ns")]
+    assert keyevents("PCACHE.PUT", "ns", "a", "A") == [("pcache.put", "ns")]
+    assert keyevents("PCACHE.PUTTOKENS", "ns", "TOKENS", b"\1\0\0\0", "BLOCK", 1, "v") == \
+        [("pcache.put", "ns")]
+    assert keyevents("PCACHE.LONGEST", "ns", "a") == []
+    assert keyevents("PCACHE.GET", "ns", "a") == []
+    assert keyevents("PCACHE.CONFIG", "ns", "BUDGET", 100) == [("pcache.config", "ns")]
+    assert keyevents("PCACHE.DEL", "ns", "a") == [("pcache.del", "ns")]
+    assert keyevents("PCACHE.DEL", "ns", "a") == []
+    assert keyevents("DEL", "ns") == [("del", "ns")]
 
 
 # ---------------------------------------------------------------------------- chains
