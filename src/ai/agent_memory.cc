@@ -408,6 +408,7 @@ Result<std::vector<AgentMemory::Found>> AgentMemory::Search(const SearchRequest&
   }
   Result<std::vector<vector::SearchHit>> hits = std::vector<vector::SearchHit>();
   if (among != nullptr) {
+    if (req.filter_is_user_only) p.filter = nullptr;  // every one of them passes it
     std::vector<std::string_view> views(among->begin(), among->end());
     hits = index->SearchAmong(req.vec, views, p);
   } else {

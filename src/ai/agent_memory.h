@@ -139,6 +139,7 @@ class AgentMemory {
     // memories, they are compared exactly (HnswIndex::SearchAmong) instead of walking
     // the graph with a selective filter.
     std::optional<std::string> user;
+    bool filter_is_user_only = false;  // `filter` tests nothing but that USER
   };
   struct Found {
     Memory memory;

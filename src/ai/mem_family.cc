@@ -240,6 +240,7 @@ class Filters {
     }
     if (!expr_.empty()) expr_ += " and ";
     expr_ += part;
+    parts_++;
     *j += 1;
     return true;
   }
@@ -257,9 +258,12 @@ class Filters {
   }
   const vector::AttributePredicate* get() const { return filter_.get(); }
   const std::optional<std::string>& user() const { return user_; }
+  // True when USER was the only filter option (given once).
+  bool user_only() const { return parts_ == 1 && user_.has_value(); }
 
  private:
   std::optional<std::string> user_;  // the last USER given
+  int parts_ = 0;
   std::string expr_;
   std::unique_ptr<vector::FilterExpression> filter_;
 };
@@ -599,6 +603,7 @@ void SearchCommand(CommandContext& ctx) {
   req.vec = *vec;
   req.filter = filters.get();
   req.user = filters.user();
+  req.filter_is_user_only = filters.user_only();
 
   KeyShardLock lock(ctx, key);
   std::shared_ptr<AgentMemory> mem = MemoryOrReply(ctx, key, true);

@@ -29,7 +29,9 @@
 // PUTTOKENS hash chain (documented in docs/ai.md): block i's key is the 32 lower-case hex
 // digits of XXH3-128 (canonical, big-endian) of key(i-1) || the block's tokens as the
 // blob holds them (little-endian u32), with key(0) = the PARENT key's bytes, or nothing.
+#include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -357,13 +359,9 @@ void PutTokensCommand(CommandContext& ctx) {
   }
 }
 
-std::vector<std::string_view> KeysFrom(CommandContext& ctx, size_t from) {
-  std::vector<std::string_view> keys;
-  keys.reserve(ctx.argc() - from);
-  for (size_t i = from; i < ctx.argc(); i++) {
-    keys.push_back(ctx.arg(i));
-  }
-  return keys;
+// The arguments from `from` on, as they are (no copy).
+std::span<const std::string_view> KeysFrom(CommandContext& ctx, size_t from) {
+  return std::span<const std::string_view>(ctx.args()).subspan(from);
 }
 
 // PCACHE.LONGEST ns key [key ...] -> the number of leading keys present.
@@ -374,7 +372,7 @@ void LongestCommand(CommandContext& ctx) {
   if (cache == nullptr) {
     return ctx.rb().Integer(0);
   }
-  std::vector<std::string_view> keys = KeysFrom(ctx, 2);
+  std::span<const std::string_view> keys = KeysFrom(ctx, 2);
   size_t n;
   {
     OutsideLock outside;
@@ -400,14 +398,26 @@ void LongestBlobCommand(CommandContext& ctx) {
   if (cache == nullptr) {
     return ctx.rb().Integer(0);
   }
-  std::vector<std::string_view> keys(blob.size() / w);
-  for (size_t i = 0; i < keys.size(); i++) {
-    keys[i] = blob.substr(i * w, w);
-  }
-  size_t n;
-  {
-    OutsideLock outside;
-    n = cache->Longest(keys, AiNowMs(ctx));
+  // In slices, so that a blob of many tiny keys never needs a view per key at once.
+  constexpr size_t kSlice = 8192;
+  const size_t total = blob.size() / w;
+  std::vector<std::string_view> keys;
+  keys.reserve(std::min(total, kSlice));
+  size_t n = 0;
+  for (size_t from = 0; from < total; from += kSlice) {
+    keys.clear();
+    for (size_t i = from; i < std::min(total, from + kSlice); i++) {
+      keys.push_back(blob.substr(i * w, w));
+    }
+    size_t got;
+    {
+      OutsideLock outside;
+      got = cache->Longest(keys, AiNowMs(ctx));
+    }
+    n += got;
+    if (got < keys.size()) {
+      break;
+    }
   }
   ctx.rb().Integer(static_cast<int64_t>(n));
 }
@@ -419,7 +429,7 @@ void GetValues(CommandContext& ctx, bool multi) {
   if (!FindUnlocked(ctx, key, true, &cache)) return;
   std::vector<BlockValue> values;
   if (cache != nullptr) {
-    std::vector<std::string_view> keys = KeysFrom(ctx, 2);
+    std::span<const std::string_view> keys = KeysFrom(ctx, 2);
     OutsideLock outside;
     cache->Get(keys, AiNowMs(ctx), &values);
   } else {
@@ -446,7 +456,7 @@ void DelCommand(CommandContext& ctx) {
   if (cache == nullptr) {
     return ctx.rb().Integer(0);
   }
-  std::vector<std::string_view> keys = KeysFrom(ctx, 2);
+  std::span<const std::string_view> keys = KeysFrom(ctx, 2);
   size_t n;
   {
     OutsideLock outside;

@@ -103,6 +103,7 @@ size_t PromptCache::RemoveSubtreeLocked(Block* b) {
       expiry_.erase({x->expire_at_ms, x});
     }
     bytes_ -= x->bytes();
+    freed_.push_back(std::move(x->value));
     const std::string* key = x->key;
     blocks_.erase(blocks_.find(*key));
     n++;
@@ -149,7 +150,9 @@ void PromptCache::ReportDel(const std::vector<std::string>& removed, const Chang
 }
 
 void PromptCache::Configure(const PromptCacheOptions& o, int64_t now_ms, const ChangeFn& changes) {
+  std::vector<BlockValue> freed;  // released after the mutex
   std::lock_guard<std::mutex> g(mu_);
+  ReleaseAfterUnlock release{freed, freed_};
   options_ = o;
   std::vector<std::string> removed;
   if (o.budget_bytes != 0) {
@@ -162,7 +165,9 @@ void PromptCache::Configure(const PromptCacheOptions& o, int64_t now_ms, const C
 }
 
 Status PromptCache::Put(const PutRequest& req, int64_t now_ms, const ChangeFn& changes) {
+  std::vector<BlockValue> freed;  // released after the mutex
   std::lock_guard<std::mutex> g(mu_);
+  ReleaseAfterUnlock release{freed, freed_};
   const bool replay = req.expire_at_ms.has_value();
   std::vector<std::string> removed;
   // Expired blocks are absent: remove the ones this write meets (and a few more) first,
@@ -262,6 +267,7 @@ Status PromptCache::Put(const PutRequest& req, int64_t now_ms, const ChangeFn& c
     Block* b = existing[i];
     if (b != nullptr) {
       bytes_ -= b->value->size();
+      freed_.push_back(std::move(b->value));
       b->value = item.value;
       bytes_ += b->value->size();
       const bool shorter = exp != 0 && (b->expire_at_ms == 0 || exp < b->expire_at_ms);
@@ -354,7 +360,9 @@ void PromptCache::Get(std::span<const std::string_view> keys, int64_t now_ms,
 
 size_t PromptCache::Delete(std::span<const std::string_view> keys, int64_t now_ms,
                            const ChangeFn& changes) {
+  std::vector<BlockValue> freed;  // released after the mutex
   std::lock_guard<std::mutex> g(mu_);
+  ReleaseAfterUnlock release{freed, freed_};
   std::vector<std::string> removed;
   size_t n = 0;
   for (std::string_view k : keys) {

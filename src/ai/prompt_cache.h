@@ -183,6 +183,14 @@ class PromptCache {
   bool EvictLocked(uint64_t extra, int64_t now_ms, std::vector<std::string>* removed);
   void ReportDel(const std::vector<std::string>& removed, const ChangeFn& changes);
 
+  // Values dropped under the mutex are moved to freed_ and released after it: freeing a
+  // large value (or many) never holds up the namespace's other clients.
+  struct ReleaseAfterUnlock {
+    std::vector<BlockValue>& out;
+    std::vector<BlockValue>& from;
+    ~ReleaseAfterUnlock() { out.swap(from); }  // runs under the mutex, before the unlock
+  };
+
   mutable std::mutex mu_;
   PromptCacheOptions options_;
   std::unordered_map<std::string, Block, Hash, Eq> blocks_;
@@ -191,6 +199,7 @@ class PromptCache {
   uint64_t bytes_ = 0;
   uint64_t clock_ = 0;
   uint64_t hits_ = 0, misses_ = 0, evictions_ = 0, expirations_ = 0;
+  std::vector<BlockValue> freed_;  // see ReleaseAfterUnlock
 };
 
 }  // namespace hotkv::ai

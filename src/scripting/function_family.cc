@@ -219,9 +219,29 @@ void FunctionListCommand(CommandContext& ctx) {
 
 void FunctionStatsCommand(CommandContext& ctx) {
   ReplyBuilder& rb = ctx.rb();
+  ScriptRun::BusyInfo busy;
+  const bool running = ScriptRun::DescribeBusy(&busy);
+  if (running && busy.eval) {
+    return rb.Error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                    "SHUTDOWN NOSAVE.");
+  }
   rb.Map(2);
   rb.Bulk("running_script");
-  rb.Null();  // no function runs while this worker answers (the engine reports its own)
+  if (!running) {
+    rb.Null();
+  } else {
+    // A function past busy-reply-threshold on another worker (this worker is free).
+    rb.Map(3);
+    rb.Bulk("name");
+    rb.Bulk(busy.name);
+    rb.Bulk("command");
+    rb.Array(busy.command.size());
+    for (const std::string& a : busy.command) {
+      rb.Bulk(a);
+    }
+    rb.Bulk("duration_ms");
+    rb.Integer(busy.duration_ms);
+  }
   rb.Bulk("engines");
   rb.Map(1);
   rb.Bulk("LUA");

@@ -156,8 +156,9 @@ const char* ScriptRun::CheckInterrupt() {
             "# Slow script detected: still in execution after %lld milliseconds. You can try "
             "killing the script using the SCRIPT KILL command. Script name is: %s.\n",
             static_cast<long long>(ms), std::string(sha_).c_str());
-    AddBusyShards(&held_);
+    AddBusyShards(&held_, function_);
     std::lock_guard<std::mutex> g(g_busy_runs_mu);
+    busy_command_.assign(caller_.args().begin(), caller_.args().end());
     g_busy_runs.push_back(this);
   }
   if (kill_.load(std::memory_order_acquire)) {
@@ -174,6 +175,25 @@ void ScriptRun::EndBusy() {
   RemoveBusyShards(&held_);
   std::lock_guard<std::mutex> g(g_busy_runs_mu);
   g_busy_runs.erase(std::find(g_busy_runs.begin(), g_busy_runs.end(), this));
+}
+
+bool ScriptRun::DescribeBusy(BusyInfo* out) {
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  const ScriptRun* pick = nullptr;
+  for (const ScriptRun* r : g_busy_runs) {
+    if (pick == nullptr || (r->function_ && !pick->function_)) {
+      pick = r;
+    }
+  }
+  if (pick == nullptr) {
+    return false;
+  }
+  out->eval = !pick->function_;
+  out->name = std::string(pick->sha_);
+  out->command = pick->busy_command_;
+  out->duration_ms = static_cast<int64_t>(static_cast<double>(CyclesNow() - pick->start_cycles_) /
+                                          CyclesPerMicrosecond() / 1000.0);
+  return true;
 }
 
 std::string ScriptRun::KillBusy(bool is_eval) {
@@ -273,7 +293,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
       if (single ? !locked : !mine_.LockUnlessBusy(ks, read_only_)) {
         lua_pop(lua.state(), 1);
         mine_ = ShardLockSet{};
-        caller_.rb().Error(kBusyScriptError);
+        caller_.rb().Error(BusyScriptError());
         return;
       }
       held_.Merge(mine_);

@@ -65,6 +65,16 @@ class ScriptRun {
   // ("NOTBUSY ...", "UNKILLABLE ...", "BUSY ... call FUNCTION KILL ..." for a function
   // met by SCRIPT KILL and the reverse) or empty for OK.
   static std::string KillBusy(bool is_eval);
+  // FUNCTION STATS' running_script. Redis answers BUSY while an EVAL script is busy and
+  // describes a busy function (its name, its caller's command, ms since it started).
+  struct BusyInfo {
+    bool eval = false;
+    std::string name;
+    std::vector<std::string> command;
+    int64_t duration_ms = 0;
+  };
+  // A busy run (a function first, if any), or false when none is busy.
+  static bool DescribeBusy(BusyInfo* out);
   // The run is an FCALL (FUNCTION KILL stops it, SCRIPT KILL does not).
   void set_function() { function_ = true; }
   // The run was abandoned (a busy undeclared shard before any write): no reply.
@@ -98,6 +108,7 @@ class ScriptRun {
   int64_t threshold_ms_ = -2;  // busy-reply-threshold, read by the hook's first check
   bool oom_ = false;           // used memory was over maxmemory when the script started
   bool busy_ = false;          // registered as busy (AddBusyShards)
+  std::vector<std::string> busy_command_;  // the caller's arguments, copied when busy
   std::atomic<bool> wrote_shared_{false};  // wrote_, for SCRIPT KILL on another thread
   std::atomic<bool> kill_{false};
   void EndBusy();

@@ -70,18 +70,30 @@ void ShardLockSet::Lock(Keyspace& ks, bool read_only) const {
 namespace {
 std::atomic<int> g_busy_scripts{0};
 std::mutex g_busy_mu;
-std::vector<const ShardLockSet*> g_busy_sets;  // guarded by g_busy_mu
+struct BusySet {
+  const ShardLockSet* set;
+  bool function;
+};
+std::vector<BusySet> g_busy_sets;  // guarded by g_busy_mu
+thread_local bool t_busy_function = false;  // the kind ShardIsBusy last found
 }  // namespace
 
-void AddBusyShards(const ShardLockSet* set) {
+void AddBusyShards(const ShardLockSet* set, bool function) {
   std::lock_guard<std::mutex> g(g_busy_mu);
-  g_busy_sets.push_back(set);
+  g_busy_sets.push_back(BusySet{set, function});
   g_busy_scripts.fetch_add(1, std::memory_order_release);
+}
+
+const char* BusyScriptError() {
+  return t_busy_function
+             ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+             : kBusyScriptError;
 }
 
 void RemoveBusyShards(const ShardLockSet* set) {
   std::lock_guard<std::mutex> g(g_busy_mu);
-  auto it = std::find(g_busy_sets.begin(), g_busy_sets.end(), set);
+  auto it = std::find_if(g_busy_sets.begin(), g_busy_sets.end(),
+                         [set](const BusySet& b) { return b.set == set; });
   if (it != g_busy_sets.end()) {
     g_busy_sets.erase(it);
     g_busy_scripts.fetch_sub(1, std::memory_order_release);
@@ -93,9 +105,10 @@ bool ShardIsBusy(uint32_t shard) {
     return false;
   }
   std::lock_guard<std::mutex> g(g_busy_mu);
-  for (const ShardLockSet* s : g_busy_sets) {
+  for (const BusySet& b : g_busy_sets) {
     // The script may add shards meanwhile; a stale bit only delays the BUSY reply.
-    if (s->Contains(shard)) {
+    if (b.set->Contains(shard)) {
+      t_busy_function = b.function;
       return true;
     }
   }
@@ -317,7 +330,7 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
   Keyspace& ks = ctx.keyspace();
   for (;;) {
     if (!set.LockUnlessBusy(ks, !cmd->is(kCmdWrite))) [[unlikely]] {
-      ctx.rb().Error(kBusyScriptError);
+      ctx.rb().Error(BusyScriptError());
       return;
     }
     t_lock_set = &set;
@@ -387,7 +400,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     if (!(write ? s.lock.try_lock() : s.lock.try_lock_read()) &&
         !LockContendedUnlessBusy(ks, shard, !write)) [[unlikely]] {
       t_key_hint = KeyHint{};
-      ctx.rb().Error(kBusyScriptError);
+      ctx.rb().Error(BusyScriptError());
       return;
     }
     t_single_shard = static_cast<int>(shard);
@@ -760,7 +773,7 @@ bool ExecuteQueued(CommandContext& exec_ctx, std::vector<QueuedCommand>& queue) 
     set.Add(Keyspace::ShardOf(wk.key));
   }
   if (!set.LockUnlessBusy(ks)) {
-    exec_ctx.rb().Error(kBusyScriptError);
+    exec_ctx.rb().Error(BusyScriptError());
     return false;
   }
   // A watched key that expired counts as modified: looking it up deletes it, which

@@ -101,7 +101,11 @@ bool ServeRetryRequested();
 // While none is registered this costs a contended lock one relaxed load per spin.
 inline constexpr const char* kBusyScriptError =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
-void AddBusyShards(const ShardLockSet* set);
+// `function`: the busy run is an FCALL (its -BUSY names FUNCTION KILL).
+void AddBusyShards(const ShardLockSet* set, bool function = false);
+// The -BUSY text for the busy run this thread last met in ShardIsBusy (Redis names
+// FUNCTION KILL while a function is busy, SCRIPT KILL otherwise).
+const char* BusyScriptError();
 void RemoveBusyShards(const ShardLockSet* set);
 bool ShardIsBusy(uint32_t shard);
 // Takes `shard`'s lock after a failed try: spins until it is free, or returns false when

@@ -8,15 +8,21 @@ AOF replay and rewrite), bad input changing nothing, large values."""
 import ctypes
 import os
 import struct
+import subprocess
 import time
 
 import pytest
+import redis
 
 from conftest import ServerProcess
 from helpers_pubsub import keyevents  # noqa: F401
 from helpers_types import WRONGTYPE, raw_client
 
 pytestmark = pytest.mark.hotkv_only
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REDIS88 = next((p for p in (os.path.join(ROOT, *up, "shared", "peers", "redis-8.8", "redis-server")
+                             for up in (("..",), ("..", ".."))) if os.path.exists(p)), "")
 
 
 @pytest.fixture
@@ -445,6 +451,30 @@ def test_dump_restore(rc, tmp_path):
     assert rc.err("RESTORE", "ns3", 0, bytes(bad)).startswith("ERR")
 
 
+@pytest.mark.skipif(not os.path.exists(REDIS88), reason="no Redis 8.8 peer")
+def test_redis_refuses_the_payload_cleanly(rc, tmp_path):
+    fill(rc)
+    payload = rc.client.dump("ns")
+    port = ServerProcess().port
+    proc = subprocess.Popen([REDIS88, "--port", str(port), "--save", "", "--dir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        peer = redis.Redis(port=port)
+        for _ in range(500):
+            try:
+                peer.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.01)
+        with pytest.raises(redis.ResponseError, match="Bad data format"):
+            peer.restore("ns", 0, payload)
+        assert peer.exists("ns") == 0
+        assert peer.ping()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def restart(srv, tmp_path, *args):
     srv.stop()
     return ServerProcess(["--dir", str(tmp_path), *args], tmp_path=tmp_path).start()
@@ -520,7 +550,15 @@ def test_concurrent_chains_readers_and_a_snapshot(tmp_path):
                 cw = bclient(srv)
                 for j in range(20):
                     keys = [b"w%d-%02d-%02d" % (w, j, i) for i in range(20)]
-                    put_chain(cw, keys, lambda i: b"x" * 200)
+                    # Pipelined, not atomic: another client's write may evict a block of
+                    # this chain before its child arrives (readers make older blocks
+                    # recent), and that child is then refused.
+                    p = cw.client.pipeline(transaction=False)
+                    for i, k in enumerate(keys):
+                        parent = ["PARENT", keys[i - 1]] if i else []
+                        p.execute_command("PCACHE.PUT", "ns", k, b"x" * 200, *parent)
+                    for r in p.execute(raise_on_error=False):
+                        assert r == b"OK" or "parent block not found" in str(r), r
                     n = cw("PCACHE.LONGEST", "ns", *keys)
                     assert 0 <= n <= 20
                 cw.close()

@@ -266,6 +266,17 @@ def test_function_kill_and_the_kill_of_the_other_kind(start_server):
     # SCRIPT KILL does not stop a function: Redis names the KILL to use.
     assert poll(busy_function) == ("BUSY Redis is busy running a script. You can only call "
                                    "FUNCTION KILL or SHUTDOWN NOSAVE.")
+    # FUNCTION STATS describes the busy function, as Redis does.
+    stats = other.execute_command("FUNCTION", "STATS")
+    running = stats[1]
+    assert stats[0] == "running_script" and running[0::2] == ["name", "command", "duration_ms"]
+    assert running[1] == "spin" and [a.lower() for a in running[3]] == ["fcall", "spin", "1", "fk"]
+    assert running[5] >= 50
+    # A command on the busy function's key gets the BUSY that names FUNCTION KILL.
+    with pytest.raises(redis.ResponseError) as e:
+        other.get("fk")
+    assert str(e.value).endswith("Redis is busy running a script. You can only call FUNCTION KILL or "
+                                 "SHUTDOWN NOSAVE.")
     assert other.execute_command("FUNCTION", "KILL") == "OK"
     t.join(60)
     assert not t.is_alive()
@@ -293,6 +304,11 @@ def test_function_kill_and_the_kill_of_the_other_kind(start_server):
 
     assert poll(busy_eval) == ("BUSY Redis is busy running a script. You can only call "
                                "SCRIPT KILL or SHUTDOWN NOSAVE.")
+    # FUNCTION STATS answers BUSY while an EVAL script is busy (Redis's slowevalerr).
+    # (on `other`'s own connection: a fresh one could land on the busy worker)
+    with pytest.raises(redis.ResponseError) as e:
+        other.execute_command("FUNCTION", "STATS")
+    assert str(e.value).endswith("Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
     assert other.execute_command("SCRIPT", "KILL") == "OK"
     t.join(60)
     assert result.get("error", "").startswith("Script killed by user with SCRIPT KILL...")
