@@ -32,6 +32,7 @@
 
 #include "ai/ai.h"
 #include "ai/ai_clock.h"
+#include "ai/ai_keys.h"
 #include "ai/memory_value.h"
 #include "ai/scache_value.h"
 #include "commands/helpers.h"
@@ -53,28 +54,14 @@ constexpr size_t kMaxIdBytes = 512;
 constexpr int64_t kMaxSeconds = int64_t{1} << 40;
 constexpr int64_t kMaxK = 4096;
 
-bool IsMemory(const Entry* e) {
-  return e->type() == kValueTypeExtension && &AsExtension(*e)->type() == &MemoryType();
-}
-
 // Under the key's shard lock: the namespace or null when missing; WRONGTYPE replied
 // (false) for another type.
 bool FindMemory(CommandContext& ctx, std::string_view key, bool read,
                 std::shared_ptr<AgentMemory>* out) {
   out->reset();
-  Entry* e;
-  if (read) {
-    e = LookupRead(ctx, key);
-  } else {
-    e = ctx.db().Find(key);
-    if (e != nullptr) ctx.TouchEntry(e);
-  }
-  if (e == nullptr) return true;
-  if (!IsMemory(e)) {
-    ctx.rb().Error(errors::kWrongType);
-    return false;
-  }
-  *out = static_cast<MemoryValue*>(AsExtension(*e))->mem();
+  MemoryValue* v;
+  if (!FindAiValue(ctx, key, read, MemoryType(), &v)) return false;
+  if (v != nullptr) *out = v->mem();
   return true;
 }
 
@@ -84,14 +71,6 @@ std::shared_ptr<AgentMemory> MemoryOrReply(CommandContext& ctx, std::string_view
   if (mem == nullptr) ctx.rb().Error(kNoSuchNamespace);
   return mem;
 }
-
-class OutsideLock {
- public:
-  OutsideLock() { g_vector_writes_outside_lock.fetch_add(1, std::memory_order_acq_rel); }
-  ~OutsideLock() { g_vector_writes_outside_lock.fetch_sub(1, std::memory_order_acq_rel); }
-  OutsideLock(const OutsideLock&) = delete;
-  OutsideLock& operator=(const OutsideLock&) = delete;
-};
 
 std::optional<int64_t> RangeArg(CommandContext& ctx, size_t i, int64_t lo, int64_t hi,
                                 std::string_view err) {

@@ -40,6 +40,7 @@
 
 #include "ai/ai.h"
 #include "ai/ai_clock.h"
+#include "ai/ai_keys.h"
 #include "ai/pcache_value.h"
 #include "commands/helpers.h"
 #include "commands/vector_common.h"
@@ -55,32 +56,18 @@ constexpr std::string_view kNoSuchNamespace = "ERR no such namespace";
 constexpr std::string_view kBadTtl = "ERR TTL must be between 0 and 315360000 seconds";
 constexpr int64_t kMaxBlockTokens = 1 << 20;
 
-bool IsPcache(const Entry* e) {
-  return e->type() == kValueTypeExtension && &AsExtension(*e)->type() == &PcacheType();
-}
-
 // Under the key's shard lock: the namespace at `key`, null when missing; WRONGTYPE
 // replied (false) for another type.
 bool FindCache(CommandContext& ctx, std::string_view key, bool read,
                std::shared_ptr<PromptCache>* out) {
   out->reset();
-  Entry* e;
-  if (read) {
-    e = LookupRead(ctx, key);
-  } else {
-    e = ctx.db().Find(key);
-    if (e != nullptr) {
-      ctx.TouchEntry(e);
-    }
-  }
-  if (e == nullptr) {
-    return true;
-  }
-  if (!IsPcache(e)) {
-    ctx.rb().Error(errors::kWrongType);
+  PcacheValue* v;
+  if (!FindAiValue(ctx, key, read, PcacheType(), &v)) {
     return false;
   }
-  *out = static_cast<PcacheValue*>(AsExtension(*e))->cache();
+  if (v != nullptr) {
+    *out = v->cache();
+  }
   return true;
 }
 
@@ -103,14 +90,6 @@ bool FindUnlocked(CommandContext& ctx, std::string_view key, bool read,
   KeyShardLock lock(ctx, key);
   return FindCache(ctx, key, read, out);
 }
-
-class OutsideLock {
- public:
-  OutsideLock() { g_vector_writes_outside_lock.fetch_add(1, std::memory_order_acq_rel); }
-  ~OutsideLock() { g_vector_writes_outside_lock.fetch_sub(1, std::memory_order_acq_rel); }
-  OutsideLock(const OutsideLock&) = delete;
-  OutsideLock& operator=(const OutsideLock&) = delete;
-};
 
 void Record(CommandContext& ctx, const std::vector<std::string_view>& args) {
   WriteStream& ws = ctx.server().write_stream();

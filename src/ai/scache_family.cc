@@ -28,6 +28,7 @@
 
 #include "ai/ai.h"
 #include "ai/ai_clock.h"
+#include "ai/ai_keys.h"
 #include "ai/scache_value.h"
 #include "commands/helpers.h"
 #include "commands/vector_common.h"
@@ -47,32 +48,18 @@ constexpr size_t kMaxEntryBytes = size_t{16} << 20;
 constexpr int64_t kMaxTtlSeconds = int64_t{1} << 40;
 constexpr int64_t kMaxEf = 1000000;
 
-bool IsScache(const Entry* e) {
-  return e->type() == kValueTypeExtension && &AsExtension(*e)->type() == &ScacheType();
-}
-
 // Under the key's shard lock: the cache at `key` or null when missing; WRONGTYPE replied
 // (false) for another type.
 bool FindCache(CommandContext& ctx, std::string_view key, bool read,
                std::shared_ptr<SemanticCache>* out) {
   out->reset();
-  Entry* e;
-  if (read) {
-    e = LookupRead(ctx, key);
-  } else {
-    e = ctx.db().Find(key);
-    if (e != nullptr) {
-      ctx.TouchEntry(e);
-    }
-  }
-  if (e == nullptr) {
-    return true;
-  }
-  if (!IsScache(e)) {
-    ctx.rb().Error(errors::kWrongType);
+  ScacheValue* v;
+  if (!FindAiValue(ctx, key, read, ScacheType(), &v)) {
     return false;
   }
-  *out = static_cast<ScacheValue*>(AsExtension(*e))->cache();
+  if (v != nullptr) {
+    *out = v->cache();
+  }
   return true;
 }
 
@@ -87,15 +74,6 @@ std::shared_ptr<SemanticCache> CacheOrReply(CommandContext& ctx, std::string_vie
   }
   return cache;
 }
-
-// A self_locking command's use of a cache outside the shard lock (see the file comment).
-class OutsideLock {
- public:
-  OutsideLock() { g_vector_writes_outside_lock.fetch_add(1, std::memory_order_acq_rel); }
-  ~OutsideLock() { g_vector_writes_outside_lock.fetch_sub(1, std::memory_order_acq_rel); }
-  OutsideLock(const OutsideLock&) = delete;
-  OutsideLock& operator=(const OutsideLock&) = delete;
-};
 
 std::optional<double> ThresholdArg(CommandContext& ctx, size_t i) {
   std::optional<double> v = ParseDouble(ctx.arg(i));

@@ -1,0 +1,47 @@
+// What SCACHE.*, PCACHE.* and MEM.* share to find their key: an extension value of one
+// of ai/'s types (engine/extension_value.h), looked up under the key's shard lock.
+#pragma once
+
+#include <string_view>
+
+#include "commands/helpers.h"
+#include "commands/vector_common.h"
+#include "engine/extension_value.h"
+#include "server/command_context.h"
+
+namespace hotkv::ai {
+
+// The value of type `type` at `key` in `*out` (null when the key is missing). A key of
+// another type gets WRONGTYPE replied and false. `read`: a read lookup (expiry, hit and
+// miss statistics); otherwise a write's lookup that touches the entry.
+template <typename ValueT>
+bool FindAiValue(CommandContext& ctx, std::string_view key, bool read, const ExtensionType& type,
+                 ValueT** out) {
+  *out = nullptr;
+  Entry* e = read ? LookupRead(ctx, key) : ctx.db().Find(key);
+  if (e == nullptr) {
+    return true;
+  }
+  if (!read) {
+    ctx.TouchEntry(e);
+  }
+  if (e->type() != kValueTypeExtension || &AsExtension(*e)->type() != &type) {
+    ctx.rb().Error(errors::kWrongType);
+    return false;
+  }
+  *out = static_cast<ValueT*>(AsExtension(*e));
+  return true;
+}
+
+// A self_locking command's use of its value outside the shard lock (an HNSW insert or
+// search, a large copy): counted so that a snapshot barrier waits for it, as for vector
+// sets (commands/vector_common.h).
+class OutsideLock {
+ public:
+  OutsideLock() { g_vector_writes_outside_lock.fetch_add(1, std::memory_order_acq_rel); }
+  ~OutsideLock() { g_vector_writes_outside_lock.fetch_sub(1, std::memory_order_acq_rel); }
+  OutsideLock(const OutsideLock&) = delete;
+  OutsideLock& operator=(const OutsideLock&) = delete;
+};
+
+}  // namespace hotkv::ai
