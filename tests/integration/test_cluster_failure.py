@@ -157,6 +157,23 @@ def expect_error(fn, text):
     return str(err.value)
 
 
+def check_down_replies(cl, i, own, other, lost_key, own_value):
+    """Node i is in cluster_state:fail; cluster-allow-reads-when-down is switched on here
+    and back off. The same replies as Redis 7.0's (the mixed test runs this on Redis)."""
+    c = cl.c(i)
+    cl.config_all("cluster-allow-reads-when-down", "no", nodes=(i,))
+    for fn in (lambda: c.get(own), lambda: c.get(other), lambda: c.get(lost_key),
+               lambda: c.set(own, "x")):
+        expect_error(fn, "CLUSTERDOWN The cluster is down")
+    assert c.ping() and c.dbsize() >= 0  # keyless commands are served
+    cl.config_all("cluster-allow-reads-when-down", "yes", nodes=(i,))
+    assert c.get(own) == own_value
+    expect_error(lambda: c.get(other), "MOVED")  # reads follow the normal path
+    for fn in (lambda: c.set(own, "x"), lambda: c.set(other, "x")):
+        expect_error(fn, "CLUSTERDOWN The cluster is down and only accepts read commands")
+    cl.config_all("cluster-allow-reads-when-down", "no", nodes=(i,))
+
+
 @pytest.fixture
 def lab3(tmp_path):
     with NetLab(3) as lab:
@@ -189,17 +206,11 @@ def test_cut_off_primary_fail_clusterdown_and_heal(lab3):
     assert wait_until(lambda: "cluster_state:fail" in lab.cli(lost, "CLUSTER", "INFO"), timeout=BOUND)
     assert "CLUSTERDOWN The cluster is down" in lab.cli(lost, "GET", keys[lost])
 
-    # cluster-require-full-coverage yes: the survivors are down for every slot.
+    # cluster-require-full-coverage yes: the survivors are down for every slot;
+    # cluster-allow-reads-when-down yes serves reads and refuses writes.
     for i in (0, 1):
         assert wait_until(lambda: cl.state(i) == "fail", timeout=BOUND)
-        expect_error(lambda: cl.c(i).get(keys[i]), "CLUSTERDOWN The cluster is down")
-        expect_error(lambda: cl.c(i).get(keys[lost]), "CLUSTERDOWN")
-
-    # cluster-allow-reads-when-down yes: reads served, writes refused.
-    cl.config_all("cluster-allow-reads-when-down", "yes", nodes=(0, 1))
-    assert cl.c(0).get(keys[0]) == b"v0"
-    expect_error(lambda: cl.c(0).set(keys[0], "x"),
-                 "CLUSTERDOWN The cluster is down and only accepts read commands")
+        check_down_replies(cl, i, keys[i], keys[1 - i], keys[lost], f"v{i}".encode())
     # ... on the minority side too (asked from inside its namespace).
     lab.cli(lost, "CONFIG", "SET", "cluster-allow-reads-when-down", "yes")
     assert lab.cli(lost, "GET", keys[lost]).strip() == "v2"
@@ -283,13 +294,16 @@ def test_mixed_cluster_cut_off_and_heal(lab3, lost):
     survivors = [i for i in range(3) if i != lost]
     cl.config_all("cluster-require-full-coverage", "yes")
     keys = [cl.key_of(i) for i in range(3)]
+    for i in range(3):
+        assert cl.c(i).set(keys[i], f"v{i}")
     lab.cut(lost)
     took, _ = wait_failed(cl, survivors, cl.ids[lost])
     assert took is not None, cl.views()
     print(f"mixed: node {lost} FAIL on both survivors after {took:.2f} s")
     for i in survivors:
         assert wait_until(lambda: cl.state(i) == "fail", timeout=BOUND)
-        expect_error(lambda: cl.c(i).get(keys[i]), "CLUSTERDOWN The cluster is down")
+        other = [j for j in survivors if j != i][0]
+        check_down_replies(cl, i, keys[i], keys[other], keys[lost], f"v{i}".encode())
     cl.config_all("cluster-require-full-coverage", "no", nodes=survivors)
     for i in survivors:
         assert wait_until(lambda: cl.state(i) == "ok", timeout=BOUND), cl.views()
@@ -297,3 +311,80 @@ def test_mixed_cluster_cut_off_and_heal(lab3, lost):
         expect_error(lambda: cl.c(i).get(keys[lost]), "MOVED")
     lab.heal(lost)
     assert wait_until(cl.healthy, timeout=BOUND * 2), cl.views()
+
+
+@slow
+@pytest.mark.parametrize("kind", ["hotkv", "mixed"])
+def test_five_primaries_split_two_three_and_heal(tmp_path, kind):
+    # A 2 | 3 partition: the majority side flags the two FAIL (3 of 5 primaries agree);
+    # the minority side can only suspect (PFAIL) and is down, whatever its settings.
+    # Mixed: Redis 7.0 and HotKV on both sides of the split.
+    if kind == "mixed" and not os.access(REDIS70, os.X_OK):
+        pytest.skip("needs /usr/bin/redis-server")
+    binaries = [HOTKV] * 5 if kind == "hotkv" else [REDIS70, HOTKV, REDIS70, HOTKV, REDIS70]
+    with NetLab(5) as lab:
+        cl = Cluster(lab, tmp_path, binaries).start()
+        cl.config_all("cluster-require-full-coverage", "no")
+        keys = [cl.key_of(i) for i in range(5)]
+        minority, majority = [3, 4], [0, 1, 2]
+        lab.partition(minority)
+        for nid in (cl.ids[3], cl.ids[4]):
+            took, _ = wait_failed(cl, majority, nid)
+            assert took is not None, cl.views()
+        for i in majority:
+            assert wait_until(lambda: cl.state(i) == "ok", timeout=BOUND), cl.views()
+            assert cl.c(i).set(keys[i], "x")
+        for m in minority:
+            def suspects(m=m):
+                v = cl.nodes_inside(m)
+                return all("fail?" in flags_of(v, cl.ids[i]) for i in majority) and v
+            v = wait_until(suspects, timeout=BOUND)
+            assert v, lab.cli(m, "CLUSTER", "NODES")
+            # The two minority nodes still see each other.
+            other = cl.ids[7 - m]
+            assert not flags_of(v, other) & {"fail?", "fail"}, v
+            assert wait_until(lambda: "cluster_state:fail" in lab.cli(m, "CLUSTER", "INFO"),
+                              timeout=BOUND)
+            assert "CLUSTERDOWN" in lab.cli(m, "GET", keys[m])
+        # No majority node was ever FAIL on the minority side.
+        for m in minority:
+            v = cl.nodes_inside(m)
+            assert not any("fail" in flags_of(v, cl.ids[i]) for i in majority), v
+        lab.unpartition(minority)
+        assert wait_until(cl.healthy, timeout=BOUND * 2), cl.views()
+        for i in range(5):
+            assert cl.c(i).set(keys[i], "y")
+
+
+@slow
+@pytest.mark.parametrize("kind", ["hotkv", "redis70"])
+def test_slots_taken_over_while_cut_off(lab3, kind):
+    # While node 2 is cut off (and restarted, still cut off), node 0 takes 100 of its slots
+    # (SETSLOT NODE + BUMPEPOCH). When the link comes back, node 2 claims them with an
+    # older config epoch, is told (UPDATE) and gives them up; every view converges.
+    # kind=redis70 runs the same on Redis 7.0 nodes: the reference behaviour.
+    if kind == "redis70" and not os.access(REDIS70, os.X_OK):
+        pytest.skip("needs /usr/bin/redis-server")
+    binary = HOTKV if kind == "hotkv" else REDIS70
+    lab, tmp = lab3
+    cl = Cluster(lab, tmp, [binary] * 3).start()
+    lo, hi = cl.ranges[2]
+    lab.cut(2)
+    took, _ = wait_failed(cl, [0, 1], cl.ids[2])
+    assert took is not None, cl.views()
+    for s in range(lo, lo + 100):
+        cl.c(0).execute_command("CLUSTER", "SETSLOT", s, "NODE", cl.ids[0])
+    assert _s(cl.c(0).execute_command("CLUSTER", "BUMPEPOCH")).startswith("BUMPED")
+    want0 = cl.nodes(0)[cl.ids[0]]["slots"]
+    assert want0 == [f"0-{cl.ranges[0][1]}", f"{lo}-{lo + 99}"], want0
+    assert wait_until(lambda: cl.nodes(1)[cl.ids[0]]["slots"] == want0, timeout=BOUND), cl.views()
+    # Restarted while cut off: it comes back from its nodes.conf, still owning the slots.
+    lab.stop_server(2)
+    lab.start_server(2, binary, ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                 "--cluster-node-timeout", str(TIMEOUT_MS),
+                                 "--cluster-announce-ip", lab.ip(2)], tmp)
+    assert cl.nodes_inside(2)[cl.ids[2]]["slots"] == [f"{lo}-{hi}"]
+    lab.heal(2)
+    assert wait_until(cl.healthy, timeout=BOUND * 2), cl.views()
+    assert cl.nodes(2)[cl.ids[2]]["slots"] == [f"{lo + 100}-{hi}"], cl.views()
+    assert cl.nodes(2)[cl.ids[0]]["slots"] == want0, cl.views()
