@@ -373,6 +373,10 @@ ClusterBus::Link* ClusterBus::ConnectTo(const Node& n, int64_t now) {
   links_[fd] = std::move(l);
   outbound_[n.name] = raw;
   UpdateEvents(raw);
+  // CLUSTER NODES says "connected" from the moment an outbound link exists, while its
+  // connect is still in progress, as Redis 7.0 and 8 do (a node cut off from the network
+  // shows "connected" between link rebuilds; one that refuses, "disconnected").
+  state_->SetNodeLinkConnected(n.name, true);
   return raw;
 }
 
