@@ -193,10 +193,14 @@ def test_cut_off_primary_fail_clusterdown_and_heal(lab3):
     lab.cut(lost)
 
     # The two survivors flag it FAIL (PFAIL first, then the majority's FAIL).
-    took, _ = wait_failed(cl, [0, 1], lost_id)
+    took, pfail = wait_failed(cl, [0, 1], lost_id)
     assert took is not None, cl.views()[:2]
     print(f"cut-off node FAIL on both survivors after {took:.2f} s "
-          f"(node timeout {TIMEOUT_MS} ms)")
+          f"(node timeout {TIMEOUT_MS} ms, PFAIL seen first: {pfail})")
+    # FAIL came from the other survivor's report (its gossip flags the node PFAIL/FAIL).
+    for i in (0, 1):
+        assert wait_until(lambda: cl.c(i).execute_command(
+            "CLUSTER", "COUNT-FAILURE-REPORTS", lost_id) >= 1, timeout=BOUND)
     # Its link column reads "connected" while the survivors' reconnects are pending, as
     # Redis 7.0 and 8 print it (a link object exists), between rebuilds "disconnected".
     assert wait_until(lambda: cl.nodes(0)[lost_id]["link"] == "connected", timeout=BOUND,
@@ -304,6 +308,9 @@ def test_mixed_cluster_cut_off_and_heal(lab3, lost):
     took, _ = wait_failed(cl, survivors, cl.ids[lost])
     assert took is not None, cl.views()
     print(f"mixed: node {lost} FAIL on both survivors after {took:.2f} s")
+    for i in survivors:
+        assert wait_until(lambda: cl.c(i).execute_command(
+            "CLUSTER", "COUNT-FAILURE-REPORTS", cl.ids[lost]) >= 1, timeout=BOUND)
     for i in survivors:  # the link column, as Redis prints it (see the HotKV-only test)
         assert wait_until(lambda: cl.nodes(i)[cl.ids[lost]]["link"] == "connected",
                           timeout=BOUND, interval=0.02), cl.views()[i]
