@@ -1006,7 +1006,8 @@ void ClusterBus::Cron(int64_t now) {
     li.direction = l->inbound ? "from" : "to";
     li.node = l->node;
     li.create_time_ms = l->ctime_ms;
-    li.events = (l->connecting || l->woff < l->wbuf.size()) ? "rw" : "r";
+    // As Redis 7.0/8: no read or write handler while the connect is in progress.
+    li.events = l->connecting ? "" : (l->woff < l->wbuf.size() ? "rw" : "r");
     li.send_buffer_allocated = static_cast<int64_t>(l->wbuf.capacity());
     li.send_buffer_used = static_cast<int64_t>(l->wbuf.size() - l->woff);
     snap.push_back(std::move(li));

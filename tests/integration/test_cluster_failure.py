@@ -157,6 +157,15 @@ def expect_error(fn, text):
     return str(err.value)
 
 
+def pending_link_events(cl, i, nid):
+    """CLUSTER LINKS of node i: the events of its outbound link to nid, None without one."""
+    for link in cl.c(i).execute_command("CLUSTER", "LINKS"):
+        d = dict(zip(link[::2], link[1::2]))
+        if d[b"direction"] == b"to" and d[b"node"] == nid.encode():
+            return _s(d[b"events"])
+    return None
+
+
 def check_down_replies(cl, i, own, other, lost_key, own_value):
     """Node i is in cluster_state:fail; cluster-allow-reads-when-down is switched on here
     and back off. The same replies as Redis 7.0's (the mixed test runs this on Redis)."""
@@ -205,6 +214,9 @@ def test_cut_off_primary_fail_clusterdown_and_heal(lab3):
     # Redis 7.0 and 8 print it (a link object exists), between rebuilds "disconnected".
     assert wait_until(lambda: cl.nodes(0)[lost_id]["link"] == "connected", timeout=BOUND,
                       interval=0.02), cl.views()[0]
+    # CLUSTER LINKS: the pending link has no read or write handler yet (events ""), as Redis.
+    assert wait_until(lambda: pending_link_events(cl, 0, lost_id) == "", timeout=BOUND,
+                      interval=0.02), cl.c(0).execute_command("CLUSTER", "LINKS")
     # The cut-off node cannot reach a majority: it flags the others PFAIL (fail?) and,
     # alone, never FAIL; its own state is fail.
     inside = wait_until(lambda: (lambda v: v if all("fail?" in flags_of(v, cl.ids[i]) for i in (0, 1))
@@ -311,9 +323,11 @@ def test_mixed_cluster_cut_off_and_heal(lab3, lost):
     for i in survivors:
         assert wait_until(lambda: cl.c(i).execute_command(
             "CLUSTER", "COUNT-FAILURE-REPORTS", cl.ids[lost]) >= 1, timeout=BOUND)
-    for i in survivors:  # the link column, as Redis prints it (see the HotKV-only test)
+    for i in survivors:  # the link column and LINKS, as Redis prints them (see the HotKV-only test)
         assert wait_until(lambda: cl.nodes(i)[cl.ids[lost]]["link"] == "connected",
                           timeout=BOUND, interval=0.02), cl.views()[i]
+        assert wait_until(lambda: pending_link_events(cl, i, cl.ids[lost]) == "", timeout=BOUND,
+                          interval=0.02), cl.c(i).execute_command("CLUSTER", "LINKS")
     for i in survivors:
         assert wait_until(lambda: cl.state(i) == "fail", timeout=BOUND)
         other = [j for j in survivors if j != i][0]
