@@ -7,7 +7,7 @@ ARGS ?=
 PYTEST ?= /usr/bin/python3 -m pytest
 BENCH_ARGS ?=
 
-.PHONY: all deps build build-server build-asan run test unit-test asan-test integration-test node-test bench clean format
+.PHONY: all deps build build-server build-asan run test unit-test asan-test integration-test cluster-test node-test bench clean format
 
 all: build
 
@@ -47,6 +47,12 @@ asan-test: build-asan
 
 integration-test: build-server
 	HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration
+
+# The whole cluster suite, slow cases included: mixed HotKV / Redis 7.0 failure tests and
+# 5-node partitions in network namespaces (test_cluster_failure.py; needs root for
+# `ip netns`, skipped otherwise). `make integration-test` runs its fast subset.
+cluster-test: build-server
+	HOTKV_SLOW_TESTS=1 HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration/test_cluster_*.py
 
 # Real npm clients (ioredis, node-redis, redis-om, LangChain/LangGraph's Redis stores), versions pinned by
 # tests/node/package-lock.json; `npm ci` reinstalls them when the lock file changes.

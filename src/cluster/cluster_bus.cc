@@ -373,6 +373,10 @@ ClusterBus::Link* ClusterBus::ConnectTo(const Node& n, int64_t now) {
   links_[fd] = std::move(l);
   outbound_[n.name] = raw;
   UpdateEvents(raw);
+  // CLUSTER NODES says "connected" from the moment an outbound link exists, while its
+  // connect is still in progress, as Redis 7.0 and 8 do (a node cut off from the network
+  // shows "connected" between link rebuilds; one that refuses, "disconnected").
+  state_->SetNodeLinkConnected(n.name, true);
   return raw;
 }
 
@@ -1002,7 +1006,8 @@ void ClusterBus::Cron(int64_t now) {
     li.direction = l->inbound ? "from" : "to";
     li.node = l->node;
     li.create_time_ms = l->ctime_ms;
-    li.events = (l->connecting || l->woff < l->wbuf.size()) ? "rw" : "r";
+    // As Redis 7.0/8: no read or write handler while the connect is in progress.
+    li.events = l->connecting ? "" : (l->woff < l->wbuf.size() ? "rw" : "r");
     li.send_buffer_allocated = static_cast<int64_t>(l->wbuf.capacity());
     li.send_buffer_used = static_cast<int64_t>(l->wbuf.size() - l->woff);
     snap.push_back(std::move(li));
