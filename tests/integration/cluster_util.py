@@ -16,6 +16,7 @@ import socket
 import subprocess
 import time
 
+import pytest
 import redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -171,3 +172,9 @@ def redis_cli(*args, timeout=60):
     p = subprocess.run([REDIS_CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        timeout=timeout, stdin=subprocess.DEVNULL)
     return p.returncode, p.stdout.decode(errors="replace")
+
+
+# Slow cluster cases (mixed clusters, failovers, larger clusters) run with
+# HOTKV_SLOW_TESTS=1 (`make cluster-test`); `make test` keeps a fast subset.
+SLOW_TESTS = os.environ.get("HOTKV_SLOW_TESTS") == "1"
+slow = pytest.mark.skipif(not SLOW_TESTS, reason="slow: set HOTKV_SLOW_TESTS=1 (make cluster-test)")

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from cluster_util import (HOTKV, REDIS70, ClusterNodes, is_redis, redis_cli, wait_until)
+from cluster_util import (HOTKV, REDIS70, ClusterNodes, is_redis, redis_cli, slow, wait_until)
 
 pytestmark = pytest.mark.hotkv_only
 
@@ -32,7 +32,7 @@ def agree(nodes):
     return True
 
 
-@pytest.mark.parametrize("count", [3, 6])
+@pytest.mark.parametrize("count", [3, pytest.param(6, marks=slow)])
 def test_redis_cli_cluster_create_and_check(tmp_path, count):
     # A short node timeout also shortens the wait for cluster_state:ok after the slots are
     # covered (Redis's rejoin delay is the node timeout, 0.5 to 5 s).
@@ -178,6 +178,7 @@ def test_stopped_node_is_marked_fail_in_mixed_cluster(tmp_path):
         assert wait_until(lambda: agree(nodes), timeout=30), [n.nodes() for n in nodes]
 
 
+@slow
 @pytest.mark.skipif(not os.access(REDIS70, os.X_OK), reason="needs /usr/bin/redis-server")
 def test_redis_replica_fails_over_with_hotkv_votes(tmp_path):
     # Primaries: one Redis 7.0 (with a Redis replica) and two HotKV. When the Redis
