@@ -170,7 +170,7 @@ void Worker::ProcessInput(Connection* c) {
         continue;
       }
       ParsedCommand& pc = batch_[n++];
-      pc.args.assign(c->parser.args().begin(), c->parser.args().end());
+      c->parser.TakeArgs(&pc.args);
       pc.start = start;
       pc.end = pos;
       pc.resp = !c->parser.inline_request();

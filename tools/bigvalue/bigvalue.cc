@@ -81,7 +81,10 @@ long ReadReply(int fd, std::vector<char>& buf) {
       if (eol == nullptr) continue;
       size_t line = static_cast<size_t>(eol - buf.data()) + 2;
       if (buf[0] != '$') {
-        if (buf[0] == '-') fprintf(stderr, "error: %.*s\n", static_cast<int>(line), buf.data());
+        if (buf[0] == '-') {
+          fprintf(stderr, "error: %.*s", static_cast<int>(line), buf.data());
+          return -2;
+        }
         return -1;
       }
       len = atol(buf.data() + 1);
@@ -141,6 +144,7 @@ Row Rounds(const char* name, int fd, const std::string& req, std::vector<char>& 
     SendAll(fd, req.data(), req.size());
     long len = ReadReply(fd, buf);
     r.secs.push_back(Now() - t0);
+    if (len == -2) exit(1);
     if (expect_len >= 0 && len != expect_len) {
       fprintf(stderr, "%s: reply of %ld bytes, expected %ld\n", name, len, expect_len);
       exit(1);
@@ -180,6 +184,9 @@ int main(int argc, char** argv) {
     }
     int fd = Connect(port);
     if (modes.find("pcache") != std::string::npos) {
+      const std::string create = Encode({"PCACHE.CREATE", "bigvalue:ns"});
+      SendAll(fd, create.data(), create.size());
+      ReadReply(fd, buf);  // an existing namespace's error is fine
       const std::string put = Encode({"PCACHE.PUT", "bigvalue:ns", "blk", value});
       Print(Rounds("PCACHE.PUT", fd, put, buf, reps, pid, -1), bytes);
       Print(Rounds("PCACHE.GET", fd, Encode({"PCACHE.GET", "bigvalue:ns", "blk"}), buf, reps, pid, want),
