@@ -420,7 +420,9 @@ void GetValues(CommandContext& ctx, bool multi) {
     rb.Array(values.size());
   }
   for (const BlockValue& v : values) {
-    v ? rb.Bulk(*v) : rb.Null();
+    // Large values go out from the stored bytes (no copy); the reference held by the
+    // reply keeps them alive until sent, even if the block is deleted or replaced.
+    v ? rb.BulkRef(v, *v) : rb.Null();
   }
 }
 

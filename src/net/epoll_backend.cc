@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -78,7 +79,7 @@ void EpollBackend::ReleasedConnections(std::vector<NetConnection*>* out) {
 
 bool EpollBackend::WriteSome(NetConnection* c) {
   for (;;) {
-    if (c->sending_off == c->sending.size()) {
+    if (c->sending_off == c->sending.total_size()) {
       c->sending.Clear();
       c->sending_off = 0;
       if (c->out.empty()) {
@@ -86,7 +87,16 @@ bool EpollBackend::WriteSome(NetConnection* c) {
       }
       c->out.Swap(c->sending);  // the reply builder keeps writing into `out`
     }
-    ssize_t n = write(c->socket_fd, c->sending.data() + c->sending_off, c->sending.size() - c->sending_off);
+    ssize_t n;
+    if (c->sending.refs().empty()) [[likely]] {
+      n = write(c->socket_fd, c->sending.data() + c->sending_off,
+                c->sending.size() - c->sending_off);
+    } else {
+      // References to stored values: sent from where they are (io_vec.h).
+      iovec iov[kMaxSendIov];
+      const size_t cnt = FillIov(c->sending, c->sending_off, iov, kMaxSendIov);
+      n = writev(c->socket_fd, iov, static_cast<int>(cnt));
+    }
     if (n < 0) {
       if (errno == EINTR) {
         continue;
@@ -225,8 +235,10 @@ void IoBackend::FlushForShutdown(NetConnection* c) {
   timeval tv{1, 0};
   setsockopt(c->socket_fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   auto write_all = [c](const ByteBuffer& b, size_t off) {
-    while (off < b.size()) {
-      ssize_t n = write(c->socket_fd, b.data() + off, b.size() - off);
+    while (off < b.total_size()) {
+      iovec iov[kMaxSendIov];
+      const size_t cnt = FillIov(b, off, iov, kMaxSendIov);
+      ssize_t n = writev(c->socket_fd, iov, static_cast<int>(cnt));
       if (n <= 0) {
         return false;
       }

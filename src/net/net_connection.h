@@ -10,10 +10,15 @@
 // read-modify-write), so other threads may read them (CLIENT LIST).
 #pragma once
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
+#include "net/io_vec.h"
 #include "protocol/byte_buffer.h"
 
 namespace hotkv {
@@ -34,7 +39,15 @@ class NetConnection {
   size_t expected_input = 0;
   ByteBuffer out;                // output being built by the owner
   ByteBuffer sending;            // output being written (see io_backend.h)
-  size_t sending_off = 0;        // bytes of `sending` already written
+  size_t sending_off = 0;        // bytes of `sending` already written (of total_size():
+                                 // its own bytes and its references', io_vec.h)
+  // io_uring: the sendmsg of a `sending` that holds references (kept until it completes);
+  // allocated on first use.
+  struct SendVec {
+    msghdr msg;
+    iovec iov[kMaxSendIov];
+  };
+  std::unique_ptr<SendVec> send_vec;
   bool reading_paused = false;   // the owner asked the backend to stop reading
   // Backend state.
   bool want_write = false;       // epoll: EPOLLOUT registered
@@ -44,7 +57,9 @@ class NetConnection {
   bool removed = false;          // detached from the backend, waiting to be freed
   bool closed = false;           // the owner closed it (no more callbacks are acted on)
 
-  size_t pending_output() const { return out.size() + sending.size() - sending_off; }
+  size_t pending_output() const {
+    return out.total_size() + sending.total_size() - sending_off;
+  }
 
   // Traffic totals, counted by the backends once per read or write call (CLIENT LIST's
   // tot-net-in, tot-net-out and read-events).

@@ -71,6 +71,13 @@ void ReplyBuilder::Integer(int64_t v) {
   out_->Commit(FormatHeader(p, ':', v));
 }
 
+void ReplyBuilder::BulkByRef(std::shared_ptr<const void> hold, std::string_view s) {
+  char* p = out_->Reserve(kInt64Digits + 3);
+  out_->Commit(FormatHeader(p, '$', static_cast<int64_t>(s.size())));
+  out_->AppendRef(std::move(hold), s);
+  out_->Append("\r\n", 2);
+}
+
 void ReplyBuilder::Bulk(std::string_view s) {
   char* p = out_->Reserve(s.size() + kInt64Digits + 5);
   size_t n = FormatHeader(p, '$', static_cast<int64_t>(s.size()));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "protocol/byte_buffer.h"
@@ -42,6 +43,18 @@ class ReplyBuilder {
   void Error(std::string_view text);
   void Integer(int64_t v);
   void Bulk(std::string_view s);
+  // A bulk string whose bytes `hold` keeps alive (an immutable stored value): from
+  // kMinRefBulk bytes on, and when the buffer allows references (a connection's output),
+  // the reply refers to the bytes instead of copying them, and the send reads them from
+  // where they are stored (ByteBuffer's references); else the same as Bulk(s).
+  static constexpr size_t kMinRefBulk = 64 * 1024;
+  template <typename T>
+  void BulkRef(const std::shared_ptr<T>& hold, std::string_view s) {
+    if (s.size() < kMinRefBulk || !out_->refs_allowed()) {
+      return Bulk(s);
+    }
+    BulkByRef(std::shared_ptr<const void>(hold), s);
+  }
   void Null();       // missing value: $-1 / _
   void NullArray();  // missing aggregate: *-1 / _
   void Array(size_t n) { AggregateHeader('*', n); }
@@ -68,6 +81,7 @@ class ReplyBuilder {
   void Raw(std::string_view bytes) { out_->Append(bytes); }
 
  private:
+  void BulkByRef(std::shared_ptr<const void> hold, std::string_view s);
   void AggregateHeader(char type, size_t n);
   void InsertHeader(size_t pos, char type, size_t n);
 

@@ -7,6 +7,9 @@ namespace hotkv {
 Connection::Connection(uint64_t id, Worker* worker, int fd)
     : NetConnection(fd), Client(id, worker) {
   this->fd = fd;
+  // Large stored values go out by reference (ReplyBuilder::BulkRef, net/io_vec.h).
+  out.set_refs_allowed(true);
+  sending.set_refs_allowed(true);
 }
 
 Connection::~Connection() = default;
@@ -24,8 +27,8 @@ void Connection::PublishInfo() {
   // HotKV has no reply list: unsent replies sit in `sending` (being written) and `out`
   // (built behind it). obl is every unsent byte, oll the buffers holding some, omem
   // their memory.
-  const size_t unsent = sending.size() - sending_off;
-  const size_t built = out.size();
+  const size_t unsent = sending.total_size() - sending_off;
+  const size_t built = out.total_size();
   qbuf.store(in.size(), kRelaxed);
   qbuf_free.store(in.capacity() - in.size(), kRelaxed);
   obl.store(unsent + built, kRelaxed);
