@@ -131,13 +131,13 @@ class Load(threading.Thread):
         self.errors = []
         self.wrong = []
         self.reads = 0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
         self._rand = random.Random(16)
 
     def run(self):
         keys = []
         for i in range(self.limit):
-            if self._stop.is_set():
+            if self._halt.is_set():
                 break
             kind = KINDS[i % len(KINDS)]
             key = f"{self.prefix}:{kind}:{i}"
@@ -161,7 +161,7 @@ class Load(threading.Thread):
                 break
 
     def stop(self):
-        self._stop.set()
+        self._halt.set()
         self.join(timeout=120)
         assert not self.is_alive()
 
