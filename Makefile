@@ -7,7 +7,7 @@ ARGS ?=
 PYTEST ?= /usr/bin/python3 -m pytest
 BENCH_ARGS ?=
 
-.PHONY: all deps build build-asan run test unit-test asan-test integration-test node-test bench clean format
+.PHONY: all deps build build-asan run test unit-test asan-test integration-test cluster-test node-test bench clean format
 
 all: build
 
@@ -42,6 +42,12 @@ asan-test: build-asan
 
 integration-test: build
 	HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration
+
+# Every cluster integration test with the slow cases switched on (HOTKV_CLUSTER_SLOW=1):
+# the whole live migration of a Redis 7.0 cluster onto HotKV and the other long runs.
+# `make integration-test` runs the same files with the slow cases skipped.
+cluster-test: build
+	HOTKV_CLUSTER_SLOW=1 HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration/test_cluster_*.py
 
 # Real npm clients (ioredis, node-redis, redis-om, LangChain/LangGraph's Redis stores), versions pinned by
 # tests/node/package-lock.json; `npm ci` reinstalls them when the lock file changes.
