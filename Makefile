@@ -48,9 +48,10 @@ asan-test: build-asan
 integration-test: build-server
 	HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration
 
-# The whole cluster suite, slow cases included: mixed HotKV / Redis 7.0 failure tests and
-# 5-node partitions in network namespaces (test_cluster_failure.py; needs root for
-# `ip netns`, skipped otherwise). `make integration-test` runs its fast subset.
+# The whole cluster suite with its slow cases (HOTKV_SLOW_TESTS=1): the live migration of
+# a Redis 7.0 cluster onto HotKV, mixed HotKV / Redis 7.0 failure tests and 5-node
+# partitions in network namespaces (test_cluster_failure.py; needs root for `ip netns`,
+# skipped otherwise). `make integration-test` runs the same files without them.
 cluster-test: build-server
 	HOTKV_SLOW_TESTS=1 HOTKV_SERVER=$(CURDIR)/$(BUILD_DIR)/hotkv-server $(PYTEST) -q tests/integration/test_cluster_*.py
 

@@ -17,6 +17,8 @@ import redis
 
 # Notes on commands whose support is partial or differs from Redis on purpose.
 NOTES = {
+    "psync": "refused with an error naming cluster-allow-replica-migration no: no replication yet (docs/cluster.md)",
+    "sync": "refused with an error naming cluster-allow-replica-migration no: no replication yet (docs/cluster.md)",
     "wait": "no replication: waits for its timeout and counts 0 replicas, as a Redis master without replicas",
     "waitaof": "with appendonly yes the local AOF counts once this client's writes are fsynced; no replication: replicas always 0",
     "sort": "ALPHA compares bytes (Redis: strcoll in its locale, the same in the C locale); BY nosort on a set without STORE returns HotKV's set order",

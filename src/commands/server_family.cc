@@ -525,9 +525,26 @@ void MemoryHelpCommand(CommandContext& ctx) {
   }
 }
 
+// PSYNC / SYNC: HotKV cannot be a replication primary yet. A Redis node that tries to
+// replicate it (a Redis cluster primary that lost its last slot to a HotKV node, with
+// cluster-allow-replica-migration yes) gets this text and logs it (docs/cluster.md).
+void ReplicationRefusedCommand(CommandContext& ctx) {
+  ctx.rb().Error(
+      "ERR HotKV does not support replication yet and cannot serve as a primary for a "
+      "replica; in a Redis Cluster migration set cluster-allow-replica-migration no on "
+      "the Redis nodes");
+}
+
 }  // namespace
 
 void RegisterServerCommands(CommandTable& t) {
+  t.Add({.name = "psync", .arity = -3, .flags = "admin noscript no_async_loading no_multi",
+         .acl = "@admin @slow @dangerous", .handler = ReplicationRefusedCommand,
+         .doc = {"server", "2.8.0", "", "An internal command used in replication (refused: no replication yet).",
+                 "replicationid offset:integer"}});
+  t.Add({.name = "sync", .arity = 1, .flags = "admin noscript no_async_loading no_multi",
+         .acl = "@admin @slow @dangerous", .handler = ReplicationRefusedCommand,
+         .doc = {"server", "1.0.0", "", "An internal command used in replication (refused: no replication yet).", ""}});
   t.Add({.name = "info", .arity = -1, .flags = "loading stale", .acl = "@slow @dangerous",
          .handler = InfoCommand,
          .doc = {"server", "1.0.0", "O(1)", "Returns information and statistics about the server.", "[section [section ...]]"},
