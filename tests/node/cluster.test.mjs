@@ -193,7 +193,9 @@ test('ioredis Cluster: follows MOVED after redis-cli --cluster reshard', async (
     const dst = nodes[1];
     const r = new Redis(src.port, '127.0.0.1');
     const srcId = (await r.cluster('MYID'));
-    const dstId = await new Redis(dst.port, '127.0.0.1').cluster('MYID');
+    const rd = new Redis(dst.port, '127.0.0.1');
+    const dstId = await rd.cluster('MYID');
+    rd.disconnect();
     // reshard moves the source's lowest slots first: keys in its first slot.
     const nodesLine = (await r.cluster('NODES')).split('\n').find((l) => l.includes('myself'));
     const first = Number(nodesLine.split(' ')[8].split('-')[0]);
