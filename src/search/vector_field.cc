@@ -493,8 +493,10 @@ std::vector<VectorMatch> VectorField::Knn(std::string_view query_blob, size_t k,
                                           std::optional<uint32_t> ef_runtime,
                                           const DocIds* allowed) const {
   const Impl& m = *impl_;
-  std::vector<float> q;
-  if (k == 0 || !m.Decode(query_blob, q) || !Impl::CheckFinite(q).ok()) {
+  thread_local std::vector<float> q;  // The decoded query: no allocation per query.
+  // HnswIndex::Search checks the components itself (an error gives no results).
+  if (k == 0 || !m.Decode(query_blob, q) ||
+      (m.hnsw == nullptr && !Impl::CheckFinite(q).ok())) {
     return {};
   }
   if (allowed != nullptr && allowed->empty()) {
