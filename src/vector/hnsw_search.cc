@@ -366,7 +366,7 @@ Result<std::vector<SearchHit>> HnswIndex::SearchRange(std::span<const float> que
   }
   Scratch& s = internal::ThreadScratch();
   s.record.resize(space_.record_bytes());
-  space_.Encode(query, s.record.data());
+  space_.Encode(query, s.record.data(), /*want_norm=*/false);
   const uint8_t* record = s.record.data();
   EpochGuard guard;
   std::vector<SearchHit> hits;
@@ -445,7 +445,7 @@ Result<std::vector<SearchHit>> HnswIndex::Search(std::span<const float> query,
   }
   Scratch& s = internal::ThreadScratch();
   s.record.resize(space_.record_bytes());
-  space_.Encode(query, s.record.data());
+  space_.Encode(query, s.record.data(), /*want_norm=*/false);
   EpochGuard guard;
   return SearchRecord(s.record.data(), params);
 }
@@ -462,7 +462,7 @@ Result<std::vector<SearchHit>> HnswIndex::SearchAmong(std::span<const float> que
   }
   Scratch& s = internal::ThreadScratch();
   s.record.resize(space_.record_bytes());
-  space_.Encode(query, s.record.data());
+  space_.Encode(query, s.record.data(), /*want_norm=*/false);
   const uint8_t* record = s.record.data();
   EpochGuard guard;
   s.filtered.clear();
