@@ -53,8 +53,11 @@ sys.path.insert(0, str(HERE / "harness"))
 from common import Server, loadavg, log, proc_cpu_s, stop_all  # noqa: E402
 
 ROOT = HERE.parent
-PEER_88 = ROOT.parent / "shared" / "peers" / "redis-8.8" / "redis-server"
-REDISEARCH = ROOT.parent / "shared" / "peers" / "redisearch-2.10" / "redisearch.so"
+# The peers: ../shared from the main checkout, ../../shared from a worktree (wt/<name>).
+SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
+              ROOT.parent / "shared")
+PEER_88 = SHARED / "peers" / "redis-8.8" / "redis-server"
+REDISEARCH = SHARED / "peers" / "redisearch-2.10" / "redisearch.so"
 FASHION = Path("/usr/share/datasets/fashion-mnist")
 NAMES = {"hotkv": "HotKV", "redisearch": "Redis 8.8 + RediSearch 2.10"}
 K = 10

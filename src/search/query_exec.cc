@@ -1,6 +1,7 @@
 #include "search/query_exec.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -422,9 +423,11 @@ int CompareSort(const SortValue& a, const SortValue& b) {
 }  // namespace
 
 std::string FormatDistance(double d) {
+  // to_chars with a precision is printf's %.12g, without printf's cost.
   char buf[64];
-  snprintf(buf, sizeof(buf), "%.12g", d);
-  return buf;
+  const std::to_chars_result r =
+      std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::general, 12);
+  return std::string(buf, r.ptr);
 }
 
 Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
@@ -456,7 +459,8 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
   }
   // KNN: the k nearest among the filter's documents.
   std::string knn_name;
-  std::unordered_map<DocId, float> knn_dist;
+  // KNN distances by position in `docs` (both ordered by document id).
+  std::vector<float> knn_dist;
   if (query.knn) {
     const KnnClause& k = *query.knn;
     int fi = index.FieldIndexOf(k.field);
@@ -483,15 +487,16 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
                                 : std::nullopt,
                    filtered ? &allowed : nullptr);
       }
+      std::erase_if(m, [&](const VectorMatch& v) { return !index.IsLive(v.doc); });
+      std::sort(m.begin(), m.end(),
+                [](const VectorMatch& a, const VectorMatch& b) { return a.doc < b.doc; });
       docs.clear();
+      docs.reserve(m.size());
+      knn_dist.reserve(m.size());
       for (const VectorMatch& v : m) {
-        if (index.IsLive(v.doc)) {
-          docs.push_back({v.doc, 0.0});
-          knn_dist[v.doc] = v.distance;
-        }
+        docs.push_back({v.doc, 0.0});
+        knn_dist.push_back(v.distance);
       }
-      std::sort(docs.begin(), docs.end(),
-                [](const ScoredDoc& a, const ScoredDoc& b) { return a.doc < b.doc; });
     }
   }
   SearchOutput out;
@@ -500,9 +505,10 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
   // Order: SORTBY's field, else score (descending) then document id.
   int sort_field = -1;
   const std::unordered_map<DocId, float>* sort_dist = nullptr;
+  bool sort_knn = false;
   if (!options.sortby.empty()) {
     if (query.knn && options.sortby == knn_name) {
-      sort_dist = &knn_dist;
+      sort_knn = true;
     } else {
       for (const auto& [name, m] : ex.yields) {
         if (name == options.sortby) {
@@ -528,6 +534,14 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
   auto cmp = [&](size_t x, size_t y) {
     const ScoredDoc& a = docs[x];
     const ScoredDoc& b = docs[y];
+    if (sort_knn) {
+      const float da = knn_dist[x];
+      const float db = knn_dist[y];
+      if (da != db) {
+        return options.sort_ascending ? da < db : da > db;
+      }
+      return a.doc < b.doc;
+    }
     if (sort_dist != nullptr) {
       auto ia = sort_dist->find(a.doc), ib = sort_dist->find(b.doc);
       float da = ia == sort_dist->end() ? INFINITY : ia->second;
@@ -568,10 +582,7 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
     h.key = index.KeyOf(d.doc);
     h.score = d.score;
     if (query.knn) {
-      auto it = knn_dist.find(d.doc);
-      if (it != knn_dist.end()) {
-        h.yields.emplace_back(knn_name, FormatDistance(it->second));
-      }
+      h.yields.emplace_back(knn_name, FormatDistance(knn_dist[order[i]]));
     }
     for (const auto& [name, m] : ex.yields) {
       auto it = m.find(d.doc);

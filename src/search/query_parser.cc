@@ -134,6 +134,7 @@ class Lexer {
 
   std::vector<Token> Run() {
     std::vector<Token> out;
+    out.reserve(16);  // a typical query's tokens, without regrowing
     while (true) {
       Token t;
       if (!Next(&t)) break;

@@ -493,8 +493,10 @@ std::vector<VectorMatch> VectorField::Knn(std::string_view query_blob, size_t k,
                                           std::optional<uint32_t> ef_runtime,
                                           const DocIds* allowed) const {
   const Impl& m = *impl_;
-  std::vector<float> q;
-  if (k == 0 || !m.Decode(query_blob, q) || !Impl::CheckFinite(q).ok()) {
+  thread_local std::vector<float> q;  // The decoded query: no allocation per query.
+  // HnswIndex::Search checks the components itself (an error gives no results).
+  if (k == 0 || !m.Decode(query_blob, q) ||
+      (m.hnsw == nullptr && !Impl::CheckFinite(q).ok())) {
     return {};
   }
   if (allowed != nullptr && allowed->empty()) {
@@ -583,27 +585,19 @@ std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double 
   if (allowed != nullptr && allowed->size() <= std::max<size_t>(kExactMin, n / 16)) {
     return m.HnswAmong(q, *allowed, allowed->size(), r);
   }
-  // Graph range search: the filtered walk with k = everything keeps expanding every
-  // node within the (epsilon-widened) radius that it reaches; results are then cut
-  // back to the radius.
+  // Graph range search (RediSearch's): greedy descent, then a layer-0 walk bounded by
+  // the dynamic range widened by EPSILON (the query's $EPSILON, else the field's), plus
+  // a beam of max(EF_RUNTIME, 20) nodes so that a ball holding few documents is found.
+  // The allowed set, when given, filters the results, not the walk.
   const double eps = epsilon.value_or(m.options.epsilon);
-  const float walk_radius = static_cast<float>(radius + std::fabs(radius) * std::max(0.0, eps));
-  AllowedPredicate pred(allowed);
-  vector::SearchParams p;
-  p.k = static_cast<uint32_t>(std::min<size_t>(n, UINT32_MAX));
-  p.ef = std::max<uint32_t>(m.options.ef_runtime, 10);
-  p.max_distance = walk_radius;
-  p.filter = &pred;
-  p.filter_ef = vector::kUnlimitedFilterEf;
-  Result<std::vector<vector::SearchHit>> res = m.hnsw->Search(q, p);
-  if (!res.ok()) {
-    return {};
+  std::optional<AllowedPredicate> pred;
+  if (allowed != nullptr) {
+    pred.emplace(allowed);
   }
-  std::vector<VectorMatch> out = m.ToMatches(*res);
-  out.erase(std::find_if(out.begin(), out.end(),
-                         [r](const VectorMatch& v) { return v.distance > r; }),
-            out.end());
-  return out;
+  Result<std::vector<vector::SearchHit>> res =
+      m.hnsw->SearchRange(q, r, eps, std::max<uint32_t>(m.options.ef_runtime, 20),
+                          pred ? &*pred : nullptr);
+  return res.ok() ? m.ToMatches(*res) : std::vector<VectorMatch>{};
 }
 
 VectorFieldInfo VectorField::Info() const {

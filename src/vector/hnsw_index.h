@@ -116,6 +116,20 @@ class HnswIndex {
   Result<std::vector<SearchHit>> SearchAmong(std::span<const float> query,
                                              std::span<const std::string_view> labels,
                                              const SearchParams& params) const;
+  // Every element within `radius` (a distance) of `query`, nearest first: RediSearch's
+  // HNSW range search. Greedy descent to layer 0, then a best-first walk that expands
+  // every reached node within the dynamic range's boundary: the dynamic range starts at
+  // the entry node's distance, shrinks to the best distance met (never below
+  // `radius`), and the boundary is range + |range| * epsilon (epsilon >= 0; a larger
+  // one explores more of the ball's surroundings and raises recall). `filter`, when
+  // set, restricts the results, not the walk. Cost grows with the number of results,
+  // not with the index size. `ef` > 0 adds a KNN-like beam: the walk also goes on
+  // while a candidate could enter the best `ef` nodes met, so a small ball is found as
+  // reliably as KNN with that ef finds its nearest (0: RediSearch's walk exactly).
+  // Errors: dimension mismatch, NaN/inf component.
+  Result<std::vector<SearchHit>> SearchRange(std::span<const float> query, float radius,
+                                             double epsilon, size_t ef = 0,
+                                             const AttributePredicate* filter = nullptr) const;
   // Same, with the stored vector of `label` as the query (Redis VSIM ELE); the
   // element itself is part of the results. NotFound if the label is absent.
   Result<std::vector<SearchHit>> SearchByLabel(std::string_view label,
@@ -215,6 +229,10 @@ class HnswIndex {
   void SearchBase(const uint8_t* record, uint32_t start, float start_dist,
                   const SearchParams& p, size_t ef, Scratch& s) const;
   void SearchExact(const uint8_t* record, const SearchParams& p, Scratch& s) const;
+  // Layer-0 range walk of SearchRange; results (unsorted) in scratch.sorted.
+  void SearchRangeBase(const uint8_t* record, uint32_t start, float start_dist, float radius,
+                       double epsilon, size_t ef, const AttributePredicate* filter,
+                       Scratch& s) const;
   Result<std::vector<SearchHit>> SearchRecord(const uint8_t* record,
                                               const SearchParams& p) const;
   // The hits of scratch.sorted (at most p.k, within p.max_distance).

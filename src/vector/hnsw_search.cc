@@ -4,6 +4,7 @@
 // locks (see node_store.h). A neighbour is used only if its state word says kLive or
 // kDeleted; kDeleted nodes guide the walk but are never results.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "vector/epoch.h"
@@ -258,6 +259,131 @@ void HnswIndex::SearchExact(const uint8_t* record, const SearchParams& p, Scratc
   }
 }
 
+void HnswIndex::SearchRangeBase(const uint8_t* record, uint32_t start, float start_dist,
+                                float radius, double epsilon, size_t ef,
+                                const AttributePredicate* filter, Scratch& s) const {
+  VisitedTable& visited = ThreadVisitedTable();
+  visited.Reset(high_water_.load(std::memory_order_acquire));
+  s.candidates.clear();
+  s.top.clear();
+  s.sorted.clear();
+  const double eps = epsilon > 0.0 ? epsilon : 0.0;
+  auto boundary_of = [eps](float range) {
+    return static_cast<float>(range + std::fabs(static_cast<double>(range)) * eps);
+  };
+  auto result = [&](uint32_t id, const uint8_t* node, float d) {
+    if (filter == nullptr ||
+        filter->Matches(internal::MetaAttributes(internal::LoadMeta(node),
+                                                 internal::NodeLevel(node), layout_))) {
+      s.sorted.push_back({d, id});
+    }
+  };
+
+  // The dynamic range starts at the entry node's distance (the radius once inside).
+  float range = start_dist;
+  const uint8_t* start_node = Node(start);
+  if (start_dist <= radius) {
+    range = radius;
+    if (internal::LoadState(start_node, layout_) == kLive) {
+      result(start, start_node, start_dist);
+    }
+  }
+  float boundary = boundary_of(range);
+  // The beam: the best `ef` nodes met. Expansion also continues while a candidate could
+  // enter it, as a KNN walk does, so a small ball is not missed by a greedy walk stuck
+  // in a local minimum.
+  auto beam_bound = [&] {
+    return s.top.size() < ef ? std::numeric_limits<float>::infinity() : s.top.top().dist;
+  };
+  auto offer_beam = [&](uint32_t id, float d) {
+    if (ef == 0) {
+      return;
+    }
+    if (s.top.size() < ef || d < s.top.top().dist) {
+      s.top.push({d, id});
+      if (s.top.size() > ef) {
+        s.top.pop();
+      }
+    }
+  };
+  visited.TestAndSet(start);
+  s.candidates.push({start_dist, start});
+  offer_beam(start, start_dist);
+
+  uint32_t ids[kMaxBatch];
+  const uint8_t* nodes[kMaxBatch];
+  while (!s.candidates.empty()) {
+    const Cand c = s.candidates.top();
+    if (c.dist > boundary && (ef == 0 || c.dist > beam_bound())) {
+      break;
+    }
+    s.candidates.pop();
+    // Narrow the range towards the best node met, never below the radius.
+    if (c.dist < range) {
+      range = std::max(c.dist, radius);
+      boundary = boundary_of(range);
+    }
+    uint8_t* list = internal::ListPtr(Node(c.id), 0, layout_);
+    const uint32_t n = std::min(internal::LoadCount(list), layout_.m0);
+    uint32_t cnt = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t id = internal::LoadId(list, i);
+      if (visited.TestAndSet(id)) {
+        continue;
+      }
+      const uint8_t* nb = Node(id);
+      PrefetchRecord(nb, layout_, prefetch_lines_);
+      ids[cnt] = id;
+      nodes[cnt++] = nb;
+    }
+    for (uint32_t j = 0; j < cnt; ++j) {
+      const uint8_t* nb = nodes[j];
+      const uint32_t state = internal::LoadState(nb, layout_);
+      if (!Traversable(state)) {
+        continue;
+      }
+      const float d = space_.Distance(record, internal::Record(nb, layout_));
+      if (d < boundary || (ef != 0 && d < beam_bound())) {
+        s.candidates.push({d, ids[j]});
+        offer_beam(ids[j], d);
+      }
+      if (d <= radius && state == kLive) {
+        result(ids[j], nb, d);
+      }
+    }
+    if (!s.candidates.empty()) {
+      PrefetchList0(Node(s.candidates.top().id));
+    }
+  }
+}
+
+Result<std::vector<SearchHit>> HnswIndex::SearchRange(std::span<const float> query, float radius,
+                                                      double epsilon, size_t ef,
+                                                      const AttributePredicate* filter) const {
+  Status st = space_.CheckInput(query);
+  if (!st.ok()) {
+    return st;
+  }
+  Scratch& s = internal::ThreadScratch();
+  s.record.resize(space_.record_bytes());
+  space_.Encode(query, s.record.data(), /*want_norm=*/false);
+  const uint8_t* record = s.record.data();
+  EpochGuard guard;
+  std::vector<SearchHit> hits;
+  Entry entry = LoadEntry();
+  if (entry.level < 0 || std::isnan(radius)) {
+    return hits;
+  }
+  auto [start, start_dist] = GreedyDescent(record, entry, 0);
+  SearchRangeBase(record, start, start_dist, radius, epsilon, ef, filter, s);
+  std::sort(s.sorted.begin(), s.sorted.end(), [](const Cand& a, const Cand& b) {
+    return a.dist < b.dist || (a.dist == b.dist && a.id < b.id);
+  });
+  SearchParams p;
+  p.k = static_cast<uint32_t>(std::min<size_t>(s.sorted.size(), UINT32_MAX));
+  return CollectHits(p, s);
+}
+
 Result<std::vector<SearchHit>> HnswIndex::SearchRecord(const uint8_t* record,
                                                        const SearchParams& p) const {
   std::vector<SearchHit> hits;
@@ -319,7 +445,7 @@ Result<std::vector<SearchHit>> HnswIndex::Search(std::span<const float> query,
   }
   Scratch& s = internal::ThreadScratch();
   s.record.resize(space_.record_bytes());
-  space_.Encode(query, s.record.data());
+  space_.Encode(query, s.record.data(), /*want_norm=*/false);
   EpochGuard guard;
   return SearchRecord(s.record.data(), params);
 }
@@ -336,7 +462,7 @@ Result<std::vector<SearchHit>> HnswIndex::SearchAmong(std::span<const float> que
   }
   Scratch& s = internal::ThreadScratch();
   s.record.resize(space_.record_bytes());
-  space_.Encode(query, s.record.data());
+  space_.Encode(query, s.record.data(), /*want_norm=*/false);
   const uint8_t* record = s.record.data();
   EpochGuard guard;
   s.filtered.clear();

@@ -110,10 +110,12 @@ Status VectorSpace::CheckInput(std::span<const float> vec) const {
   return Status::Ok();
 }
 
-float VectorSpace::Encode(std::span<const float> vec, uint8_t* record) const {
+float VectorSpace::Encode(std::span<const float> vec, uint8_t* record, bool want_norm) const {
   double sq = 0.0;
-  for (float x : vec) {
-    sq += static_cast<double>(x) * x;
+  if (want_norm || metric_ == Metric::kCosine) {
+    for (float x : vec) {
+      sq += static_cast<double>(x) * x;
+    }
   }
   const float norm = static_cast<float>(std::sqrt(sq));
   // Cosine compares directions: normalise once here. A zero vector stays zero.

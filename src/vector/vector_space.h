@@ -42,7 +42,9 @@ class VectorSpace {
 
   // Encodes `vec` (already checked) into `record` (record_bytes() bytes). Returns the
   // L2 norm of the input.
-  float Encode(std::span<const float> vec, uint8_t* record) const;
+  // With want_norm false (queries), the norm is computed only where encoding needs it
+  // (cosine) and 0 is returned otherwise; the record is the same.
+  float Encode(std::span<const float> vec, uint8_t* record, bool want_norm = true) const;
 
   // The (approximate, for quantised storage) original vector: dequantised and, for
   // cosine, multiplied back by `norm`.

@@ -432,6 +432,47 @@ TEST(HnswIndexTest, SearchAmongIsExactOverTheGivenLabels) {
   EXPECT_FALSE(index->SearchAmong(std::vector<float>{1, 2}, views, p).ok());
 }
 
+// Range search: every hit within the radius, nearest first, removed elements never
+// returned, the filter restricts results only, empty index / bad input handled.
+TEST(HnswIndexTest, SearchRangeWithinRadius) {
+  auto empty = MakeIndex(16, Metric::kL2);
+  ASSERT_TRUE(empty->SearchRange(std::vector<float>(16, 0.0f), 1.0f, 0.01)->empty());
+  const auto data = ClusteredData(2000, 16, 10, 7);
+  auto index = BuildIndex(data, Metric::kL2);
+  ASSERT_TRUE(index->Remove(Label(3)));
+  struct EvenOnly final : AttributePredicate {
+    bool Matches(std::string_view) const override { return true; }
+  };
+  size_t found = 0, exact = 0;
+  for (size_t qi = 0; qi < 10; ++qi) {
+    const auto& q = data[qi * 7 + 3];
+    std::vector<float> d;
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (i != 3) {
+        d.push_back(static_cast<float>(testing_util::ExactDistance(Metric::kL2, data[i], q)));
+      }
+    }
+    std::sort(d.begin(), d.end());
+    const float radius = (d[39] + d[40]) / 2;
+    auto hits = index->SearchRange(q, radius, 0.01);
+    ASSERT_TRUE(hits.ok());
+    for (size_t i = 0; i < hits->size(); ++i) {
+      EXPECT_LE((*hits)[i].distance, radius);
+      EXPECT_NE((*hits)[i].label, Label(3));
+      if (i > 0) {
+        EXPECT_LE((*hits)[i - 1].distance, (*hits)[i].distance);
+      }
+    }
+    found += hits->size();
+    exact += 40;
+    EvenOnly all;
+    EXPECT_EQ(index->SearchRange(q, radius, 0.01, 0, &all)->size(), hits->size());
+    EXPECT_TRUE(index->SearchRange(q, -1.0f, 0.01)->empty());
+  }
+  EXPECT_GE(static_cast<double>(found) / exact, 0.95);
+  EXPECT_FALSE(index->SearchRange(std::vector<float>{1, 2}, 1.0f, 0.01).ok());
+}
+
 TEST(HnswIndexTest, RandomMembers) {
   auto index = MakeIndex(2);
   for (int i = 0; i < 100; ++i) {
