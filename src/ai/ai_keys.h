@@ -2,7 +2,9 @@
 // of ai/'s types (engine/extension_value.h), looked up under the key's shard lock.
 #pragma once
 
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "commands/helpers.h"
 #include "commands/vector_common.h"
@@ -31,6 +33,20 @@ bool FindAiValue(CommandContext& ctx, std::string_view key, bool read, const Ext
   }
   *out = static_cast<ValueT*>(AsExtension(*e));
   return true;
+}
+
+// A vector given as "FP32 <blob>" or "VALUES <n> <v...>" at args[i] (ParseVectorArg);
+// `*next` is the index after it. Replies the ai/ commands' error and returns nullopt
+// when it is malformed.
+inline std::optional<std::vector<float>> VectorArgOrReply(CommandContext& ctx, size_t i,
+                                                          size_t* next) {
+  std::optional<VectorArg> v = ParseVectorArg(ctx, i);
+  if (!v) {
+    ctx.rb().Error("ERR invalid vector specification");
+    return std::nullopt;
+  }
+  *next = i + v->consumed;
+  return std::move(v->values);
 }
 
 // A self_locking command's use of its value outside the shard lock (an HNSW insert or

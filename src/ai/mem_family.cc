@@ -48,7 +48,6 @@ namespace hotkv::ai {
 namespace {
 
 constexpr std::string_view kNoSuchNamespace = "ERR no such memory namespace";
-constexpr std::string_view kInvalidVector = "ERR invalid vector specification";
 constexpr size_t kMaxTextBytes = size_t{16} << 20;
 constexpr size_t kMaxIdBytes = 512;
 constexpr int64_t kMaxSeconds = int64_t{1} << 40;
@@ -98,16 +97,6 @@ std::optional<double> WeightArg(CommandContext& ctx, size_t i) {
     return std::nullopt;
   }
   return v;
-}
-
-std::optional<std::vector<float>> VectorArgOrReply(CommandContext& ctx, size_t i, size_t* next) {
-  std::optional<VectorArg> v = ParseVectorArg(ctx, i);
-  if (!v) {
-    ctx.rb().Error(kInvalidVector);
-    return std::nullopt;
-  }
-  *next = i + v->consumed;
-  return std::move(v->values);
 }
 
 bool IsVectorToken(std::string_view s) {

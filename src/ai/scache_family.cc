@@ -42,7 +42,6 @@ namespace hotkv::ai {
 namespace {
 
 constexpr std::string_view kNoSuchCache = "ERR no such cache";
-constexpr std::string_view kInvalidVector = "ERR invalid vector specification";
 // Response + prompt + attributes of one entry.
 constexpr size_t kMaxEntryBytes = size_t{16} << 20;
 constexpr int64_t kMaxTtlSeconds = int64_t{1} << 40;
@@ -92,16 +91,6 @@ std::optional<int64_t> RangeArg(CommandContext& ctx, size_t i, int64_t lo, int64
     return std::nullopt;
   }
   return v;
-}
-
-std::optional<std::vector<float>> VectorArgOrReply(CommandContext& ctx, size_t i, size_t* next) {
-  std::optional<VectorArg> v = ParseVectorArg(ctx, i);
-  if (!v) {
-    ctx.rb().Error(kInvalidVector);
-    return std::nullopt;
-  }
-  *next = i + v->consumed;
-  return std::move(v->values);
 }
 
 std::string FloatBlob(std::span<const float> v) {

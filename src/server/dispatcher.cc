@@ -561,10 +561,10 @@ bool RejectedByPersistence(Worker& w, Client& c, ReplyBuilder& rb, const Command
 bool RejectedByCluster(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd,
                        const std::vector<std::string_view>& args) {
   ClusterHooks* cl = w.server().cluster();
-  const bool is_exec = (cmd->parent ? cmd->parent->name : cmd->name) == "exec";
   thread_local std::string error;
   error.clear();
-  if (is_exec) {
+  const bool keyless = cmd->key_specs.empty() && !cmd->movable_keys;
+  if (keyless && cmd->parent == nullptr && cmd->name == "exec") {  // EXEC has no keys
     if (!c.in_multi() || cl->RouteExec(w.server(), c, c.multi_queue(), &error)) {
       return false;
     }
@@ -574,7 +574,7 @@ bool RejectedByCluster(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec
     WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
     return true;
   }
-  if (cmd->key_specs.empty() && !cmd->movable_keys) {
+  if (keyless) {
     return false;
   }
   if (cl->Route(w.server(), c, cmd, args, &error)) {
