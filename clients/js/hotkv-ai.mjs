@@ -389,6 +389,22 @@ export class AgentMemory extends Base {
   }
 
   /**
+   * MEM.CONFIG: new ranking weights, half-lives, touch interval, default session TTL
+   * (sessions started later) or search EF; dim, metric and M stay as created.
+   * @param {{weights?: [number, number], freshness?: [number, number],
+   *   novelty?: [number, number], touchInterval?: number, sessionTtl?: number,
+   *   ef?: number}} o
+   */
+  async configure(o) {
+    await this._cmd(['MEM.CONFIG', this.name,
+      ...(o.weights ? ['WEIGHTS', ...o.weights] : []),
+      ...(o.freshness ? ['FRESHNESS', ...o.freshness] : []),
+      ...(o.novelty ? ['NOVELTY', ...o.novelty] : []),
+      ...opt('TOUCH-INTERVAL', o.touchInterval), ...opt('SESSION-TTL', o.sessionTtl),
+      ...opt('EF', o.ef)]);
+  }
+
+  /**
    * Adds a memory (or updates its exact / DEDUP-similar duplicate); resolves to its id.
    * @param {Vector} vector
    * @param {string} text

@@ -415,6 +415,8 @@ class MemoryInfo:
     novelty_halflife: int = 0
     touch_interval: int = 0
     session_ttl: int = 0
+    m: int = 0
+    ef: int = 0
     memory: int = 0
     raw: Dict[str, Any] = field(default_factory=dict)
 
@@ -471,6 +473,19 @@ class AgentMemory(_Base):
                 *_opt("TOUCH-INTERVAL", touch_interval), *_opt("SESSION-TTL", session_ttl),
                 *_opt("M", m), *_opt("EF", ef))
         return self._create("MEM.CREATE", args, exist_ok)
+
+    def configure(self, *, weights: Tuple[float, float] = None,
+                  freshness: Tuple[float, int] = None, novelty: Tuple[float, int] = None,
+                  touch_interval: int = None, session_ttl: int = None,
+                  ef: int = None) -> None:
+        """MEM.CONFIG: new ranking weights, half-lives, touch interval, default session
+        TTL (sessions started later) or search EF; dim, metric and M stay as created."""
+        self._cmd("MEM.CONFIG", self.name,
+                  *(("WEIGHTS", *weights) if weights else ()),
+                  *(("FRESHNESS", *freshness) if freshness else ()),
+                  *(("NOVELTY", *novelty) if novelty else ()),
+                  *_opt("TOUCH-INTERVAL", touch_interval), *_opt("SESSION-TTL", session_ttl),
+                  *_opt("EF", ef))
 
     def add(self, vector: Vector, text: str, *, user: str = None, session: str = None,
             type: str = None, topics: Iterable[str] = None, entities: Iterable[str] = None,
@@ -548,7 +563,7 @@ class AgentMemory(_Base):
             "memories": i, "sessions": i, "dim": i, "metric": _s, "similarity_weight": f,
             "recency_weight": f, "freshness_weight": f, "freshness_halflife": i,
             "novelty_weight": f, "novelty_halflife": i, "touch_interval": i,
-            "session_ttl": i, "memory": i})
+            "session_ttl": i, "m": i, "ef": i, "memory": i})
 
     # Working memory.
     def session_append(self, session: str, role: str, content: str, *, ttl: int = None,

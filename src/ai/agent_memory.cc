@@ -77,7 +77,9 @@ std::string MemoryDocument(const Memory& m) {
   return d;
 }
 
-Result<std::shared_ptr<AgentMemory>> AgentMemory::Create(const AgentMemoryOptions& o) {
+namespace {
+
+Status ValidateOptions(const AgentMemoryOptions& o) {
   if (o.dim > 65536) {
     return Status::InvalidArgument("DIM must be between 1 and 65536");
   }
@@ -95,6 +97,13 @@ Result<std::shared_ptr<AgentMemory>> AgentMemory::Create(const AgentMemoryOption
   if (o.m < 2 || o.m > 255 || o.ef < 1) {
     return Status::InvalidArgument("bad M or EF");
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<AgentMemory>> AgentMemory::Create(const AgentMemoryOptions& o) {
+  if (Status st = ValidateOptions(o); !st.ok()) return st;
   auto mem = std::shared_ptr<AgentMemory>(new AgentMemory(o));
   if (o.dim != 0) {
     std::lock_guard w(mem->write_mu_);
@@ -102,6 +111,18 @@ Result<std::shared_ptr<AgentMemory>> AgentMemory::Create(const AgentMemoryOption
     if (!index.ok()) return index.status();
   }
   return mem;
+}
+
+Status AgentMemory::Reconfigure(const AgentMemoryOptions& o) {
+  if (Status st = ValidateOptions(o); !st.ok()) return st;
+  std::lock_guard w(write_mu_);
+  std::lock_guard lock(mu_);
+  const AgentMemoryOptions fixed = options_;
+  options_ = o;
+  options_.dim = fixed.dim;
+  options_.metric = fixed.metric;
+  options_.m = fixed.m;
+  return Status::Ok();
 }
 
 AgentMemoryOptions AgentMemory::options() const {

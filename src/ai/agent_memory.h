@@ -150,6 +150,9 @@ class AgentMemory {
   static Result<std::shared_ptr<AgentMemory>> Create(const AgentMemoryOptions& options);
 
   AgentMemoryOptions options() const;
+  // MEM.CONFIG: new ranking weights, half-lives, touch interval, default session TTL
+  // (for sessions started later) and EF; dim, metric and M stay as created.
+  Status Reconfigure(const AgentMemoryOptions& options);
   uint32_t dim() const;
 
   // Errors (nothing changed): dimension mismatch, non-finite component.

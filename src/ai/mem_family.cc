@@ -4,6 +4,8 @@
 //   MEM.CREATE ns [DIM d] [METRIC COSINE|L2|IP] [WEIGHTS similarity recency]
 //              [FRESHNESS weight halflife_s] [NOVELTY weight halflife_s]
 //              [TOUCH-INTERVAL s] [SESSION-TTL s] [M m] [EF ef]
+//   MEM.CONFIG ns [WEIGHTS ..] [FRESHNESS ..] [NOVELTY ..] [TOUCH-INTERVAL s] [SESSION-TTL s]
+//              [EF ef]                                                    -> OK
 //   MEM.ADD ns vector text [USER u] [SESSION s] [TYPE t] [TOPICS a,b] [ENTITIES x,y]
 //           [ATTRS json] [ID id] [DEDUP sim]                                   -> id
 //   MEM.SEARCH ns vector [K k] [filters] [THRESHOLD sim] [RECENCY w fresh_s novelty_s]
@@ -362,16 +364,21 @@ bool CheckDim(CommandContext& ctx, const AgentMemory& mem, size_t got) {
   return true;
 }
 
-// MEM.CREATE ns [DIM d] [METRIC m] [WEIGHTS s r] [FRESHNESS w hl] [NOVELTY w hl]
-//            [TOUCH-INTERVAL s] [SESSION-TTL s] [M m] [EF ef]
-void CreateCommand(CommandContext& ctx) {
-  AgentMemoryOptions o;
-  for (size_t j = 2; j < ctx.argc(); j++) {
+// The options of MEM.CREATE (from args[from]) into *o; with `reconfigure` (MEM.CONFIG)
+// the ones fixed at creation (DIM, METRIC, M) are refused. False after replying.
+bool ParseOptions(CommandContext& ctx, size_t from, bool reconfigure, AgentMemoryOptions* out) {
+  AgentMemoryOptions& o = *out;
+  for (size_t j = from; j < ctx.argc(); j++) {
     std::string_view opt = ctx.arg(j);
     auto need = [&](size_t n) { return j + n < ctx.argc(); };
+    if (reconfigure && (EqualsIgnoreCase(opt, "DIM") || EqualsIgnoreCase(opt, "METRIC") ||
+                        EqualsIgnoreCase(opt, "M"))) {
+      ctx.rb().Error("ERR " + ToUpper(opt) + " cannot be changed after the namespace is created");
+      return false;
+    }
     if (EqualsIgnoreCase(opt, "DIM") && need(1)) {
       auto v = RangeArg(ctx, ++j, 1, 65536, "ERR DIM must be between 1 and 65536");
-      if (!v) return;
+      if (!v) return false;
       o.dim = static_cast<uint32_t>(*v);
     } else if (EqualsIgnoreCase(opt, "METRIC") && need(1)) {
       std::string_view v = ctx.arg(++j);
@@ -382,20 +389,21 @@ void CreateCommand(CommandContext& ctx) {
       } else if (EqualsIgnoreCase(v, "IP")) {
         o.metric = vector::Metric::kInnerProduct;
       } else {
-        return ctx.rb().Error("ERR METRIC must be COSINE, L2 or IP");
+        ctx.rb().Error("ERR METRIC must be COSINE, L2 or IP");
+        return false;
       }
     } else if (EqualsIgnoreCase(opt, "WEIGHTS") && need(2)) {
       auto s = WeightArg(ctx, ++j);
-      if (!s) return;
+      if (!s) return false;
       auto r = WeightArg(ctx, ++j);
-      if (!r) return;
+      if (!r) return false;
       o.similarity_weight = *s;
       o.recency_weight = *r;
     } else if ((EqualsIgnoreCase(opt, "FRESHNESS") || EqualsIgnoreCase(opt, "NOVELTY")) && need(2)) {
       auto w = WeightArg(ctx, ++j);
-      if (!w) return;
+      if (!w) return false;
       auto hl = RangeArg(ctx, ++j, 1, kMaxSeconds, "ERR half-life must be a positive number of seconds");
-      if (!hl) return;
+      if (!hl) return false;
       if (EqualsIgnoreCase(opt, "FRESHNESS")) {
         o.freshness_weight = *w;
         o.freshness_halflife_ms = *hl * 1000;
@@ -405,24 +413,33 @@ void CreateCommand(CommandContext& ctx) {
       }
     } else if (EqualsIgnoreCase(opt, "TOUCH-INTERVAL") && need(1)) {
       auto v = RangeArg(ctx, ++j, 0, kMaxSeconds, "ERR invalid TOUCH-INTERVAL");
-      if (!v) return;
+      if (!v) return false;
       o.touch_interval_ms = *v * 1000;
     } else if (EqualsIgnoreCase(opt, "SESSION-TTL") && need(1)) {
       auto v = RangeArg(ctx, ++j, 0, kMaxSeconds, "ERR invalid SESSION-TTL");
-      if (!v) return;
+      if (!v) return false;
       o.session_ttl_ms = *v * 1000;
     } else if (EqualsIgnoreCase(opt, "M") && need(1)) {
       auto v = RangeArg(ctx, ++j, 2, 255, "ERR M must be between 2 and 255");
-      if (!v) return;
+      if (!v) return false;
       o.m = static_cast<uint32_t>(*v);
     } else if (EqualsIgnoreCase(opt, "EF") && need(1)) {
       auto v = RangeArg(ctx, ++j, 1, 1000000, "ERR EF must be between 1 and 1000000");
-      if (!v) return;
+      if (!v) return false;
       o.ef = static_cast<uint32_t>(*v);
     } else {
-      return ctx.rb().Error(errors::kSyntax);
+      ctx.rb().Error(errors::kSyntax);
+      return false;
     }
   }
+  return true;
+}
+
+// MEM.CREATE ns [DIM d] [METRIC m] [WEIGHTS s r] [FRESHNESS w hl] [NOVELTY w hl]
+//            [TOUCH-INTERVAL s] [SESSION-TTL s] [M m] [EF ef]
+void CreateCommand(CommandContext& ctx) {
+  AgentMemoryOptions o;
+  if (!ParseOptions(ctx, 2, false, &o)) return;
   std::string_view key = ctx.arg(1);
   KeyRef ref = ctx.db().Lookup(key);
   if (ref) return ctx.rb().Error("ERR key already exists");
@@ -431,6 +448,20 @@ void CreateCommand(CommandContext& ctx) {
   ctx.db().Insert(ref, NewExtensionEntry(key, std::make_unique<MemoryValue>(std::move(mem.value())),
                                          false));
   ctx.KeyModified(key, notify::kModule, "mem.create");
+  ctx.rb().Ok();
+}
+
+// MEM.CONFIG ns [WEIGHTS s r] [FRESHNESS w hl] [NOVELTY w hl] [TOUCH-INTERVAL s]
+//            [SESSION-TTL s] [EF ef]: changes a namespace's ranking and upkeep options;
+// DIM, METRIC and M are fixed at creation. The write stream records the command as sent.
+void ConfigCommand(CommandContext& ctx) {
+  std::string_view key = ctx.arg(1);
+  std::shared_ptr<AgentMemory> mem = MemoryOrReply(ctx, key, false);
+  if (mem == nullptr) return;
+  AgentMemoryOptions o = mem->options();
+  if (!ParseOptions(ctx, 2, true, &o)) return;
+  if (Status st = mem->Reconfigure(o); !st.ok()) return ctx.rb().Error("ERR " + st.message());
+  ctx.KeyModified(key, notify::kModule, "mem.config");
   ctx.rb().Ok();
 }
 
@@ -950,6 +981,11 @@ void RegisterMemCommands(CommandTable& t) {
          .doc = {"mem", "0.1.0", "O(1)",
                  "Creates an empty agent-memory namespace (dimension, metric, ranking weights and half-lives, touch interval, session TTL).",
                  "key [DIM dim] [METRIC <COSINE | L2 | IP>] [WEIGHTS similarity recency] [FRESHNESS weight halflife] [NOVELTY weight halflife] [TOUCH-INTERVAL seconds] [SESSION-TTL seconds] [M m] [EF ef]"}});
+  t.Add({.name = "mem.config", .arity = -4, .flags = "write", .acl = "@write @slow",
+         .keys = {KeyAt(1, "RW UPDATE")}, .handler = ConfigCommand,
+         .doc = {"mem", "0.1.0", "O(1)",
+                 "Changes an agent-memory namespace's ranking weights, half-lives, touch interval, default session TTL or search EF.",
+                 "key [WEIGHTS similarity recency] [FRESHNESS weight halflife] [NOVELTY weight halflife] [TOUCH-INTERVAL seconds] [SESSION-TTL seconds] [EF ef]"}});
   t.Add({.name = "mem.add", .arity = -5, .flags = "write denyoom self_locking", .acl = "@write @slow",
          .keys = {KeyAt(1, "RW INSERT")}, .handler = AddCommand,
          .doc = {"mem", "0.1.0", "O(log(N)) where N is the number of memories.",

@@ -331,6 +331,12 @@ def test_resp3_replies(server, r, clock):
         [msg] = m.session_get("s")
         assert (msg.role, msg.content) == ("user", "hi") and msg.at > 0
         assert m.info().memories == 2 and m.info().recency_weight == pytest.approx(0.2)
+        m.configure(weights=(0.5, 0.5), novelty=(0.1, 60), touch_interval=3, ef=32)
+        info = m.info()
+        assert (info.recency_weight, info.novelty_halflife, info.touch_interval, info.ef) == (
+            pytest.approx(0.5), 60, 3, 32)
+        with pytest.raises(redis.ResponseError, match="DIM cannot be changed"):
+            m._cmd("MEM.CONFIG", m.name, "DIM", 4)
         with pytest.raises(redis.ResponseError, match="no such memory namespace"):
             AgentMemory(c3, "missing").get("1")
     finally:

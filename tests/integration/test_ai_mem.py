@@ -211,6 +211,37 @@ def test_weights_of_the_namespace(rc):
     assert float(found[0]["score"]) == pytest.approx(1.0, abs=1e-4)
 
 
+def test_config_changes_ranking_and_keeps_fixed_options(rc):
+    rc("MEM.CREATE", "w", "DIM", 2, "WEIGHTS", 1, 0)
+    add(rc, "older", 0, ns="w")
+    advance(rc, 3600 * 1000)
+    add(rc, "newer", 10, ns="w")
+    assert texts(search(rc, 0, ns="w")) == ["older", "newer"]
+    assert rc("MEM.CONFIG", "w", "WEIGHTS", 0, 1, "FRESHNESS", 0, 3600,
+              "NOVELTY", 1, 3600, "TOUCH-INTERVAL", 5, "SESSION-TTL", 60, "EF", 50) == "OK"
+    assert texts(search(rc, 0, ns="w")) == ["newer", "older"]
+    info = dict(pairs(rc("MEM.INFO", "w")))
+    assert (info["dim"], info["touch_interval"], info["session_ttl"], info["ef"]) == (2, 5, 60, 50)
+    assert float(info["similarity_weight"]) == 0 and float(info["novelty_weight"]) == 1
+    # A session started after the change takes the new default TTL.
+    rc("MEM.SESSION.APPEND", "w", "s", "user", "hi")
+    advance(rc, 61 * 1000)
+    assert rc("MEM.SESSION.GET", "w", "s") == []
+    # Options fixed at creation, bad values and a missing namespace change nothing.
+    for bad, err in [(("DIM", 3), "DIM cannot be changed"), (("METRIC", "L2"), "METRIC cannot be changed"),
+                     (("M", 8), "M cannot be changed"), (("WEIGHTS", -1, 1), "weights must be"),
+                     (("EF", 0), "EF must be"), (("TOUCH-INTERVAL",), "wrong number of arguments"), (("EF", 5, "SESSION-TTL"), "syntax error"),
+                     (("BOGUS", 1), "syntax error")]:
+        with pytest.raises(Exception, match=err):
+            rc("MEM.CONFIG", "w", *bad)
+    assert dict(pairs(rc("MEM.INFO", "w")))["ef"] == 50
+    with pytest.raises(Exception, match="no such memory namespace"):
+        rc("MEM.CONFIG", "nope", "EF", 10)
+    rc("SET", "str", "x")
+    with pytest.raises(Exception, match="WRONGTYPE"):
+        rc("MEM.CONFIG", "str", "EF", 10)
+
+
 def test_threshold_and_k(rc):
     for d in (0, 20, 40, 60, 80):
         add(rc, f"at {d}", d)
@@ -427,6 +458,7 @@ def fill_for_persistence(c):
     c("MEM.SESSION.APPEND", "m", "gone", "user", "bye", "TTL", 30)
     add(c, "three", 90)
     c("MEM.DEL", "m", "3")
+    c("MEM.CONFIG", "m", "WEIGHTS", "0.6", "0.4", "TOUCH-INTERVAL", 5, "EF", 64)
 
 
 def persisted_state(c):

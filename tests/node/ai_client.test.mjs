@@ -199,6 +199,11 @@ async function agentMemory(c) {
   const info = await m.info();
   assert.deepEqual([info.memories, info.dim, info.metric, info.touch_interval], [5, 2, 'COSINE', 0]);
   near(info.similarity_weight, 0.8);
+  await m.configure({ weights: [0.7, 0.3], touchInterval: 5, ef: 64 });
+  const info2 = await m.info();
+  assert.deepEqual([info2.touch_interval, info2.ef, info2.dim], [5, 64, 2]);
+  near(info2.recency_weight, 0.3);
+  await assert.rejects(m.configure({ ef: 0 }), /EF must be/);
   assert.equal(await m.delete(res.memoryId, res2.memoryId, 'nope'), 2);
   assert.equal(await m.delete(), 0);
   await advance(c, 31 * DAY_MS);
