@@ -102,6 +102,36 @@ TEST(AgentMemory, RecencyRankingAndTouchInterval) {
   EXPECT_EQ(Texts(*f), (std::vector<std::string>{"old", "new"}));
 }
 
+TEST(AgentMemory, ReconfigureKeepsCreationOptions) {
+  AgentMemoryOptions o;
+  o.dim = 2;
+  o.metric = vector::Metric::kL2;
+  auto mem = Make(o);
+  Add(*mem, At(10), "old", 0);
+  Add(*mem, At(30), "new", 60 * kDay);
+  AgentMemory::SearchRequest req;
+  auto q = At(0);
+  req.vec = q;
+  EXPECT_EQ(Texts(*mem->Search(req, 60 * kDay, nullptr)), (std::vector<std::string>{"new", "old"}));
+  AgentMemoryOptions next = mem->options();
+  next.similarity_weight = 1.0;
+  next.recency_weight = 0.0;
+  next.ef = 50;
+  next.dim = 7;                              // ignored: fixed at creation
+  next.metric = vector::Metric::kCosine;     // ignored
+  next.m = 4;                                // ignored
+  ASSERT_TRUE(mem->Reconfigure(next).ok());
+  EXPECT_EQ(Texts(*mem->Search(req, 60 * kDay, nullptr)), (std::vector<std::string>{"old", "new"}));
+  const AgentMemoryOptions now = mem->options();
+  EXPECT_EQ(now.dim, 2u);
+  EXPECT_EQ(now.metric, vector::Metric::kL2);
+  EXPECT_EQ(now.m, 16u);
+  EXPECT_EQ(now.ef, 50u);
+  next.recency_weight = -1;
+  EXPECT_FALSE(mem->Reconfigure(next).ok());
+  EXPECT_EQ(mem->options().recency_weight, 0.0);
+}
+
 TEST(AgentMemory, UserPathEqualsFilteredWalk) {
   auto mem = Make();
   for (int i = 0; i < 200; i++) Add(*mem, At(i * 1.7), "m" + std::to_string(i), 0, "u" + std::to_string(i % 4));
