@@ -35,6 +35,38 @@ bool FindAiValue(CommandContext& ctx, std::string_view key, bool read, const Ext
   return true;
 }
 
+// The namespace object a value of ai/'s types holds (ValueT::shared()), found like
+// FindAiValue: `*out` null when the key is missing, false after a WRONGTYPE reply.
+template <typename ValueT>
+bool FindNamespace(CommandContext& ctx, std::string_view key, bool read, const ExtensionType& type,
+                   std::shared_ptr<typename ValueT::Shared>* out) {
+  out->reset();
+  ValueT* v;
+  if (!FindAiValue(ctx, key, read, type, &v)) {
+    return false;
+  }
+  if (v != nullptr) {
+    *out = v->shared();
+  }
+  return true;
+}
+
+// The namespace of a command that needs one, or null after replying (`missing` for a
+// missing key, WRONGTYPE for another type).
+template <typename ValueT>
+std::shared_ptr<typename ValueT::Shared> NamespaceOrReply(CommandContext& ctx, std::string_view key,
+                                                          bool read, const ExtensionType& type,
+                                                          std::string_view missing) {
+  std::shared_ptr<typename ValueT::Shared> out;
+  if (!FindNamespace<ValueT>(ctx, key, read, type, &out)) {
+    return nullptr;
+  }
+  if (out == nullptr) {
+    ctx.rb().Error(missing);
+  }
+  return out;
+}
+
 // A vector given as "FP32 <blob>" or "VALUES <n> <v...>" at args[i] (ParseVectorArg);
 // `*next` is the index after it. Replies the ai/ commands' error and returns nullopt
 // when it is malformed.

@@ -59,18 +59,11 @@ constexpr int64_t kMaxK = 4096;
 // (false) for another type.
 bool FindMemory(CommandContext& ctx, std::string_view key, bool read,
                 std::shared_ptr<AgentMemory>* out) {
-  out->reset();
-  MemoryValue* v;
-  if (!FindAiValue(ctx, key, read, MemoryType(), &v)) return false;
-  if (v != nullptr) *out = v->mem();
-  return true;
+  return FindNamespace<MemoryValue>(ctx, key, read, MemoryType(), out);
 }
 
 std::shared_ptr<AgentMemory> MemoryOrReply(CommandContext& ctx, std::string_view key, bool read) {
-  std::shared_ptr<AgentMemory> mem;
-  if (!FindMemory(ctx, key, read, &mem)) return nullptr;
-  if (mem == nullptr) ctx.rb().Error(kNoSuchNamespace);
-  return mem;
+  return NamespaceOrReply<MemoryValue>(ctx, key, read, MemoryType(), kNoSuchNamespace);
 }
 
 std::optional<int64_t> RangeArg(CommandContext& ctx, size_t i, int64_t lo, int64_t hi,

@@ -29,7 +29,8 @@ class MemoryValue final : public ExtensionValue {
  public:
   explicit MemoryValue(std::shared_ptr<AgentMemory> mem) : mem_(std::move(mem)) {}
 
-  const std::shared_ptr<AgentMemory>& mem() const { return mem_; }
+  using Shared = AgentMemory;
+  const std::shared_ptr<AgentMemory>& shared() const { return mem_; }
 
   const ExtensionType& type() const override { return MemoryType(); }
   size_t MemoryUsage() const override { return sizeof(*this) + mem_->MemoryUsage(); }

@@ -60,27 +60,12 @@ constexpr int64_t kMaxBlockTokens = 1 << 20;
 // replied (false) for another type.
 bool FindCache(CommandContext& ctx, std::string_view key, bool read,
                std::shared_ptr<PromptCache>* out) {
-  out->reset();
-  PcacheValue* v;
-  if (!FindAiValue(ctx, key, read, PcacheType(), &v)) {
-    return false;
-  }
-  if (v != nullptr) {
-    *out = v->cache();
-  }
-  return true;
+  return FindNamespace<PcacheValue>(ctx, key, read, PcacheType(), out);
 }
 
 // The namespace of a command that needs one, or null after replying.
 std::shared_ptr<PromptCache> CacheOrReply(CommandContext& ctx, std::string_view key, bool read) {
-  std::shared_ptr<PromptCache> cache;
-  if (!FindCache(ctx, key, read, &cache)) {
-    return nullptr;
-  }
-  if (cache == nullptr) {
-    ctx.rb().Error(kNoSuchNamespace);
-  }
-  return cache;
+  return NamespaceOrReply<PcacheValue>(ctx, key, read, PcacheType(), kNoSuchNamespace);
 }
 
 // Finds the namespace under the key's shard lock (self_locking commands). False after a

@@ -26,7 +26,8 @@ class PcacheValue final : public ExtensionValue {
  public:
   explicit PcacheValue(std::shared_ptr<PromptCache> cache) : cache_(std::move(cache)) {}
 
-  const std::shared_ptr<PromptCache>& cache() const { return cache_; }
+  using Shared = PromptCache;
+  const std::shared_ptr<PromptCache>& shared() const { return cache_; }
 
   const ExtensionType& type() const override { return PcacheType(); }
   size_t MemoryUsage() const override { return sizeof(*this) + cache_->MemoryUsage(); }

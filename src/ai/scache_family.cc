@@ -51,27 +51,12 @@ constexpr int64_t kMaxEf = 1000000;
 // (false) for another type.
 bool FindCache(CommandContext& ctx, std::string_view key, bool read,
                std::shared_ptr<SemanticCache>* out) {
-  out->reset();
-  ScacheValue* v;
-  if (!FindAiValue(ctx, key, read, ScacheType(), &v)) {
-    return false;
-  }
-  if (v != nullptr) {
-    *out = v->cache();
-  }
-  return true;
+  return FindNamespace<ScacheValue>(ctx, key, read, ScacheType(), out);
 }
 
 // The cache for a command, or null after replying (missing, wrong type).
 std::shared_ptr<SemanticCache> CacheOrReply(CommandContext& ctx, std::string_view key, bool read) {
-  std::shared_ptr<SemanticCache> cache;
-  if (!FindCache(ctx, key, read, &cache)) {
-    return nullptr;
-  }
-  if (cache == nullptr) {
-    ctx.rb().Error(kNoSuchCache);
-  }
-  return cache;
+  return NamespaceOrReply<ScacheValue>(ctx, key, read, ScacheType(), kNoSuchCache);
 }
 
 std::optional<double> ThresholdArg(CommandContext& ctx, size_t i) {

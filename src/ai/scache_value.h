@@ -25,7 +25,8 @@ class ScacheValue final : public ExtensionValue {
  public:
   explicit ScacheValue(std::shared_ptr<SemanticCache> cache) : cache_(std::move(cache)) {}
 
-  const std::shared_ptr<SemanticCache>& cache() const { return cache_; }
+  using Shared = SemanticCache;
+  const std::shared_ptr<SemanticCache>& shared() const { return cache_; }
 
   const ExtensionType& type() const override { return ScacheType(); }
   size_t MemoryUsage() const override { return sizeof(*this) + cache_->MemoryUsage(); }

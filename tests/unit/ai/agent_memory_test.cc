@@ -215,11 +215,11 @@ TEST(MemoryValue, DumpPayloadRoundTrip) {
   std::unique_ptr<Entry, EntryDeleter> b(*back);
   auto* v = static_cast<MemoryValue*>(AsExtension(*b));
   ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->mem()->size(), 2u);
-  EXPECT_EQ(v->mem()->options().recency_weight, 0.5);
-  EXPECT_EQ(v->mem()->Get("1")->user, "u");
+  EXPECT_EQ(v->shared()->size(), 2u);
+  EXPECT_EQ(v->shared()->options().recency_weight, 0.5);
+  EXPECT_EQ(v->shared()->Get("1")->user, "u");
   int64_t ttl;
-  EXPECT_EQ(v->mem()->SessionMessages("s", 0, 10, &ttl).size(), 1u);
+  EXPECT_EQ(v->shared()->SessionMessages("s", 0, 10, &ttl).size(), 1u);
   EXPECT_EQ(rdb::DumpPayload(*b, true), p);
   for (size_t cut = 1; cut < p.size() - 10; cut += 7) {
     std::string q = p.substr(0, p.size() - 10 - cut) + p.substr(p.size() - 10, 2);

@@ -337,10 +337,10 @@ TEST(ScacheValue, DumpPayloadRoundTrip) {
   std::unique_ptr<Entry, EntryDeleter> b(*back);
   auto* v = static_cast<ScacheValue*>(AsExtension(*b));
   ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->cache()->options().metric, vector::Metric::kL2);
-  EXPECT_EQ(v->cache()->options().max_entries, 10u);
-  EXPECT_EQ(v->cache()->size(), 2u);
-  auto h = Lookup(*v->cache(), At(0), 100, std::string_view("pa"));
+  EXPECT_EQ(v->shared()->options().metric, vector::Metric::kL2);
+  EXPECT_EQ(v->shared()->options().max_entries, 10u);
+  EXPECT_EQ(v->shared()->size(), 2u);
+  auto h = Lookup(*v->shared(), At(0), 100, std::string_view("pa"));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->response, "a");
   // Corrupt payloads are refused, never crash.
