@@ -163,6 +163,24 @@ const char* ScriptRun::CheckInterrupt() {
     busy_command_.assign(caller_.args().begin(), caller_.args().end());
     g_busy_runs.push_back(this);
   }
+  // Busy: this worker's other connections are served every millisecond (their commands
+  // get -BUSY, SCRIPT KILL / FUNCTION KILL / SHUTDOWN NOSAVE run), as Redis's
+  // processEventsWhileBlocked from its hook.
+  const uint64_t now = CyclesNow();
+  if (static_cast<double>(now - last_serve_cycles_) >= 1000.0 * CyclesPerMicrosecond()) {
+    last_serve_cycles_ = now;
+    const char* busy_error =
+        function_ ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                    "SHUTDOWN NOSAVE."
+                  : kBusyScriptError;
+    if (caller_.worker().ServeWhileBusy(caller_.client(), busy_error)) {
+      // SHUTDOWN NOSAVE (here or on another worker): the script stops even if it wrote,
+      // and its caller, as with Redis's exit, gets no reply.
+      caller_.client().set_reply_mode(Client::ReplyMode::kOff);
+      caller_.client().set_close_after_reply();
+      kill_.store(true, std::memory_order_release);
+    }
+  }
   if (kill_.load(std::memory_order_acquire)) {
     return "ERR Script killed by user with SCRIPT KILL...";
   }
