@@ -52,8 +52,11 @@ def test_busy_reply_script_kill_and_pipeline(start_server, backend):
     in_multi = srv.raw()
     assert in_multi.command("MULTI") == "OK"
     runner = srv.raw(timeout=60)
-    runner.send_command("EVAL", LOOP, "0")
+    # The script's own connection pipelines a command behind it, and sends more while
+    # the script is busy: both run after it, in order.
+    runner.send(resp_command("EVAL", LOOP, "0") + resp_command("PING"))
     assert wait_busy(other, BUSY_EVAL)
+    runner.send(resp_command("ECHO", "after"))
     # Pipelined commands: each gets its reply in order; an unknown command is still
     # "unknown" (Redis checks that before BUSY).
     other.send(resp_command("GET", "k") + resp_command("PING") + resp_command("NOSUCH", "a"))
@@ -72,6 +75,8 @@ def test_busy_reply_script_kill_and_pipeline(start_server, backend):
     assert other.command("SCRIPT", "KILL") == "OK"
     reply = runner.read_reply()
     assert isinstance(reply, RespError) and reply.startswith(KILLED), reply
+    assert runner.read_reply() == "PONG"
+    assert runner.read_reply() == b"after"
     # Served normally afterwards.
     assert other.command("GET", "k") == b"v"
     assert late.command("PING") == "PONG"
@@ -137,3 +142,12 @@ def test_keyspace_walks_on_another_worker_get_busy(start_server):
     assert runner.read_reply().startswith(KILLED)
     assert other.command("KEYS", "*") == []
     assert other.command("DBSIZE") == 0
+    # SHUTDOWN from another worker: refused without NOSAVE, and NOSAVE stops the busy
+    # script's worker too.
+    runner.send_command("EVAL", "redis.call('set', KEYS[1], 'w') " + LOOP, "1", "bk")
+    assert wait_busy(other, BUSY_EVAL, "GET", "bk")
+    assert other.command("SHUTDOWN") == BUSY_EVAL
+    other.send_command("SHUTDOWN", "NOSAVE")
+    assert other.closed_by_server(timeout=30)
+    assert runner.closed_by_server(timeout=30)
+    assert srv.proc.wait(30) == 0
