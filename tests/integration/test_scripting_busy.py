@@ -85,6 +85,31 @@ def test_busy_reply_script_kill_and_pipeline(start_server, backend):
     assert other.command("SCRIPT", "KILL") == "NOTBUSY No scripts in execution right now."
 
 
+def test_subscribed_and_blocked_clients_during_a_busy_script(start_server, backend):
+    srv, other = start(start_server, backend=backend)
+    sub = srv.raw()
+    assert sub.command("SUBSCRIBE", "ch") == [b"subscribe", b"ch", 1]
+    blocked = srv.raw(timeout=60)
+    blocked.send_command("BLPOP", "list", "0")
+    assert poll(lambda: other.command("CLIENT", "LIST").count(b"cmd=blpop") == 1)
+    runner = srv.raw(timeout=60)
+    runner.send_command("EVAL", LOOP, "0")
+    assert wait_busy(other, BUSY_EVAL)
+    # RESP2 subscribed mode is checked before BUSY; PING is allowed there, not while busy.
+    assert sub.command("GET", "k") == ("ERR Can't execute 'get': only (P|S)SUBSCRIBE / "
+                                       "(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+                                       "this context")
+    assert sub.command("PING") == BUSY_EVAL
+    assert other.command("PUBLISH", "ch", "m") == BUSY_EVAL
+    assert other.command("SCRIPT", "KILL") == "OK"
+    assert runner.read_reply().startswith(KILLED)
+    # Both keep their state: the subscriber gets messages, the blocked client is served.
+    assert other.command("PUBLISH", "ch", "m2") == 1
+    assert sub.read_reply() == [b"message", b"ch", b"m2"]
+    assert other.command("LPUSH", "list", "x") == 1
+    assert blocked.read_reply() == [b"list", b"x"]
+
+
 def test_function_kill_on_the_same_worker(start_server, backend):
     srv, other = start(start_server, backend=backend)
     lib = "#!lua name=busylib\nredis.register_function('spin', function() while true do end end)"
