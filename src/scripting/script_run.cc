@@ -292,7 +292,10 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     abort_for_all_ = false;
     resp_ = 2;
     db_ = caller_.client().db();
-    cluster_slot_ = keys.empty() ? -1 : static_cast<int>(KeySlot(keys[0]));
+    // Only cluster mode checks it (Call): no CRC16 of the key per run otherwise.
+    cluster_slot_ = keys.empty() || GetClusterScriptHooks() == nullptr
+                        ? -1
+                        : static_cast<int>(KeySlot(keys[0]));
     ops_ = 0;
     if (outer_ == nullptr) {
       bool locked = false;
