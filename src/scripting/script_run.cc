@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,6 +45,43 @@ LocalClient& ScriptClient(Worker& worker) {
     client = std::make_unique<LocalClient>(worker.server().clients().NextId(), &worker);
   }
   return *client;
+}
+
+// redis.call's command lookup, cached by the name's address: a script's command names
+// are Lua string constants (interned, so the same address every call). The bytes are
+// compared too (a collected string's address may be reused), which costs less than the
+// table's hash and probe.
+const CommandSpec* FindCommandCached(const CommandTable& table, std::string_view name) {
+  struct Entry {
+    const char* ptr = nullptr;
+    const CommandTable* table = nullptr;
+    const CommandSpec* cmd = nullptr;
+    uint8_t len = 0;
+    char bytes[23];
+  };
+  // 16 sets of two (most recent first), so that two names meeting in one set (a
+  // script's INCR and EXPIRE) both stay.
+  thread_local Entry cache[32];
+  const uint64_t h = reinterpret_cast<uintptr_t>(name.data()) * 0x9E3779B97F4A7C15ull;
+  Entry* set = &cache[(h >> 60) * 2];
+  for (int way = 0; way < 2; way++) {
+    const Entry& e = set[way];
+    if (e.ptr == name.data() && e.len == name.size() && e.table == &table &&
+        memcmp(e.bytes, name.data(), name.size()) == 0) [[likely]] {
+      return e.cmd;
+    }
+  }
+  const CommandSpec* cmd = table.Find(name);
+  if (cmd != nullptr && name.size() <= sizeof(Entry::bytes)) {
+    set[1] = set[0];
+    Entry& e = set[0];
+    e.ptr = name.data();
+    e.table = &table;
+    e.cmd = cmd;
+    e.len = static_cast<uint8_t>(name.size());
+    memcpy(e.bytes, name.data(), name.size());
+  }
+  return cmd;
 }
 
 }  // namespace
@@ -410,7 +448,7 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   }
   const std::vector<std::string_view>& argv = args;
   Server& server = caller_.server();
-  const CommandSpec* cmd = server.commands().Find(argv[0]);
+  const CommandSpec* cmd = FindCommandCached(server.commands(), argv[0]);
   if (cmd != nullptr && !cmd->subcommands.empty() && cmd->handler == nullptr) {
     cmd = argv.size() >= 2 ? cmd->FindSub(argv[1]) : nullptr;
   }
