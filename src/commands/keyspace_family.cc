@@ -27,7 +27,7 @@ void KeysCommand(CommandContext& ctx) {
   const int64_t now = ctx.now_ms();
   size_t pos = ctx.rb().BeginDeferred();
   size_t n = 0;
-  ctx.ForEachShard([&](Shard& s, uint32_t) {
+  const bool done = ctx.ForEachShardUnlessBusy([&](Shard& s, uint32_t) {
     s.db(db).keys.ForEach([&](Entry* e) {
       if (e->has_ttl() && e->expire_ms() <= now) {
         return;
@@ -37,7 +37,12 @@ void KeysCommand(CommandContext& ctx) {
         n++;
       }
     });
+    return true;
   });
+  if (!done) {
+    ctx.rb().buffer()->Truncate(pos);
+    return ctx.rb().Error(BusyScriptError());
+  }
   ctx.rb().EndDeferredArray(pos, n);
 }
 
@@ -90,8 +95,9 @@ void ScanCommand(CommandContext& ctx) {
   Keyspace& ks = ctx.keyspace();
   while (shard < Keyspace::kShardCount && static_cast<int64_t>(keys.size()) < count && budget > 0) {
     Shard& s = ks.shard(static_cast<uint32_t>(shard));
-    if (!ctx.all_shards_locked()) {
-      s.lock.lock();
+    if (!ctx.all_shards_locked() && !s.lock.try_lock() &&
+        !LockContendedUnlessBusy(ks, static_cast<uint32_t>(shard), false)) {
+      return ctx.rb().Error(BusyScriptError());  // a busy script holds it: as Redis, -BUSY
     }
     const KeyTable& t = s.db(db).keys;
     if (t.empty()) {
@@ -172,7 +178,12 @@ void RandomKeyCommand(CommandContext& ctx) {
 void DbSizeCommand(CommandContext& ctx) {
   const int db = ctx.client().db();
   size_t n = 0;
-  ctx.ForEachShard([&](Shard& s, uint32_t) { n += s.db(db).keys.size(); });
+  if (!ctx.ForEachShardUnlessBusy([&](Shard& s, uint32_t) {
+        n += s.db(db).keys.size();
+        return true;
+      })) {
+    return ctx.rb().Error(BusyScriptError());
+  }
   ctx.rb().Integer(static_cast<int64_t>(n));
 }
 

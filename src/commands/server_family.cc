@@ -203,6 +203,7 @@ std::string StatsSection(Server& s) {
   AddField(o, "expired_time_cap_reached_count", static_cast<int64_t>(s.keyspace().expire_cycles_capped()));
   AddField(o, "expire_cycle_cpu_milliseconds", static_cast<int64_t>(s.keyspace().expire_cycle_us() / 1000));
   AddField(o, "evicted_keys", static_cast<int64_t>(EvictedKeys()));
+  AddField(o, "evicted_scripts", static_cast<int64_t>(s.evicted_scripts()));
   AddField(o, "keyspace_hits", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_hits)));
   AddField(o, "keyspace_misses", static_cast<int64_t>(s.SumStat(&WorkerStats::keyspace_misses)));
   AddField(o, "pubsub_channels", static_cast<int64_t>(s.pubsub().ChannelCount(PubsubRegistry::kChannel)));
@@ -467,6 +468,17 @@ void ShutdownCommand(CommandContext& ctx) {
   }
   if (abort_req) {
     return ctx.rb().Error("ERR No shutdown in progress.");
+  }
+  // As Redis: while a script is busy only SHUTDOWN NOSAVE goes through (the script is
+  // then killed whether it wrote or not, scripting/script_run.cc).
+  if (!nosave) {
+    const char* busy = ThisThreadBusyGate();
+    if (busy == nullptr) {
+      busy = AnyBusyScriptError();
+    }
+    if (busy != nullptr) {
+      return ctx.rb().Error(busy);
+    }
   }
   (void)now;
   PersistenceHooks* p = ctx.server().persistence();

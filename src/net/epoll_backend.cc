@@ -123,9 +123,22 @@ void EpollBackend::SetReading(NetConnection* c, bool on) {
   UpdateInterest(c);
 }
 
+void EpollBackend::HoldInput(NetConnection* c) {
+  c->input_held = true;
+  UpdateInterest(c);
+}
+
+bool EpollBackend::ReleaseInput(NetConnection* c) {
+  c->input_held = false;
+  if (!c->removed) {
+    UpdateInterest(c);  // what arrived meanwhile waits in the socket: reported as usual
+  }
+  return false;
+}
+
 void EpollBackend::UpdateInterest(NetConnection* c) {
   bool want_write = c->pending_output() > 0;
-  uint32_t events = (c->reading_paused ? 0u : static_cast<uint32_t>(EPOLLIN)) |
+  uint32_t events = (c->reading_paused || c->input_held ? 0u : static_cast<uint32_t>(EPOLLIN)) |
                     (want_write ? static_cast<uint32_t>(EPOLLOUT) : 0u);
   uint32_t current = (c->reading_paused_registered ? 0u : static_cast<uint32_t>(EPOLLIN)) |
                      (c->want_write ? static_cast<uint32_t>(EPOLLOUT) : 0u);
@@ -133,7 +146,7 @@ void EpollBackend::UpdateInterest(NetConnection* c) {
     return;
   }
   c->want_write = want_write;
-  c->reading_paused_registered = c->reading_paused;
+  c->reading_paused_registered = c->reading_paused || c->input_held;
   epoll_event ev{};
   ev.events = events;
   ev.data.u64 = reinterpret_cast<uint64_t>(c);
@@ -141,6 +154,9 @@ void EpollBackend::UpdateInterest(NetConnection* c) {
 }
 
 void EpollBackend::Read(NetConnection* c, IoSink& sink) {
+  if (c->input_held) {
+    return;  // an event of the outer Poll's batch; read once released
+  }
   // Read as much as the client's recent batches needed, so that one pipelined batch
   // costs one read().
   size_t want = c->read_size;
@@ -173,8 +189,11 @@ void EpollBackend::Read(NetConnection* c, IoSink& sink) {
 void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
-  retired_.clear();
+  if (poll_depth_ == 0) {
+    retired_.clear();  // a nested Poll: the outer one's events may still point at them
+  }
   int n = epoll_wait(epfd_, events, kMaxEvents, timeout_ms);
+  poll_depth_++;
   for (int i = 0; i < n; i++) {
     uint64_t data = events[i].data.u64;
     if (data & 1) {
@@ -213,6 +232,7 @@ void EpollBackend::Poll(int timeout_ms, IoSink& sink) {
       }
     }
   }
+  poll_depth_--;
 }
 
 void DrainListener(int fd, IoSink& sink) {

@@ -26,6 +26,8 @@ class EpollBackend final : public IoBackend {
   void AddConnection(NetConnection* c) override;
   bool Send(NetConnection* c) override;
   void SetReading(NetConnection* c, bool on) override;
+  void HoldInput(NetConnection* c) override;
+  bool ReleaseInput(NetConnection* c) override;
   void RemoveConnection(NetConnection* c) override;
   void Poll(int timeout_ms, IoSink& sink) override;
   void ReleasedConnections(std::vector<NetConnection*>* out) override;
@@ -47,6 +49,7 @@ class EpollBackend final : public IoBackend {
   // so they are freed at the next Poll.
   std::vector<std::unique_ptr<Tag>> retired_;
   std::vector<NetConnection*> released_;
+  int poll_depth_ = 0;  // Poll called from inside Poll (see io_backend.h)
 };
 
 }  // namespace hotkv

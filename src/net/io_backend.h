@@ -82,8 +82,17 @@ class IoBackend {
   // Detaches c and closes its socket. The connection may still be referenced by the
   // kernel (in-flight operations); ReleasedConnections() hands it back once it is not.
   virtual void RemoveConnection(NetConnection* c) = 0;
-  // Waits up to timeout_ms (-1: forever) and delivers what happened to `sink`.
+  // Waits up to timeout_ms (-1: forever) and delivers what happened to `sink`. May be
+  // called again from inside a callback (a busy script's worker serving its other
+  // connections, server/worker.h ServeWhileBusy) with timeout 0: the nested call delivers
+  // only what the outer one has not handed out yet.
   virtual void Poll(int timeout_ms, IoSink& sink) = 0;
+  // Holds c's input while its owner still points into c->in (the nested Poll above runs
+  // inside c's command): nothing more is appended to c->in until ReleaseInput, which
+  // returns true when input received meanwhile was appended then (epoll leaves it in the
+  // kernel and reports it at a later Poll).
+  virtual void HoldInput(NetConnection* c) = 0;
+  virtual bool ReleaseInput(NetConnection* c) = 0;
   // Connections removed earlier that may now be freed.
   virtual void ReleasedConnections(std::vector<NetConnection*>* out) = 0;
   // Blocking best-effort flush of everything pending (shutdown).

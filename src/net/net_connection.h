@@ -49,6 +49,8 @@ class NetConnection {
   };
   std::unique_ptr<SendVec> send_vec;
   bool reading_paused = false;   // the owner asked the backend to stop reading
+  bool input_held = false;       // IoBackend::HoldInput: nothing is appended to `in`
+  ByteBuffer held_in;            // io_uring: input received while held
   // Backend state.
   bool want_write = false;       // epoll: EPOLLOUT registered
   bool reading_paused_registered = false;  // epoll: EPOLLIN removed

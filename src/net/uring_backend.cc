@@ -199,6 +199,22 @@ void UringBackend::SetReading(NetConnection* c, bool on) {
   }
 }
 
+void UringBackend::HoldInput(NetConnection* c) { c->input_held = true; }
+
+bool UringBackend::ReleaseInput(NetConnection* c) {
+  c->input_held = false;
+  const bool moved = !c->held_in.empty();
+  if (moved) {
+    c->in.Append(c->held_in.view());
+    c->held_in.Clear();
+    c->held_in.ShrinkIfIdle(0);
+  }
+  if (!c->removed && !c->recv_armed && !c->reading_paused) {
+    ArmRecv(c);
+  }
+  return moved;
+}
+
 void UringBackend::RemoveConnection(NetConnection* c) {
   c->removed = true;
   if (c->recv_armed) {
@@ -231,6 +247,16 @@ void UringBackend::OnRecv(NetConnection* c, const io_uring_cqe* cqe, IoSink& sin
   }
   if (cqe->flags & IORING_CQE_F_BUFFER) {
     uint16_t bid = static_cast<uint16_t>(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+    if (cqe->res > 0 && !c->removed && c->input_held) [[unlikely]] {
+      // The owner still points into c->in (HoldInput): kept aside until ReleaseInput.
+      const size_t n = static_cast<size_t>(cqe->res);
+      c->held_in.Append(std::string_view(buffers_ + size_t{bid} * kBufferSize, n));
+      c->CountRead(n);
+      IoStats::Inc(stats_->read_calls);
+      IoStats::Inc(stats_->net_input, n);
+      ReturnBuffer(bid);
+      return;  // not re-armed: ReleaseInput does it
+    }
     if (cqe->res > 0 && !c->removed) {
       size_t n = static_cast<size_t>(cqe->res);
       // A large bulk being received (expected_input): room for all of it at once, so the
@@ -314,17 +340,23 @@ void UringBackend::Poll(int timeout_ms, IoSink& sink) {
   // the last one's commands to run. It also bounds the work spent on a client that has
   // gone away: its failed send is noticed (and the connection closed, its unread input
   // dropped) after a batch, not after everything the wait brought in.
+  //
+  // A batch is copied out and the queue advanced before it is handled, so that a Poll
+  // nested in a callback (io_backend.h) starts after it instead of handling it again.
   for (;;) {
     unsigned head;
     unsigned count = 0;
+    io_uring_cqe batch[kCqeBatch];
     io_uring_for_each_cqe(&ring_, head, cqe) {
-      count++;
-      Dispatch(cqe, sink);
+      batch[count++] = *cqe;
       if (count == kCqeBatch) {
         break;
       }
     }
     io_uring_cq_advance(&ring_, count);
+    for (unsigned i = 0; i < count; i++) {
+      Dispatch(&batch[i], sink);
+    }
     if (count == 0) {
       break;
     }

@@ -48,6 +48,8 @@ class UringBackend final : public IoBackend {
   void AddConnection(NetConnection* c) override;
   bool Send(NetConnection* c) override;
   void SetReading(NetConnection* c, bool on) override;
+  void HoldInput(NetConnection* c) override;
+  bool ReleaseInput(NetConnection* c) override;
   void RemoveConnection(NetConnection* c) override;
   void Poll(int timeout_ms, IoSink& sink) override;
   void ReleasedConnections(std::vector<NetConnection*>* out) override;

@@ -195,6 +195,55 @@ int GlobalIndex(lua_State* L) {  // __index of the scripts' globals: (proxy, key
   return 0;
 }
 
+// The read-only proxies (library tables, the scripts' globals) map to their tables in
+// the registry under this key, so that next / pairs / rawget see the real contents, as
+// Redis 7+'s read-only tables (real tables with a read-only flag) let them.
+const char kProxiesKey = 0;
+
+// Replaces the value at `idx` by the table it proxies, if it is a proxy.
+void Unproxy(lua_State* L, int idx) {
+  lua_pushlightuserdata(L, const_cast<char*>(&kProxiesKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  if (lua_istable(L, -1)) {
+    lua_replace(L, idx);
+    lua_pop(L, 1);
+  } else {
+    lua_pop(L, 2);
+  }
+}
+
+int ProxyNext(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  Unproxy(L, 1);
+  if (lua_next(L, 1)) {
+    return 2;
+  }
+  lua_pushnil(L);
+  return 1;
+}
+
+int ProxyPairs(lua_State* L) {  // upvalue 1: Lua's own next (iterates the real table)
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  Unproxy(L, 1);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+int ProxyRawGet(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  lua_settop(L, 2);
+  Unproxy(L, 1);
+  lua_rawget(L, 1);
+  return 1;
+}
+
 int ReadOnlyError(lua_State* L) {
   luaL_error(L, "Attempt to modify a readonly table");
   return 0;
@@ -404,6 +453,11 @@ void LuaEngine::Sandbox() {
   // Library tables become read-only proxies.
   lua_pushvalue(L_, LUA_GLOBALSINDEX);
   int real = lua_gettop(L_);
+  lua_createtable(L_, 0, 12);  // proxy -> table (Unproxy)
+  int proxies = lua_gettop(L_);
+  lua_pushlightuserdata(L_, const_cast<char*>(&kProxiesKey));
+  lua_pushvalue(L_, proxies);
+  lua_rawset(L_, LUA_REGISTRYINDEX);
   for (const char* name : {"redis", "string", "math", "table", "cjson", "bit", "cmsgpack",
                            "struct", "os", "coroutine"}) {
     lua_getfield(L_, real, name);
@@ -421,6 +475,9 @@ void LuaEngine::Sandbox() {
     lua_pushboolean(L_, 0);
     lua_setfield(L_, -2, "__metatable");
     lua_setmetatable(L_, -2);
+    lua_pushvalue(L_, -1);
+    lua_pushvalue(L_, lib);
+    lua_rawset(L_, proxies);            // proxies[proxy] = library
     if (strcmp(name, "string") == 0) {
       // Method calls on strings ("x"):sub() go through the proxy too, so that
       // getmetatable('').__index == string, as in Redis.
@@ -448,6 +505,18 @@ void LuaEngine::Sandbox() {
   lua_setfield(L_, -2, "__metatable");
   lua_setmetatable(L_, proxy);
   lua_pushvalue(L_, proxy);
+  lua_pushvalue(L_, real);
+  lua_rawset(L_, proxies);  // proxies[globals proxy] = the real globals
+  // next / pairs / rawget that see through the proxies; pairs hands out Lua's own next
+  // (saved before `next` is replaced) as the iterator, so iterating costs what it did.
+  lua_getfield(L_, real, "next");
+  lua_pushcclosure(L_, ProxyPairs, 1);
+  lua_setfield(L_, real, "pairs");
+  lua_pushcfunction(L_, ProxyNext);
+  lua_setfield(L_, real, "next");
+  lua_pushcfunction(L_, ProxyRawGet);
+  lua_setfield(L_, real, "rawget");
+  lua_pushvalue(L_, proxy);
   lua_setfield(L_, real, "_G");
   lua_pushvalue(L_, real);
   globals_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
@@ -471,7 +540,11 @@ std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
 CachedScript* LuaEngine::FindScript(std::string_view sha) {
   auto it = local_.find(sha);
   if (it != local_.end()) {
-    return it->second.script.get();
+    CachedScript* s = it->second.script.get();
+    if (s == nullptr || !s->evicted.load(std::memory_order_relaxed)) [[likely]] {
+      return s;
+    }
+    DropScript(it);  // evicted from the shared cache (EVAL's LRU): NOSCRIPT, as Redis
   }
   std::shared_ptr<CachedScript> s = ScriptCache::Instance().Find(sha);
   if (s == nullptr) {
@@ -480,7 +553,27 @@ CachedScript* LuaEngine::FindScript(std::string_view sha) {
   return KeepScript(std::move(s));
 }
 
+void LuaEngine::DropScript(LocalMap::iterator it) {
+  if (it->second.fn_ref != LUA_NOREF) {
+    luaL_unref(L_, LUA_REGISTRYINDEX, it->second.fn_ref);
+  }
+  local_.erase(it);
+}
+
 CachedScript* LuaEngine::KeepScript(std::shared_ptr<CachedScript> script) {
+  // Scripts evicted from the shared cache since the last sweep: their compiled functions
+  // go too (a client sending ever new scripts would otherwise grow every worker's state).
+  const uint64_t evictions = ScriptCache::Instance().evictions();
+  if (evictions - swept_evictions_ >= 64) {
+    swept_evictions_ = evictions;
+    for (auto i = local_.begin(); i != local_.end();) {
+      auto next = std::next(i);
+      if (i->second.script != nullptr && i->second.script->evicted.load(std::memory_order_relaxed)) {
+        DropScript(i);
+      }
+      i = next;
+    }
+  }
   auto it = local_.find(std::string_view(script->sha));
   if (it != local_.end()) {
     return it->second.script.get();

@@ -95,7 +95,10 @@ class LuaEngine {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, LocalScript, StringHash, std::equal_to<>> local_;
+  using LocalMap = std::unordered_map<std::string, LocalScript, StringHash, std::equal_to<>>;
+  LocalMap local_;
+  uint64_t swept_evictions_ = 0;  // ScriptCache::evictions() at the last sweep (KeepScript)
+  void DropScript(LocalMap::iterator it);
   ScriptRun* current_ = nullptr;
 };
 

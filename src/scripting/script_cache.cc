@@ -17,16 +17,54 @@ std::shared_ptr<CachedScript> ScriptCache::Find(std::string_view sha) const {
 }
 
 std::shared_ptr<CachedScript> ScriptCache::Add(std::string sha, std::string_view body,
-                                               const ScriptFlags& flags) {
+                                               const ScriptFlags& flags, bool from_eval,
+                                               uint64_t* evicted) {
+  std::vector<std::shared_ptr<CachedScript>> gone;  // freed after the lock
   std::unique_lock lock(mu_);
   auto it = scripts_.find(sha);
   if (it != scripts_.end()) {
     return it->second;
   }
+  if (from_eval) {
+    // Redis's scriptsLRUAdd: the least recently used EVAL scripts go first. A scan of at
+    // most 500 entries, only when a new script is added.
+    while (evictable_.size() >= kMaxEvalScripts) {
+      size_t victim = 0;
+      for (size_t i = 1; i < evictable_.size(); i++) {
+        const CachedScript* a = evictable_[i];
+        const CachedScript* b = evictable_[victim];
+        const uint64_t ua = a->last_use.load(std::memory_order_relaxed);
+        const uint64_t ub = b->last_use.load(std::memory_order_relaxed);
+        if (ua < ub || (ua == ub && a->seq < b->seq)) {
+          victim = i;
+        }
+      }
+      CachedScript* v = evictable_[victim];
+      evictable_[victim] = evictable_.back();
+      evictable_.pop_back();
+      v->evicted.store(true, std::memory_order_release);
+      auto vit = scripts_.find(v->sha);
+      bytes_ -= v->body.size() + v->sha.size();
+      gone.push_back(std::move(vit->second));
+      scripts_.erase(vit);
+      evictions_.fetch_add(1, std::memory_order_relaxed);
+      if (evicted != nullptr) {
+        (*evicted)++;
+      }
+    }
+  }
   auto s = std::make_shared<CachedScript>();
   s->sha = sha;
   s->body.assign(body);
   s->flags = flags;
+  s->seq = next_seq_++;
+  if (from_eval) {
+    s->evictable = true;
+    const uint64_t t = clock_.load(std::memory_order_relaxed) + 2;
+    clock_.store(t, std::memory_order_relaxed);
+    s->last_use.store(t, std::memory_order_relaxed);
+    evictable_.push_back(s.get());
+  }
   bytes_ += body.size() + sha.size();
   scripts_.emplace(std::move(sha), s);
   return s;
@@ -37,6 +75,7 @@ void ScriptCache::Flush() {
   {
     std::unique_lock lock(mu_);
     old.swap(scripts_);
+    evictable_.clear();
     bytes_ = 0;
     epoch_.fetch_add(1, std::memory_order_acq_rel);
   }

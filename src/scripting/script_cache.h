@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace hotkv::scripting {
 
@@ -36,16 +37,41 @@ struct CachedScript {
   // writing; it then runs with every shard locked from the start (undeclared keys,
   // docs/architecture.md "scripting/").
   std::atomic<bool> needs_all_shards{false};
+  // Added by EVAL (not SCRIPT LOAD): evicted, least recently used first, past
+  // ScriptCache::kMaxEvalScripts such scripts (Redis 7.4+). `last_use` is the cache's
+  // clock when it was added (even) or last run (odd); `seq` breaks ties (older first).
+  bool evictable = false;
+  uint64_t seq = 0;
+  std::atomic<uint64_t> last_use{0};
+  // Removed from the cache: the workers' copies (LuaEngine::FindScript) drop it.
+  std::atomic<bool> evicted{false};
 };
 
 class ScriptCache {
  public:
   static ScriptCache& Instance();
 
+  // As Redis 7.4+: at most this many scripts added by EVAL are kept.
+  static constexpr size_t kMaxEvalScripts = 500;
+
   std::shared_ptr<CachedScript> Find(std::string_view sha) const;
   // Adds `body` (flags parsed by the caller) and returns the entry (the existing one when
-  // the body is known already).
-  std::shared_ptr<CachedScript> Add(std::string sha, std::string_view body, const ScriptFlags& flags);
+  // the body is known already). `from_eval`: a new entry is evictable; adding it past
+  // kMaxEvalScripts evicts the least recently used one (counted in *evicted).
+  std::shared_ptr<CachedScript> Add(std::string sha, std::string_view body, const ScriptFlags& flags,
+                                    bool from_eval = false, uint64_t* evicted = nullptr);
+  // EVAL/EVALSHA ran `s`: it becomes the most recently used (for eviction). Between two
+  // additions a script's stamp is written once, so a repeated call only reads.
+  void Touch(CachedScript& s) const {
+    if (s.evictable) {
+      const uint64_t t = clock_.load(std::memory_order_relaxed) | 1;
+      if (s.last_use.load(std::memory_order_relaxed) != t) {
+        s.last_use.store(t, std::memory_order_relaxed);
+      }
+    }
+  }
+  // Scripts evicted since the process started (workers sweep their copies by it).
+  uint64_t evictions() const { return evictions_.load(std::memory_order_relaxed); }
   void Flush();
   size_t size() const;
   size_t memory() const;
@@ -54,6 +80,10 @@ class ScriptCache {
  private:
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<CachedScript>> scripts_;
+  std::vector<CachedScript*> evictable_;  // the entries added by EVAL (guarded by mu_)
+  uint64_t next_seq_ = 0;                 // guarded by mu_
+  std::atomic<uint64_t> clock_{0};        // +2 for each evictable addition
+  std::atomic<uint64_t> evictions_{0};
   size_t bytes_ = 0;
   std::atomic<uint64_t> epoch_{1};
 };

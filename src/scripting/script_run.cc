@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,6 +45,43 @@ LocalClient& ScriptClient(Worker& worker) {
     client = std::make_unique<LocalClient>(worker.server().clients().NextId(), &worker);
   }
   return *client;
+}
+
+// redis.call's command lookup, cached by the name's address: a script's command names
+// are Lua string constants (interned, so the same address every call). The bytes are
+// compared too (a collected string's address may be reused), which costs less than the
+// table's hash and probe.
+const CommandSpec* FindCommandCached(const CommandTable& table, std::string_view name) {
+  struct Entry {
+    const char* ptr = nullptr;
+    const CommandTable* table = nullptr;
+    const CommandSpec* cmd = nullptr;
+    uint8_t len = 0;
+    char bytes[23];
+  };
+  // 16 sets of two (most recent first), so that two names meeting in one set (a
+  // script's INCR and EXPIRE) both stay.
+  thread_local Entry cache[32];
+  const uint64_t h = reinterpret_cast<uintptr_t>(name.data()) * 0x9E3779B97F4A7C15ull;
+  Entry* set = &cache[(h >> 60) * 2];
+  for (int way = 0; way < 2; way++) {
+    const Entry& e = set[way];
+    if (e.ptr == name.data() && e.len == name.size() && e.table == &table &&
+        memcmp(e.bytes, name.data(), name.size()) == 0) [[likely]] {
+      return e.cmd;
+    }
+  }
+  const CommandSpec* cmd = table.Find(name);
+  if (cmd != nullptr && name.size() <= sizeof(Entry::bytes)) {
+    set[1] = set[0];
+    Entry& e = set[0];
+    e.ptr = name.data();
+    e.table = &table;
+    e.cmd = cmd;
+    e.len = static_cast<uint8_t>(name.size());
+    memcpy(e.bytes, name.data(), name.size());
+  }
+  return cmd;
 }
 
 }  // namespace
@@ -163,6 +201,24 @@ const char* ScriptRun::CheckInterrupt() {
     busy_command_.assign(caller_.args().begin(), caller_.args().end());
     g_busy_runs.push_back(this);
   }
+  // Busy: this worker's other connections are served every millisecond (their commands
+  // get -BUSY, SCRIPT KILL / FUNCTION KILL / SHUTDOWN NOSAVE run), as Redis's
+  // processEventsWhileBlocked from its hook.
+  const uint64_t now = CyclesNow();
+  if (static_cast<double>(now - last_serve_cycles_) >= 1000.0 * CyclesPerMicrosecond()) {
+    last_serve_cycles_ = now;
+    const char* busy_error =
+        function_ ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                    "SHUTDOWN NOSAVE."
+                  : kBusyScriptError;
+    if (caller_.worker().ServeWhileBusy(caller_.client(), busy_error)) {
+      // SHUTDOWN NOSAVE (here or on another worker): the script stops even if it wrote,
+      // and its caller, as with Redis's exit, gets no reply.
+      caller_.client().set_reply_mode(Client::ReplyMode::kOff);
+      caller_.client().set_close_after_reply();
+      kill_.store(true, std::memory_order_release);
+    }
+  }
   if (kill_.load(std::memory_order_acquire)) {
     return "ERR Script killed by user with SCRIPT KILL...";
   }
@@ -274,7 +330,10 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     abort_for_all_ = false;
     resp_ = 2;
     db_ = caller_.client().db();
-    cluster_slot_ = keys.empty() ? -1 : static_cast<int>(KeySlot(keys[0]));
+    // Only cluster mode checks it (Call): no CRC16 of the key per run otherwise.
+    cluster_slot_ = keys.empty() || GetClusterScriptHooks() == nullptr
+                        ? -1
+                        : static_cast<int>(KeySlot(keys[0]));
     ops_ = 0;
     if (outer_ == nullptr) {
       bool locked = false;
@@ -389,7 +448,7 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   }
   const std::vector<std::string_view>& argv = args;
   Server& server = caller_.server();
-  const CommandSpec* cmd = server.commands().Find(argv[0]);
+  const CommandSpec* cmd = FindCommandCached(server.commands(), argv[0]);
   if (cmd != nullptr && !cmd->subcommands.empty() && cmd->handler == nullptr) {
     cmd = argv.size() >= 2 ? cmd->FindSub(argv[1]) : nullptr;
   }

@@ -109,6 +109,7 @@ class ScriptRun {
   int64_t threshold_ms_ = -2;  // busy-reply-threshold, read by the hook's first check
   bool oom_ = false;           // used memory was over maxmemory when the script started
   bool busy_ = false;          // registered as busy (AddBusyShards)
+  uint64_t last_serve_cycles_ = 0;  // the last Worker::ServeWhileBusy
   std::vector<std::string> busy_command_;  // the caller's arguments, copied when busy
   std::atomic<bool> wrote_shared_{false};  // wrote_, for SCRIPT KILL on another thread
   std::atomic<bool> kill_{false};

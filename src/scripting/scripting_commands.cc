@@ -15,6 +15,7 @@
 #include "scripting/sha1.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
+#include "server/server.h"
 
 namespace hotkv::scripting {
 
@@ -44,7 +45,8 @@ bool SplitArgs(CommandContext& ctx, std::vector<std::string_view>* keys,
 
 // The script of `body` (added to the cache when new), kept alive by this thread's engine
 // for the command. Null after replying a shebang error.
-CachedScript* CacheBody(CommandContext& ctx, LuaEngine& lua, std::string_view body) {
+CachedScript* CacheBody(CommandContext& ctx, LuaEngine& lua, std::string_view body,
+                        bool from_eval = false) {
   std::string sha = Sha1Hex(body);
   CachedScript* s = lua.FindScript(sha);
   if (s != nullptr) {
@@ -56,7 +58,13 @@ CachedScript* CacheBody(CommandContext& ctx, LuaEngine& lua, std::string_view bo
     ctx.rb().Error(err);
     return nullptr;
   }
-  return lua.KeepScript(ScriptCache::Instance().Add(std::move(sha), body, flags));
+  uint64_t evicted = 0;
+  CachedScript* added =
+      lua.KeepScript(ScriptCache::Instance().Add(std::move(sha), body, flags, from_eval, &evicted));
+  if (evicted != 0) {
+    ctx.server().AddEvictedScripts(evicted);  // INFO's evicted_scripts
+  }
+  return added;
 }
 
 void RunScript(CommandContext& ctx, CachedScript* script, bool read_only,
@@ -88,11 +96,12 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
       return ctx.rb().Error("NOSCRIPT No matching script. Please use EVAL.");
     }
   } else {
-    script = CacheBody(ctx, lua, ctx.arg(1));
+    script = CacheBody(ctx, lua, ctx.arg(1), /*from_eval=*/true);
     if (script == nullptr) {
       return;
     }
   }
+  ScriptCache::Instance().Touch(*script);
   RunScript(ctx, script, read_only, keys, argv);
 }
 

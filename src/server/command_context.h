@@ -33,6 +33,7 @@
 #include "protocol/reply_builder.h"
 #include "server/client.h"
 #include "server/command_table.h"
+#include "server/dispatcher.h"
 
 namespace hotkv {
 
@@ -84,6 +85,28 @@ class CommandContext {
         s.lock.unlock();
       }
     }
+  }
+
+  // ForEachShard for the read-only walks other clients run (KEYS, SCAN, DBSIZE): a shard
+  // held by a busy script (dispatcher.h AddBusyShards) stops the walk, which returns
+  // false (the caller replies BusyScriptError(), as Redis refuses the command).
+  template <typename F>
+  bool ForEachShardUnlessBusy(F fn) {
+    Keyspace& ks = keyspace();
+    for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
+      Shard& s = ks.shard(i);
+      if (!all_locked_ && !s.lock.try_lock() && !LockContendedUnlessBusy(ks, i, false)) {
+        return false;
+      }
+      const bool more = fn(s, i);
+      if (!all_locked_) {
+        s.lock.unlock();
+      }
+      if (!more) {
+        break;
+      }
+    }
+    return true;
   }
 
   // Keys named by data (SORT's BY/GET patterns) may live in shards the dispatcher did not

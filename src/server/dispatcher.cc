@@ -76,7 +76,24 @@ struct BusySet {
 };
 std::vector<BusySet> g_busy_sets;  // guarded by g_busy_mu
 thread_local bool t_busy_function = false;  // the kind ShardIsBusy last found
+thread_local const char* t_busy_gate = nullptr;  // SetThisThreadBusyGate
+constexpr const char* kBusyFunctionError =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 }  // namespace
+
+void SetThisThreadBusyGate(const char* error) { t_busy_gate = error; }
+const char* ThisThreadBusyGate() { return t_busy_gate; }
+
+const char* AnyBusyScriptError() {
+  if (g_busy_scripts.load(std::memory_order_acquire) == 0) {
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> g(g_busy_mu);
+  if (g_busy_sets.empty()) {
+    return nullptr;
+  }
+  return g_busy_sets.front().function ? kBusyFunctionError : kBusyScriptError;
+}
 
 void AddBusyShards(const ShardLockSet* set, bool function) {
   std::lock_guard<std::mutex> g(g_busy_mu);
@@ -85,9 +102,7 @@ void AddBusyShards(const ShardLockSet* set, bool function) {
 }
 
 const char* BusyScriptError() {
-  return t_busy_function
-             ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
-             : kBusyScriptError;
+  return t_busy_function ? kBusyFunctionError : kBusyScriptError;
 }
 
 void RemoveBusyShards(const ShardLockSet* set) {
@@ -123,6 +138,9 @@ bool LockContendedUnlessBusy(Keyspace& ks, uint32_t shard, bool read_only) {
     }
     if (g_busy_scripts.load(std::memory_order_relaxed) != 0 && ShardIsBusy(shard)) {
       return false;
+    }
+    if (t_busy_gate != nullptr) [[unlikely]] {
+      return false;  // serving while this thread's script is busy: never wait
     }
     if (spins < 256) {
       __builtin_ia32_pause();
@@ -163,6 +181,9 @@ bool ShardLockSet::LockUnlessBusy(Keyspace& ks, bool read_only) const {
         ks.shard((w << 6) | static_cast<uint32_t>(__builtin_ctzll(taken))).lock.unlock();
         taken &= taken - 1;
       }
+    }
+    if (t_busy_gate != nullptr) [[unlikely]] {
+      return false;  // serving while this thread's script is busy: never wait
     }
     ShardLock& lock = ks.shard(static_cast<uint32_t>(contended)).lock;
     for (int spins = 0; lock.is_locked(); spins++) {
@@ -609,6 +630,51 @@ bool HeldByPause(Server& s, Client& c, const CommandSpec* cmd, int64_t now) {
   return s.client_pause().Hold(*conn);
 }
 
+// This thread's script is busy and the worker serves its other connections (Redis's
+// processCommand during a busy script): only allow_busy commands run. Those that touch
+// WATCHed keys (WATCH, UNWATCH, DISCARD, RESET) would need the shard of a watched key,
+// which the paused script may hold on this very thread: refused with -BUSY then
+// (Redis runs them).
+bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd,
+                       const std::vector<std::string_view>& args) {
+  const std::string& n = cmd->parent ? cmd->parent->name : cmd->name;
+  if (!cmd->is(kCmdAllowBusy)) {
+    if (c.in_multi() && n == "exec") {
+      // As Redis's rejectCommand: a refused EXEC discards the transaction. Its watches
+      // go too, unless one is on a busy shard (that shard's lock is the script's).
+      c.EndMulti();
+      bool busy_watch = false;
+      for (const WatchedKey& wk : c.watched_keys()) {
+        busy_watch = busy_watch || ShardIsBusy(Keyspace::ShardOf(wk.key));
+      }
+      if (!busy_watch) {
+        UnwatchAll(w.server().keyspace(), c);
+      }
+      rb.Error(std::string("EXECABORT Transaction discarded because of: ") + t_busy_gate);
+      WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
+      return true;
+    }
+    Reject(w, c, rb, cmd, t_busy_gate);
+    return true;
+  }
+  bool touches_watches = false;
+  if (n == "watch") {
+    for (size_t i = 1; i < args.size() && !touches_watches; i++) {
+      touches_watches = ShardIsBusy(Keyspace::ShardOf(args[i]));
+    }
+  }
+  if (n == "watch" || n == "unwatch" || n == "discard" || n == "reset") {
+    for (const WatchedKey& wk : c.watched_keys()) {
+      touches_watches = touches_watches || ShardIsBusy(Keyspace::ShardOf(wk.key));
+    }
+  }
+  if (touches_watches) {
+    Reject(w, c, rb, cmd, t_busy_gate);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 namespace {
@@ -725,11 +791,17 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
                "in this context");
     return;
   }
-  if (server.config().maxmemory() > 0 && RejectedForMemory(w, c, rb, cmd, now)) {
+  if (server.config().maxmemory() > 0 && t_busy_gate == nullptr &&
+      RejectedForMemory(w, c, rb, cmd, now)) {
     return;
   }
   if (server.dispatch_gate() != 0 && RejectedByPersistence(w, c, rb, cmd)) {
     return;
+  }
+  if (t_busy_gate != nullptr) [[unlikely]] {
+    if (RejectedWhileBusy(w, c, rb, cmd, args)) {
+      return;
+    }
   }
   if (c.monitor_flag.load(std::memory_order_relaxed) &&
       (cmd->is(kCmdWrite) || cmd->is(kCmdReadonly) || cmd->is(kCmdMayReplicate))) [[unlikely]] {

@@ -112,6 +112,17 @@ bool ShardIsBusy(uint32_t shard);
 // a busy script holds it.
 bool LockContendedUnlessBusy(class Keyspace& ks, uint32_t shard, bool read_only);
 
+// A busy script's own worker serving its other connections (Worker::ServeWhileBusy):
+// while `error` (the -BUSY text of the script's kind) is set on this thread, the
+// dispatcher refuses every command without the allow_busy flag with it, as Redis does
+// during a busy script, skips the maxmemory check (eviction would lock shards the
+// script holds), and never waits for a shard lock (a taken one answers -BUSY).
+void SetThisThreadBusyGate(const char* error);
+const char* ThisThreadBusyGate();
+// The -BUSY text of a busy script anywhere (the first registered), or null when none is
+// busy (SHUTDOWN without NOSAVE refuses with it, as Redis).
+const char* AnyBusyScriptError();
+
 // Cycles-to-microseconds conversion for command timing (rdtsc based).
 uint64_t CyclesNow();
 double CyclesPerMicrosecond();

@@ -181,6 +181,7 @@ void Server::ResetStats() {
   keyspace_->ResetExpiredKeys();
   keyspace_->ResetExpireCycleStats();
   ResetEvictedKeys();
+  evicted_scripts_.store(0, std::memory_order_relaxed);
   peak_memory_ = 0;
   stat_reset_ms_ = WallClockMs();
 }

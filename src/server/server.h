@@ -114,6 +114,9 @@ class Server {
     total_forks_.fetch_add(1, std::memory_order_relaxed);
   }
   int64_t latest_fork_usec() const { return latest_fork_usec_.load(std::memory_order_relaxed); }
+  // INFO's evicted_scripts: EVAL scripts dropped from the script cache (scripting/).
+  void AddEvictedScripts(uint64_t n) { evicted_scripts_.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t evicted_scripts() const { return evicted_scripts_.load(std::memory_order_relaxed); }
   int64_t total_forks() const { return total_forks_.load(std::memory_order_relaxed); }
   // Changes since start (Redis's server.dirty without the resets): the workers' counters
   // summed. Persistence keeps its own baseline of the last save.
@@ -188,6 +191,7 @@ class Server {
   std::atomic<uint32_t> dispatch_gate_{0};
   std::atomic<int> active_child_{0};
   std::atomic<int64_t> latest_fork_usec_{0};
+  std::atomic<uint64_t> evicted_scripts_{0};
   std::atomic<int64_t> total_forks_{0};
   int64_t start_time_ms_;
   std::string run_id_;

@@ -18,6 +18,7 @@
 #include "server/server.h"
 #include "server/shard_state.h"
 #include "server/tracking.h"
+#include "server/write_stream.h"
 
 namespace hotkv {
 
@@ -242,6 +243,7 @@ void Worker::Run() {
   }
   backend_name_.store(backend_->name(), std::memory_order_release);
   next_cron_ms_ = WallClockMs();
+  loop_running_ = true;
   while (!stop_.load(std::memory_order_acquire)) {
     backend_->Poll(NextTimeoutMs(WallClockMs()), *this);
     const int64_t now = RefreshCachedClock();
@@ -256,6 +258,13 @@ void Worker::Run() {
           }
         }
       }
+    }
+    if (deferred_wake_) [[unlikely]] {
+      deferred_wake_ = false;  // a wake-up that came while a script was busy
+      DrainMailbox();
+    }
+    if (input_held_ != nullptr) [[unlikely]] {
+      EndHeldInput();  // its command (a busy script) is over: c->in may grow again
     }
     if (!block_timers_.empty() && now >= block_timers_.front().first) {
       ExpireBlockedClients(*this, now);
@@ -276,7 +285,50 @@ void Worker::Run() {
     }
     FinishIteration();
   }
+  loop_running_ = false;
+  if (input_held_ != nullptr) {
+    EndHeldInput();
+  }
   Shutdown();
+}
+
+bool Worker::ServeWhileBusy(Client& running, const char* busy_error) {
+  if (!loop_running_ || busy_serving_ || CurrentWorker() != this) {
+    return stopping();
+  }
+  if (input_held_ == nullptr) {
+    if (Connection* conn = running.AsConnection(); conn != nullptr && !conn->closed) {
+      // The script's arguments (and the caller's pipelined commands parsed with it) are
+      // views into conn->in: nothing may be appended to it until the command is over.
+      backend_->HoldInput(conn);
+      input_held_ = conn;
+    }
+  }
+  busy_serving_ = true;
+  // The paused script's thread state: its lock set (the commands served here must not
+  // see its shards as their own) and the raw request of its command.
+  const ShardLockSet* script_locks = ExchangeThreadLockSet(nullptr);
+  const WriteStream::RawRequest raw = WriteStream::SaveRawRequest();
+  const char* prev_gate = ThisThreadBusyGate();
+  SetThisThreadBusyGate(busy_error);
+  backend_->Poll(0, *this);
+  SetThisThreadBusyGate(prev_gate);
+  WriteStream::RestoreRawRequest(raw);
+  ExchangeThreadLockSet(script_locks);
+  RefreshCachedClock();
+  busy_serving_ = false;
+  return stopping();
+}
+
+void Worker::EndHeldInput() {
+  Connection* c = input_held_;
+  input_held_ = nullptr;
+  if (c->closed) {
+    return;
+  }
+  if (backend_->ReleaseInput(c)) {
+    resume_.push_back(c);  // input that came while it was held
+  }
 }
 
 void Worker::ResumeConnection(Connection* c) { resume_.push_back(c); }
@@ -326,6 +378,14 @@ void Worker::FinishIteration() {
 
 void Worker::CloseConnection(Connection* c) {
   if (c->closed) {
+    return;
+  }
+  if (busy_serving_) [[unlikely]] {
+    // A busy script holds shards on this thread that closing may need (unwatching,
+    // unblocking): closed at the end of the iteration, after the script.
+    if (!c->kill_requested.load(std::memory_order_relaxed)) {
+      CloseSoon(c);
+    }
     return;
   }
   c->closed = true;

@@ -134,6 +134,18 @@ class Worker : private IoSink {
 
   // Called by the server to begin a graceful stop.
   void RequestStop();
+  bool stopping() const { return stop_.load(std::memory_order_acquire); }
+
+  // A script on this worker's thread past busy-reply-threshold calls this from its Lua
+  // hook (every millisecond or so): the worker serves its other connections once
+  // without waiting (a nested Poll of its backend), as Redis's processEventsWhileBlocked.
+  // Their commands get `busy_error` (-BUSY) except the allow_busy ones (SCRIPT KILL,
+  // FUNCTION KILL, SHUTDOWN NOSAVE, MULTI, AUTH, ...: dispatcher.h
+  // SetThisThreadBusyGate); `running` (the script's caller) reads nothing more until the
+  // iteration ends; closes, mailbox jobs, timers and cron wait for the script to end.
+  // Does nothing off the worker's running event loop (in-process callers). Returns true
+  // when the server is shutting down: the script must stop.
+  bool ServeWhileBusy(Client& running, const char* busy_error);
 
  private:
   void Run();
@@ -166,6 +178,16 @@ class Worker : private IoSink {
   };
   static constexpr size_t kBatch = 16;
   ParsedCommand batch_[kBatch];
+  // ServeWhileBusy: serving (nested in a busy script's command), the connection whose
+  // input is held, a wake-up (mailbox) left for after the script, the command parsed for
+  // the connections served meanwhile (batch_ belongs to the script's caller), and
+  // whether Run's loop is running.
+  bool busy_serving_ = false;
+  Connection* input_held_ = nullptr;
+  bool deferred_wake_ = false;
+  ParsedCommand busy_batch_[1];
+  bool loop_running_ = false;
+  void EndHeldInput();
   void Shutdown();
 
   Server* server_;

@@ -72,6 +72,10 @@ void Worker::OnInput(NetConnection* nc) {
   if (c->closed || stop_.load(std::memory_order_acquire)) {
     return;
   }
+  if (busy_serving_ && (c == input_held_ || c->kill_requested.load(std::memory_order_relaxed)))
+      [[unlikely]] {
+    return;  // the busy script's caller (its input is held), or one closing after it
+  }
   // Backends report input from inside their wait, so "now" is taken per batch here.
   RefreshCachedClock();
   // The limit holds whatever the client is doing (a blocked client that keeps sending
@@ -92,6 +96,16 @@ void Worker::OnInput(NetConnection* nc) {
 void Worker::OnHangup(NetConnection* nc) { CloseConnection(Connection::From(nc)); }
 
 void Worker::OnWake() {
+  if (busy_serving_) [[unlikely]] {
+    // Mailbox jobs may lock shards the busy script holds: they run after it (Run).
+    if (!backend_->ConsumesWakeFd()) {
+      uint64_t v;
+      ssize_t rc = read(event_fd_, &v, sizeof(v));  // epoll would report it again
+      (void)rc;
+    }
+    deferred_wake_ = true;
+    return;
+  }
   RefreshCachedClock();  // mailbox jobs may run commands (retried blocked clients)
   DrainMailbox();
 }
@@ -140,8 +154,11 @@ void Worker::ProcessInput(Connection* c) {
     // Parse a batch: one command, or with pipeline-prefetch up to kBatch of them, so that
     // their keys' table memory can be fetched before they run. Unauthenticated clients
     // parse one at a time (AUTH changes the limits the next command is parsed with).
-    const bool prefetch = cfg.pipeline_prefetch() && c->authenticated();
+    // Serving while a script is busy (ServeWhileBusy): batch_ holds the script caller's
+    // commands; one at a time in busy_batch_.
+    const bool prefetch = cfg.pipeline_prefetch() && c->authenticated() && !busy_serving_;
     const size_t max = prefetch ? kBatch : 1;
+    ParsedCommand* const batch = busy_serving_ ? busy_batch_ : batch_;
     size_t n = 0;
     size_t pos = c->in_start;
     const char* parse_error = nullptr;
@@ -169,7 +186,7 @@ void Worker::ProcessInput(Connection* c) {
         }
         continue;
       }
-      ParsedCommand& pc = batch_[n++];
+      ParsedCommand& pc = batch[n++];
       c->parser.TakeArgs(&pc.args);
       pc.start = start;
       pc.end = pos;
@@ -182,7 +199,7 @@ void Worker::ProcessInput(Connection* c) {
     }
     bool stopped = false;
     for (size_t i = 0; i < n; i++) {
-      ParsedCommand& pc = batch_[i];
+      ParsedCommand& pc = batch[i];
       c->in_start = pc.end;
       if (pc.key >= 0) {
         SetKeyHint(pc.args[pc.key], pc.shard, pc.hash);

@@ -68,6 +68,13 @@ class WriteStream {
     t_raw_args_ = args;
     t_raw_ = raw;
   }
+  // Kept across commands run in the middle of another (Worker::ServeWhileBusy).
+  struct RawRequest {
+    const std::vector<std::string_view>* args;
+    std::string_view raw;
+  };
+  static RawRequest SaveRawRequest() { return {t_raw_args_, t_raw_}; }
+  static void RestoreRawRequest(const RawRequest& r) { SetRawRequest(r.args, r.raw); }
   // Marks the running command as propagated by hand (PropagateAs, or nothing at all), so
   // that the dispatcher does not add it as it ran. Reset by BeginCommand.
   void MarkRewritten();

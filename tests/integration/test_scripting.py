@@ -177,6 +177,29 @@ def test_numkeys_errors(r):
     assert error_reply(r, "EVAL", "return 1") == "ERR wrong number of arguments for 'eval' command"
 
 
+@pytest.mark.parametrize("script,expected", [
+    ("local n=0 for k,v in pairs(string) do n=n+1 end return n", 15),
+    ("local t={} for k in pairs(math) do t[#t+1]=k end table.sort(t) return table.concat(t, ' ')",
+     "abs acos asin atan atan2 ceil cos cosh deg exp floor fmod frexp huge ldexp log log10 max "
+     "min mod modf pi pow rad random randomseed sin sinh sqrt tan tanh"),
+    # (Redis's cjson adds decode_array_with_array_mt, which Debian's lua-cjson lacks)
+    ("local n=0 for k,v in pairs(cjson) do if k == 'encode' or k == 'decode' or k == 'null' "
+     "then n=n+1 end end return n", 3),
+    ("local n=0 for k,v in pairs(os) do n=n+1 end return n", 1),
+    ("local n=0 for k,v in pairs(redis) do if type(v) == 'function' then n=n+1 end end "
+     "return n > 10", 1),
+    ("local n=0 for k,v in pairs(_G) do if k == 'redis' or k == 'KEYS' then n=n+1 end end return n", 2),
+    ("return type(next(string))", "string"),
+    ("return type(rawget(string, 'len'))", "function"),
+    ("local n=0 for i,v in ipairs(string) do n=n+1 end return n", 0),
+    ("local n=0 for k,v in pairs({a=1,b=2,3}) do n=n+1 end return n", 3),
+    ("return next({})", None),
+])
+def test_library_tables_are_iterable(r, script, expected):
+    # Redis 7+'s read-only tables are real tables: pairs, next and rawget see their contents.
+    assert r.eval(script, 0) == expected
+
+
 # --- EVALSHA and SCRIPT ---
 
 def test_evalsha_and_script_commands(r):

@@ -1,0 +1,178 @@
+"""A busy script and the other clients of its own worker (`--threads 1`, so every
+connection shares the script's thread): -BUSY for what Redis refuses, SCRIPT KILL,
+FUNCTION KILL and SHUTDOWN NOSAVE served while the script runs, UNKILLABLE after a write,
+pipelined input and MULTI state around the refusals. Run against Redis 8.8 too
+(HOTKV_SERVER=/work/shared/peers/redis-8.8/redis-server): the texts are Redis's.
+No timing in pass/fail: the waits are bounded polls."""
+import time
+
+import pytest
+
+from conftest import RespError, resp_command
+
+BUSY_EVAL = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+BUSY_FUNCTION = ("BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                 "SHUTDOWN NOSAVE.")
+KILLED = "ERR Script killed by user with SCRIPT KILL..."
+LOOP = "while true do end"
+
+
+@pytest.fixture(params=["io_uring", "epoll"])
+def backend(request):
+    """Both I/O backends (the nested poll differs); a redis-server ignores it."""
+    return request.param
+
+
+def start(start_server, threads=1, backend="auto"):
+    srv = start_server(hotkv_args=["--threads", str(threads), "--io-backend", backend])
+    c = srv.raw()
+    assert c.command("CONFIG", "SET", "busy-reply-threshold", "50") == "OK"
+    return srv, c
+
+
+def poll(fn, tries=3000):
+    for _ in range(tries):
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.01)
+    return fn()
+
+
+def wait_busy(conn, expect, *probe):
+    """Sends `probe` (GET k) until the reply is the -BUSY `expect` (before the script
+    passes busy-reply-threshold the command waits for it, or runs before it)."""
+    probe = probe or ("GET", "k")
+    return poll(lambda: conn.command(*probe) == expect)
+
+
+def test_busy_reply_script_kill_and_pipeline(start_server, backend):
+    srv, other = start(start_server, backend=backend)
+    assert other.command("SET", "k", "v") == "OK"
+    in_multi = srv.raw()
+    assert in_multi.command("MULTI") == "OK"
+    runner = srv.raw(timeout=60)
+    # The script's own connection pipelines a command behind it, and sends more while
+    # the script is busy: both run after it, in order.
+    runner.send(resp_command("EVAL", LOOP, "0") + resp_command("PING"))
+    assert wait_busy(other, BUSY_EVAL)
+    runner.send(resp_command("ECHO", "after"))
+    # Pipelined commands: each gets its reply in order; an unknown command is still
+    # "unknown" (Redis checks that before BUSY).
+    other.send(resp_command("GET", "k") + resp_command("PING") + resp_command("NOSUCH", "a"))
+    assert other.read_reply() == BUSY_EVAL
+    assert other.read_reply() == BUSY_EVAL
+    assert other.read_reply() == "ERR unknown command 'NOSUCH', with args beginning with: 'a' "
+    # A connection opened while the script is busy is served the same way.
+    late = srv.raw()
+    assert late.command("GET", "k") == BUSY_EVAL
+    # Inside MULTI: the refused command flags the transaction; EXEC, refused too,
+    # discards it.
+    assert in_multi.command("SET", "k", "x") == BUSY_EVAL
+    assert in_multi.command("EXEC") == "EXECABORT Transaction discarded because of: " + BUSY_EVAL
+    # FUNCTION KILL names the other KILL.
+    assert other.command("FUNCTION", "KILL") == BUSY_EVAL
+    assert other.command("SCRIPT", "KILL") == "OK"
+    reply = runner.read_reply()
+    assert isinstance(reply, RespError) and reply.startswith(KILLED), reply
+    assert runner.read_reply() == "PONG"
+    assert runner.read_reply() == b"after"
+    # Served normally afterwards.
+    assert other.command("GET", "k") == b"v"
+    assert late.command("PING") == "PONG"
+    assert runner.command("PING") == "PONG"
+    assert in_multi.command("EXEC") == "ERR EXEC without MULTI"
+    assert other.command("SCRIPT", "KILL") == "NOTBUSY No scripts in execution right now."
+
+
+def test_subscribed_and_blocked_clients_during_a_busy_script(start_server, backend):
+    srv, other = start(start_server, backend=backend)
+    sub = srv.raw()
+    assert sub.command("SUBSCRIBE", "ch") == [b"subscribe", b"ch", 1]
+    blocked = srv.raw(timeout=60)
+    blocked.send_command("BLPOP", "list", "0")
+    assert poll(lambda: other.command("CLIENT", "LIST").count(b"cmd=blpop") == 1)
+    runner = srv.raw(timeout=60)
+    runner.send_command("EVAL", LOOP, "0")
+    assert wait_busy(other, BUSY_EVAL)
+    # RESP2 subscribed mode is checked before BUSY; PING is allowed there, not while busy.
+    assert sub.command("GET", "k") == ("ERR Can't execute 'get': only (P|S)SUBSCRIBE / "
+                                       "(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+                                       "this context")
+    assert sub.command("PING") == BUSY_EVAL
+    assert other.command("PUBLISH", "ch", "m") == BUSY_EVAL
+    assert other.command("SCRIPT", "KILL") == "OK"
+    assert runner.read_reply().startswith(KILLED)
+    # Both keep their state: the subscriber gets messages, the blocked client is served.
+    assert other.command("PUBLISH", "ch", "m2") == 1
+    assert sub.read_reply() == [b"message", b"ch", b"m2"]
+    assert other.command("LPUSH", "list", "x") == 1
+    assert blocked.read_reply() == [b"list", b"x"]
+
+
+def test_function_kill_on_the_same_worker(start_server, backend):
+    srv, other = start(start_server, backend=backend)
+    lib = "#!lua name=busylib\nredis.register_function('spin', function() while true do end end)"
+    assert other.command("FUNCTION", "LOAD", lib) == b"busylib"
+    runner = srv.raw(timeout=60)
+    runner.send_command("FCALL", "spin", "0")
+    assert wait_busy(other, BUSY_FUNCTION)
+    assert other.command("SCRIPT", "KILL") == BUSY_FUNCTION
+    stats = other.command("FUNCTION", "STATS")
+    assert stats[0] == b"running_script"
+    running = dict(zip(stats[1][::2], stats[1][1::2]))
+    assert running[b"name"] == b"spin" and running[b"command"] == [b"FCALL", b"spin", b"0"]
+    assert other.command("FUNCTION", "KILL") == "OK"
+    reply = runner.read_reply()
+    assert isinstance(reply, RespError) and reply.startswith(KILLED), reply
+    assert other.command("PING") == "PONG"
+    assert other.command("FUNCTION", "KILL") == "NOTBUSY No scripts in execution right now."
+
+
+def test_unkillable_after_a_write_then_shutdown_nosave(start_server, backend):
+    srv, other = start(start_server, backend=backend)
+    runner = srv.raw(timeout=60)
+    runner.send_command("EVAL", "redis.call('set', KEYS[1], 'w') " + LOOP, "1", "uk")
+    assert wait_busy(other, BUSY_EVAL)
+    assert other.command("SCRIPT", "KILL") == (
+        "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+        "You can either wait the script termination or kill the server in a hard way using "
+        "the SHUTDOWN NOSAVE command.")
+    assert other.command("SHUTDOWN") == BUSY_EVAL
+    # SHUTDOWN NOSAVE stops the server whatever the script did; nobody gets a reply.
+    other.send_command("SHUTDOWN", "NOSAVE")
+    assert other.closed_by_server(timeout=30)
+    assert runner.closed_by_server(timeout=30)
+    assert srv.proc.wait(30) == 0
+
+
+@pytest.mark.hotkv_only
+def test_keyspace_walks_on_another_worker_get_busy(start_server):
+    srv, c = start(start_server, threads=2)
+    runner = srv.raw(timeout=60)
+    worker = runner.command("CLIENT", "INFO").split(b"io-thread=")[1].split(b" ")[0]
+    for _ in range(200):
+        other = srv.raw()
+        if other.command("CLIENT", "INFO").split(b"io-thread=")[1].split(b" ")[0] != worker:
+            break
+        other.close()
+    else:
+        pytest.skip("no connection landed on another worker")
+    runner.send_command("EVAL", LOOP, "1", "bk")
+    assert wait_busy(other, BUSY_EVAL, "GET", "bk")
+    assert other.command("KEYS", "*") == BUSY_EVAL
+    assert other.command("SCAN", "0") == BUSY_EVAL
+    assert other.command("DBSIZE") == BUSY_EVAL
+    assert other.command("SCRIPT", "KILL") == "OK"
+    assert runner.read_reply().startswith(KILLED)
+    assert other.command("KEYS", "*") == []
+    assert other.command("DBSIZE") == 0
+    # SHUTDOWN from another worker: refused without NOSAVE, and NOSAVE stops the busy
+    # script's worker too.
+    runner.send_command("EVAL", "redis.call('set', KEYS[1], 'w') " + LOOP, "1", "bk")
+    assert wait_busy(other, BUSY_EVAL, "GET", "bk")
+    assert other.command("SHUTDOWN") == BUSY_EVAL
+    other.send_command("SHUTDOWN", "NOSAVE")
+    assert other.closed_by_server(timeout=30)
+    assert runner.closed_by_server(timeout=30)
+    assert srv.proc.wait(30) == 0
