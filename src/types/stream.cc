@@ -123,11 +123,89 @@ uint64_t GetVarint(const char* data, size_t* pos) {
   }
 }
 
-std::string_view GetString(const char* data, size_t* pos) {
-  size_t len = GetVarint(data, pos);
-  std::string_view s(data + *pos, len);
-  *pos += len;
+// Field names and values ("items") are stored as Redis's listpacks store them, integers
+// compactly: a varint header h; h even: a string of h / 2 bytes follows; h odd: the item
+// is the canonical decimal form of an integer whose zigzag code is h / 2 (so an 8-digit
+// value takes 5 bytes, not 9). Integers whose zigzag code needs 64 bits stay strings.
+void PutItem(std::string& out, std::string_view s) {
+  if (!s.empty() && s.size() <= 20 && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) {
+    if (auto v = ParseInt64(s)) {
+      const uint64_t zz = (static_cast<uint64_t>(*v) << 1) ^ static_cast<uint64_t>(*v >> 63);
+      if (zz < (uint64_t{1} << 63)) {
+        PutVarint(out, zz * 2 + 1);
+        return;
+      }
+    }
+  }
+  PutVarint(out, uint64_t{s.size()} * 2);
+  out.append(s);
+}
+
+inline int64_t UnZigzag(uint64_t zz) {
+  return static_cast<int64_t>((zz >> 1) ^ (~(zz & 1) + 1));
+}
+
+// Skips an item.
+inline void SkipItem(const char* data, size_t* pos) {
+  const uint64_t h = GetVarint(data, pos);
+  if ((h & 1) == 0) {
+    *pos += h >> 1;
+  }
+}
+
+}  // namespace
+
+// Where decoded integers are formatted: the views handed out point here. Reset(n) makes
+// room for n items (no reallocation while they are formatted), invalidating the views of
+// the previous ones. Inline storage covers entries of up to 12 integers without the heap.
+class StreamNumBuf {
+ public:
+  void Reset(size_t items) {
+    const size_t need = items * kInt64Digits;
+    if (need > sizeof(inline_) && need > heap_.size()) {
+      heap_.resize(need);
+    }
+    base_ = need > sizeof(inline_) ? heap_.data() : inline_;
+    used_ = 0;
+  }
+  std::string_view Format(int64_t v) {
+    char* p = base_ + used_;
+    const size_t n = FormatInt64(v, p);
+    used_ += n;
+    return {p, n};
+  }
+
+ private:
+  char inline_[12 * kInt64Digits];
+  std::vector<char> heap_;
+  char* base_ = inline_;
+  size_t used_ = 0;
+};
+
+namespace {
+
+// Reads an item; integers are formatted into `nums` (which must have room).
+inline std::string_view GetItem(const char* data, size_t* pos, StreamNumBuf* nums) {
+  const uint64_t h = GetVarint(data, pos);
+  if (h & 1) {
+    return nums->Format(UnZigzag(h >> 1));
+  }
+  std::string_view s(data + *pos, h >> 1);
+  *pos += h >> 1;
   return s;
+}
+
+// Whether the item at *pos equals `s` (and moves past it).
+inline bool ItemEquals(const char* data, size_t* pos, std::string_view s) {
+  const uint64_t h = GetVarint(data, pos);
+  if (h & 1) {
+    char buf[kInt64Digits];
+    const size_t n = FormatInt64(UnZigzag(h >> 1), buf);
+    return std::string_view(buf, n) == s;
+  }
+  std::string_view item(data + *pos, h >> 1);
+  *pos += h >> 1;
+  return item == s;
 }
 
 size_t VarintSize(uint64_t v) {
@@ -151,19 +229,23 @@ class StreamBlock {
   uint32_t entries_start = 0;  // offset of the first entry (after the master fields)
   std::string data;
 
-  // Decoded master fields, filled on demand by the readers.
-  void MasterFields(std::vector<std::string_view>* out) const {
+  // Decoded master fields, filled on demand by the readers (integer names formatted
+  // into `nums`, which must outlive the views).
+  void MasterFields(std::vector<std::string_view>* out, StreamNumBuf* nums) const {
     out->clear();
     size_t pos = 0;
     size_t n = GetVarint(data.data(), &pos);
+    nums->Reset(n);
     for (size_t i = 0; i < n; i++) {
-      out->push_back(GetString(data.data(), &pos));
+      out->push_back(GetItem(data.data(), &pos, nums));
     }
   }
 
-  // Decodes the entry at `pos`; returns the offset of the next one. `fv` may be null.
+  // Decodes the entry at `pos`; returns the offset of the next one. `fv` may be null
+  // (then `nums` is not used); its integer items are formatted into `nums`, the views of
+  // the previous entry's becoming invalid.
   size_t Decode(size_t pos, const std::vector<std::string_view>& master, StreamId* id,
-                uint8_t* flags, StreamFields* fv) const {
+                uint8_t* flags, StreamFields* fv, StreamNumBuf* nums = nullptr) const {
     const char* d = data.data();
     *flags = static_cast<uint8_t>(d[pos++]);
     uint64_t msd = GetVarint(d, &pos);
@@ -174,22 +256,28 @@ class StreamBlock {
       fv->clear();
     }
     if (*flags & kFlagSameFields) {
-      for (std::string_view f : master) {
-        std::string_view v = GetString(d, &pos);
-        if (fv != nullptr) {
-          fv->push_back(f);
-          fv->push_back(v);
+      if (fv == nullptr) {
+        for (size_t i = 0; i < master.size(); i++) {
+          SkipItem(d, &pos);
         }
+        return pos;
+      }
+      nums->Reset(master.size());
+      for (std::string_view f : master) {
+        fv->push_back(f);
+        fv->push_back(GetItem(d, &pos, nums));
       }
     } else {
       size_t n = GetVarint(d, &pos);
-      for (size_t i = 0; i < n; i++) {
-        std::string_view f = GetString(d, &pos);
-        std::string_view v = GetString(d, &pos);
-        if (fv != nullptr) {
-          fv->push_back(f);
-          fv->push_back(v);
+      if (fv == nullptr) {
+        for (size_t i = 0; i < 2 * n; i++) {
+          SkipItem(d, &pos);
         }
+        return pos;
+      }
+      nums->Reset(2 * n);
+      for (size_t i = 0; i < 2 * n; i++) {
+        fv->push_back(GetItem(d, &pos, nums));
       }
     }
     return pos;
@@ -213,7 +301,7 @@ class StreamBlock {
       return false;
     }
     for (size_t i = 0; i < n; i++) {
-      if (GetString(data.data(), &pos) != fv[i * 2]) {
+      if (!ItemEquals(data.data(), &pos, fv[i * 2])) {
         return false;
       }
     }
@@ -225,8 +313,7 @@ class StreamBlock {
       first = id;
       PutVarint(data, fv.size() / 2);
       for (size_t i = 0; i < fv.size(); i += 2) {
-        PutVarint(data, fv[i].size());
-        data.append(fv[i]);
+        PutItem(data, fv[i]);
       }
       entries_start = static_cast<uint32_t>(data.size());
     }
@@ -240,11 +327,9 @@ class StreamBlock {
     }
     for (size_t i = 0; i < fv.size(); i += 2) {
       if (!same) {
-        PutVarint(data, fv[i].size());
-        data.append(fv[i]);
+        PutItem(data, fv[i]);
       }
-      PutVarint(data, fv[i + 1].size());
-      data.append(fv[i + 1]);
+      PutItem(data, fv[i + 1]);
     }
     last = id;
     count++;
@@ -259,7 +344,7 @@ namespace {
 size_t EncodedSize(const std::vector<std::string_view>& fv) {
   size_t n = 24;
   for (std::string_view s : fv) {
-    n += VarintSize(s.size()) + s.size();
+    n += VarintSize(uint64_t{s.size()} * 2) + s.size();  // integers take no more
   }
   return n;
 }
@@ -269,6 +354,8 @@ struct Scratch {
   std::vector<std::string_view> master;
   StreamFields fv;
   std::vector<uint32_t> offsets;
+  StreamNumBuf master_nums;  // the master fields' integer names
+  StreamNumBuf nums;         // the current entry's integer items
 };
 
 }  // namespace
@@ -416,9 +503,9 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
       if (b->last < start) {
         continue;
       }
-      b->MasterFields(&s.master);
+      b->MasterFields(&s.master, &s.master_nums);
       for (size_t pos = b->entries_start; pos < b->data.size();) {
-        pos = b->Decode(pos, s.master, &id, &flags, &s.fv);
+        pos = b->Decode(pos, s.master, &id, &flags, &s.fv, &s.nums);
         if ((flags & kFlagDeleted) || id < start) {
           continue;
         }
@@ -442,10 +529,10 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
     if (b->last < start) {
       return emitted;
     }
-    b->MasterFields(&s.master);
+    b->MasterFields(&s.master, &s.master_nums);
     b->Offsets(s.master, &s.offsets);
     for (size_t j = s.offsets.size(); j-- > 0;) {
-      b->Decode(s.offsets[j], s.master, &id, &flags, &s.fv);
+      b->Decode(s.offsets[j], s.master, &id, &flags, &s.fv, &s.nums);
       if ((flags & kFlagDeleted) || id > end) {
         continue;
       }
@@ -479,7 +566,8 @@ bool StreamValue::Delete(const StreamId& id) {
     return false;
   }
   std::vector<std::string_view> master;
-  b->MasterFields(&master);
+  StreamNumBuf master_nums;
+  b->MasterFields(&master, &master_nums);
   StreamId cur;
   uint8_t flags;
   for (size_t pos = b->entries_start; pos < b->data.size();) {
@@ -507,7 +595,8 @@ bool StreamValue::Delete(const StreamId& id) {
 // The ids of a block's live entries, in order.
 static std::vector<StreamId> LiveIds(const StreamBlock& b) {
   std::vector<std::string_view> master;
-  b.MasterFields(&master);
+  StreamNumBuf master_nums;
+  b.MasterFields(&master, &master_nums);
   std::vector<StreamId> ids;
   StreamId id;
   uint8_t flags;
@@ -564,7 +653,8 @@ int64_t StreamValue::Trim(const TrimSpec& spec, std::vector<StreamId>* removed) 
     // Entry by entry: the block is only partly below the threshold, or (kAcked) some of
     // its entries may still be needed by a group and stay.
     std::vector<std::string_view> master;
-    b->MasterFields(&master);
+    StreamNumBuf master_nums;
+    b->MasterFields(&master, &master_nums);
     StreamId id;
     uint8_t flags;
     bool reached = false;
