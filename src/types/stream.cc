@@ -227,7 +227,34 @@ class StreamBlock {
   uint32_t count = 0;  // entries, deleted included
   uint32_t live = 0;
   uint32_t entries_start = 0;  // offset of the first entry (after the master fields)
+  uint32_t last_pos = 0;       // offset of the last entry
+  // Offsets of entries kMarkStride, 2 * kMarkStride, ... (up to kMarks of them), so that a
+  // seek into the block skips at most kMarkStride - 1 entries (a block of 100 entries).
+  static constexpr uint32_t kMarkStride = 8;
+  static constexpr size_t kMarks = 12;
+  uint32_t marks[kMarks] = {};
   std::string data;
+
+  // Where to start looking for the first entry with id >= `start`: the last mark whose
+  // entry id is <= start (entries before it are all below start), else the first entry.
+  size_t SeekPos(const StreamId& start) const {
+    // Marks set so far: entries kMarkStride * (1..hi) exist.
+    size_t lo = 0, hi = count == 0 ? 0 : std::min<size_t>(kMarks, (count - 1) / kMarkStride);
+    size_t pos = entries_start;
+    StreamId id;
+    uint8_t flags;
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      DecodeHeader(marks[mid], &id, &flags);
+      if (id <= start) {
+        pos = marks[mid];
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return pos;
+  }
 
   // Decoded master fields, filled on demand by the readers (integer names formatted
   // into `nums`, which must outlive the views).
@@ -241,40 +268,48 @@ class StreamBlock {
     }
   }
 
-  // Decodes the entry at `pos`; returns the offset of the next one. `fv` may be null
-  // (then `nums` is not used); its integer items are formatted into `nums`, the views of
-  // the previous entry's becoming invalid.
-  size_t Decode(size_t pos, const std::vector<std::string_view>& master, StreamId* id,
-                uint8_t* flags, StreamFields* fv, StreamNumBuf* nums = nullptr) const {
+  // How many master fields the block has.
+  size_t MasterCount() const {
+    size_t pos = 0;
+    return GetVarint(data.data(), &pos);
+  }
+
+  // Reads the flags and id of the entry at `pos`; returns the offset of its fields.
+  size_t DecodeHeader(size_t pos, StreamId* id, uint8_t* flags) const {
     const char* d = data.data();
     *flags = static_cast<uint8_t>(d[pos++]);
     uint64_t msd = GetVarint(d, &pos);
     uint64_t seqd = GetVarint(d, &pos);
     id->ms = first.ms + msd;
     id->seq = msd == 0 ? first.seq + seqd : seqd;
-    if (fv != nullptr) {
-      fv->clear();
+    return pos;
+  }
+
+  // Skips the fields of an entry (`pos` from DecodeHeader); returns the next entry's offset.
+  size_t SkipBody(size_t pos, uint8_t flags, size_t master_count) const {
+    const char* d = data.data();
+    const size_t items = (flags & kFlagSameFields) ? master_count : 2 * GetVarint(d, &pos);
+    for (size_t i = 0; i < items; i++) {
+      SkipItem(d, &pos);
     }
-    if (*flags & kFlagSameFields) {
-      if (fv == nullptr) {
-        for (size_t i = 0; i < master.size(); i++) {
-          SkipItem(d, &pos);
-        }
-        return pos;
-      }
+    return pos;
+  }
+
+  // Decodes the fields of an entry (`pos` from DecodeHeader) into `fv`, integers formatted
+  // into `nums` (the views of the previous entry's becoming invalid); `master` is only
+  // read for an entry with the master fields. Returns the next entry's offset.
+  size_t DecodeBody(size_t pos, uint8_t flags, const std::vector<std::string_view>& master,
+                    StreamFields* fv, StreamNumBuf* nums) const {
+    const char* d = data.data();
+    fv->clear();
+    if (flags & kFlagSameFields) {
       nums->Reset(master.size());
       for (std::string_view f : master) {
         fv->push_back(f);
         fv->push_back(GetItem(d, &pos, nums));
       }
     } else {
-      size_t n = GetVarint(d, &pos);
-      if (fv == nullptr) {
-        for (size_t i = 0; i < 2 * n; i++) {
-          SkipItem(d, &pos);
-        }
-        return pos;
-      }
+      const size_t n = GetVarint(d, &pos);
       nums->Reset(2 * n);
       for (size_t i = 0; i < 2 * n; i++) {
         fv->push_back(GetItem(d, &pos, nums));
@@ -283,14 +318,21 @@ class StreamBlock {
     return pos;
   }
 
+  // The entry at `pos` without its fields; returns the next entry's offset.
+  size_t Skip(size_t pos, size_t master_count, StreamId* id, uint8_t* flags) const {
+    const size_t body = DecodeHeader(pos, id, flags);
+    return SkipBody(body, *flags, master_count);
+  }
+
   // Offsets of every entry, in order.
-  void Offsets(const std::vector<std::string_view>& master, std::vector<uint32_t>* out) const {
+  void Offsets(std::vector<uint32_t>* out) const {
     out->clear();
+    const size_t mc = MasterCount();
     StreamId id;
     uint8_t flags;
     for (size_t pos = entries_start; pos < data.size();) {
       out->push_back(static_cast<uint32_t>(pos));
-      pos = Decode(pos, master, &id, &flags, nullptr);
+      pos = Skip(pos, mc, &id, &flags);
     }
   }
 
@@ -318,6 +360,10 @@ class StreamBlock {
       entries_start = static_cast<uint32_t>(data.size());
     }
     const bool same = SameAsMaster(fv);
+    last_pos = static_cast<uint32_t>(data.size());
+    if (count != 0 && count % kMarkStride == 0 && count / kMarkStride <= kMarks) {
+      marks[count / kMarkStride - 1] = last_pos;
+    }
     data.push_back(static_cast<char>(same ? kFlagSameFields : 0));
     uint64_t msd = id.ms - first.ms;
     PutVarint(data, msd);
@@ -337,6 +383,7 @@ class StreamBlock {
   }
 
   void MarkDeleted(size_t pos) { data[pos] = static_cast<char>(data[pos] | kFlagDeleted); }
+  bool LastDeleted() const { return (data[last_pos] & kFlagDeleted) != 0; }
 };
 
 namespace {
@@ -487,6 +534,7 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
     return 0;
   }
   Scratch s;
+  s.fv.reserve(16);
   size_t emitted = 0;
   StreamId id;
   uint8_t flags;
@@ -503,15 +551,25 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
       if (b->last < start) {
         continue;
       }
-      b->MasterFields(&s.master, &s.master_nums);
-      for (size_t pos = b->entries_start; pos < b->data.size();) {
-        pos = b->Decode(pos, s.master, &id, &flags, &s.fv, &s.nums);
+      // Entries before `start` are skipped without decoding their fields; the master
+      // fields are decoded only if an entry to visit uses them.
+      const size_t mc = b->MasterCount();
+      bool have_master = false;
+      for (size_t pos = b->first < start ? b->SeekPos(start) : b->entries_start;
+           pos < b->data.size();) {
+        pos = b->DecodeHeader(pos, &id, &flags);
         if ((flags & kFlagDeleted) || id < start) {
+          pos = b->SkipBody(pos, flags, mc);
           continue;
         }
         if (id > end) {
           return emitted;
         }
+        if ((flags & kFlagSameFields) && !have_master) {
+          b->MasterFields(&s.master, &s.master_nums);
+          have_master = true;
+        }
+        pos = b->DecodeBody(pos, flags, s.master, &s.fv, &s.nums);
         emitted++;
         if (!visit(id, s.fv) || (count != 0 && emitted >= count)) {
           return emitted;
@@ -529,16 +587,21 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
     if (b->last < start) {
       return emitted;
     }
-    b->MasterFields(&s.master, &s.master_nums);
-    b->Offsets(s.master, &s.offsets);
+    b->Offsets(&s.offsets);
+    bool have_master = false;
     for (size_t j = s.offsets.size(); j-- > 0;) {
-      b->Decode(s.offsets[j], s.master, &id, &flags, &s.fv, &s.nums);
+      const size_t body = b->DecodeHeader(s.offsets[j], &id, &flags);
       if ((flags & kFlagDeleted) || id > end) {
         continue;
       }
       if (id < start) {
         return emitted;
       }
+      if ((flags & kFlagSameFields) && !have_master) {
+        b->MasterFields(&s.master, &s.master_nums);
+        have_master = true;
+      }
+      b->DecodeBody(body, flags, s.master, &s.fv, &s.nums);
       emitted++;
       if (!visit(id, s.fv) || (count != 0 && emitted >= count)) {
         return emitted;
@@ -565,14 +628,12 @@ bool StreamValue::Delete(const StreamId& id) {
   if (b->last < id) {
     return false;
   }
-  std::vector<std::string_view> master;
-  StreamNumBuf master_nums;
-  b->MasterFields(&master, &master_nums);
+  const size_t mc = b->MasterCount();
   StreamId cur;
   uint8_t flags;
-  for (size_t pos = b->entries_start; pos < b->data.size();) {
+  for (size_t pos = b->SeekPos(id); pos < b->data.size();) {
     size_t at = pos;
-    pos = b->Decode(pos, master, &cur, &flags, nullptr);
+    pos = b->Skip(pos, mc, &cur, &flags);
     if (cur == id) {
       if (flags & kFlagDeleted) {
         return false;
@@ -594,14 +655,12 @@ bool StreamValue::Delete(const StreamId& id) {
 
 // The ids of a block's live entries, in order.
 static std::vector<StreamId> LiveIds(const StreamBlock& b) {
-  std::vector<std::string_view> master;
-  StreamNumBuf master_nums;
-  b.MasterFields(&master, &master_nums);
+  const size_t mc = b.MasterCount();
   std::vector<StreamId> ids;
   StreamId id;
   uint8_t flags;
   for (size_t pos = b.entries_start; pos < b.data.size();) {
-    pos = b.Decode(pos, master, &id, &flags, nullptr);
+    pos = b.Skip(pos, mc, &id, &flags);
     if (!(flags & kFlagDeleted)) {
       ids.push_back(id);
     }
@@ -652,15 +711,13 @@ int64_t StreamValue::Trim(const TrimSpec& spec, std::vector<StreamId>* removed) 
     }
     // Entry by entry: the block is only partly below the threshold, or (kAcked) some of
     // its entries may still be needed by a group and stay.
-    std::vector<std::string_view> master;
-    StreamNumBuf master_nums;
-    b->MasterFields(&master, &master_nums);
+    const size_t mc = b->MasterCount();
     StreamId id;
     uint8_t flags;
     bool reached = false;
     for (size_t pos = b->entries_start; pos < b->data.size();) {
       size_t at = pos;
-      pos = b->Decode(pos, master, &id, &flags, nullptr);
+      pos = b->Skip(pos, mc, &id, &flags);
       reached = spec.kind == TrimSpec::kMaxLen ? length_ <= spec.maxlen : id >= spec.minid;
       if (reached) {
         break;
@@ -694,21 +751,45 @@ int64_t StreamValue::Trim(const TrimSpec& spec, std::vector<StreamId>* removed) 
 }
 
 StreamId StreamValue::FirstId() const {
-  StreamId id;
-  Range(StreamId::Min(), StreamId::Max(), false, 1, [&](const StreamId& i, const StreamFields&) {
-    id = i;
-    return false;
-  });
-  return id;
+  // The first block holding a live entry (blocks with none are freed, so the front one).
+  for (const StreamBlock* b : blocks_) {
+    if (b->live == 0) {
+      continue;
+    }
+    const size_t mc = b->MasterCount();
+    StreamId id;
+    uint8_t flags;
+    for (size_t pos = b->entries_start; pos < b->data.size();) {
+      pos = b->Skip(pos, mc, &id, &flags);
+      if (!(flags & kFlagDeleted)) {
+        return id;
+      }
+    }
+  }
+  return {};
 }
 
 StreamId StreamValue::LastEntryId() const {
-  StreamId id;
-  Range(StreamId::Min(), StreamId::Max(), true, 1, [&](const StreamId& i, const StreamFields&) {
-    id = i;
-    return false;
-  });
-  return id;
+  for (size_t k = blocks_.size(); k-- > 0;) {
+    const StreamBlock* b = blocks_[k];
+    if (b->live == 0) {
+      continue;
+    }
+    if (!b->LastDeleted()) {
+      return b->last;
+    }
+    const size_t mc = b->MasterCount();
+    StreamId id, last;
+    uint8_t flags;
+    for (size_t pos = b->entries_start; pos < b->data.size();) {
+      pos = b->Skip(pos, mc, &id, &flags);
+      if (!(flags & kFlagDeleted)) {
+        last = id;
+      }
+    }
+    return last;
+  }
+  return {};
 }
 
 size_t StreamValue::MemoryUsage() const {

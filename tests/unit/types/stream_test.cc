@@ -259,6 +259,57 @@ TEST(StreamValue, IntegerItemsRoundTrip) {
   EXPECT_EQ(All(s), want);
 }
 
+// Forward ranges seek into a block through its marks (every 8th entry): every start id,
+// present, deleted or in a gap, for blocks smaller and larger than the marks cover, and
+// XDEL / LastEntryId after deletions at the end of a block.
+TEST(StreamValue, SeekFromEveryStart) {
+  for (size_t max_entries : {5u, 100u, 250u}) {
+    StreamValue s;
+    std::vector<Entry> model;
+    for (uint64_t i = 1; i <= 600; i++) {
+      const uint64_t ms = 1000 + i / 3, seq = i * 2;  // gaps between ids
+      std::vector<std::string> fv = {"f", std::to_string(i), "g", "v" + std::to_string(i)};
+      if (i % 7 == 0) {
+        fv = {"other", std::to_string(i)};
+      }
+      Add(s, ms, seq, std::vector<std::string_view>(fv.begin(), fv.end()), {0, max_entries});
+      model.emplace_back(StreamId{ms, seq}, fv);
+    }
+    for (size_t k = 0; k < model.size(); k += 5) {
+      ASSERT_TRUE(s.Delete(model[k].first));
+    }
+    for (size_t k = 0; k < model.size(); k++) {
+      if (k % 5 == 0) {
+        model[k].first = StreamId::Max();  // deleted
+      }
+    }
+    std::erase_if(model, [](const Entry& e) { return e.first == StreamId::Max(); });
+    std::vector<StreamId> starts;
+    for (uint64_t i = 0; i <= 602; i++) {
+      starts.push_back({1000 + i / 3, i * 2});
+      starts.push_back({1000 + i / 3, i * 2 + 1});
+    }
+    for (const StreamId& start : starts) {
+      std::vector<Entry> want;
+      for (const Entry& e : model) {
+        if (e.first >= start && want.size() < 3) {
+          want.push_back(e);
+        }
+      }
+      ASSERT_EQ(All(s, false, start, StreamId::Max(), 3), want)
+          << max_entries << " " << start.ToString();
+    }
+    // Deleting the last entries one by one: LastEntryId follows.
+    for (size_t k = 0; k < 20; k++) {
+      ASSERT_EQ(s.LastEntryId(), model.back().first);
+      ASSERT_TRUE(s.Delete(model.back().first));
+      ASSERT_FALSE(s.Delete(model.back().first));
+      model.pop_back();
+    }
+    ASSERT_EQ(s.FirstId(), model.front().first);
+  }
+}
+
 // An entry with 5 fields of 8-digit values: Redis 7/8's listpacks take ~41.7 bytes each
 // (integers stored as integers); the blocks must not do worse.
 TEST(StreamValue, IntegerValuesAreCompact) {
