@@ -41,7 +41,27 @@ bool StreamId::Decr() {
   return true;
 }
 
-std::string StreamId::ToString() const { return std::to_string(ms) + "-" + std::to_string(seq); }
+namespace {
+
+// Writes v's decimal digits ending at `end`; returns where they start.
+char* FormatU64Backwards(uint64_t v, char* end) {
+  do {
+    *--end = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  return end;
+}
+
+}  // namespace
+
+std::string StreamId::ToString() const {
+  char buf[41];  // 20 digits, '-', 20 digits
+  char* end = buf + sizeof(buf);
+  char* p = FormatU64Backwards(seq, end);
+  *--p = '-';
+  p = FormatU64Backwards(ms, p);
+  return std::string(p, static_cast<size_t>(end - p));
+}
 
 namespace {
 
@@ -102,14 +122,6 @@ namespace {
 constexpr uint8_t kFlagDeleted = 1;
 constexpr uint8_t kFlagSameFields = 2;
 
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
 uint64_t GetVarint(const char* data, size_t* pos) {
   uint64_t v = 0;
   int shift = 0;
@@ -127,19 +139,59 @@ uint64_t GetVarint(const char* data, size_t* pos) {
 // compactly: a varint header h; h even: a string of h / 2 bytes follows; h odd: the item
 // is the canonical decimal form of an integer whose zigzag code is h / 2 (so an 8-digit
 // value takes 5 bytes, not 9). Integers whose zigzag code needs 64 bits stay strings.
-void PutItem(std::string& out, std::string_view s) {
-  if (!s.empty() && s.size() <= 20 && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) {
-    if (auto v = ParseInt64(s)) {
-      const uint64_t zz = (static_cast<uint64_t>(*v) << 1) ^ static_cast<uint64_t>(*v >> 63);
-      if (zz < (uint64_t{1} << 63)) {
-        PutVarint(out, zz * 2 + 1);
-        return;
-      }
+// Writes a varint at p; returns the end.
+inline char* PutVarintRaw(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+// The integer `s` is the canonical decimal form of (what ParseInt64 accepts), if any; up to
+// 18 digits without overflow checks (the common case, cheap), longer ones by ParseInt64.
+inline std::optional<int64_t> ItemInteger(std::string_view s) {
+  const size_t n = s.size();
+  if (n == 0 || n > 20) {
+    return std::nullopt;
+  }
+  const bool neg = s[0] == '-';
+  const size_t i0 = neg ? 1 : 0;
+  if (n == i0 || s[i0] < '0' || s[i0] > '9') {
+    return std::nullopt;
+  }
+  if (s[i0] == '0') {
+    return n == 1 ? std::optional<int64_t>(0) : std::nullopt;  // no leading zeros, no -0
+  }
+  if (n - i0 > 18) {
+    return ParseInt64(s);
+  }
+  uint64_t v = 0;
+  for (size_t i = i0; i < n; i++) {
+    const unsigned d = static_cast<unsigned char>(s[i]) - '0';
+    if (d > 9) {
+      return std::nullopt;
+    }
+    v = v * 10 + d;
+  }
+  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+// Writes an item at p (room for ItemBound(s) bytes); returns the end.
+inline char* PutItemRaw(char* p, std::string_view s) {
+  if (auto v = ItemInteger(s)) {
+    const uint64_t zz = (static_cast<uint64_t>(*v) << 1) ^ static_cast<uint64_t>(*v >> 63);
+    if (zz < (uint64_t{1} << 63)) {
+      return PutVarintRaw(p, zz * 2 + 1);
     }
   }
-  PutVarint(out, uint64_t{s.size()} * 2);
-  out.append(s);
+  p = PutVarintRaw(p, uint64_t{s.size()} * 2);
+  memcpy(p, s.data(), s.size());
+  return p + s.size();
 }
+
+inline size_t ItemBound(std::string_view s) { return 10 + s.size(); }
 
 inline int64_t UnZigzag(uint64_t zz) {
   return static_cast<int64_t>((zz >> 1) ^ (~(zz & 1) + 1));
@@ -351,32 +403,43 @@ class StreamBlock {
   }
 
   void AppendEntry(const StreamId& id, const std::vector<std::string_view>& fv) {
+    // Written through a pointer into room made once (at most 10 bytes per varint), then
+    // cut to what was written.
+    size_t bound = 31;
+    for (std::string_view item : fv) {
+      bound += ItemBound(item);
+    }
     if (count == 0) {
       first = id;
-      PutVarint(data, fv.size() / 2);
+      data.resize(bound);
+      char* p = PutVarintRaw(data.data(), fv.size() / 2);
       for (size_t i = 0; i < fv.size(); i += 2) {
-        PutItem(data, fv[i]);
+        p = PutItemRaw(p, fv[i]);
       }
-      entries_start = static_cast<uint32_t>(data.size());
+      entries_start = static_cast<uint32_t>(p - data.data());
+      data.resize(entries_start);
     }
     const bool same = SameAsMaster(fv);
     last_pos = static_cast<uint32_t>(data.size());
     if (count != 0 && count % kMarkStride == 0 && count / kMarkStride <= kMarks) {
       marks[count / kMarkStride - 1] = last_pos;
     }
-    data.push_back(static_cast<char>(same ? kFlagSameFields : 0));
+    data.resize(last_pos + bound);
+    char* p = data.data() + last_pos;
+    *p++ = static_cast<char>(same ? kFlagSameFields : 0);
     uint64_t msd = id.ms - first.ms;
-    PutVarint(data, msd);
-    PutVarint(data, msd == 0 ? id.seq - first.seq : id.seq);
+    p = PutVarintRaw(p, msd);
+    p = PutVarintRaw(p, msd == 0 ? id.seq - first.seq : id.seq);
     if (!same) {
-      PutVarint(data, fv.size() / 2);
+      p = PutVarintRaw(p, fv.size() / 2);
     }
     for (size_t i = 0; i < fv.size(); i += 2) {
       if (!same) {
-        PutItem(data, fv[i]);
+        p = PutItemRaw(p, fv[i]);
       }
-      PutItem(data, fv[i + 1]);
+      p = PutItemRaw(p, fv[i + 1]);
     }
+    data.resize(static_cast<size_t>(p - data.data()));
     last = id;
     count++;
     live++;
