@@ -45,7 +45,10 @@ from common import Server, loadavg, log, proc_cpu_s, stop_all  # noqa: E402
 
 ROOT = HERE.parent
 PIPELINE = 30
-PEER_88 = ROOT.parent / "shared" / "peers" / "redis-8.8" / "redis-server"
+# ../shared from /work/main, ../../shared from a worktree under /work/wt.
+PEER_88 = next((d / "shared" / "peers" / "redis-8.8" / "redis-server" for d in (ROOT.parent, ROOT.parent.parent)
+                if (d / "shared" / "peers" / "redis-8.8" / "redis-server").exists()),
+               ROOT.parent / "shared" / "peers" / "redis-8.8" / "redis-server")
 
 
 class RespError(Exception):

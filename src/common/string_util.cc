@@ -33,6 +33,18 @@ std::optional<int64_t> ParseInt64(std::string_view s) {
   if (s[i] < '1' || s[i] > '9') {
     return std::nullopt;
   }
+  if (s.size() - i <= 18) {
+    // Up to 18 digits cannot overflow (10^18 - 1 < 2^63): no per-digit range check.
+    int64_t v = 0;
+    for (; i < s.size(); i++) {
+      const unsigned d = static_cast<unsigned char>(s[i]) - '0';
+      if (d > 9) {
+        return std::nullopt;
+      }
+      v = v * 10 + static_cast<int64_t>(d);
+    }
+    return negative ? -v : v;
+  }
   uint64_t v = 0;
   for (; i < s.size(); i++) {
     unsigned d = static_cast<unsigned char>(s[i]) - '0';

@@ -143,12 +143,12 @@ StreamId IdFromRaw(const uint8_t* b) {
 // One node: the entries [first, first + n) of `entries`.
 struct NodeEntry {
   StreamId id;
-  std::vector<std::string_view> fv;
+  std::vector<std::string> fv;  // copies: a stream's views last only through one visit
 };
 
 std::string EncodeNode(const std::vector<NodeEntry>& entries, const StreamId& master) {
   ListpackWriter lp;
-  const std::vector<std::string_view>& mfv = entries.front().fv;
+  const std::vector<std::string>& mfv = entries.front().fv;
   lp.Int(static_cast<int64_t>(entries.size()));
   lp.Int(0);
   lp.Int(static_cast<int64_t>(mfv.size() / 2));
@@ -222,10 +222,9 @@ void WriteStream(Encoder& enc, const Entry& e) {
   StreamId after = StreamId::Min();
   bool more = s->length() > 0;
   while (more) {
-    // Views are valid until the stream changes; it does not here.
     size_t n = s->Range(after, StreamId::Max(), false, kNodeEntries,
                         [&](const StreamId& id, const types::StreamFields& fv) {
-                          batch.push_back({id, fv});
+                          batch.push_back({id, {fv.begin(), fv.end()}});
                           after = id;
                           return true;
                         });

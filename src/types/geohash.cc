@@ -2,6 +2,8 @@
 // multiply-add would change the last bits that Redis's results have.
 #include "types/geohash.h"
 
+#include <immintrin.h>
+
 #include <cmath>
 
 namespace hotkv::types {
@@ -187,9 +189,23 @@ uint64_t GeoScore(double lon, double lat) {
   return hash ? hash->bits : 0;  // step 26: already 52-bit aligned
 }
 
-GeoLonLat GeoDecodeScore(double score) {
-  const GeoArea area =
-      GeoDecode(kGeoLonRange, kGeoLatRange, GeoHashBits{ScoreToBits(score), kGeoStepMax});
+namespace {
+
+// GeoDecodeScore's arithmetic once the cells are known: GeoDecode's area at step 26 over
+// the full ranges, its centre, clamped (the same operations in the same order).
+inline GeoLonLat CellsToLonLat(uint32_t lat_cell, uint32_t lon_cell) {
+  GeoArea area;
+  {  // step 26 is never a zero hash: every score decodes
+    const double lat_scale = kGeoLatRange.max - kGeoLatRange.min;
+    const double lon_scale = kGeoLonRange.max - kGeoLonRange.min;
+    const double cells = static_cast<double>(uint64_t{1} << kGeoStepMax);
+    const uint32_t lat_next = lat_cell + 1;
+    const uint32_t lon_next = lon_cell + 1;
+    area.lat.min = kGeoLatRange.min + (lat_cell * 1.0 / cells) * lat_scale;
+    area.lat.max = kGeoLatRange.min + (lat_next * 1.0 / cells) * lat_scale;
+    area.lon.min = kGeoLonRange.min + (lon_cell * 1.0 / cells) * lon_scale;
+    area.lon.max = kGeoLonRange.min + (lon_next * 1.0 / cells) * lon_scale;
+  }
   GeoLonLat p;
   p.lon = (area.lon.min + area.lon.max) / 2;
   if (p.lon > kGeoLonMax) {
@@ -207,6 +223,28 @@ GeoLonLat GeoDecodeScore(double score) {
   }
   return p;
 }
+
+// The cells by BMI2's PEXT (one instruction each; GEOSEARCH decodes every candidate).
+__attribute__((target("bmi2"))) GeoLonLat DecodeScorePext(double score) {
+  const uint64_t bits = ScoreToBits(score);
+  const auto lat_cell = static_cast<uint32_t>(_pext_u64(bits, 0x5555555555555555ULL));
+  const auto lon_cell = static_cast<uint32_t>(_pext_u64(bits, 0xAAAAAAAAAAAAAAAAULL));
+  return CellsToLonLat(lat_cell, lon_cell);
+}
+
+}  // namespace
+
+GeoLonLat GeoDecodeScoreGeneric(double score) {
+  const uint64_t bits = ScoreToBits(score);
+  return CellsToLonLat(GatherBits(bits), GatherBits(bits >> 1));
+}
+
+GeoLonLat GeoDecodeScore(double score) {
+  static const bool pext = __builtin_cpu_supports("bmi2");
+  return pext ? DecodeScorePext(score) : GeoDecodeScoreGeneric(score);
+}
+
+bool GeoDecodeHasPext() { return __builtin_cpu_supports("bmi2"); }
 
 std::string GeoHashString(double score) {
   const GeoLonLat p = GeoDecodeScore(score);

@@ -77,6 +77,10 @@ uint64_t GeoScore(double lon, double lat);
 // The centre of the cell that a score names, clamped to the limits (GEOPOS). Any score
 // decodes, as in Redis (the double is converted to 64 bits as x86-64 converts it).
 GeoLonLat GeoDecodeScore(double score);
+// For tests: the portable decoder (GeoDecodeScore uses BMI2's PEXT where the CPU has it,
+// with the same results), and whether the CPU has it.
+GeoLonLat GeoDecodeScoreGeneric(double score);
+bool GeoDecodeHasPext();
 // The 11-character standard geohash (latitude over -90..90) of a score (GEOHASH).
 std::string GeoHashString(double score);
 

@@ -451,11 +451,46 @@ bool MergeInto(std::string_view hll, uint8_t* max) {
   });
 }
 
+namespace {
+
+// The histogram of a dense HLL's registers: eight registers per 6-byte step from one
+// 64-bit load (the registers are a little-endian bit stream), counted into four
+// histograms so that runs of equal registers do not chain their increments.
+void DenseHistogram(const uint8_t* regs, int* reghisto) {
+  constexpr size_t kBytes = kDenseSize - kHeaderSize;
+  int h[4][64] = {};
+  size_t b = 0;
+  for (; b + 8 <= kBytes; b += 6) {
+    uint64_t w;
+    memcpy(&w, regs + b, 8);
+    h[0][w & 63]++;
+    h[1][(w >> 6) & 63]++;
+    h[2][(w >> 12) & 63]++;
+    h[3][(w >> 18) & 63]++;
+    h[0][(w >> 24) & 63]++;
+    h[1][(w >> 30) & 63]++;
+    h[2][(w >> 36) & 63]++;
+    h[3][(w >> 42) & 63]++;
+  }
+  for (; b < kBytes; b += 3) {
+    const unsigned b0 = regs[b], b1 = regs[b + 1], b2 = regs[b + 2];
+    h[0][b0 & 63]++;
+    h[1][((b0 >> 6) | (b1 << 2)) & 63]++;
+    h[2][((b1 >> 4) | (b2 << 4)) & 63]++;
+    h[3][b2 >> 2]++;
+  }
+  for (int v = 0; v < 64; v++) {
+    reghisto[v] = h[0][v] + h[1][v] + h[2][v] + h[3][v];
+  }
+}
+
+}  // namespace
+
 std::optional<uint64_t> Count(std::string_view hll) {
   int reghisto[64] = {0};
   const uint8_t* bytes = Bytes(hll);
   if (Encoding(hll) == kDense) {
-    ForEachDense(bytes + kHeaderSize, [&reghisto](int, uint8_t v) { reghisto[v]++; });
+    DenseHistogram(bytes + kHeaderSize, reghisto);
   } else if (!WalkSparse(hll, [&reghisto](int, int len, int value) { reghisto[value] += len; })) {
     return std::nullopt;
   }

@@ -41,7 +41,27 @@ bool StreamId::Decr() {
   return true;
 }
 
-std::string StreamId::ToString() const { return std::to_string(ms) + "-" + std::to_string(seq); }
+namespace {
+
+// Writes v's decimal digits ending at `end`; returns where they start.
+char* FormatU64Backwards(uint64_t v, char* end) {
+  do {
+    *--end = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  return end;
+}
+
+}  // namespace
+
+std::string StreamId::ToString() const {
+  char buf[41];  // 20 digits, '-', 20 digits
+  char* end = buf + sizeof(buf);
+  char* p = FormatU64Backwards(seq, end);
+  *--p = '-';
+  p = FormatU64Backwards(ms, p);
+  return std::string(p, static_cast<size_t>(end - p));
+}
 
 namespace {
 
@@ -102,14 +122,6 @@ namespace {
 constexpr uint8_t kFlagDeleted = 1;
 constexpr uint8_t kFlagSameFields = 2;
 
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
 uint64_t GetVarint(const char* data, size_t* pos) {
   uint64_t v = 0;
   int shift = 0;
@@ -123,11 +135,129 @@ uint64_t GetVarint(const char* data, size_t* pos) {
   }
 }
 
-std::string_view GetString(const char* data, size_t* pos) {
-  size_t len = GetVarint(data, pos);
-  std::string_view s(data + *pos, len);
-  *pos += len;
+// Field names and values ("items") are stored as Redis's listpacks store them, integers
+// compactly: a varint header h; h even: a string of h / 2 bytes follows; h odd: the item
+// is the canonical decimal form of an integer whose zigzag code is h / 2 (so an 8-digit
+// value takes 5 bytes, not 9). Integers whose zigzag code needs 64 bits stay strings.
+// Writes a varint at p; returns the end.
+inline char* PutVarintRaw(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+// The integer `s` is the canonical decimal form of (what ParseInt64 accepts), if any; up to
+// 18 digits without overflow checks (the common case, cheap), longer ones by ParseInt64.
+inline std::optional<int64_t> ItemInteger(std::string_view s) {
+  const size_t n = s.size();
+  if (n == 0 || n > 20) {
+    return std::nullopt;
+  }
+  const bool neg = s[0] == '-';
+  const size_t i0 = neg ? 1 : 0;
+  if (n == i0 || s[i0] < '0' || s[i0] > '9') {
+    return std::nullopt;
+  }
+  if (s[i0] == '0') {
+    return n == 1 ? std::optional<int64_t>(0) : std::nullopt;  // no leading zeros, no -0
+  }
+  if (n - i0 > 18) {
+    return ParseInt64(s);
+  }
+  uint64_t v = 0;
+  for (size_t i = i0; i < n; i++) {
+    const unsigned d = static_cast<unsigned char>(s[i]) - '0';
+    if (d > 9) {
+      return std::nullopt;
+    }
+    v = v * 10 + d;
+  }
+  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+// Writes an item at p (room for ItemBound(s) bytes); returns the end.
+inline char* PutItemRaw(char* p, std::string_view s) {
+  if (auto v = ItemInteger(s)) {
+    const uint64_t zz = (static_cast<uint64_t>(*v) << 1) ^ static_cast<uint64_t>(*v >> 63);
+    if (zz < (uint64_t{1} << 63)) {
+      return PutVarintRaw(p, zz * 2 + 1);
+    }
+  }
+  p = PutVarintRaw(p, uint64_t{s.size()} * 2);
+  memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+inline size_t ItemBound(std::string_view s) { return 10 + s.size(); }
+
+inline int64_t UnZigzag(uint64_t zz) {
+  return static_cast<int64_t>((zz >> 1) ^ (~(zz & 1) + 1));
+}
+
+// Skips an item.
+inline void SkipItem(const char* data, size_t* pos) {
+  const uint64_t h = GetVarint(data, pos);
+  if ((h & 1) == 0) {
+    *pos += h >> 1;
+  }
+}
+
+}  // namespace
+
+// Where decoded integers are formatted: the views handed out point here. Reset(n) makes
+// room for n items (no reallocation while they are formatted), invalidating the views of
+// the previous ones. Inline storage covers entries of up to 12 integers without the heap.
+class StreamNumBuf {
+ public:
+  void Reset(size_t items) {
+    const size_t need = items * kInt64Digits;
+    if (need > sizeof(inline_) && need > heap_.size()) {
+      heap_.resize(need);
+    }
+    base_ = need > sizeof(inline_) ? heap_.data() : inline_;
+    used_ = 0;
+  }
+  std::string_view Format(int64_t v) {
+    char* p = base_ + used_;
+    const size_t n = FormatInt64(v, p);
+    used_ += n;
+    return {p, n};
+  }
+
+ private:
+  char inline_[12 * kInt64Digits];
+  std::vector<char> heap_;
+  char* base_ = inline_;
+  size_t used_ = 0;
+};
+
+namespace {
+
+// Reads an item; integers are formatted into `nums` (which must have room).
+inline std::string_view GetItem(const char* data, size_t* pos, StreamNumBuf* nums) {
+  const uint64_t h = GetVarint(data, pos);
+  if (h & 1) {
+    return nums->Format(UnZigzag(h >> 1));
+  }
+  std::string_view s(data + *pos, h >> 1);
+  *pos += h >> 1;
   return s;
+}
+
+// Whether the item at *pos equals `s` (and moves past it).
+inline bool ItemEquals(const char* data, size_t* pos, std::string_view s) {
+  const uint64_t h = GetVarint(data, pos);
+  if (h & 1) {
+    char buf[kInt64Digits];
+    const size_t n = FormatInt64(UnZigzag(h >> 1), buf);
+    return std::string_view(buf, n) == s;
+  }
+  std::string_view item(data + *pos, h >> 1);
+  *pos += h >> 1;
+  return item == s;
 }
 
 size_t VarintSize(uint64_t v) {
@@ -149,60 +279,112 @@ class StreamBlock {
   uint32_t count = 0;  // entries, deleted included
   uint32_t live = 0;
   uint32_t entries_start = 0;  // offset of the first entry (after the master fields)
+  uint32_t last_pos = 0;       // offset of the last entry
+  // Offsets of entries kMarkStride, 2 * kMarkStride, ... (up to kMarks of them), so that a
+  // seek into the block skips at most kMarkStride - 1 entries (a block of 100 entries).
+  static constexpr uint32_t kMarkStride = 8;
+  static constexpr size_t kMarks = 12;
+  uint32_t marks[kMarks] = {};
   std::string data;
 
-  // Decoded master fields, filled on demand by the readers.
-  void MasterFields(std::vector<std::string_view>* out) const {
+  // Where to start looking for the first entry with id >= `start`: the last mark whose
+  // entry id is <= start (entries before it are all below start), else the first entry.
+  size_t SeekPos(const StreamId& start) const {
+    // Marks set so far: entries kMarkStride * (1..hi) exist.
+    size_t lo = 0, hi = count == 0 ? 0 : std::min<size_t>(kMarks, (count - 1) / kMarkStride);
+    size_t pos = entries_start;
+    StreamId id;
+    uint8_t flags;
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      DecodeHeader(marks[mid], &id, &flags);
+      if (id <= start) {
+        pos = marks[mid];
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return pos;
+  }
+
+  // Decoded master fields, filled on demand by the readers (integer names formatted
+  // into `nums`, which must outlive the views).
+  void MasterFields(std::vector<std::string_view>* out, StreamNumBuf* nums) const {
     out->clear();
     size_t pos = 0;
     size_t n = GetVarint(data.data(), &pos);
+    nums->Reset(n);
     for (size_t i = 0; i < n; i++) {
-      out->push_back(GetString(data.data(), &pos));
+      out->push_back(GetItem(data.data(), &pos, nums));
     }
   }
 
-  // Decodes the entry at `pos`; returns the offset of the next one. `fv` may be null.
-  size_t Decode(size_t pos, const std::vector<std::string_view>& master, StreamId* id,
-                uint8_t* flags, StreamFields* fv) const {
+  // How many master fields the block has.
+  size_t MasterCount() const {
+    size_t pos = 0;
+    return GetVarint(data.data(), &pos);
+  }
+
+  // Reads the flags and id of the entry at `pos`; returns the offset of its fields.
+  size_t DecodeHeader(size_t pos, StreamId* id, uint8_t* flags) const {
     const char* d = data.data();
     *flags = static_cast<uint8_t>(d[pos++]);
     uint64_t msd = GetVarint(d, &pos);
     uint64_t seqd = GetVarint(d, &pos);
     id->ms = first.ms + msd;
     id->seq = msd == 0 ? first.seq + seqd : seqd;
-    if (fv != nullptr) {
-      fv->clear();
+    return pos;
+  }
+
+  // Skips the fields of an entry (`pos` from DecodeHeader); returns the next entry's offset.
+  size_t SkipBody(size_t pos, uint8_t flags, size_t master_count) const {
+    const char* d = data.data();
+    const size_t items = (flags & kFlagSameFields) ? master_count : 2 * GetVarint(d, &pos);
+    for (size_t i = 0; i < items; i++) {
+      SkipItem(d, &pos);
     }
-    if (*flags & kFlagSameFields) {
+    return pos;
+  }
+
+  // Decodes the fields of an entry (`pos` from DecodeHeader) into `fv`, integers formatted
+  // into `nums` (the views of the previous entry's becoming invalid); `master` is only
+  // read for an entry with the master fields. Returns the next entry's offset.
+  size_t DecodeBody(size_t pos, uint8_t flags, const std::vector<std::string_view>& master,
+                    StreamFields* fv, StreamNumBuf* nums) const {
+    const char* d = data.data();
+    fv->clear();
+    if (flags & kFlagSameFields) {
+      nums->Reset(master.size());
       for (std::string_view f : master) {
-        std::string_view v = GetString(d, &pos);
-        if (fv != nullptr) {
-          fv->push_back(f);
-          fv->push_back(v);
-        }
+        fv->push_back(f);
+        fv->push_back(GetItem(d, &pos, nums));
       }
     } else {
-      size_t n = GetVarint(d, &pos);
-      for (size_t i = 0; i < n; i++) {
-        std::string_view f = GetString(d, &pos);
-        std::string_view v = GetString(d, &pos);
-        if (fv != nullptr) {
-          fv->push_back(f);
-          fv->push_back(v);
-        }
+      const size_t n = GetVarint(d, &pos);
+      nums->Reset(2 * n);
+      for (size_t i = 0; i < 2 * n; i++) {
+        fv->push_back(GetItem(d, &pos, nums));
       }
     }
     return pos;
   }
 
+  // The entry at `pos` without its fields; returns the next entry's offset.
+  size_t Skip(size_t pos, size_t master_count, StreamId* id, uint8_t* flags) const {
+    const size_t body = DecodeHeader(pos, id, flags);
+    return SkipBody(body, *flags, master_count);
+  }
+
   // Offsets of every entry, in order.
-  void Offsets(const std::vector<std::string_view>& master, std::vector<uint32_t>* out) const {
+  void Offsets(std::vector<uint32_t>* out) const {
     out->clear();
+    const size_t mc = MasterCount();
     StreamId id;
     uint8_t flags;
     for (size_t pos = entries_start; pos < data.size();) {
       out->push_back(static_cast<uint32_t>(pos));
-      pos = Decode(pos, master, &id, &flags, nullptr);
+      pos = Skip(pos, mc, &id, &flags);
     }
   }
 
@@ -213,7 +395,7 @@ class StreamBlock {
       return false;
     }
     for (size_t i = 0; i < n; i++) {
-      if (GetString(data.data(), &pos) != fv[i * 2]) {
+      if (!ItemEquals(data.data(), &pos, fv[i * 2])) {
         return false;
       }
     }
@@ -221,37 +403,50 @@ class StreamBlock {
   }
 
   void AppendEntry(const StreamId& id, const std::vector<std::string_view>& fv) {
+    // Written through a pointer into room made once (at most 10 bytes per varint), then
+    // cut to what was written.
+    size_t bound = 31;
+    for (std::string_view item : fv) {
+      bound += ItemBound(item);
+    }
     if (count == 0) {
       first = id;
-      PutVarint(data, fv.size() / 2);
+      data.resize(bound);
+      char* p = PutVarintRaw(data.data(), fv.size() / 2);
       for (size_t i = 0; i < fv.size(); i += 2) {
-        PutVarint(data, fv[i].size());
-        data.append(fv[i]);
+        p = PutItemRaw(p, fv[i]);
       }
-      entries_start = static_cast<uint32_t>(data.size());
+      entries_start = static_cast<uint32_t>(p - data.data());
+      data.resize(entries_start);
     }
     const bool same = SameAsMaster(fv);
-    data.push_back(static_cast<char>(same ? kFlagSameFields : 0));
+    last_pos = static_cast<uint32_t>(data.size());
+    if (count != 0 && count % kMarkStride == 0 && count / kMarkStride <= kMarks) {
+      marks[count / kMarkStride - 1] = last_pos;
+    }
+    data.resize(last_pos + bound);
+    char* p = data.data() + last_pos;
+    *p++ = static_cast<char>(same ? kFlagSameFields : 0);
     uint64_t msd = id.ms - first.ms;
-    PutVarint(data, msd);
-    PutVarint(data, msd == 0 ? id.seq - first.seq : id.seq);
+    p = PutVarintRaw(p, msd);
+    p = PutVarintRaw(p, msd == 0 ? id.seq - first.seq : id.seq);
     if (!same) {
-      PutVarint(data, fv.size() / 2);
+      p = PutVarintRaw(p, fv.size() / 2);
     }
     for (size_t i = 0; i < fv.size(); i += 2) {
       if (!same) {
-        PutVarint(data, fv[i].size());
-        data.append(fv[i]);
+        p = PutItemRaw(p, fv[i]);
       }
-      PutVarint(data, fv[i + 1].size());
-      data.append(fv[i + 1]);
+      p = PutItemRaw(p, fv[i + 1]);
     }
+    data.resize(static_cast<size_t>(p - data.data()));
     last = id;
     count++;
     live++;
   }
 
   void MarkDeleted(size_t pos) { data[pos] = static_cast<char>(data[pos] | kFlagDeleted); }
+  bool LastDeleted() const { return (data[last_pos] & kFlagDeleted) != 0; }
 };
 
 namespace {
@@ -259,7 +454,7 @@ namespace {
 size_t EncodedSize(const std::vector<std::string_view>& fv) {
   size_t n = 24;
   for (std::string_view s : fv) {
-    n += VarintSize(s.size()) + s.size();
+    n += VarintSize(uint64_t{s.size()} * 2) + s.size();  // integers take no more
   }
   return n;
 }
@@ -269,6 +464,8 @@ struct Scratch {
   std::vector<std::string_view> master;
   StreamFields fv;
   std::vector<uint32_t> offsets;
+  StreamNumBuf master_nums;  // the master fields' integer names
+  StreamNumBuf nums;         // the current entry's integer items
 };
 
 }  // namespace
@@ -400,6 +597,7 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
     return 0;
   }
   Scratch s;
+  s.fv.reserve(16);
   size_t emitted = 0;
   StreamId id;
   uint8_t flags;
@@ -416,15 +614,25 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
       if (b->last < start) {
         continue;
       }
-      b->MasterFields(&s.master);
-      for (size_t pos = b->entries_start; pos < b->data.size();) {
-        pos = b->Decode(pos, s.master, &id, &flags, &s.fv);
+      // Entries before `start` are skipped without decoding their fields; the master
+      // fields are decoded only if an entry to visit uses them.
+      const size_t mc = b->MasterCount();
+      bool have_master = false;
+      for (size_t pos = b->first < start ? b->SeekPos(start) : b->entries_start;
+           pos < b->data.size();) {
+        pos = b->DecodeHeader(pos, &id, &flags);
         if ((flags & kFlagDeleted) || id < start) {
+          pos = b->SkipBody(pos, flags, mc);
           continue;
         }
         if (id > end) {
           return emitted;
         }
+        if ((flags & kFlagSameFields) && !have_master) {
+          b->MasterFields(&s.master, &s.master_nums);
+          have_master = true;
+        }
+        pos = b->DecodeBody(pos, flags, s.master, &s.fv, &s.nums);
         emitted++;
         if (!visit(id, s.fv) || (count != 0 && emitted >= count)) {
           return emitted;
@@ -442,16 +650,21 @@ size_t StreamValue::Range(const StreamId& start, const StreamId& end, bool rev, 
     if (b->last < start) {
       return emitted;
     }
-    b->MasterFields(&s.master);
-    b->Offsets(s.master, &s.offsets);
+    b->Offsets(&s.offsets);
+    bool have_master = false;
     for (size_t j = s.offsets.size(); j-- > 0;) {
-      b->Decode(s.offsets[j], s.master, &id, &flags, &s.fv);
+      const size_t body = b->DecodeHeader(s.offsets[j], &id, &flags);
       if ((flags & kFlagDeleted) || id > end) {
         continue;
       }
       if (id < start) {
         return emitted;
       }
+      if ((flags & kFlagSameFields) && !have_master) {
+        b->MasterFields(&s.master, &s.master_nums);
+        have_master = true;
+      }
+      b->DecodeBody(body, flags, s.master, &s.fv, &s.nums);
       emitted++;
       if (!visit(id, s.fv) || (count != 0 && emitted >= count)) {
         return emitted;
@@ -478,13 +691,12 @@ bool StreamValue::Delete(const StreamId& id) {
   if (b->last < id) {
     return false;
   }
-  std::vector<std::string_view> master;
-  b->MasterFields(&master);
+  const size_t mc = b->MasterCount();
   StreamId cur;
   uint8_t flags;
-  for (size_t pos = b->entries_start; pos < b->data.size();) {
+  for (size_t pos = b->SeekPos(id); pos < b->data.size();) {
     size_t at = pos;
-    pos = b->Decode(pos, master, &cur, &flags, nullptr);
+    pos = b->Skip(pos, mc, &cur, &flags);
     if (cur == id) {
       if (flags & kFlagDeleted) {
         return false;
@@ -506,13 +718,12 @@ bool StreamValue::Delete(const StreamId& id) {
 
 // The ids of a block's live entries, in order.
 static std::vector<StreamId> LiveIds(const StreamBlock& b) {
-  std::vector<std::string_view> master;
-  b.MasterFields(&master);
+  const size_t mc = b.MasterCount();
   std::vector<StreamId> ids;
   StreamId id;
   uint8_t flags;
   for (size_t pos = b.entries_start; pos < b.data.size();) {
-    pos = b.Decode(pos, master, &id, &flags, nullptr);
+    pos = b.Skip(pos, mc, &id, &flags);
     if (!(flags & kFlagDeleted)) {
       ids.push_back(id);
     }
@@ -563,14 +774,13 @@ int64_t StreamValue::Trim(const TrimSpec& spec, std::vector<StreamId>* removed) 
     }
     // Entry by entry: the block is only partly below the threshold, or (kAcked) some of
     // its entries may still be needed by a group and stay.
-    std::vector<std::string_view> master;
-    b->MasterFields(&master);
+    const size_t mc = b->MasterCount();
     StreamId id;
     uint8_t flags;
     bool reached = false;
     for (size_t pos = b->entries_start; pos < b->data.size();) {
       size_t at = pos;
-      pos = b->Decode(pos, master, &id, &flags, nullptr);
+      pos = b->Skip(pos, mc, &id, &flags);
       reached = spec.kind == TrimSpec::kMaxLen ? length_ <= spec.maxlen : id >= spec.minid;
       if (reached) {
         break;
@@ -604,21 +814,45 @@ int64_t StreamValue::Trim(const TrimSpec& spec, std::vector<StreamId>* removed) 
 }
 
 StreamId StreamValue::FirstId() const {
-  StreamId id;
-  Range(StreamId::Min(), StreamId::Max(), false, 1, [&](const StreamId& i, const StreamFields&) {
-    id = i;
-    return false;
-  });
-  return id;
+  // The first block holding a live entry (blocks with none are freed, so the front one).
+  for (const StreamBlock* b : blocks_) {
+    if (b->live == 0) {
+      continue;
+    }
+    const size_t mc = b->MasterCount();
+    StreamId id;
+    uint8_t flags;
+    for (size_t pos = b->entries_start; pos < b->data.size();) {
+      pos = b->Skip(pos, mc, &id, &flags);
+      if (!(flags & kFlagDeleted)) {
+        return id;
+      }
+    }
+  }
+  return {};
 }
 
 StreamId StreamValue::LastEntryId() const {
-  StreamId id;
-  Range(StreamId::Min(), StreamId::Max(), true, 1, [&](const StreamId& i, const StreamFields&) {
-    id = i;
-    return false;
-  });
-  return id;
+  for (size_t k = blocks_.size(); k-- > 0;) {
+    const StreamBlock* b = blocks_[k];
+    if (b->live == 0) {
+      continue;
+    }
+    if (!b->LastDeleted()) {
+      return b->last;
+    }
+    const size_t mc = b->MasterCount();
+    StreamId id, last;
+    uint8_t flags;
+    for (size_t pos = b->entries_start; pos < b->data.size();) {
+      pos = b->Skip(pos, mc, &id, &flags);
+      if (!(flags & kFlagDeleted)) {
+        last = id;
+      }
+    }
+    return last;
+  }
+  return {};
 }
 
 size_t StreamValue::MemoryUsage() const {

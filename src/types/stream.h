@@ -6,7 +6,9 @@
 //     about stream-node-max-bytes bytes, as Redis's listpack nodes. A block is one byte
 //     buffer: the field names of its first entry (the "master fields"), then each entry
 //     as [flags][ms delta][seq delta][fields unless same as master][values], integers as
-//     LEB128 varints, ids delta-encoded against the block's first id. XDEL only sets the
+//     LEB128 varints, ids delta-encoded against the block's first id. A field or value
+//     that is a canonical integer is stored as its zigzag varint (as listpacks store
+//     integers: an 8-digit value takes 5 bytes), the readers formatting it back. XDEL only sets the
 //     entry's deleted flag; a block whose entries are all deleted is freed.
 //   - An ordered index over blocks: a deque of block pointers sorted by first id
 //     (binary search to seek; trimming pops from the front in O(1)).
@@ -57,7 +59,8 @@ struct StreamId {
 };
 
 // One entry's fields and values, alternating (field, value, field, value ...); views into
-// the stream's memory, valid until the stream changes.
+// the stream's memory or (integers, stored as numbers) into the reader's scratch buffer:
+// valid only during the visit that hands them out.
 using StreamFields = std::vector<std::string_view>;
 using StreamVisitor = FunctionRef<bool(const StreamId&, const StreamFields&)>;
 

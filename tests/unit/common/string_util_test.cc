@@ -25,6 +25,39 @@ TEST(ParseInt64, StrictLikeRedis) {
   EXPECT_FALSE(ParseInt64("1.0"));
 }
 
+// Every length around the 18-digit fast path (no per-digit range check) and the checked
+// path above it, against FormatInt64's round trip and a digit junk in each position.
+TEST(ParseInt64, EveryLengthRoundTrips) {
+  for (int digits = 1; digits <= 19; digits++) {
+    for (int64_t first : {1, 5, 9}) {
+      uint64_t u = static_cast<uint64_t>(first);
+      for (int k = 1; k < digits; k++) {
+        u = u * 10 + static_cast<uint64_t>((k * 7) % 10);
+      }
+      if (u > static_cast<uint64_t>(INT64_MAX)) {
+        continue;  // 19 digits from 9: past int64
+      }
+      const auto v = static_cast<int64_t>(u);
+      for (int64_t x : {v, -v}) {
+        char buf[kInt64Digits];
+        const std::string text(buf, FormatInt64(x, buf));
+        EXPECT_EQ(ParseInt64(text), x) << text;
+        for (size_t pos = 0; pos < text.size(); pos++) {
+          std::string bad = text;
+          bad[pos] = 'x';
+          EXPECT_FALSE(ParseInt64(bad)) << bad;
+        }
+        if (digits >= 18) {
+          EXPECT_FALSE(ParseInt64(text + "00")) << "overflow or over 20 chars: " << text;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ParseInt64("999999999999999999"), 999999999999999999);
+  EXPECT_EQ(ParseInt64("-999999999999999999"), -999999999999999999);
+  EXPECT_EQ(ParseInt64("1000000000000000000"), 1000000000000000000);
+}
+
 TEST(ParseDouble, AcceptsInfRejectsNan) {
   EXPECT_EQ(ParseDouble("1.5"), 1.5);
   EXPECT_EQ(ParseDouble("-inf"), -std::numeric_limits<double>::infinity());

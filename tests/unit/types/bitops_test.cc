@@ -52,6 +52,27 @@ TEST(BitopsTest, CountBitsMatchesReference) {
   }
 }
 
+// Every popcount implementation this CPU can run (AVX-512 VPOPCNTDQ, AVX2, POPCNT,
+// generic), at every start alignment 0..63 and every length 0..700 (past the AVX-512
+// loop's 256-byte rounds and its 64-byte tail steps), against a byte-by-byte count.
+TEST(BitopsTest, CountBitsEveryAlignmentAndLength) {
+  Rng rng(7);
+  const std::string s = RandomBytes(rng, 64 + 700 + 64, 50);
+  const auto impls = CountBitsImplementations();
+  for (size_t start = 0; start < 64; start++) {
+    uint64_t want = 0;
+    for (size_t n = 0; n <= 700; n++) {
+      if (n > 0) {
+        want += static_cast<uint64_t>(__builtin_popcount(static_cast<uint8_t>(s[start + n - 1])));
+      }
+      ASSERT_EQ(CountBits(U(s) + start, n), want) << start << " " << n;
+      for (const auto& [name, fn] : impls) {
+        ASSERT_EQ(fn(U(s) + start, n), want) << name << " " << start << " " << n;
+      }
+    }
+  }
+}
+
 TEST(BitopsTest, CountBitsInRangeMatchesReference) {
   Rng rng(2);
   std::string s = RandomBytes(rng, 300, 40);

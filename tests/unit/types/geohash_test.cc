@@ -5,8 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
 #include <string>
 
 namespace hotkv::types {
@@ -160,4 +164,35 @@ TEST(GeoHash, BoxShape) {
 }
 
 }  // namespace
+// GEOSEARCH's decoder (PEXT where the CPU has it) gives the portable decoder's doubles
+// bit for bit, for valid scores and any other double.
+TEST(GeoHash, PextDecodeMatchesPortable) {
+  std::mt19937_64 rng(22);
+  std::vector<double> scores = {0, 1, -1, 4503599627370495.0, 4503599627370496.0, 1e300, -1e300,
+                                9223372036854775808.0, 18446744073709551615.0, 0.5};
+  for (int i = 0; i < 200000; i++) {
+    scores.push_back(static_cast<double>(rng() & ((uint64_t{1} << 52) - 1)));
+  }
+  for (int i = 0; i < 1000; i++) {
+    scores.push_back(static_cast<double>(rng()) * (i % 2 ? 1 : -1));
+  }
+  for (size_t i = 10; i < 200010; i++) {  // valid scores: the cell's centre, as GeoDecode has it
+    GeoHashBits h;
+    h.bits = static_cast<uint64_t>(scores[i]);
+    h.step = kGeoStepMax;
+    const GeoArea area = GeoDecode(kGeoLonRange, kGeoLatRange, h);
+    const GeoLonLat a = GeoDecodeScore(scores[i]);
+    ASSERT_EQ(a.lon, std::clamp((area.lon.min + area.lon.max) / 2, kGeoLonMin, kGeoLonMax));
+    ASSERT_EQ(a.lat, std::clamp((area.lat.min + area.lat.max) / 2, kGeoLatMin, kGeoLatMax));
+  }
+  for (double score : scores) {
+    const GeoLonLat a = GeoDecodeScore(score), b = GeoDecodeScoreGeneric(score);
+    ASSERT_EQ(std::memcmp(&a.lon, &b.lon, sizeof(double)), 0) << score;
+    ASSERT_EQ(std::memcmp(&a.lat, &b.lat, sizeof(double)), 0) << score;
+  }
+  if (!GeoDecodeHasPext()) {
+    GTEST_SKIP() << "no BMI2 here: only the portable decoder ran";
+  }
+}
+
 }  // namespace hotkv::types

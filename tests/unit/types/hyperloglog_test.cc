@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <string>
 #include <vector>
 
@@ -148,6 +150,22 @@ TEST(HyperLogLog, DenseRegisterPacking) {
   DenseSetRaw(one.data(), 1, 1);
   EXPECT_EQ(one[0], 0x7f);
   EXPECT_EQ(one[1], 0x00);
+}
+
+// PFCOUNT's dense histogram (eight registers per 64-bit load) against the registers one
+// by one, for random registers over the whole 0..63 range and for skewed ones.
+TEST(HyperLogLog, DenseCountMatchesRegisters) {
+  std::mt19937_64 rng(22);
+  for (int round = 0; round < 20; round++) {
+    std::string hll = NewSparse();
+    ASSERT_TRUE(SparseToDense(&hll));
+    std::vector<uint8_t> regs(kRegisters);
+    for (int i = 0; i < kRegisters; i++) {
+      regs[i] = static_cast<uint8_t>(round < 10 ? rng() % 64 : (rng() % 8 == 0 ? rng() % 64 : round));
+      DenseSetRaw(reinterpret_cast<uint8_t*>(hll.data()) + kHeaderSize, i, regs[i]);
+    }
+    ASSERT_EQ(Count(hll), CountRaw(regs.data())) << round;
+  }
 }
 
 TEST(HyperLogLog, Validity) {
