@@ -282,8 +282,9 @@ void FtInfoCommand(CommandContext& ctx) {
   dbl("geoshapes_sz_mb", 0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   dbl("records_per_doc_avg",
-      st.num_docs == 0 ? nan
-                       : static_cast<double>(st.num_records) / static_cast<double>(st.num_docs));
+      st.num_docs == 0
+          ? (st.num_records == 0 ? nan : std::numeric_limits<double>::infinity())
+          : static_cast<double>(st.num_records) / static_cast<double>(st.num_docs));
   dbl("bytes_per_record_avg",
       st.num_records == 0
           ? nan

@@ -298,6 +298,7 @@ void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields, const 
     } else {
       it = m.dict.try_emplace(term).first;
       m.lookup.emplace(std::string_view(it->first), it);
+      if (!m.ghost_terms.empty()) m.ghost_terms.erase(it->first);
       if (!m.free_ids.empty()) {
         it->second.id = m.free_ids.back();
         m.free_ids.pop_back();
@@ -333,6 +334,7 @@ void TextIndex::Remove(DocId doc) {
     const Dict::iterator it = m.by_id[id];
     m.ErasePosting(it->second, doc);
     if (it->second.num_docs == 0) {
+      m.ghost_terms.insert(it->first);
       m.lookup.erase(std::string_view(it->first));
       m.dict.erase(it);
       m.free_ids.push_back(id);
@@ -342,6 +344,13 @@ void TextIndex::Remove(DocId doc) {
   --m.num_docs;
   d = DocInfo{};
 }
+
+size_t TextIndex::DocRecords(DocId doc) const {
+  const Impl& m = *impl_;
+  return doc < m.docs.size() && m.docs[doc].present ? m.docs[doc].terms.size() : 0;
+}
+
+void TextIndex::ForgetRemovedTerms() { impl_->ghost_terms.clear(); }
 
 void TextIndex::SetDocScore(DocId doc, double score) {
   if (score == 1.0) {
@@ -405,7 +414,7 @@ std::vector<std::string> TextIndex::TermsWithPrefix(std::string_view prefix, siz
 TextIndexStats TextIndex::Stats() const {
   const Impl& m = *impl_;
   TextIndexStats s;
-  s.num_terms = m.dict.size();
+  s.num_terms = m.dict.size() + m.ghost_terms.size();
   s.num_records = m.num_records;
   s.inverted_bytes = m.inverted_bytes;
   s.offsets_count = m.offsets_count;

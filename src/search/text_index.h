@@ -69,7 +69,7 @@ struct MatchedTerm {
 };
 
 struct TextIndexStats {
-  uint64_t num_terms = 0;       // distinct terms
+  uint64_t num_terms = 0;       // distinct terms (+ removed ones not yet forgotten)
   uint64_t num_records = 0;     // postings (term, doc) pairs
   uint64_t inverted_bytes = 0;
   uint64_t offset_vectors_bytes = 0;
@@ -85,6 +85,11 @@ class TextIndex {
   // document's own language (LANGUAGE_FIELD) instead of the index's, for stems only.
   void Add(DocId doc, const std::vector<TextFieldValue>& fields, const Analyzer* stemmer = nullptr);
   void Remove(DocId doc);
+  // The document's postings (term, doc) pairs, stems included: its text records.
+  size_t DocRecords(DocId doc) const;
+  // Stats() counts, as RediSearch 2.10 does until its garbage collector runs, the terms
+  // whose last document was removed; this forgets them (the emulated GC run).
+  void ForgetRemovedTerms();
   // The document's a-priori score (SCORE / SCORE_FIELD; 1.0 unless set). Used by every
   // scorer; kept until Remove.
   void SetDocScore(DocId doc, double score);

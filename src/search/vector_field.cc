@@ -12,6 +12,7 @@
 #include "search/vector_field.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -320,6 +321,7 @@ struct VectorField::Impl {
     if (!st.ok()) {
       return st;
     }
+    writes.fetch_add(1, std::memory_order_relaxed);
     if (hnsw != nullptr) {
       const std::string label = DocLabel(doc);
       Result<bool> r = hnsw->Add(label, v, std::string_view(label));
@@ -393,8 +395,23 @@ struct VectorField::Impl {
     return r.ok() ? ToMatches(*r) : std::vector<VectorMatch>{};
   }
 
+  // Whether doc's stored vector equals the prepared `v` (bit for bit).
+  bool Same(DocId doc, const std::vector<float>& v) const {
+    const size_t bytes = v.size() * sizeof(float);
+    if (hnsw != nullptr) {
+      std::optional<vector::RawVector> raw = hnsw->GetRawVector(DocLabel(doc));
+      return raw.has_value() && raw->quant == vector::Quantization::kFloat32 &&
+             raw->data.size() == bytes && std::memcmp(raw->data.data(), v.data(), bytes) == 0;
+    }
+    std::shared_lock lock(mu);
+    return doc < doc_slot.size() && doc_slot[doc] != kNoSlot &&
+           std::memcmp(data.data() + static_cast<size_t>(doc_slot[doc]) * options.dim, v.data(),
+                       bytes) == 0;
+  }
+
   const VectorFieldOptions options;
   const size_t type_bytes;
+  std::atomic<uint64_t> writes{0};
   const vector::DistanceKernels& kernels;
   // HNSW storage.
   std::unique_ptr<vector::HnswIndex> hnsw;
@@ -453,6 +470,23 @@ Status VectorField::SetFromFloats(DocId doc, const std::vector<float>& values) {
   impl_->Prepare(v);
   return impl_->Store(doc, v);
 }
+
+bool VectorField::Holds(DocId doc, std::string_view blob) const {
+  thread_local std::vector<float> v;
+  return impl_->Decode(blob, v) && impl_->Same(doc, v);
+}
+
+bool VectorField::HoldsFloats(DocId doc, const std::vector<float>& values) const {
+  if (values.size() != impl_->options.dim) {
+    return false;
+  }
+  thread_local std::vector<float> v;
+  v = values;
+  impl_->Prepare(v);
+  return impl_->Same(doc, v);
+}
+
+uint64_t VectorField::writes() const { return impl_->writes.load(std::memory_order_relaxed); }
 
 void VectorField::Remove(DocId doc) {
   Impl& m = *impl_;
