@@ -710,7 +710,7 @@ IndexStats SearchIndex::Stats() const {
   s.num_docs = num_docs_;
   s.max_doc_id = max_doc_id_;
   TextIndexStats ts = text_->Stats();
-  s.num_terms = ts.num_terms;
+  s.num_terms = ts.num_terms + ts.removed_terms;
   s.num_records = live_records_ + stale_records_;
   s.indexing_failures = failures_;
   s.total_indexed = total_indexed_;

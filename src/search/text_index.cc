@@ -414,7 +414,8 @@ std::vector<std::string> TextIndex::TermsWithPrefix(std::string_view prefix, siz
 TextIndexStats TextIndex::Stats() const {
   const Impl& m = *impl_;
   TextIndexStats s;
-  s.num_terms = m.dict.size() + m.ghost_terms.size();
+  s.num_terms = m.dict.size();
+  s.removed_terms = m.ghost_terms.size();
   s.num_records = m.num_records;
   s.inverted_bytes = m.inverted_bytes;
   s.offsets_count = m.offsets_count;

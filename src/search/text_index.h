@@ -69,7 +69,8 @@ struct MatchedTerm {
 };
 
 struct TextIndexStats {
-  uint64_t num_terms = 0;       // distinct terms (+ removed ones not yet forgotten)
+  uint64_t num_terms = 0;       // distinct terms
+  uint64_t removed_terms = 0;   // terms whose documents all went, not yet forgotten
   uint64_t num_records = 0;     // postings (term, doc) pairs
   uint64_t inverted_bytes = 0;
   uint64_t offset_vectors_bytes = 0;
@@ -87,8 +88,8 @@ class TextIndex {
   void Remove(DocId doc);
   // The document's postings (term, doc) pairs, stems included: its text records.
   size_t DocRecords(DocId doc) const;
-  // Stats() counts, as RediSearch 2.10 does until its garbage collector runs, the terms
-  // whose last document was removed; this forgets them (the emulated GC run).
+  // Stats().removed_terms: the terms whose last document was removed (RediSearch 2.10
+  // counts them in num_terms until its garbage collector runs); this forgets them.
   void ForgetRemovedTerms();
   // The document's a-priori score (SCORE / SCORE_FIELD; 1.0 unless set). Used by every
   // scorer; kept until Remove.
