@@ -349,7 +349,14 @@ class Executor {
           return {};
         }
         std::vector<VectorMatch> m =
-            f->vector->Range(n.vector_blob, n.vector_radius, n.vector_epsilon, nullptr);
+            f->vector->Range(n.vector_blob, n.vector_radius, n.vector_epsilon, nullptr,
+                             &opt_.deadline);
+        if (opt_.deadline.Expired()) {
+          // RediSearch 2.10 fails a range search that ran out of time whatever ON_TIMEOUT
+          // says (VecSim's timeout is an error of the vector iterator).
+          error = Status::InvalidArgument("Timeout limit was reached");
+          return {};
+        }
         ScoredDocs r;
         r.reserve(m.size());
         std::unordered_map<DocId, float>* y = nullptr;

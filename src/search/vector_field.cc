@@ -573,9 +573,23 @@ std::vector<VectorMatch> VectorField::Knn(std::string_view query_blob, size_t k,
   return r.ok() ? m.ToMatches(*r) : std::vector<VectorMatch>{};
 }
 
+namespace {
+
+// A search deadline as the vector engine's stop check.
+class DeadlineStop final : public vector::StopCheck {
+ public:
+  explicit DeadlineStop(const Deadline& d) : d_(d) {}
+  bool ShouldStop() const override { return d_.Expired(); }
+
+ private:
+  const Deadline& d_;
+};
+
+}  // namespace
+
 std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double radius,
-                                            std::optional<double> epsilon,
-                                            const DocIds* allowed) const {
+                                            std::optional<double> epsilon, const DocIds* allowed,
+                                            const Deadline* deadline) const {
   const Impl& m = *impl_;
   std::vector<float> q;
   if (!m.Decode(query_blob, q) || !Impl::CheckFinite(q).ok()) {
@@ -592,6 +606,10 @@ std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double 
     std::vector<VectorMatch> out;
     std::shared_lock lock(m.mu);
     const size_t dim = m.options.dim;
+    // The deadline is read every 1024 vectors.
+    auto expired = [&](size_t i) {
+      return deadline != nullptr && (i & 1023u) == 1023u && deadline->Expired();
+    };
     auto offer = [&](DocId doc, const float* v) {
       const float d = m.Distance(q.data(), v);
       if (d <= r) {
@@ -599,13 +617,14 @@ std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double 
       }
     };
     if (allowed != nullptr) {
-      for (DocId doc : *allowed) {
+      for (size_t i = 0; i < allowed->size() && !expired(i); ++i) {
+        const DocId doc = (*allowed)[i];
         if (doc < m.doc_slot.size() && m.doc_slot[doc] != kNoSlot) {
           offer(doc, m.data.data() + static_cast<size_t>(m.doc_slot[doc]) * dim);
         }
       }
     } else {
-      for (size_t s = 0; s < m.slot_doc.size(); ++s) {
+      for (size_t s = 0; s < m.slot_doc.size() && !expired(s); ++s) {
         offer(m.slot_doc[s], m.data.data() + s * dim);
       }
     }
@@ -628,9 +647,13 @@ std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double 
   if (allowed != nullptr) {
     pred.emplace(allowed);
   }
+  std::optional<DeadlineStop> stop;
+  if (deadline != nullptr && deadline->at_ns != 0) {
+    stop.emplace(*deadline);
+  }
   Result<std::vector<vector::SearchHit>> res =
       m.hnsw->SearchRange(q, r, eps, std::max<uint32_t>(m.options.ef_runtime, 20),
-                          pred ? &*pred : nullptr);
+                          pred ? &*pred : nullptr, stop ? &*stop : nullptr);
   return res.ok() ? m.ToMatches(*res) : std::vector<VectorMatch>{};
 }
 

@@ -63,9 +63,11 @@ class VectorField {
   // however selective the filter is (small sets are searched exactly).
   std::vector<VectorMatch> Knn(std::string_view query_blob, size_t k,
                                std::optional<uint32_t> ef_runtime, const DocIds* allowed) const;
-  // Every document within `radius` (a distance as above), closest first.
+  // Every document within `radius` (a distance as above), closest first. `deadline`
+  // (TIMEOUT), when it passes, stops the search: the documents found so far come back.
   std::vector<VectorMatch> Range(std::string_view query_blob, double radius,
-                                 std::optional<double> epsilon, const DocIds* allowed) const;
+                                 std::optional<double> epsilon, const DocIds* allowed,
+                                 const Deadline* deadline = nullptr) const;
   VectorFieldInfo Info() const;
   const VectorFieldOptions& options() const;
 
