@@ -194,7 +194,7 @@ class Executor {
           const uint64_t mask = TextMask(n);
           if (mask != 0) {
             idx_.text().MatchedTerms(n, mask, opt_.verbatim || n.verbatim, opt_.max_expansions,
-                                     idx_.num_docs(), docs, out);
+                                     idx_.num_docs(), docs, out, opt_.stemmer);
           }
           return;
         }
@@ -214,7 +214,7 @@ class Executor {
       return {};
     }
     return idx_.text().Match(n, mask, opt_.scorer, opt_.verbatim || n.verbatim,
-                             opt_.max_expansions, idx_.num_docs(), &opt_.deadline);
+                             opt_.max_expansions, idx_.num_docs(), &opt_.deadline, opt_.stemmer);
   }
 
   ScoredDocs EvalInner(const QueryNode& n, int depth) {

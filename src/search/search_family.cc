@@ -387,6 +387,14 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
                        ": Expected an argument, but none provided");
         return false;
       }
+      if (Eq(a, "LANGUAGE")) {
+        // The query's terms expand to their stems in this language.
+        if (!IsLanguage(ctx.arg(i + 1))) {
+          ctx.rb().Error("No such language");
+          return false;
+        }
+        req->opts.stemmer = Analyzer::ForLanguage(ctx.arg(i + 1));
+      }
       i += 2;
     } else if (Eq(a, "FILTER")) {
       // Legacy numeric filter: FILTER field min max ("(" exclusive, -inf/+inf).

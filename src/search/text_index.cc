@@ -379,20 +379,24 @@ bool TextIndex::CanMatch(const QueryNode& node) {
 }
 
 ScoredDocs TextIndex::Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
-                            size_t max_expansions, size_t num_docs, const Deadline* deadline) const {
+                            size_t max_expansions, size_t num_docs, const Deadline* deadline,
+                            const Analyzer* stemmer) const {
   if (!CanMatch(node)) return {};
   MatchOptions options{field_mask, scorer, verbatim, max_expansions == 0 ? 1 : max_expansions,
-                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), deadline};
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), deadline,
+                       stemmer};
   return MatchText(*impl_, node, options);
 }
 
 void TextIndex::MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim,
                              size_t max_expansions, size_t num_docs, const std::vector<DocId>& docs,
-                             std::vector<std::vector<MatchedTerm>>* out) const {
+                             std::vector<std::vector<MatchedTerm>>* out,
+                             const Analyzer* stemmer) const {
   out->resize(docs.size());
   if (!CanMatch(node) || docs.empty()) return;
   MatchOptions options{field_mask, Scorer::kTfIdf, verbatim, max_expansions == 0 ? 1 : max_expansions,
-                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs)};
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), nullptr,
+                       stemmer};
   MatchedTermsOf(*impl_, node, options, docs, out);
 }
 

@@ -43,6 +43,9 @@ class Analyzer {
   const std::string& language() const;
   // Whether a Snowball stemmer exists for the language.
   bool HasStemmer() const;
+  // A process-wide analyzer of `language` (case-insensitive; IsLanguage must accept it)
+  // without stop words, for stemming query terms (FT.SEARCH ... LANGUAGE); never freed.
+  static const Analyzer* ForLanguage(std::string_view language);
   // One raw word (a token, or a query term as written): unescaped backslashes, blanks
   // and control characters dropped, then case-folded (what Tokenize does to each token).
   std::string Normalize(std::string_view raw) const;
@@ -110,14 +113,16 @@ class TextIndex {
   // terms (FT.CONFIG MAXEXPANSIONS). `num_docs`: documents in the search index (all, not
   // only those with text; 0: this index's own count), the N of IDF and average length.
   // `deadline`: stop reading once it expired (the documents read so far come back).
+  // `stemmer`: the query's LANGUAGE, whose stems expand the terms (null: the index's).
   ScoredDocs Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
                    size_t max_expansions, size_t num_docs,
-                   const Deadline* deadline = nullptr) const;
+                   const Deadline* deadline = nullptr, const Analyzer* stemmer = nullptr) const;
   // For each of `docs` that `node` (as given to Match) matches, the terms that matched it,
   // appended to (*out)[i] (out is resized to docs.size()).
   void MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim, size_t max_expansions,
                     size_t num_docs, const std::vector<DocId>& docs,
-                    std::vector<std::vector<MatchedTerm>>* out) const;
+                    std::vector<std::vector<MatchedTerm>>* out,
+                    const Analyzer* stemmer = nullptr) const;
   // The number of documents holding `term` (0: none).
   uint64_t TermDocs(std::string_view term) const;
   // Terms starting with `prefix` (FT.SPELLCHECK / FT.INFO helpers; sorted).

@@ -116,6 +116,7 @@ struct MatchOptions {
   size_t max_expansions;
   size_t num_docs;  // N of the IDFs and the average length
   const Deadline* deadline = nullptr;
+  const Analyzer* stemmer = nullptr;  // LANGUAGE: query stems in this language (null: the index's)
 };
 
 ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const MatchOptions& options);
