@@ -588,6 +588,7 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
     h.doc = d.doc;
     h.key = index.KeyOf(d.doc);
     h.score = d.score;
+    h.yields.reserve((query.knn ? 1 : 0) + ex.yields.size());
     if (query.knn) {
       h.yields.emplace_back(knn_name, FormatDistance(knn_dist[order[i]]));
     }
