@@ -35,8 +35,11 @@ bool FtAllShardsInExec(const std::vector<std::string_view>&) { return true; }
 
 namespace {
 
-bool Eq(std::string_view a, const char* b) {
-  return a.size() == strlen(b) && strncasecmp(a.data(), b, a.size()) == 0;
+// A keyword test: the literal's length is known at compile time (no strlen per test;
+// ParseSearchArgs runs dozens per query).
+template <size_t N>
+inline bool Eq(std::string_view a, const char (&b)[N]) {
+  return a.size() == N - 1 && strncasecmp(a.data(), b, N - 1) == 0;
 }
 
 void WrongArgs(CommandContext& ctx, const char* name) {
