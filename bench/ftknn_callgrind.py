@@ -87,6 +87,10 @@ def main():
             print("%-13s %10.0f  %10.0f" % (name, v, w))
         return
     out.mkdir(parents=True, exist_ok=True)
+    load_at_start = open("/proc/loadavg").read().strip()
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     docs, dim = images("train-images-idx3-ubyte.gz", a.limit)
     queries, _ = images("t10k-images-idx3-ubyte.gz", a.queries)
     # One worker thread, fair scheduling: valgrind runs one thread at a time, and a
@@ -151,11 +155,8 @@ def main():
         results = summarize(out, n)
         with open(out / "summary.txt", "w") as fo:
             fo.write("command: %s\n" % " ".join(sys.argv))
-            fo.write("server: %s (%s)\n" % (a.server, subprocess.run(
-                ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                text=True).stdout.strip()))
-            fo.write("date: %s\nloadavg at start: %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-                                                           open("/proc/loadavg").read().strip()))
+            fo.write("server: %s (worktree HEAD at start: %s)\n" % (a.server, head))
+            fo.write("started: %s\nloadavg at start: %s\n" % (started, load_at_start))
             fo.write("documents: %d x %d, queries: %d x %d reps, ef %d\n" % (
                 len(docs), dim, len(queries), a.reps, a.ef))
             fo.write("instructions per query: whole process, and without Worker::Cron (timers,\n"
