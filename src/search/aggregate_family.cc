@@ -275,6 +275,9 @@ std::unique_ptr<AggregateRun> Prepare(CommandContext& ctx, std::string_view inde
   run->pipeline = std::move(*pipeline);
   SearchOptions sopts;
   sopts.verbatim = run->request.verbatim;
+  if (!run->request.language.empty()) {
+    sopts.stemmer = Analyzer::ForLanguage(run->request.language);
+  }
   sopts.offset = 0;
   sopts.limit = UINT64_MAX;
   sopts.max_expansions = Settings().max_expansions.load(std::memory_order_relaxed);

@@ -2,6 +2,7 @@
 #include "search/aggregate_plan.h"
 
 #include "common/string_util.h"
+#include "search/index_spec.h"
 
 namespace hotkv::search {
 namespace {
@@ -383,6 +384,14 @@ Result<AggregateRequest> ParseAggregateArgs(const std::vector<std::string_view>&
       req.timeout_ms = *t;
     } else if (EqualsIgnoreCase(word, "VERBATIM")) {
       req.verbatim = true;
+    } else if (EqualsIgnoreCase(word, "LANGUAGE")) {
+      if (r.done()) {
+        return BadArgs("LANGUAGE", kExpectedArg);
+      }
+      req.language = std::string(r.Take());
+      if (!IsLanguage(req.language)) {
+        return Status::InvalidArgument("No such language");
+      }
     } else if (EqualsIgnoreCase(word, "ADDSCORES")) {
       req.add_scores = true;
     } else if (EqualsIgnoreCase(word, "SCORER")) {

@@ -69,6 +69,7 @@ struct AggregateRequest {
   std::optional<int> dialect;
   std::optional<int64_t> timeout_ms;
   bool verbatim = false;
+  std::string language;  // LANGUAGE (checked): the query's stemming; empty: the index's
   bool add_scores = false;
   std::string scorer;  // empty: the default
   bool with_cursor = false;

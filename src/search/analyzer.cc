@@ -7,6 +7,8 @@
 #include <unicode/utf16.h>
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -169,6 +171,20 @@ Analyzer::Analyzer(std::string language, std::vector<std::string> stopwords)
 }
 
 Analyzer::~Analyzer() = default;
+
+const Analyzer* Analyzer::ForLanguage(std::string_view language) {
+  std::string name(language);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, std::unique_ptr<Analyzer>>();
+  std::lock_guard lock(mu);
+  std::unique_ptr<Analyzer>& a = (*cache)[name];
+  if (a == nullptr) {
+    a = std::make_unique<Analyzer>(name, std::vector<std::string>{});
+  }
+  return a.get();
+}
 
 const std::string& Analyzer::language() const { return impl_->language; }
 

@@ -583,14 +583,17 @@ std::string JsonValueText(const std::vector<json::Match>& matches, bool legacy) 
 LoadedDoc LoadDocument(Keyspace& ks, const SearchIndex& index, std::string_view key,
                        const std::vector<std::string>* only, int64_t now_ms) {
   LoadedDoc out;
-  const uint32_t shard = Keyspace::ShardOf(key);
+  // The key's slot, shard and hash once (Database::Find would compute them again).
+  const uint32_t slot = KeySlot(key);
+  const uint32_t shard = Keyspace::ShardOfSlot(slot);
   Shard& s = ks.shard(shard);
   const bool held = ThisThreadHoldsShard(shard);
   if (!held) {
     s.lock.lock();
   }
   Database db(&ks, 0, now_ms);
-  Entry* e = db.Find(key);
+  KeyRef ref = db.Lookup(key, shard, HashKey(key), slot);
+  Entry* e = ref ? ref.entry() : nullptr;
   const bool is_json = index.spec().on == SourceType::kJson;
   if (e != nullptr && e->type() == (is_json ? ValueType::kJson : ValueType::kHash)) {
     out.found = true;

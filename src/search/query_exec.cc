@@ -194,7 +194,7 @@ class Executor {
           const uint64_t mask = TextMask(n);
           if (mask != 0) {
             idx_.text().MatchedTerms(n, mask, opt_.verbatim || n.verbatim, opt_.max_expansions,
-                                     idx_.num_docs(), docs, out);
+                                     idx_.num_docs(), docs, out, opt_.stemmer);
           }
           return;
         }
@@ -214,7 +214,7 @@ class Executor {
       return {};
     }
     return idx_.text().Match(n, mask, opt_.scorer, opt_.verbatim || n.verbatim,
-                             opt_.max_expansions, idx_.num_docs(), &opt_.deadline);
+                             opt_.max_expansions, idx_.num_docs(), &opt_.deadline, opt_.stemmer);
   }
 
   ScoredDocs EvalInner(const QueryNode& n, int depth) {
@@ -349,7 +349,14 @@ class Executor {
           return {};
         }
         std::vector<VectorMatch> m =
-            f->vector->Range(n.vector_blob, n.vector_radius, n.vector_epsilon, nullptr);
+            f->vector->Range(n.vector_blob, n.vector_radius, n.vector_epsilon, nullptr,
+                             &opt_.deadline);
+        if (opt_.deadline.Expired()) {
+          // RediSearch 2.10 fails a range search that ran out of time whatever ON_TIMEOUT
+          // says (VecSim's timeout is an error of the vector iterator).
+          error = Status::InvalidArgument("Timeout limit was reached");
+          return {};
+        }
         ScoredDocs r;
         r.reserve(m.size());
         std::unordered_map<DocId, float>* y = nullptr;
@@ -581,6 +588,7 @@ Result<SearchOutput> ExecuteSearch(const SearchIndex& index, const Query& query,
     h.doc = d.doc;
     h.key = index.KeyOf(d.doc);
     h.score = d.score;
+    h.yields.reserve((query.knn ? 1 : 0) + ex.yields.size());
     if (query.knn) {
       h.yields.emplace_back(knn_name, FormatDistance(knn_dist[order[i]]));
     }

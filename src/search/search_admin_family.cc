@@ -282,8 +282,9 @@ void FtInfoCommand(CommandContext& ctx) {
   dbl("geoshapes_sz_mb", 0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   dbl("records_per_doc_avg",
-      st.num_docs == 0 ? nan
-                       : static_cast<double>(st.num_records) / static_cast<double>(st.num_docs));
+      st.num_docs == 0
+          ? (st.num_records == 0 ? nan : std::numeric_limits<double>::infinity())
+          : static_cast<double>(st.num_records) / static_cast<double>(st.num_docs));
   dbl("bytes_per_record_avg",
       st.num_records == 0
           ? nan
@@ -680,6 +681,7 @@ void Explain(CommandContext& ctx, bool cli) {
   ParseOptions popts;
   popts.dialect = Settings().default_dialect.load(std::memory_order_relaxed);
   QueryParams params;
+  const Analyzer* query_stemmer = nullptr;  // LANGUAGE
   for (size_t i = 3; i < ctx.argc(); ++i) {
     if (Eq(ctx.arg(i), "DIALECT") && i + 1 < ctx.argc()) {
       auto d = ParseInt64(ctx.arg(i + 1));
@@ -699,6 +701,12 @@ void Explain(CommandContext& ctx, bool cli) {
       i += 1 + static_cast<size_t>(*n);
     } else if (Eq(ctx.arg(i), "VERBATIM")) {
       popts.verbatim = true;
+    } else if (Eq(ctx.arg(i), "LANGUAGE") && i + 1 < ctx.argc()) {
+      if (!IsLanguage(ctx.arg(i + 1))) {
+        return ctx.rb().Error("No such language");
+      }
+      query_stemmer = Analyzer::ForLanguage(ctx.arg(i + 1));
+      ++i;
     }
   }
   // Stop words leave the query in the parser, as in FT.SEARCH (a query of only stop
@@ -730,10 +738,11 @@ void Explain(CommandContext& ctx, bool cli) {
     }
     return out;
   };
-  eopts.stem = [&analyzer, stemmed_fields](const QueryNode& n, std::string_view folded) {
-    if (!analyzer.HasStemmer()) return std::string();
+  const Analyzer& stemmer = query_stemmer != nullptr ? *query_stemmer : analyzer;
+  eopts.stem = [&stemmer, stemmed_fields](const QueryNode& n, std::string_view folded) {
+    if (!stemmer.HasStemmer()) return std::string();
     if (!n.fields.empty() && stemmed_fields(n).empty()) return std::string();
-    return analyzer.Stem(folded);
+    return stemmer.Stem(folded);
   };
   eopts.stem_fields = stemmed_fields;
   std::string text = ExplainQuery(*q, eopts);

@@ -35,8 +35,11 @@ bool FtAllShardsInExec(const std::vector<std::string_view>&) { return true; }
 
 namespace {
 
-bool Eq(std::string_view a, const char* b) {
-  return a.size() == strlen(b) && strncasecmp(a.data(), b, a.size()) == 0;
+// A keyword test: the literal's length is known at compile time (no strlen per test;
+// ParseSearchArgs runs dozens per query).
+template <size_t N>
+inline bool Eq(std::string_view a, const char (&b)[N]) {
+  return a.size() == N - 1 && strncasecmp(a.data(), b, N - 1) == 0;
 }
 
 void WrongArgs(CommandContext& ctx, const char* name) {
@@ -387,6 +390,14 @@ bool ParseSearchArgs(CommandContext& ctx, SearchRequest* req) {
                        ": Expected an argument, but none provided");
         return false;
       }
+      if (Eq(a, "LANGUAGE")) {
+        // The query's terms expand to their stems in this language.
+        if (!IsLanguage(ctx.arg(i + 1))) {
+          ctx.rb().Error("No such language");
+          return false;
+        }
+        req->opts.stemmer = Analyzer::ForLanguage(ctx.arg(i + 1));
+      }
       i += 2;
     } else if (Eq(a, "FILTER")) {
       // Legacy numeric filter: FILTER field min max ("(" exclusive, -inf/+inf).
@@ -645,15 +656,44 @@ void FtSearchCommand(CommandContext& ctx) {
   // Documents' fields, read with no index lock held.
   std::vector<Row> rows;
   rows.reserve(out->hits.size());
-  std::vector<std::string> only;
   const bool is_json = idx->spec().on == SourceType::kJson;
-  for (const ReturnField& f : req.returns) {
-    only.push_back(f.name);
-  }
+  // RETURN: the fields to load — names the query yields (KNN score, range distance) are
+  // not document fields. Hits mostly yield the same names: decided again only when a
+  // hit's names differ from the last hit's (a VECTOR_RANGE inside an OR).
+  std::vector<std::string> load_only;
+  const std::vector<std::pair<std::string, std::string>>* load_for = nullptr;
+  auto same_names = [](const std::vector<std::pair<std::string, std::string>>& a,
+                       const std::vector<std::pair<std::string, std::string>>& b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (size_t k = 0; k < a.size(); k++) {
+      if (a[k].first != b[k].first) {
+        return false;
+      }
+    }
+    return true;
+  };
+  auto plan_load = [&](const std::vector<std::pair<std::string, std::string>>& yields) {
+    if (load_for != nullptr && same_names(*load_for, yields)) {
+      return;
+    }
+    load_for = &yields;
+    load_only.clear();
+    for (const ReturnField& f : req.returns) {
+      bool yielded = false;
+      for (const auto& y : yields) {
+        yielded = yielded || y.first == f.name;
+      }
+      if (!yielded) {
+        load_only.push_back(f.name);
+      }
+    }
+  };
   const std::string& payload_field = idx->spec().payload_field;
   const bool hidden_fields = !payload_field.empty() || !idx->spec().score_field.empty() ||
                              !idx->spec().language_field.empty();
-  for (const SearchHit& h : out->hits) {
+  for (SearchHit& h : out->hits) {
     Row row{&h, {}, std::nullopt};
     if (req.withpayloads && !payload_field.empty() && !is_json) {
       std::vector<std::string> one{payload_field};
@@ -663,28 +703,24 @@ void FtSearchCommand(CommandContext& ctx) {
       }
     }
     if (!req.nocontent) {
-      // Names the query yields (KNN score, range distance) are not document fields.
-      std::vector<std::string> load_only;
-      const std::vector<std::string>* load = nullptr;
       if (req.has_return) {
-        for (const std::string& n : only) {
-          bool yielded = false;
-          for (const auto& y : h.yields) {
-            yielded = yielded || y.first == n;
-          }
-          if (!yielded) {
-            load_only.push_back(n);
-          }
-        }
-        load = &load_only;
+        plan_load(h.yields);
       }
-      LoadedDoc doc = LoadDocument(ctx.keyspace(), *idx, h.key, load, ctx.now_ms());
+      LoadedDoc doc = LoadDocument(ctx.keyspace(), *idx, h.key,
+                                   req.has_return ? &load_only : nullptr, ctx.now_ms());
       if (!doc.found) {
         continue;
       }
       // Yields first, then SORTBY's field, then the rest (RediSearch's order).
       if (!req.has_return) {
-        row.fields = h.yields;
+        row.fields.reserve(h.yields.size() + doc.fields.size() + 1);
+        if (req.hl.any) {
+          row.fields.insert(row.fields.end(), h.yields.begin(), h.yields.end());
+        } else {
+          for (auto& y : h.yields) {
+            row.fields.push_back(std::move(y));  // h.yields is not read again
+          }
+        }
         if (!req.opts.sortby.empty()) {
           bool placed = false;
           for (auto& f : doc.fields) {
@@ -708,7 +744,8 @@ void FtSearchCommand(CommandContext& ctx) {
           row.fields.push_back(std::move(f));
         }
       } else {
-        for (const auto& y : h.yields) {
+        row.fields.reserve(req.returns.size());
+        for (auto& y : h.yields) {
           for (const ReturnField& r : req.returns) {
             if (r.name == y.first) {
               row.fields.emplace_back(r.as, y.second);

@@ -237,11 +237,38 @@ DocId SearchIndex::Allocate(std::string_view key) {
   return d;
 }
 
-void SearchIndex::RemoveLocked(DocId d) {
-  DocInfo& info = docs_[d];
-  if (!info.live) {
-    return;
+size_t SearchIndex::RecordsOf(DocId d) const {
+  size_t n = text_->DocRecords(d);
+  for (const FieldIndex& fi : fields_) {
+    if (fi.tag) {
+      n += fi.tag->ValuesOf(d).size();
+    }
+    if (fi.numeric) {
+      n += fi.numeric->ValuesOf(d).size();
+    }
+    if (d < fi.geo_points.size()) {
+      n += fi.geo_points[d].size();
+    }
   }
+  return n;
+}
+
+void SearchIndex::NoteRemoved(DocId d) {
+  const size_t n = RecordsOf(d);
+  live_records_ -= std::min<uint64_t>(live_records_, n);
+  stale_records_ += n;
+  removed_since_gc_++;
+}
+
+void SearchIndex::MaybeCollect() {
+  if (removed_since_gc_ >= kGcCleanThreshold) {
+    stale_records_ = 0;
+    removed_since_gc_ = 0;
+    text_->ForgetRemovedTerms();
+  }
+}
+
+void SearchIndex::ClearFieldsLocked(DocId d, bool keep_vectors) {
   text_->Remove(d);
   for (FieldIndex& fi : fields_) {
     if (fi.tag) {
@@ -250,7 +277,7 @@ void SearchIndex::RemoveLocked(DocId d) {
     if (fi.numeric) {
       fi.numeric->Remove(d);
     }
-    if (fi.vector) {
+    if (fi.vector && !keep_vectors) {
       fi.vector->Remove(d);
     }
     if (d < fi.geo_points.size()) {
@@ -258,6 +285,17 @@ void SearchIndex::RemoveLocked(DocId d) {
     }
     fi.missing.erase(d);
   }
+}
+
+void SearchIndex::RemoveLocked(DocId d, bool counted) {
+  DocInfo& info = docs_[d];
+  if (!info.live) {
+    return;
+  }
+  if (counted) {
+    NoteRemoved(d);
+  }
+  ClearFieldsLocked(d, /*keep_vectors=*/false);
   by_key_.erase(info.key);
   info.live = false;
   info.key.clear();
@@ -272,6 +310,7 @@ void SearchIndex::Remove(std::string_view key) {
   auto it = by_key_.find(std::string(key));
   if (it != by_key_.end()) {
     RemoveLocked(it->second);
+    MaybeCollect();
   }
 }
 
@@ -280,41 +319,87 @@ void SearchIndex::Clear() {
   for (DocId d = 0; d < docs_.size(); d++) {
     RemoveLocked(d);
   }
+  // FLUSHALL empties the index as a new one (RediSearch recreates it).
+  max_doc_id_ = 0;
+  live_records_ = 0;
+  stale_records_ = 0;
+  removed_since_gc_ = 0;
+  text_->ForgetRemovedTerms();
 }
 
 void SearchIndex::Sync(std::string_view key, const Entry* e, int64_t now_ms) {
   const ValueType want = spec_.on == SourceType::kHash ? ValueType::kHash : ValueType::kJson;
   const bool wanted = e != nullptr && e->type() == want && MatchesPrefix(key);
   std::vector<PendingVector> vectors;
+  std::vector<VectorField*> dropped;  // vector fields the updated document no longer has
   DocId d;
+  bool update;
   const bool passes = wanted && (filter_ == nullptr || PassesFilter(key, e, now_ms));
   {
     std::unique_lock lock(mu_);
     auto it = by_key_.find(std::string(key));
-    if (it != by_key_.end()) {
-      RemoveLocked(it->second);
-    }
+    update = it != by_key_.end();
     if (!wanted || !passes) {
+      if (update) {
+        RemoveLocked(it->second);
+        MaybeCollect();
+      }
       return;
     }
-    d = Allocate(key);
+    if (update) {
+      // Re-indexed under the same DocId: its text, tag, numeric and geo entries are
+      // rebuilt (cheap), its vectors stay in place and are stored again below only when
+      // they changed (an HNSW re-insertion costs a graph search). RediSearch gives the
+      // document a new id and leaves the old records until its GC runs: the counters
+      // below follow that.
+      d = it->second;
+      NoteRemoved(d);
+      ClearFieldsLocked(d, /*keep_vectors=*/true);
+      DocInfo& info = docs_[d];
+      info.score = spec_.score;
+      info.sort.assign(fields_.size(), SortValue{});
+    } else {
+      d = Allocate(key);
+    }
     if (!IndexEntry(d, e, now_ms, &vectors)) {
-      RemoveLocked(d);
+      RemoveLocked(d, /*counted=*/false);
       failures_++;
+      MaybeCollect();
       return;
     }
+    max_doc_id_++;
+    live_records_ += RecordsOf(d);
     total_indexed_++;
-    if (vectors.empty()) {
+    MaybeCollect();
+    if (update) {
+      for (FieldIndex& fi : fields_) {
+        if (fi.vector && std::none_of(vectors.begin(), vectors.end(), [&](const PendingVector& pv) {
+              return pv.field == fi.vector.get();
+            })) {
+          dropped.push_back(fi.vector.get());
+        }
+      }
+    }
+    if (vectors.empty() && dropped.empty()) {
       return;
     }
   }
-  // Vectors (sizes checked above) are inserted with only the key's shard locked, so
-  // searches and other keys' indexing go on meanwhile. The key cannot change under us
-  // (its shard is locked); a FLUSHALL's Clear (which may run without shard locks) can:
-  // then the vector is taken out again.
+  // Vectors (sizes checked above) are stored with only the key's shard locked, so
+  // searches and other keys' indexing go on meanwhile (an unchanged vector costs a
+  // comparison: the engines skip it). The key cannot change under us (its shard is
+  // locked); a FLUSHALL's Clear (which may run without shard locks) can: then the
+  // vector is taken out again.
+  for (VectorField* f : dropped) {
+    f->Remove(d);
+  }
   for (PendingVector& pv : vectors) {
+    if (update && (pv.from_floats ? pv.field->HoldsFloats(d, pv.floats) : pv.field->Holds(d, pv.blob))) {
+      continue;  // Unchanged.
+    }
     Status st = pv.from_floats ? pv.field->SetFromFloats(d, pv.floats) : pv.field->Set(d, pv.blob);
-    (void)st;
+    if (!st.ok() && update) {
+      pv.field->Remove(d);  // Not storable (a NaN): the old vector must not stay.
+    }
   }
   std::shared_lock lock(mu_);
   if (!(d < docs_.size() && docs_[d].live && docs_[d].key == key)) {
@@ -623,10 +708,10 @@ bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms,
 IndexStats SearchIndex::Stats() const {
   IndexStats s;
   s.num_docs = num_docs_;
-  s.max_doc_id = docs_.size();
+  s.max_doc_id = max_doc_id_;
   TextIndexStats ts = text_->Stats();
-  s.num_terms = ts.num_terms;
-  s.num_records = ts.num_records;
+  s.num_terms = ts.num_terms + ts.removed_terms;
+  s.num_records = live_records_ + stale_records_;
   s.indexing_failures = failures_;
   s.total_indexed = total_indexed_;
   s.text_bytes = text_->MemoryBytes();

@@ -143,7 +143,21 @@ class SearchIndex {
     double score = 1.0;
     std::vector<SortValue> sort;  // by field position
   };
-  void RemoveLocked(DocId d);
+  // Takes the document out of every structure (`counted`: its records were counted in
+  // live_records_, i.e. it was indexed successfully).
+  void RemoveLocked(DocId d, bool counted = true);
+  // Takes the document out of the field structures (not the doc table); vectors stay
+  // when `keep_vectors` (an update stores them again only if they changed).
+  void ClearFieldsLocked(DocId d, bool keep_vectors);
+  // The document's index records as RediSearch counts them (num_records): text
+  // postings, tag values, numbers and geo points (vectors are not records).
+  size_t RecordsOf(DocId d) const;
+  // RediSearch's doc table and GC, for FT.INFO: a removed or re-indexed document's
+  // records (and terms) stay counted until its fork GC has seen FORK_GC_CLEAN_THRESHOLD
+  // (100) removed documents; here that happens at once when the threshold is reached.
+  void NoteRemoved(DocId d);
+  void MaybeCollect();
+  static constexpr uint64_t kGcCleanThreshold = 100;
   DocId Allocate(std::string_view key);
   // A vector to store after the exclusive lock is released (an HNSW insert takes long;
   // VectorField is thread-safe).
@@ -176,6 +190,12 @@ class SearchIndex {
   size_t num_docs_ = 0;
   uint64_t failures_ = 0;
   uint64_t total_indexed_ = 0;
+  // FT.INFO as RediSearch 2.10: every (re-)indexing takes a new doc id (max_doc_id);
+  // records of live documents, and of removed ones not yet collected.
+  uint64_t max_doc_id_ = 0;
+  uint64_t live_records_ = 0;
+  uint64_t stale_records_ = 0;
+  uint64_t removed_since_gc_ = 0;
 };
 
 }  // namespace hotkv::search

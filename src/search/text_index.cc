@@ -298,6 +298,7 @@ void TextIndex::Add(DocId doc, const std::vector<TextFieldValue>& fields, const 
     } else {
       it = m.dict.try_emplace(term).first;
       m.lookup.emplace(std::string_view(it->first), it);
+      if (!m.ghost_terms.empty()) m.ghost_terms.erase(it->first);
       if (!m.free_ids.empty()) {
         it->second.id = m.free_ids.back();
         m.free_ids.pop_back();
@@ -333,6 +334,7 @@ void TextIndex::Remove(DocId doc) {
     const Dict::iterator it = m.by_id[id];
     m.ErasePosting(it->second, doc);
     if (it->second.num_docs == 0) {
+      m.ghost_terms.insert(it->first);
       m.lookup.erase(std::string_view(it->first));
       m.dict.erase(it);
       m.free_ids.push_back(id);
@@ -342,6 +344,13 @@ void TextIndex::Remove(DocId doc) {
   --m.num_docs;
   d = DocInfo{};
 }
+
+size_t TextIndex::DocRecords(DocId doc) const {
+  const Impl& m = *impl_;
+  return doc < m.docs.size() && m.docs[doc].present ? m.docs[doc].terms.size() : 0;
+}
+
+void TextIndex::ForgetRemovedTerms() { impl_->ghost_terms.clear(); }
 
 void TextIndex::SetDocScore(DocId doc, double score) {
   if (score == 1.0) {
@@ -370,20 +379,24 @@ bool TextIndex::CanMatch(const QueryNode& node) {
 }
 
 ScoredDocs TextIndex::Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
-                            size_t max_expansions, size_t num_docs, const Deadline* deadline) const {
+                            size_t max_expansions, size_t num_docs, const Deadline* deadline,
+                            const Analyzer* stemmer) const {
   if (!CanMatch(node)) return {};
   MatchOptions options{field_mask, scorer, verbatim, max_expansions == 0 ? 1 : max_expansions,
-                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), deadline};
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), deadline,
+                       stemmer};
   return MatchText(*impl_, node, options);
 }
 
 void TextIndex::MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim,
                              size_t max_expansions, size_t num_docs, const std::vector<DocId>& docs,
-                             std::vector<std::vector<MatchedTerm>>* out) const {
+                             std::vector<std::vector<MatchedTerm>>* out,
+                             const Analyzer* stemmer) const {
   out->resize(docs.size());
   if (!CanMatch(node) || docs.empty()) return;
   MatchOptions options{field_mask, Scorer::kTfIdf, verbatim, max_expansions == 0 ? 1 : max_expansions,
-                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs)};
+                       num_docs ? num_docs : static_cast<size_t>(impl_->num_docs), nullptr,
+                       stemmer};
   MatchedTermsOf(*impl_, node, options, docs, out);
 }
 
@@ -406,6 +419,7 @@ TextIndexStats TextIndex::Stats() const {
   const Impl& m = *impl_;
   TextIndexStats s;
   s.num_terms = m.dict.size();
+  s.removed_terms = m.ghost_terms.size();
   s.num_records = m.num_records;
   s.inverted_bytes = m.inverted_bytes;
   s.offsets_count = m.offsets_count;

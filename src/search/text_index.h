@@ -43,6 +43,9 @@ class Analyzer {
   const std::string& language() const;
   // Whether a Snowball stemmer exists for the language.
   bool HasStemmer() const;
+  // A process-wide analyzer of `language` (case-insensitive; IsLanguage must accept it)
+  // without stop words, for stemming query terms (FT.SEARCH ... LANGUAGE); never freed.
+  static const Analyzer* ForLanguage(std::string_view language);
   // One raw word (a token, or a query term as written): unescaped backslashes, blanks
   // and control characters dropped, then case-folded (what Tokenize does to each token).
   std::string Normalize(std::string_view raw) const;
@@ -70,6 +73,7 @@ struct MatchedTerm {
 
 struct TextIndexStats {
   uint64_t num_terms = 0;       // distinct terms
+  uint64_t removed_terms = 0;   // terms whose documents all went, not yet forgotten
   uint64_t num_records = 0;     // postings (term, doc) pairs
   uint64_t inverted_bytes = 0;
   uint64_t offset_vectors_bytes = 0;
@@ -85,6 +89,11 @@ class TextIndex {
   // document's own language (LANGUAGE_FIELD) instead of the index's, for stems only.
   void Add(DocId doc, const std::vector<TextFieldValue>& fields, const Analyzer* stemmer = nullptr);
   void Remove(DocId doc);
+  // The document's postings (term, doc) pairs, stems included: its text records.
+  size_t DocRecords(DocId doc) const;
+  // Stats().removed_terms: the terms whose last document was removed (RediSearch 2.10
+  // counts them in num_terms until its garbage collector runs); this forgets them.
+  void ForgetRemovedTerms();
   // The document's a-priori score (SCORE / SCORE_FIELD; 1.0 unless set). Used by every
   // scorer; kept until Remove.
   void SetDocScore(DocId doc, double score);
@@ -104,14 +113,16 @@ class TextIndex {
   // terms (FT.CONFIG MAXEXPANSIONS). `num_docs`: documents in the search index (all, not
   // only those with text; 0: this index's own count), the N of IDF and average length.
   // `deadline`: stop reading once it expired (the documents read so far come back).
+  // `stemmer`: the query's LANGUAGE, whose stems expand the terms (null: the index's).
   ScoredDocs Match(const QueryNode& node, uint64_t field_mask, Scorer scorer, bool verbatim,
                    size_t max_expansions, size_t num_docs,
-                   const Deadline* deadline = nullptr) const;
+                   const Deadline* deadline = nullptr, const Analyzer* stemmer = nullptr) const;
   // For each of `docs` that `node` (as given to Match) matches, the terms that matched it,
   // appended to (*out)[i] (out is resized to docs.size()).
   void MatchedTerms(const QueryNode& node, uint64_t field_mask, bool verbatim, size_t max_expansions,
                     size_t num_docs, const std::vector<DocId>& docs,
-                    std::vector<std::vector<MatchedTerm>>* out) const;
+                    std::vector<std::vector<MatchedTerm>>* out,
+                    const Analyzer* stemmer = nullptr) const;
   // The number of documents holding `term` (0: none).
   uint64_t TermDocs(std::string_view term) const;
   // Terms starting with `prefix` (FT.SPELLCHECK / FT.INFO helpers; sorted).

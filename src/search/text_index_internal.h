@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "search/text_index.h"
@@ -93,6 +94,9 @@ struct TextIndexData {
   uint64_t num_records = 0;
   uint64_t offsets_count = 0;
   uint64_t inverted_bytes = 0;
+  // Terms whose last document went away since the last (emulated) garbage collection:
+  // RediSearch keeps them in its trie, and counts them in num_terms, until its GC runs.
+  std::unordered_set<std::string> ghost_terms;
 
   const TermData* Find(std::string_view term) const {
     auto it = lookup.find(term);
@@ -112,6 +116,7 @@ struct MatchOptions {
   size_t max_expansions;
   size_t num_docs;  // N of the IDFs and the average length
   const Deadline* deadline = nullptr;
+  const Analyzer* stemmer = nullptr;  // LANGUAGE: query stems in this language (null: the index's)
 };
 
 ScoredDocs MatchText(const TextIndexData& data, const QueryNode& node, const MatchOptions& options);

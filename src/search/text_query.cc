@@ -967,8 +967,9 @@ class Builder {
     // (RediSearch 2.10: "@title|body:runs" with body NOSTEM expands in @title only, and
     // "@body:runs" not at all); an unrestricted term expands in every field.
     const uint64_t stem_mask = restricted ? (mask & data_.stemmed_mask) : mask;
-    if (!verbatim && stem_mask != 0 && data_.analyzer->HasStemmer()) {
-      const std::string stem = data_.analyzer->Stem(word);
+    const Analyzer* stemmer = o_.stemmer != nullptr ? o_.stemmer : data_.analyzer;
+    if (!verbatim && stem_mask != 0 && stemmer->HasStemmer()) {
+      const std::string stem = stemmer->Stem(word);
       add(std::string(1, kStemPrefix) + stem, 1.0);
       if (stem != word) add(stem, 1.0);
     }

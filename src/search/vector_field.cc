@@ -12,12 +12,17 @@
 #include "search/vector_field.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "vector/distance.h"
 #include "vector/hnsw_index.h"
@@ -277,14 +282,34 @@ struct VectorField::Impl {
   // through the type, as RediSearch stores them.
   void Prepare(std::vector<float>& v) const {
     if (options.metric == VectorMetric::kCosine) {
+      // The sum in double, in index order (unrolled, same additions); the divisions four
+      // at a time (IEEE division: the same bits as one at a time). Half the instructions
+      // of the plain loops at -O2 (10.2 k -> 5.5 k at 784 dimensions), same results.
+      float* p = v.data();
+      const size_t n = v.size();
       double sq = 0.0;
-      for (float x : v) {
-        sq += static_cast<double>(x) * x;
+      size_t i = 0;
+      for (; i + 4 <= n; i += 4) {
+        const double a = p[i], b = p[i + 1], c = p[i + 2], d = p[i + 3];
+        sq += a * a;
+        sq += b * b;
+        sq += c * c;
+        sq += d * d;
+      }
+      for (; i < n; ++i) {
+        sq += static_cast<double>(p[i]) * p[i];
       }
       const float norm = static_cast<float>(std::sqrt(sq));
       if (norm > 0.0f && std::isfinite(norm)) {
-        for (float& x : v) {
-          x /= norm;
+        i = 0;
+#if defined(__SSE2__)
+        const __m128 dv = _mm_set1_ps(norm);
+        for (; i + 4 <= n; i += 4) {
+          _mm_storeu_ps(p + i, _mm_div_ps(_mm_loadu_ps(p + i), dv));
+        }
+#endif
+        for (; i < n; ++i) {
+          p[i] /= norm;
         }
       }
     }
@@ -320,6 +345,7 @@ struct VectorField::Impl {
     if (!st.ok()) {
       return st;
     }
+    writes.fetch_add(1, std::memory_order_relaxed);
     if (hnsw != nullptr) {
       const std::string label = DocLabel(doc);
       Result<bool> r = hnsw->Add(label, v, std::string_view(label));
@@ -393,8 +419,23 @@ struct VectorField::Impl {
     return r.ok() ? ToMatches(*r) : std::vector<VectorMatch>{};
   }
 
+  // Whether doc's stored vector equals the prepared `v` (bit for bit).
+  bool Same(DocId doc, const std::vector<float>& v) const {
+    const size_t bytes = v.size() * sizeof(float);
+    if (hnsw != nullptr) {
+      std::optional<vector::RawVector> raw = hnsw->GetRawVector(DocLabel(doc));
+      return raw.has_value() && raw->quant == vector::Quantization::kFloat32 &&
+             raw->data.size() == bytes && std::memcmp(raw->data.data(), v.data(), bytes) == 0;
+    }
+    std::shared_lock lock(mu);
+    return doc < doc_slot.size() && doc_slot[doc] != kNoSlot &&
+           std::memcmp(data.data() + static_cast<size_t>(doc_slot[doc]) * options.dim, v.data(),
+                       bytes) == 0;
+  }
+
   const VectorFieldOptions options;
   const size_t type_bytes;
+  std::atomic<uint64_t> writes{0};
   const vector::DistanceKernels& kernels;
   // HNSW storage.
   std::unique_ptr<vector::HnswIndex> hnsw;
@@ -453,6 +494,23 @@ Status VectorField::SetFromFloats(DocId doc, const std::vector<float>& values) {
   impl_->Prepare(v);
   return impl_->Store(doc, v);
 }
+
+bool VectorField::Holds(DocId doc, std::string_view blob) const {
+  thread_local std::vector<float> v;
+  return impl_->Decode(blob, v) && impl_->Same(doc, v);
+}
+
+bool VectorField::HoldsFloats(DocId doc, const std::vector<float>& values) const {
+  if (values.size() != impl_->options.dim) {
+    return false;
+  }
+  thread_local std::vector<float> v;
+  v = values;
+  impl_->Prepare(v);
+  return impl_->Same(doc, v);
+}
+
+uint64_t VectorField::writes() const { return impl_->writes.load(std::memory_order_relaxed); }
 
 void VectorField::Remove(DocId doc) {
   Impl& m = *impl_;
@@ -539,9 +597,23 @@ std::vector<VectorMatch> VectorField::Knn(std::string_view query_blob, size_t k,
   return r.ok() ? m.ToMatches(*r) : std::vector<VectorMatch>{};
 }
 
+namespace {
+
+// A search deadline as the vector engine's stop check.
+class DeadlineStop final : public vector::StopCheck {
+ public:
+  explicit DeadlineStop(const Deadline& d) : d_(d) {}
+  bool ShouldStop() const override { return d_.Expired(); }
+
+ private:
+  const Deadline& d_;
+};
+
+}  // namespace
+
 std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double radius,
-                                            std::optional<double> epsilon,
-                                            const DocIds* allowed) const {
+                                            std::optional<double> epsilon, const DocIds* allowed,
+                                            const Deadline* deadline) const {
   const Impl& m = *impl_;
   std::vector<float> q;
   if (!m.Decode(query_blob, q) || !Impl::CheckFinite(q).ok()) {
@@ -558,6 +630,10 @@ std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double 
     std::vector<VectorMatch> out;
     std::shared_lock lock(m.mu);
     const size_t dim = m.options.dim;
+    // The deadline is read every 1024 vectors.
+    auto expired = [&](size_t i) {
+      return deadline != nullptr && (i & 1023u) == 1023u && deadline->Expired();
+    };
     auto offer = [&](DocId doc, const float* v) {
       const float d = m.Distance(q.data(), v);
       if (d <= r) {
@@ -565,13 +641,14 @@ std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double 
       }
     };
     if (allowed != nullptr) {
-      for (DocId doc : *allowed) {
+      for (size_t i = 0; i < allowed->size() && !expired(i); ++i) {
+        const DocId doc = (*allowed)[i];
         if (doc < m.doc_slot.size() && m.doc_slot[doc] != kNoSlot) {
           offer(doc, m.data.data() + static_cast<size_t>(m.doc_slot[doc]) * dim);
         }
       }
     } else {
-      for (size_t s = 0; s < m.slot_doc.size(); ++s) {
+      for (size_t s = 0; s < m.slot_doc.size() && !expired(s); ++s) {
         offer(m.slot_doc[s], m.data.data() + s * dim);
       }
     }
@@ -594,9 +671,13 @@ std::vector<VectorMatch> VectorField::Range(std::string_view query_blob, double 
   if (allowed != nullptr) {
     pred.emplace(allowed);
   }
+  std::optional<DeadlineStop> stop;
+  if (deadline != nullptr && deadline->at_ns != 0) {
+    stop.emplace(*deadline);
+  }
   Result<std::vector<vector::SearchHit>> res =
       m.hnsw->SearchRange(q, r, eps, std::max<uint32_t>(m.options.ef_runtime, 20),
-                          pred ? &*pred : nullptr);
+                          pred ? &*pred : nullptr, stop ? &*stop : nullptr);
   return res.ok() ? m.ToMatches(*res) : std::vector<VectorMatch>{};
 }
 

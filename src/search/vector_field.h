@@ -49,6 +49,13 @@ class VectorField {
   // From a JSON array of numbers (ON JSON documents).
   Status SetFromFloats(DocId doc, const std::vector<float>& values);
   void Remove(DocId doc);
+  // Whether the document's stored vector is what Set(doc, blob) / SetFromFloats(doc,
+  // values) would store (then an update need not store it again: an HNSW re-insertion
+  // costs a graph search).
+  bool Holds(DocId doc, std::string_view blob) const;
+  bool HoldsFloats(DocId doc, const std::vector<float>& values) const;
+  // Vectors stored so far (Set / SetFromFloats calls that reached the storage).
+  uint64_t writes() const;
   // Validates a query blob (size = dim * sizeof(TYPE)).
   Status CheckQueryBlob(std::string_view blob) const;
   // The k nearest documents, closest first. `allowed`, when given, is the sorted set of
@@ -56,9 +63,11 @@ class VectorField {
   // however selective the filter is (small sets are searched exactly).
   std::vector<VectorMatch> Knn(std::string_view query_blob, size_t k,
                                std::optional<uint32_t> ef_runtime, const DocIds* allowed) const;
-  // Every document within `radius` (a distance as above), closest first.
+  // Every document within `radius` (a distance as above), closest first. `deadline`
+  // (TIMEOUT), when it passes, stops the search: the documents found so far come back.
   std::vector<VectorMatch> Range(std::string_view query_blob, double radius,
-                                 std::optional<double> epsilon, const DocIds* allowed) const;
+                                 std::optional<double> epsilon, const DocIds* allowed,
+                                 const Deadline* deadline = nullptr) const;
   VectorFieldInfo Info() const;
   const VectorFieldOptions& options() const;
 

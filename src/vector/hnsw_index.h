@@ -126,10 +126,13 @@ class HnswIndex {
   // not with the index size. `ef` > 0 adds a KNN-like beam: the walk also goes on
   // while a candidate could enter the best `ef` nodes met, so a small ball is found as
   // reliably as KNN with that ef finds its nearest (0: RediSearch's walk exactly).
+  // `stop`, when set, is polled every few dozen expanded nodes: once it says so the walk
+  // ends and the results met so far come back.
   // Errors: dimension mismatch, NaN/inf component.
   Result<std::vector<SearchHit>> SearchRange(std::span<const float> query, float radius,
                                              double epsilon, size_t ef = 0,
-                                             const AttributePredicate* filter = nullptr) const;
+                                             const AttributePredicate* filter = nullptr,
+                                             const StopCheck* stop = nullptr) const;
   // Same, with the stored vector of `label` as the query (Redis VSIM ELE); the
   // element itself is part of the results. NotFound if the label is absent.
   Result<std::vector<SearchHit>> SearchByLabel(std::string_view label,
@@ -231,6 +234,7 @@ class HnswIndex {
   void SearchExact(const uint8_t* record, const SearchParams& p, Scratch& s) const;
   // Layer-0 range walk of SearchRange; results (unsorted) in scratch.sorted.
   void SearchRangeBase(const uint8_t* record, uint32_t start, float start_dist, float radius,
+                       const StopCheck* stop,
                        double epsilon, size_t ef, const AttributePredicate* filter,
                        Scratch& s) const;
   Result<std::vector<SearchHit>> SearchRecord(const uint8_t* record,

@@ -260,7 +260,7 @@ void HnswIndex::SearchExact(const uint8_t* record, const SearchParams& p, Scratc
 }
 
 void HnswIndex::SearchRangeBase(const uint8_t* record, uint32_t start, float start_dist,
-                                float radius, double epsilon, size_t ef,
+                                float radius, const StopCheck* stop, double epsilon, size_t ef,
                                 const AttributePredicate* filter, Scratch& s) const {
   VisitedTable& visited = ThreadVisitedTable();
   visited.Reset(high_water_.load(std::memory_order_acquire));
@@ -312,9 +312,13 @@ void HnswIndex::SearchRangeBase(const uint8_t* record, uint32_t start, float sta
 
   uint32_t ids[kMaxBatch];
   const uint8_t* nodes[kMaxBatch];
+  uint32_t expanded = 0;
   while (!s.candidates.empty()) {
     const Cand c = s.candidates.top();
     if (c.dist > boundary && (ef == 0 || c.dist > beam_bound())) {
+      break;
+    }
+    if (stop != nullptr && (++expanded & 31u) == 0 && stop->ShouldStop()) {
       break;
     }
     s.candidates.pop();
@@ -359,7 +363,8 @@ void HnswIndex::SearchRangeBase(const uint8_t* record, uint32_t start, float sta
 
 Result<std::vector<SearchHit>> HnswIndex::SearchRange(std::span<const float> query, float radius,
                                                       double epsilon, size_t ef,
-                                                      const AttributePredicate* filter) const {
+                                                      const AttributePredicate* filter,
+                                                      const StopCheck* stop) const {
   Status st = space_.CheckInput(query);
   if (!st.ok()) {
     return st;
@@ -375,7 +380,7 @@ Result<std::vector<SearchHit>> HnswIndex::SearchRange(std::span<const float> que
     return hits;
   }
   auto [start, start_dist] = GreedyDescent(record, entry, 0);
-  SearchRangeBase(record, start, start_dist, radius, epsilon, ef, filter, s);
+  SearchRangeBase(record, start, start_dist, radius, stop, epsilon, ef, filter, s);
   std::sort(s.sorted.begin(), s.sorted.end(), [](const Cand& a, const Cand& b) {
     return a.dist < b.dist || (a.dist == b.dist && a.id < b.id);
   });

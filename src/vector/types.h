@@ -73,6 +73,14 @@ struct SearchParams {
   bool with_attributes = false;
 };
 
+// Polled by long walks (SearchRange): true stops the walk, and what was found so far
+// comes back (a caller's time limit).
+class StopCheck {
+ public:
+  virtual ~StopCheck() = default;
+  virtual bool ShouldStop() const = 0;
+};
+
 inline constexpr uint32_t kDefaultEf = 100;
 inline constexpr uint32_t kUnlimitedFilterEf = UINT32_MAX;
 

@@ -103,3 +103,36 @@ def test_timeout_return_partial(server, tmo):
         assert reply["warning"] == []
     finally:
         c.close()
+
+
+def test_timeout_vector_range(r):
+    # A VECTOR_RANGE walk over (most of) an HNSW graph (a radius holding every vector, a
+    # huge $EPSILON) of 4,000 random vectors of 1,024 dimensions: milliseconds of
+    # distances at least, so TIMEOUT 1 always passes during it.
+    import struct
+    import random
+    dim, n = 1024, 4000
+    ft(r, "FT.CREATE", "tvr", "PREFIX", "1", "tvr:", "SCHEMA", "v", "VECTOR", "HNSW", "10",
+       "TYPE", "FLOAT32", "DIM", str(dim), "DISTANCE_METRIC", "L2", "M", "4",
+       "EF_CONSTRUCTION", "10")
+    try:
+        rng = random.Random(4)
+        base = [rng.random() for _ in range(dim)]
+        p = r.pipeline(transaction=False)
+        for i in range(n):
+            v = [rng.random() for _ in range(dim)]
+            p.hset("tvr:%d" % i, "v", struct.pack("%df" % dim, *v))
+            if i % 500 == 499:
+                p.execute()
+        p.execute()
+        q = ("FT.SEARCH", "tvr", "@v:[VECTOR_RANGE 1e9 $B]=>{$EPSILON: 1000}", "PARAMS", "2",
+             "B", struct.pack("%df" % dim, *base), "NOCONTENT", "LIMIT", "0", "0", "DIALECT", "2")
+        full = ft(r, *q, "TIMEOUT", "0")[0]
+        assert full > n // 2
+        # RediSearch 2.10 fails a timed-out range search whatever ON_TIMEOUT says.
+        assert error_reply(r, *q, "TIMEOUT", "1") == "Timeout limit was reached"
+        ft(r, "FT.CONFIG", "SET", "ON_TIMEOUT", "FAIL")
+        assert error_reply(r, *q, "TIMEOUT", "1") == "Timeout limit was reached"
+    finally:
+        ft(r, "FT.CONFIG", "SET", "ON_TIMEOUT", "RETURN")
+        ft(r, "FT.DROPINDEX", "tvr", "DD")

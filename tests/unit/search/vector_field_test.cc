@@ -586,5 +586,25 @@ TEST(VectorFieldTest, ConcurrentSetAndKnn) {
   }
 }
 
+// TIMEOUT: a range search whose deadline has passed stops early (FLAT every 1024
+// vectors, HNSW every 32 expanded nodes) and returns what it found; a deadline in the
+// future changes nothing.
+TEST(VectorFieldRangeTest, DeadlineStopsTheSearch) {
+  const DataSet ds = MakeData(3000, 1, 8, 7);
+  for (VectorAlgo algo : {VectorAlgo::kFlat, VectorAlgo::kHnsw}) {
+    VectorField f(Opts(algo, VectorMetric::kL2, ds.dim));
+    Fill(f, ds);
+    const std::string q = F32(ds.queries[0]);
+    const size_t all = f.Range(q, 1e30, 1000.0, nullptr).size();
+    EXPECT_GE(all, ds.vecs.size() * 0.9);
+    Deadline passed;
+    passed.at_ns = 1;
+    const size_t cut = f.Range(q, 1e30, 1000.0, nullptr, &passed).size();
+    EXPECT_LT(cut, all / 2) << static_cast<int>(algo);
+    const Deadline later = Deadline::AfterMs(100000);
+    EXPECT_EQ(f.Range(q, 1e30, 1000.0, nullptr, &later).size(), all);
+  }
+}
+
 }  // namespace
 }  // namespace hotkv::search
