@@ -240,6 +240,28 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
 
   std::string InfoSection() override { return "# Cluster\r\ncluster_enabled:1\r\n"; }
 
+  uint64_t BlockedCheckVersion() override {
+    return state_->cluster_ok() ? state_->route_version() : 0;
+  }
+
+  bool BlockedKeyServed(std::string_view key, std::string* error) override {
+    // Down (even with cluster-allow-reads-when-down: a write that would unblock it may
+    // never come, as Redis says).
+    if (!state_->cluster_ok()) {
+      error->assign(kDown);
+      return false;
+    }
+    const int slot = static_cast<int>(KeySlot(key));
+    const SlotRoute r = state_->Route(slot);
+    if (r.mine() || r.importing()) return true;
+    if (r.kind() == SlotRoute::kUnassigned) {
+      error->assign(kDownUnbound);
+      return false;
+    }
+    error->assign("MOVED " + std::to_string(slot) + " " + state_->Endpoint(r.owner_endpoint()));
+    return false;
+  }
+
  private:
   ClusterState* state_;
   const CommandSpec* spublish_ = nullptr;
@@ -1040,6 +1062,10 @@ void ClusterRuntime::Cron() {
     if (stop_) break;
     lk.unlock();
     state_->Tick(WallMs());
+    // Keys left in slots the bus gave to a node with a higher config epoch.
+    if (std::vector<int> lost = state_->TakeLostSlots(); !lost.empty() && server_ != nullptr) {
+      DeleteDirtySlots(server_->worker(0), state_.get(), std::move(lost));
+    }
     lk.lock();
   }
 }
