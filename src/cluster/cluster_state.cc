@@ -1009,6 +1009,16 @@ void ClusterState::BlacklistNode(const std::string& name, int64_t now_ms) {
   blacklist_[name] = now_ms + 60000;
 }
 
+std::vector<std::pair<std::string, uint64_t>> ClusterState::Blacklist(int64_t now_ms) {
+  auto lock = Lock();
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (const auto& [name, expiry] : blacklist_) {
+    if (expiry < now_ms) continue;  // expired (dropped by the next Tick)
+    out.emplace_back(name, static_cast<uint64_t>((expiry - now_ms) / 1000));
+  }
+  return out;
+}
+
 bool ClusterState::IsBlacklisted(const std::string& name, int64_t now_ms) {
   auto lock = Lock();
   auto it = blacklist_.find(name);

@@ -273,6 +273,9 @@ class ClusterState {
   // Forgotten nodes (CLUSTER FORGET's 60-second ban): not re-added from gossip.
   void BlacklistNode(const std::string& name, int64_t now_ms);
   bool IsBlacklisted(const std::string& name, int64_t now_ms);
+  // The names still banned at now_ms and the whole seconds their ban has left (the
+  // forgotten-node ping extension, so that other nodes forget them too).
+  std::vector<std::pair<std::string, uint64_t>> Blacklist(int64_t now_ms);
   // Recomputes the cluster state (ok/fail: full coverage, a majority of reachable
   // primaries, the rejoin delay after a minority partition), as clusterUpdateState does.
   void UpdateState();

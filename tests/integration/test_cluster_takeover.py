@@ -229,3 +229,41 @@ def test_blocked_clients_on_unserved_slot_and_cluster_down(tmp_path, binary):
         assert wait_until(lambda: blocked_count(a) == 1, timeout=10), blocked_count(a)
         assert wait.pending()
         wait.close()
+
+
+from helpers_dump import REDIS88  # noqa: E402  (Redis 8.8 in ../shared/peers, or None)
+
+
+@pytest.mark.skipif(is_redis(HOTKV) or not _have_redis, reason="HotKV with a Redis 7.0 node")
+def test_forget_spreads_with_the_forgotten_node_extension(tmp_path):
+    # Three HotKV nodes, a Redis 7.0 node and (when present) a Redis 8.8 node. After a
+    # node resets itself, CLUSTER FORGET of its old id on one HotKV node reaches the other
+    # HotKV nodes and Redis 8.8 through the forgotten-node ping extension; Redis 7.0 does
+    # not know that extension, is not sent it and logs no unknown extension.
+    binaries = [HOTKV, HOTKV, HOTKV, REDIS70]
+    have88 = bool(REDIS88) and os.access(REDIS88, os.X_OK)
+    if have88:
+        binaries.append(REDIS88)
+    with ClusterNodes(tmp_path, len(binaries), binaries=binaries, node_timeout=3000) as nodes:
+        a, b, c, r7 = nodes[:4]
+        a.client().execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+        for n in nodes[1:]:
+            a.client().execute_command("CLUSTER", "MEET", "127.0.0.1", n.port)
+        ids = {n.myid() for n in nodes}
+        assert wait_until(lambda: all(set(n.nodes()) == ids and not any(
+            "handshake" in e["flags"] for e in n.nodes().values()) for n in nodes), timeout=30), \
+            [n.nodes() for n in nodes]
+        gone = c.myid()
+        c.client().execute_command("CLUSTER", "RESET", "HARD")
+        a.client().execute_command("CLUSTER", "FORGET", gone)
+        assert gone not in a.nodes()
+        forgetters = [b] + ([nodes[4]] if have88 else [])
+        assert wait_until(lambda: all(gone not in n.nodes() for n in forgetters), timeout=20), \
+            [n.nodes() for n in forgetters]
+        # Redis 7.0 still knows it (it has no such extension); a and b do not re-learn it
+        # from its gossip while the ban lasts.
+        assert gone in r7.nodes()
+        assert gone not in a.nodes() and gone not in b.nodes()
+        assert "unknown extension" not in r7.read_log()
+        if have88:
+            assert "unknown extension" not in nodes[4].read_log()
