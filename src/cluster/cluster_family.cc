@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/key_hash.h"
 #include "common/string_util.h"
+#include "engine/database.h"
 #include "engine/keyspace.h"
 #include "server/client.h"
 #include "server/cluster_hooks.h"
@@ -182,7 +183,23 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
     Query q;
     AddKeys(server, q, args, pos, pubsub_shard);
     const bool migrate = cmd == migrate_;
-    return Decide(c, q, cmd->is(kCmdWrite), cmd->is(kCmdAsking), pubsub_shard, migrate, error);
+    if (!Decide(c, q, cmd->is(kCmdWrite), cmd->is(kCmdAsking), pubsub_shard, migrate, error)) {
+      return false;
+    }
+    if (pos.size() == 1 && q.have_first) {
+      // Hand the slot on to the dispatcher's key lookup (LocateKey) and the engine's
+      // per-slot count, which would compute the CRC16 again: the key hint, cleared by
+      // Dispatch after this command whatever happens to it. A pipeline-prefetch hint for
+      // this key has the shard and hash but no slot.
+      const std::string_view key = args[static_cast<size_t>(pos[0])];
+      if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+        t_key_hint.slot = static_cast<uint32_t>(q.slot);
+      } else {
+        const uint32_t slot = static_cast<uint32_t>(q.slot);
+        SetKeyHint(key, Keyspace::ShardOfSlot(slot), HashKey(key), slot);
+      }
+    }
+    return true;
   }
 
   bool RouteExec(Server& server, Client& c, const std::vector<QueuedCommand>& queue,
