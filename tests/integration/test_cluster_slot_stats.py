@@ -1,6 +1,7 @@
 """CLUSTER SLOT-STATS (Redis 8.0): key-count per slot of the slots this node serves, by
 SLOTSRANGE or ORDERBY, with Redis 8.8's replies and errors (docs/cluster.md). Every case
-runs on HotKV and on Redis 8.8 (../shared/peers) as the reference.
+runs on HotKV and on Redis 8.8 (../shared/peers) as the reference (that one with
+HOTKV_SLOW_TESTS=1, `make cluster-test`).
 """
 import os
 import socket
@@ -8,15 +9,16 @@ import socket
 import pytest
 import redis
 
-from cluster_util import HOTKV, ClusterNodes, is_redis, wait_until
+from cluster_util import HOTKV, ClusterNodes, is_redis, slow, wait_until
 from helpers_dump import REDIS88
 
 pytestmark = pytest.mark.hotkv_only
 
 BINARIES = [pytest.param(HOTKV, id="hotkv"),
+            # The reference run goes with the slow cluster cases (make cluster-test).
             pytest.param(REDIS88, id="redis88",
-                         marks=pytest.mark.skipif(not REDIS88 or not os.access(REDIS88, os.X_OK),
-                                                  reason="needs Redis 8.8"))]
+                         marks=[slow, pytest.mark.skipif(not REDIS88 or not os.access(REDIS88, os.X_OK),
+                                                         reason="needs Redis 8.8")])]
 if is_redis(HOTKV):
     BINARIES = BINARIES[1:]
 
