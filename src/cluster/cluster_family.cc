@@ -22,6 +22,7 @@
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "server/slot_stats_hooks.h"
 
 namespace hotkv::cluster {
 
@@ -186,6 +187,9 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
     if (!Decide(c, q, cmd->is(kCmdWrite), cmd->is(kCmdAsking), pubsub_shard, migrate, error)) {
       return false;
     }
+    if (q.have_first && stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      t_routed_slot = q.slot;  // CLUSTER SLOT-STATS cpu / net
+    }
     if (pos.size() == 1 && q.have_first) {
       // Hand the slot on to the dispatcher's key lookup (LocateKey) and the engine's
       // per-slot count, which would compute the CRC16 again: the key hint, cleared by
@@ -218,7 +222,11 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
       pubsub_shard_any = pubsub_shard_any || pubsub_shard;
       if (!AddKeys(server, q, views, pos, pubsub_shard)) break;
     }
-    return Decide(c, q, is_write, false, false, false, error);
+    if (!Decide(c, q, is_write, false, false, false, error)) return false;
+    if (q.have_first && stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      t_routed_slot = q.slot;
+    }
+    return true;
   }
 
   bool RouteFromScript(Server& server, Client& caller, const CommandSpec* cmd,
@@ -287,6 +295,69 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
   const CommandSpec* migrate_ = nullptr;
   std::atomic<bool> allow_reads_when_down_{false};
   std::atomic<bool> allow_pubsubshard_when_down_{true};
+
+ public:
+  // ---- CLUSTER SLOT-STATS cpu-usec / network-bytes-in / network-bytes-out ----
+  enum : uint32_t { kStatCpu = 1, kStatNet = 2 };
+  // cluster-slot-stats-enabled: "no", "yes", or words among cpu, net, mem (mem is not
+  // kept). Installs or removes the dispatcher's hook.
+  void SetSlotStats(std::string_view value) {
+    uint32_t f = 0;
+    size_t i = 0;
+    while (i < value.size()) {
+      size_t j = value.find(' ', i);
+      if (j == std::string_view::npos) j = value.size();
+      std::string_view w = value.substr(i, j - i);
+      if (EqualsIgnoreCase(w, "yes")) f |= kStatCpu | kStatNet;
+      if (EqualsIgnoreCase(w, "cpu")) f |= kStatCpu;
+      if (EqualsIgnoreCase(w, "net")) f |= kStatNet;
+      i = j + 1;
+    }
+    stats_flags_.store(f, std::memory_order_relaxed);
+    s_stats_router_.store(this, std::memory_order_release);
+    g_slot_stats_hook.store(f != 0 ? &RecordHook : nullptr, std::memory_order_release);
+  }
+  uint32_t stats_flags() const { return stats_flags_.load(std::memory_order_relaxed); }
+  uint64_t StatCpu(int slot) const { return stat_cpu_[slot].load(std::memory_order_relaxed); }
+  uint64_t StatIn(int slot) const { return stat_in_[slot].load(std::memory_order_relaxed); }
+  uint64_t StatOut(int slot) const { return stat_out_[slot].load(std::memory_order_relaxed); }
+  static ClusterRouter* StatsRouter() { return s_stats_router_.load(std::memory_order_acquire); }
+
+ private:
+  static size_t Digits(size_t n) {
+    size_t d = 1;
+    while (n >= 10) {
+      n /= 10;
+      ++d;
+    }
+    return d;
+  }
+  // The command's size as a RESP request ("*N\r\n" then "$len\r\n<arg>\r\n" each), what
+  // Redis counts as its network bytes in.
+  static size_t RespSize(const std::vector<std::string_view>& args) {
+    size_t n = 1 + Digits(args.size()) + 2;
+    for (std::string_view a : args) n += 1 + Digits(a.size()) + 2 + a.size() + 2;
+    return n;
+  }
+  static void RecordHook(int slot, const std::vector<std::string_view>& args, int64_t usec,
+                         size_t bytes_out) {
+    ClusterRouter* r = s_stats_router_.load(std::memory_order_acquire);
+    if (r == nullptr || slot < 0 || slot >= kNumSlots) return;
+    const uint32_t f = r->stats_flags_.load(std::memory_order_relaxed);
+    if (f & kStatCpu) {
+      r->stat_cpu_[slot].fetch_add(static_cast<uint64_t>(std::max<int64_t>(usec, 0)),
+                                   std::memory_order_relaxed);
+    }
+    if (f & kStatNet) {
+      r->stat_in_[slot].fetch_add(RespSize(args), std::memory_order_relaxed);
+      r->stat_out_[slot].fetch_add(bytes_out, std::memory_order_relaxed);
+    }
+  }
+  std::atomic<uint32_t> stats_flags_{0};
+  std::unique_ptr<std::atomic<uint64_t>[]> stat_cpu_{new std::atomic<uint64_t>[kNumSlots]()};
+  std::unique_ptr<std::atomic<uint64_t>[]> stat_in_{new std::atomic<uint64_t>[kNumSlots]()};
+  std::unique_ptr<std::atomic<uint64_t>[]> stat_out_{new std::atomic<uint64_t>[kNumSlots]()};
+  static inline std::atomic<ClusterRouter*> s_stats_router_{nullptr};
 };
 
 // ------------------------------------------------------------------------ commands
@@ -597,8 +668,29 @@ void ClusterSlotStats(CommandContext& ctx) {
   if (st == nullptr) return;
   constexpr std::string_view kUnknown =
       "ERR unknown subcommand or wrong number of arguments for 'SLOT-STATS'. Try CLUSTER HELP.";
+  ClusterRouter* router = ClusterRouter::StatsRouter();
+  const uint32_t flags = router != nullptr ? router->stats_flags() : 0;
+  const bool cpu = (flags & ClusterRouter::kStatCpu) != 0;
+  const bool net = (flags & ClusterRouter::kStatNet) != 0;
+  // One slot's statistics: a map of the enabled metrics, key-count first.
+  auto reply_slot = [&](int s, int64_t count) {
+    ctx.rb().Array(2);
+    ctx.rb().Integer(s);
+    ctx.rb().Map(1 + (cpu ? 1 : 0) + (net ? 2 : 0));
+    ctx.rb().Bulk("key-count");
+    ctx.rb().Integer(count);
+    if (cpu) {
+      ctx.rb().Bulk("cpu-usec");
+      ctx.rb().Integer(static_cast<int64_t>(router->StatCpu(s)));
+    }
+    if (net) {
+      ctx.rb().Bulk("network-bytes-in");
+      ctx.rb().Integer(static_cast<int64_t>(router->StatIn(s)));
+      ctx.rb().Bulk("network-bytes-out");
+      ctx.rb().Integer(static_cast<int64_t>(router->StatOut(s)));
+    }
+  };
   const size_t argc = ctx.argc();
-  std::vector<int> slots;
   const Node me = st->Myself();
   if (EqualsIgnoreCase(ctx.arg(2), "slotsrange") && argc == 5) {
     std::optional<int64_t> a = ParseInt64(ctx.arg(3));
@@ -610,65 +702,74 @@ void ClusterSlotStats(CommandContext& ctx) {
       return ctx.rb().Error("ERR Start slot number " + std::to_string(*a) +
                             " is greater than end slot number " + std::to_string(*b));
     }
+    std::vector<int> slots;
     for (int64_t s = *a; s <= *b; ++s) {
       if (me.slots.test(static_cast<size_t>(s))) slots.push_back(static_cast<int>(s));
     }
-  } else if (EqualsIgnoreCase(ctx.arg(2), "orderby") && argc >= 4) {
-    if (!EqualsIgnoreCase(ctx.arg(3), "key-count")) {
-      return ctx.rb().Error("ERR Unrecognized sort metric for ORDERBY.");
-    }
-    int64_t limit = kNumSlots;  // no LIMIT: every served slot
-    bool desc = true;
-    bool saw_limit = false, saw_order = false;
-    for (size_t i = 4; i < argc; ++i) {
-      std::string_view a = ctx.arg(i);
-      if (EqualsIgnoreCase(a, "limit") && i + 1 < argc) {
-        if (saw_limit) return ctx.rb().Error("ERR Multiple filters of the same type are disallowed.");
-        saw_limit = true;
-        std::optional<int64_t> n = ParseInt64(ctx.arg(++i));
-        if (!n || *n < 1 || *n > kNumSlots) {
-          return ctx.rb().Error(
-              "ERR Limit has to lie in between 1 and 16384 (maximum number of slots).");
-        }
-        limit = *n;
-      } else if (EqualsIgnoreCase(a, "asc") || EqualsIgnoreCase(a, "desc")) {
-        if (saw_order) return ctx.rb().Error("ERR Multiple filters of the same type are disallowed.");
-        saw_order = true;
-        desc = EqualsIgnoreCase(a, "desc");
-      } else {
-        return ctx.rb().Error(errors::kSyntax);
-      }
-    }
-    std::vector<std::pair<int64_t, int>> by;  // (key count, slot), slot order
-    for (int s = 0; s < kNumSlots; ++s) {
-      if (me.slots.test(static_cast<size_t>(s))) {
-        by.emplace_back(CountKeysInSlot(ctx.keyspace(), s), s);
-      }
-    }
-    std::stable_sort(by.begin(), by.end(), [desc](const auto& x, const auto& y) {
-      return desc ? x.first > y.first : x.first < y.first;
-    });
-    if (by.size() > static_cast<size_t>(limit)) by.resize(static_cast<size_t>(limit));
-    ctx.rb().Array(by.size());
-    for (const auto& [count, s] : by) {
-      ctx.rb().Array(2);
-      ctx.rb().Integer(s);
-      ctx.rb().Map(1);
-      ctx.rb().Bulk("key-count");
-      ctx.rb().Integer(count);
-    }
+    ctx.rb().Array(slots.size());
+    for (int s : slots) reply_slot(s, CountKeysInSlot(ctx.keyspace(), s));
     return;
-  } else {
+  }
+  if (!EqualsIgnoreCase(ctx.arg(2), "orderby") || argc < 4) {
     return ctx.rb().Error(kUnknown);
   }
-  ctx.rb().Array(slots.size());
-  for (int s : slots) {
-    ctx.rb().Array(2);
-    ctx.rb().Integer(s);
-    ctx.rb().Map(1);
-    ctx.rb().Bulk("key-count");
-    ctx.rb().Integer(CountKeysInSlot(ctx.keyspace(), s));
+  // The metric: key-count, or one of the enabled ones.
+  int metric = -1;
+  const std::string_view m = ctx.arg(3);
+  if (EqualsIgnoreCase(m, "key-count")) {
+    metric = 0;
+  } else if (cpu && EqualsIgnoreCase(m, "cpu-usec")) {
+    metric = 1;
+  } else if (net && EqualsIgnoreCase(m, "network-bytes-in")) {
+    metric = 2;
+  } else if (net && EqualsIgnoreCase(m, "network-bytes-out")) {
+    metric = 3;
+  } else {
+    return ctx.rb().Error("ERR Unrecognized sort metric for ORDERBY.");
   }
+  int64_t limit = kNumSlots;  // no LIMIT: every served slot
+  bool desc = true;
+  bool saw_limit = false, saw_order = false;
+  for (size_t i = 4; i < argc; ++i) {
+    std::string_view a = ctx.arg(i);
+    if (EqualsIgnoreCase(a, "limit") && i + 1 < argc) {
+      if (saw_limit) return ctx.rb().Error("ERR Multiple filters of the same type are disallowed.");
+      saw_limit = true;
+      std::optional<int64_t> n = ParseInt64(ctx.arg(++i));
+      if (!n || *n < 1 || *n > kNumSlots) {
+        return ctx.rb().Error(
+            "ERR Limit has to lie in between 1 and 16384 (maximum number of slots).");
+      }
+      limit = *n;
+    } else if (EqualsIgnoreCase(a, "asc") || EqualsIgnoreCase(a, "desc")) {
+      if (saw_order) return ctx.rb().Error("ERR Multiple filters of the same type are disallowed.");
+      saw_order = true;
+      desc = EqualsIgnoreCase(a, "desc");
+    } else {
+      return ctx.rb().Error(errors::kSyntax);
+    }
+  }
+  struct Row {
+    uint64_t value;
+    int64_t count;
+    int slot;
+  };
+  std::vector<Row> rows;  // slot order
+  for (int s = 0; s < kNumSlots; ++s) {
+    if (!me.slots.test(static_cast<size_t>(s))) continue;
+    const int64_t count = CountKeysInSlot(ctx.keyspace(), s);
+    uint64_t v = static_cast<uint64_t>(count);
+    if (metric == 1) v = router->StatCpu(s);
+    if (metric == 2) v = router->StatIn(s);
+    if (metric == 3) v = router->StatOut(s);
+    rows.push_back({v, count, s});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [desc](const Row& x, const Row& y) {
+    return desc ? x.value > y.value : x.value < y.value;
+  });
+  if (rows.size() > static_cast<size_t>(limit)) rows.resize(static_cast<size_t>(limit));
+  ctx.rb().Array(rows.size());
+  for (const Row& r : rows) reply_slot(r.slot, r.count);
 }
 
 // ADDSLOTS / DELSLOTS (ranges or not): parse and check as Redis does, argument by
@@ -1139,6 +1240,14 @@ Status ClusterRuntime::Start(Server& server, Config& config) {
       "cluster-allow-replica-migration", "cluster-replica-validity-factor",
       "cluster-migration-barrier", "cluster-replica-no-failover",
       "cluster-preferred-endpoint-type", "port"};
+  {
+    Config* cfg = &config;
+    ClusterRouter* router = router_.get();
+    router->SetSlotStats(config.GetString("cluster-slot-stats-enabled"));
+    config.OnChange("cluster-slot-stats-enabled", [cfg, router] {
+      router->SetSlotStats(cfg->GetString("cluster-slot-stats-enabled"));
+    });
+  }
   for (const char* name : kLive) {
     Config* cfg = &config;
     ClusterState* state = state_.get();
@@ -1188,6 +1297,7 @@ void ClusterRuntime::Stop() {
     (void)state_->SaveIfDirty();
   }
   if (server_ != nullptr) server_->set_cluster(nullptr);
+  if (router_ != nullptr) router_->SetSlotStats("no");  // the dispatcher's hook goes
   SetClusterScriptHooks(nullptr);
   SetClusterState(nullptr);
 }

@@ -91,3 +91,38 @@ def test_slot_stats_key_count(tmp_path, binary):
             with pytest.raises(redis.ResponseError) as e:
                 slot_stats(c, *args)
             assert str(e.value) == text, (args, str(e.value))
+
+
+@pytest.mark.parametrize("binary", BINARIES)
+def test_slot_stats_cpu_and_network(tmp_path, binary):
+    with ClusterNodes(tmp_path, 1, binaries=binary, node_timeout=1000) as (n,):
+        c = n.client()
+        c.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+        assert wait_until(lambda: b"cluster_state:ok" in c.execute_command("CLUSTER", "INFO"),
+                          timeout=30)
+        s = int(c.execute_command("CLUSTER", "KEYSLOT", "{zz}"))
+        c.set("{zz}x", "1")  # not counted: stats off
+        c.config_set("cluster-slot-stats-enabled", "cpu net")
+        c.set("{zz}a", "2")                          # 31 bytes in, "+OK\r\n" 5 out
+        c.get("{zz}a")                               # 24 in, "$1\r\n2\r\n" 7 out
+        c.execute_command("MGET", "{zz}a", "{zz}b")  # 36 in, 16 out
+        c.ping()                                     # keyless: no slot
+        (slot, stats), = slot_stats(c, "SLOTSRANGE", s, s)
+        stats = dict(zip(stats[::2], stats[1::2]))
+        assert slot == s
+        assert set(stats) == {b"key-count", b"cpu-usec", b"network-bytes-in", b"network-bytes-out"}
+        assert stats[b"key-count"] == 2
+        assert stats[b"network-bytes-in"] == 91
+        assert stats[b"network-bytes-out"] == 28
+        assert stats[b"cpu-usec"] >= 0
+        assert slot_stats(c, "ORDERBY", "network-bytes-in", "LIMIT", 1)[0][0] == s
+        assert slot_stats(c, "ORDERBY", "network-bytes-out", "LIMIT", 1)[0][0] == s
+        assert len(slot_stats(c, "ORDERBY", "cpu-usec", "LIMIT", 5)) == 5
+        # net only: cpu-usec leaves the reply and the metrics.
+        c.config_set("cluster-slot-stats-enabled", "net")
+        (_, stats), = slot_stats(c, "SLOTSRANGE", s, s)
+        assert stats == [b"key-count", 2, b"network-bytes-in", 91, b"network-bytes-out", 28]
+        with pytest.raises(redis.ResponseError, match="Unrecognized sort metric"):
+            slot_stats(c, "ORDERBY", "cpu-usec")
+        c.config_set("cluster-slot-stats-enabled", "no")
+        assert slot_stats(c, "SLOTSRANGE", s, s) == [[s, [b"key-count", 2]]]
