@@ -635,7 +635,9 @@ void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::str
   const SlotStatsHook slot_stats = g_slot_stats_hook.load(std::memory_order_relaxed);
   const int64_t started_us = slot_stats != nullptr ? MonotonicUs() : 0;
   DispatchInner(w, c, rb, args, cmd);
-  if (t_routed_slot >= 0) [[unlikely]] {
+  // (Only a connection's command was routed: a script's inner commands, dispatched for
+  // an in-process client inside EVAL, leave EVAL's mark alone.)
+  if (t_routed_slot >= 0 && c.AsConnection() != nullptr) [[unlikely]] {
     if (slot_stats != nullptr) {
       slot_stats(t_routed_slot, args, MonotonicUs() - started_us, out.size() - out_before);
     }
