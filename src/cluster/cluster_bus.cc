@@ -538,6 +538,12 @@ void ClusterBus::SendPing(Link* l, uint16_t type, int64_t now) {
       if (!s.announce_human_nodename.empty()) {
         m.exts.push_back({bus::kExtHumanNodename, s.announce_human_nodename, 0});
       }
+      // Nodes forgotten with CLUSTER FORGET (Redis >= 7.2 sends one extension per
+      // banned name with the seconds left, so the whole cluster forgets it).
+      for (auto& [name, ttl] : state_->Blacklist(now)) {
+        if (name == peer) continue;
+        m.exts.push_back({bus::kExtForgottenNode, std::move(name), ttl});
+      }
       Node* me = state_->MyselfLocked();
       if (me->shard_id.size() == kNodeNameLen) {
         m.exts.push_back({bus::kExtShardId, me->shard_id, 0});

@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/key_hash.h"
 #include "common/string_util.h"
+#include "engine/database.h"
 #include "engine/keyspace.h"
 #include "server/client.h"
 #include "server/cluster_hooks.h"
@@ -21,6 +22,7 @@
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "server/slot_stats_hooks.h"
 
 namespace hotkv::cluster {
 
@@ -182,7 +184,26 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
     Query q;
     AddKeys(server, q, args, pos, pubsub_shard);
     const bool migrate = cmd == migrate_;
-    return Decide(c, q, cmd->is(kCmdWrite), cmd->is(kCmdAsking), pubsub_shard, migrate, error);
+    if (!Decide(c, q, cmd->is(kCmdWrite), cmd->is(kCmdAsking), pubsub_shard, migrate, error)) {
+      return false;
+    }
+    if (q.have_first && stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      t_routed_slot = q.slot;  // CLUSTER SLOT-STATS cpu / net
+    }
+    if (pos.size() == 1 && q.have_first) {
+      // Hand the slot on to the dispatcher's key lookup (LocateKey) and the engine's
+      // per-slot count, which would compute the CRC16 again: the key hint, cleared by
+      // Dispatch after this command whatever happens to it. A pipeline-prefetch hint for
+      // this key has the shard and hash but no slot.
+      const std::string_view key = args[static_cast<size_t>(pos[0])];
+      if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+        t_key_hint.slot = static_cast<uint32_t>(q.slot);
+      } else {
+        const uint32_t slot = static_cast<uint32_t>(q.slot);
+        SetKeyHint(key, Keyspace::ShardOfSlot(slot), HashKey(key), slot);
+      }
+    }
+    return true;
   }
 
   bool RouteExec(Server& server, Client& c, const std::vector<QueuedCommand>& queue,
@@ -201,7 +222,11 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
       pubsub_shard_any = pubsub_shard_any || pubsub_shard;
       if (!AddKeys(server, q, views, pos, pubsub_shard)) break;
     }
-    return Decide(c, q, is_write, false, false, false, error);
+    if (!Decide(c, q, is_write, false, false, false, error)) return false;
+    if (q.have_first && stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      t_routed_slot = q.slot;
+    }
+    return true;
   }
 
   bool RouteFromScript(Server& server, Client& caller, const CommandSpec* cmd,
@@ -240,6 +265,28 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
 
   std::string InfoSection() override { return "# Cluster\r\ncluster_enabled:1\r\n"; }
 
+  uint64_t BlockedCheckVersion() override {
+    return state_->cluster_ok() ? state_->route_version() : 0;
+  }
+
+  bool BlockedKeyServed(std::string_view key, std::string* error) override {
+    // Down (even with cluster-allow-reads-when-down: a write that would unblock it may
+    // never come, as Redis says).
+    if (!state_->cluster_ok()) {
+      error->assign(kDown);
+      return false;
+    }
+    const int slot = static_cast<int>(KeySlot(key));
+    const SlotRoute r = state_->Route(slot);
+    if (r.mine() || r.importing()) return true;
+    if (r.kind() == SlotRoute::kUnassigned) {
+      error->assign(kDownUnbound);
+      return false;
+    }
+    error->assign("MOVED " + std::to_string(slot) + " " + state_->Endpoint(r.owner_endpoint()));
+    return false;
+  }
+
  private:
   ClusterState* state_;
   const CommandSpec* spublish_ = nullptr;
@@ -248,6 +295,69 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
   const CommandSpec* migrate_ = nullptr;
   std::atomic<bool> allow_reads_when_down_{false};
   std::atomic<bool> allow_pubsubshard_when_down_{true};
+
+ public:
+  // ---- CLUSTER SLOT-STATS cpu-usec / network-bytes-in / network-bytes-out ----
+  enum : uint32_t { kStatCpu = 1, kStatNet = 2 };
+  // cluster-slot-stats-enabled: "no", "yes", or words among cpu, net, mem (mem is not
+  // kept). Installs or removes the dispatcher's hook.
+  void SetSlotStats(std::string_view value) {
+    uint32_t f = 0;
+    size_t i = 0;
+    while (i < value.size()) {
+      size_t j = value.find(' ', i);
+      if (j == std::string_view::npos) j = value.size();
+      std::string_view w = value.substr(i, j - i);
+      if (EqualsIgnoreCase(w, "yes")) f |= kStatCpu | kStatNet;
+      if (EqualsIgnoreCase(w, "cpu")) f |= kStatCpu;
+      if (EqualsIgnoreCase(w, "net")) f |= kStatNet;
+      i = j + 1;
+    }
+    stats_flags_.store(f, std::memory_order_relaxed);
+    s_stats_router_.store(this, std::memory_order_release);
+    g_slot_stats_hook.store(f != 0 ? &RecordHook : nullptr, std::memory_order_release);
+  }
+  uint32_t stats_flags() const { return stats_flags_.load(std::memory_order_relaxed); }
+  uint64_t StatCpu(int slot) const { return stat_cpu_[slot].load(std::memory_order_relaxed); }
+  uint64_t StatIn(int slot) const { return stat_in_[slot].load(std::memory_order_relaxed); }
+  uint64_t StatOut(int slot) const { return stat_out_[slot].load(std::memory_order_relaxed); }
+  static ClusterRouter* StatsRouter() { return s_stats_router_.load(std::memory_order_acquire); }
+
+ private:
+  static size_t Digits(size_t n) {
+    size_t d = 1;
+    while (n >= 10) {
+      n /= 10;
+      ++d;
+    }
+    return d;
+  }
+  // The command's size as a RESP request ("*N\r\n" then "$len\r\n<arg>\r\n" each), what
+  // Redis counts as its network bytes in.
+  static size_t RespSize(const std::vector<std::string_view>& args) {
+    size_t n = 1 + Digits(args.size()) + 2;
+    for (std::string_view a : args) n += 1 + Digits(a.size()) + 2 + a.size() + 2;
+    return n;
+  }
+  static void RecordHook(int slot, const std::vector<std::string_view>& args, int64_t usec,
+                         size_t bytes_out) {
+    ClusterRouter* r = s_stats_router_.load(std::memory_order_acquire);
+    if (r == nullptr || slot < 0 || slot >= kNumSlots) return;
+    const uint32_t f = r->stats_flags_.load(std::memory_order_relaxed);
+    if (f & kStatCpu) {
+      r->stat_cpu_[slot].fetch_add(static_cast<uint64_t>(std::max<int64_t>(usec, 0)),
+                                   std::memory_order_relaxed);
+    }
+    if (f & kStatNet) {
+      r->stat_in_[slot].fetch_add(RespSize(args), std::memory_order_relaxed);
+      r->stat_out_[slot].fetch_add(bytes_out, std::memory_order_relaxed);
+    }
+  }
+  std::atomic<uint32_t> stats_flags_{0};
+  std::unique_ptr<std::atomic<uint64_t>[]> stat_cpu_{new std::atomic<uint64_t>[kNumSlots]()};
+  std::unique_ptr<std::atomic<uint64_t>[]> stat_in_{new std::atomic<uint64_t>[kNumSlots]()};
+  std::unique_ptr<std::atomic<uint64_t>[]> stat_out_{new std::atomic<uint64_t>[kNumSlots]()};
+  static inline std::atomic<ClusterRouter*> s_stats_router_{nullptr};
 };
 
 // ------------------------------------------------------------------------ commands
@@ -547,6 +657,121 @@ void ClusterGetKeysInSlot(CommandContext& ctx) {
   for (const std::string& k : keys) ctx.rb().Bulk(k);
 }
 
+// CLUSTER SLOT-STATS (Redis 8.0): per-slot statistics of the slots this node serves,
+// SLOTSRANGE start end (in slot order) or ORDERBY metric [LIMIT n] [ASC|DESC] (DESC by
+// default; equal values in slot order). Only key-count is kept: the cpu-usec and
+// network-bytes-in/out metrics Redis adds with cluster-slot-stats-enabled are not
+// tracked (that setting is accepted and ignored), so ORDERBY of them answers as Redis
+// does while they are off.
+void ClusterSlotStats(CommandContext& ctx) {
+  ClusterState* st = StateOrReply(ctx);
+  if (st == nullptr) return;
+  constexpr std::string_view kUnknown =
+      "ERR unknown subcommand or wrong number of arguments for 'SLOT-STATS'. Try CLUSTER HELP.";
+  ClusterRouter* router = ClusterRouter::StatsRouter();
+  const uint32_t flags = router != nullptr ? router->stats_flags() : 0;
+  const bool cpu = (flags & ClusterRouter::kStatCpu) != 0;
+  const bool net = (flags & ClusterRouter::kStatNet) != 0;
+  // One slot's statistics: a map of the enabled metrics, key-count first.
+  auto reply_slot = [&](int s, int64_t count) {
+    ctx.rb().Array(2);
+    ctx.rb().Integer(s);
+    ctx.rb().Map(1 + (cpu ? 1 : 0) + (net ? 2 : 0));
+    ctx.rb().Bulk("key-count");
+    ctx.rb().Integer(count);
+    if (cpu) {
+      ctx.rb().Bulk("cpu-usec");
+      ctx.rb().Integer(static_cast<int64_t>(router->StatCpu(s)));
+    }
+    if (net) {
+      ctx.rb().Bulk("network-bytes-in");
+      ctx.rb().Integer(static_cast<int64_t>(router->StatIn(s)));
+      ctx.rb().Bulk("network-bytes-out");
+      ctx.rb().Integer(static_cast<int64_t>(router->StatOut(s)));
+    }
+  };
+  const size_t argc = ctx.argc();
+  const Node me = st->Myself();
+  if (EqualsIgnoreCase(ctx.arg(2), "slotsrange") && argc == 5) {
+    std::optional<int64_t> a = ParseInt64(ctx.arg(3));
+    std::optional<int64_t> b = ParseInt64(ctx.arg(4));
+    if (!a || !b || *a < 0 || *a >= kNumSlots || *b < 0 || *b >= kNumSlots) {
+      return ctx.rb().Error("ERR Invalid or out of range slot");
+    }
+    if (*a > *b) {
+      return ctx.rb().Error("ERR Start slot number " + std::to_string(*a) +
+                            " is greater than end slot number " + std::to_string(*b));
+    }
+    std::vector<int> slots;
+    for (int64_t s = *a; s <= *b; ++s) {
+      if (me.slots.test(static_cast<size_t>(s))) slots.push_back(static_cast<int>(s));
+    }
+    ctx.rb().Array(slots.size());
+    for (int s : slots) reply_slot(s, CountKeysInSlot(ctx.keyspace(), s));
+    return;
+  }
+  if (!EqualsIgnoreCase(ctx.arg(2), "orderby") || argc < 4) {
+    return ctx.rb().Error(kUnknown);
+  }
+  // The metric: key-count, or one of the enabled ones.
+  int metric = -1;
+  const std::string_view m = ctx.arg(3);
+  if (EqualsIgnoreCase(m, "key-count")) {
+    metric = 0;
+  } else if (cpu && EqualsIgnoreCase(m, "cpu-usec")) {
+    metric = 1;
+  } else if (net && EqualsIgnoreCase(m, "network-bytes-in")) {
+    metric = 2;
+  } else if (net && EqualsIgnoreCase(m, "network-bytes-out")) {
+    metric = 3;
+  } else {
+    return ctx.rb().Error("ERR Unrecognized sort metric for ORDERBY.");
+  }
+  int64_t limit = kNumSlots;  // no LIMIT: every served slot
+  bool desc = true;
+  bool saw_limit = false, saw_order = false;
+  for (size_t i = 4; i < argc; ++i) {
+    std::string_view a = ctx.arg(i);
+    if (EqualsIgnoreCase(a, "limit") && i + 1 < argc) {
+      if (saw_limit) return ctx.rb().Error("ERR Multiple filters of the same type are disallowed.");
+      saw_limit = true;
+      std::optional<int64_t> n = ParseInt64(ctx.arg(++i));
+      if (!n || *n < 1 || *n > kNumSlots) {
+        return ctx.rb().Error(
+            "ERR Limit has to lie in between 1 and 16384 (maximum number of slots).");
+      }
+      limit = *n;
+    } else if (EqualsIgnoreCase(a, "asc") || EqualsIgnoreCase(a, "desc")) {
+      if (saw_order) return ctx.rb().Error("ERR Multiple filters of the same type are disallowed.");
+      saw_order = true;
+      desc = EqualsIgnoreCase(a, "desc");
+    } else {
+      return ctx.rb().Error(errors::kSyntax);
+    }
+  }
+  struct Row {
+    uint64_t value;
+    int64_t count;
+    int slot;
+  };
+  std::vector<Row> rows;  // slot order
+  for (int s = 0; s < kNumSlots; ++s) {
+    if (!me.slots.test(static_cast<size_t>(s))) continue;
+    const int64_t count = CountKeysInSlot(ctx.keyspace(), s);
+    uint64_t v = static_cast<uint64_t>(count);
+    if (metric == 1) v = router->StatCpu(s);
+    if (metric == 2) v = router->StatIn(s);
+    if (metric == 3) v = router->StatOut(s);
+    rows.push_back({v, count, s});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [desc](const Row& x, const Row& y) {
+    return desc ? x.value > y.value : x.value < y.value;
+  });
+  if (rows.size() > static_cast<size_t>(limit)) rows.resize(static_cast<size_t>(limit));
+  ctx.rb().Array(rows.size());
+  for (const Row& r : rows) reply_slot(r.slot, r.count);
+}
+
 // ADDSLOTS / DELSLOTS (ranges or not): parse and check as Redis does, argument by
 // argument, then apply all or none.
 void SlotsCommand(CommandContext& ctx, bool del, bool ranges) {
@@ -841,6 +1066,8 @@ void ClusterHelp(CommandContext& ctx) {
       "SLOTS",
       "    Return information about slots range mappings. Each range is made of:",
       "    start, end, master and replicas IP addresses, ports and ids",
+      "SLOT-STATS",
+      "    Return an array of slot usage statistics for slots assigned to the current node.",
       "SHARDS",
       "    Return information about slot range mappings and the nodes associated with them.",
       "LINKS",
@@ -921,17 +1148,19 @@ void RegisterClusterCommands(CommandTable& t) {
       {"setslot", -4, "no_async_loading admin stale may_replicate", ClusterSetSlot, "3.0.0", "O(1)", "Binds a hash slot to a node.", "slot:integer <subcommand: IMPORTING importing:string | MIGRATING migrating:string | NODE node:string | STABLE>", "@admin @slow @dangerous"},
       {"shards", 2, "loading stale", ClusterShards, "7.0.0", "O(N) where N is the total number of cluster nodes", "Returns the mapping of cluster slots to shards.", "", "@slow"},
       {"slaves", 3, "admin loading stale", ClusterReplicas, "3.0.0", "O(N) where N is the number of replicas.", "Lists the replica nodes of a master node.", "node-id", "@admin @slow @dangerous"},
+      {"slot-stats", -4, "loading stale", ClusterSlotStats, "8.0.0", "O(N) where N is the total number of slots based on arguments. O(N*log(N)) with ORDERBY subcommand.", "Return an array of slot usage statistics for slots assigned to the current node.", "<filter: <slotsrange: SLOTSRANGE start-slot:integer end-slot:integer> | <orderby: ORDERBY metric:string [LIMIT limit:integer] [order: ASC | DESC]>>", "@slow"},
       {"slots", 2, "loading stale", ClusterSlots, "3.0.0", "O(N) where N is the total number of Cluster nodes", "Returns the mapping of cluster slots to nodes.", "", "@slow"},
   };
   // Redis's request/response tips: these replies depend on the cluster's state.
   static const std::string_view kNondeterministic[] = {
       "bumpepoch", "count-failure-reports", "getkeysinslot", "info", "links", "myshardid",
-      "nodes", "replicas", "shards", "slaves", "slots"};
+      "nodes", "replicas", "shards", "slaves", "slot-stats", "slots"};
   for (const Sub& s : kSubs) {
     std::vector<std::string> tips;
     for (std::string_view n : kNondeterministic) {
       if (n == s.name) tips.push_back("nondeterministic_output");
     }
+    if (std::string_view(s.name) == "slot-stats") tips.push_back("request_policy:all_shards");
     t.AddSub("cluster", {.name = s.name, .arity = s.arity, .flags = s.flags, .acl = s.acl,
                          .handler = s.handler,
                          .doc = {"cluster", s.since, s.complexity, s.summary, s.syntax},
@@ -1011,6 +1240,14 @@ Status ClusterRuntime::Start(Server& server, Config& config) {
       "cluster-allow-replica-migration", "cluster-replica-validity-factor",
       "cluster-migration-barrier", "cluster-replica-no-failover",
       "cluster-preferred-endpoint-type", "port"};
+  {
+    Config* cfg = &config;
+    ClusterRouter* router = router_.get();
+    router->SetSlotStats(config.GetString("cluster-slot-stats-enabled"));
+    config.OnChange("cluster-slot-stats-enabled", [cfg, router] {
+      router->SetSlotStats(cfg->GetString("cluster-slot-stats-enabled"));
+    });
+  }
   for (const char* name : kLive) {
     Config* cfg = &config;
     ClusterState* state = state_.get();
@@ -1040,6 +1277,10 @@ void ClusterRuntime::Cron() {
     if (stop_) break;
     lk.unlock();
     state_->Tick(WallMs());
+    // Keys left in slots the bus gave to a node with a higher config epoch.
+    if (std::vector<int> lost = state_->TakeLostSlots(); !lost.empty() && server_ != nullptr) {
+      DeleteDirtySlots(server_->worker(0), state_.get(), std::move(lost));
+    }
     lk.lock();
   }
 }
@@ -1056,6 +1297,7 @@ void ClusterRuntime::Stop() {
     (void)state_->SaveIfDirty();
   }
   if (server_ != nullptr) server_->set_cluster(nullptr);
+  if (router_ != nullptr) router_->SetSlotStats("no");  // the dispatcher's hook goes
   SetClusterScriptHooks(nullptr);
   SetClusterState(nullptr);
 }

@@ -366,7 +366,10 @@ void ClusterState::RepublishSlotLocked(int slot) {
     w |= 4 | (static_cast<uint64_t>(EndpointIndexLocked(*migrating_to_[slot])) << 32);
   }
   if (importing_from_[slot] != nullptr) w |= 8;
-  routes_[slot].store(w, std::memory_order_release);
+  if (routes_[slot].load(std::memory_order_relaxed) != w) {
+    routes_[slot].store(w, std::memory_order_release);
+    route_version_.fetch_add(1, std::memory_order_acq_rel);
+  }
 }
 
 void ClusterState::RepublishLocked() {
@@ -411,6 +414,7 @@ void ClusterState::UpdateStateLocked() {
       return;  // stay down a little after leaving a minority partition, as Redis does
     }
     state_ok_.store(ok, std::memory_order_relaxed);
+    route_version_.fetch_add(1, std::memory_order_acq_rel);
   }
 }
 
@@ -877,6 +881,7 @@ bool ClusterState::ClaimSlots(const std::string& sender_name, uint64_t sender_ep
   auto lock = Lock();
   Node* sender = FindLocked(sender_name);
   if (sender == nullptr || sender == myself_) return false;
+  const int had = myself_ != nullptr ? myself_->NumSlots() : 0;
   bool lost = false;
   bool changed = false;
   for (int s = 0; s < kNumSlots; ++s) {
@@ -885,7 +890,12 @@ bool ClusterState::ClaimSlots(const std::string& sender_name, uint64_t sender_ep
     if (cur == sender) continue;
     if (importing_from_[s] != nullptr) continue;  // we are importing it: manual fixing
     if (cur == nullptr || cur->config_epoch < sender_epoch) {
-      if (cur == myself_) lost = true;
+      if (cur == myself_) {
+        lost = true;
+        // A "dirty" slot (clusterUpdateSlotsConfigWith): its keys are deleted by the
+        // runtime once it has checked that the slot holds some and is still not ours.
+        lost_slots_.push_back(s);
+      }
       SetSlotOwnerLocked(s, sender);
       if (migrating_to_[s] != nullptr) {
         migrating_to_[s] = nullptr;
@@ -894,11 +904,26 @@ bool ClusterState::ClaimSlots(const std::string& sender_name, uint64_t sender_ep
       changed = true;
     }
   }
+  if (lost && had > 0 && myself_->NumSlots() == 0 && myself_->IsPrimary()) {
+    // Redis (cluster-allow-replica-migration yes) would become a replica of the sender
+    // here; without replication HotKV stays an empty primary.
+    fprintf(stderr,
+            "Configuration change detected: %.40s took my last slot (config epoch %llu); "
+            "staying an empty primary (replication is not supported yet)\n",
+            sender->name.c_str(), static_cast<unsigned long long>(sender_epoch));
+  }
   if (changed) {
     MarkDirty(kSaveConfig | kUpdateState | kFsyncConfig);
     UpdateStateLocked();
   }
   return lost;
+}
+
+std::vector<int> ClusterState::TakeLostSlots() {
+  auto lock = Lock();
+  std::vector<int> out;
+  out.swap(lost_slots_);
+  return out;
 }
 
 bool ClusterState::HandleConfigEpochCollision(const std::string& other) {
@@ -982,6 +1007,16 @@ int ClusterState::CountFailReports(const std::string& name, int64_t now_ms) {
 void ClusterState::BlacklistNode(const std::string& name, int64_t now_ms) {
   auto lock = Lock();
   blacklist_[name] = now_ms + 60000;
+}
+
+std::vector<std::pair<std::string, uint64_t>> ClusterState::Blacklist(int64_t now_ms) {
+  auto lock = Lock();
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (const auto& [name, expiry] : blacklist_) {
+    if (expiry < now_ms) continue;  // expired (dropped by the next Tick)
+    out.emplace_back(name, static_cast<uint64_t>((expiry - now_ms) / 1000));
+  }
+  return out;
 }
 
 bool ClusterState::IsBlacklisted(const std::string& name, int64_t now_ms) {

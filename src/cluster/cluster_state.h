@@ -246,8 +246,19 @@ class ClusterState {
   void SetLastVoteEpoch(uint64_t epoch);
   // Every slot in `claimed` is given to `sender` where it is unassigned or its owner's
   // config epoch is lower than `sender_epoch` (clusterUpdateSlotsConfigWith), except
-  // slots this node is importing. Returns true when myself lost slots.
+  // slots this node is importing. Returns true when myself lost slots. The slots myself
+  // lost this way are queued as "dirty" (TakeLostSlots): their keys must go, as Redis
+  // deletes the keys of slots it loses to a higher config epoch (delKeysInSlot). A
+  // primary that loses its last slot stays an empty primary (no replication yet; Redis
+  // would become a replica of the sender with cluster-allow-replica-migration yes) and
+  // says so on stderr.
   bool ClaimSlots(const std::string& sender, uint64_t sender_epoch, const SlotBitmap& claimed);
+  // The slots myself lost to ClaimSlots since the last call (each once, in order). The
+  // runtime deletes the keys left in those it still does not own.
+  std::vector<int> TakeLostSlots();
+  // Bumped whenever a slot's route changes or the cluster state flips between ok and
+  // fail: workers re-check their blocked clients only when it moved.
+  uint64_t route_version() const { return route_version_.load(std::memory_order_acquire); }
   // configEpoch collision (clusterHandleConfigEpochCollision): when `other` has the same
   // config epoch as myself and a smaller name, myself takes ++currentEpoch.
   bool HandleConfigEpochCollision(const std::string& other);
@@ -262,6 +273,9 @@ class ClusterState {
   // Forgotten nodes (CLUSTER FORGET's 60-second ban): not re-added from gossip.
   void BlacklistNode(const std::string& name, int64_t now_ms);
   bool IsBlacklisted(const std::string& name, int64_t now_ms);
+  // The names still banned at now_ms and the whole seconds their ban has left (the
+  // forgotten-node ping extension, so that other nodes forget them too).
+  std::vector<std::pair<std::string, uint64_t>> Blacklist(int64_t now_ms);
   // Recomputes the cluster state (ok/fail: full coverage, a majority of reachable
   // primaries, the rejoin delay after a minority partition), as clusterUpdateState does.
   void UpdateState();
@@ -336,6 +350,8 @@ class ClusterState {
   std::unordered_map<std::string, uint16_t> endpoint_index_;
   int cluster_size_ = 0;
   int64_t among_minority_since_ms_ = 0;
+  std::vector<int> lost_slots_;  // ClaimSlots -> TakeLostSlots
+  std::atomic<uint64_t> route_version_{1};
 };
 
 // The process-wide state (null when cluster-enabled is no). Set once by main.cc.

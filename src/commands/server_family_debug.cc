@@ -22,6 +22,7 @@
 
 #include "commands/helpers.h"
 #include "commands/register.h"
+#include "common/double_format.h"
 #include "common/random.h"
 #include "common/string_util.h"
 #include "engine/keyspace.h"
@@ -163,7 +164,7 @@ void ObjectDigest(const Entry& e, Digest d) {
       e.As<types::ZSetValue>()->ForEach([&](std::string_view m, double score) {
         Digest ed = {};
         char buf[64];
-        size_t n = FormatDouble(score, buf);
+        size_t n = FormatDoubleFpconv(score, buf);  // Redis >= 7.2's digest format
         MixDigest(ed, m);
         MixDigest(ed, buf, n);
         XorDigest(d, ed, 20);

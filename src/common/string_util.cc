@@ -1,5 +1,6 @@
 #include "common/string_util.h"
 
+#include "common/double_format.h"
 #include "common/grisu2.h"
 
 #include <cctype>
@@ -163,8 +164,19 @@ size_t FormatDouble(double v, char* buf) {
       return FormatInt64(ll, buf);
     }
   }
-  // ...others as fpconv_dtoa lays out Grisu2's digits: plain for exponents the rules
-  // below allow, else d.ddde-N / d.ddde+N (exponent without padding).
+  // ...others as fpconv_dtoa lays out Grisu2's digits.
+  return FormatDoubleFpconv(v, buf);
+}
+
+size_t FormatDoubleFpconv(double v, char* buf) {
+  if (std::isinf(v)) {
+    return FormatDouble(v, buf);
+  }
+  if (v == 0) {
+    return FormatDouble(v, buf);
+  }
+  // Grisu2's digits laid out as fpconv_dtoa does: plain for exponents the rules below
+  // allow, else d.ddde-N / d.ddde+N (exponent without padding).
   size_t n = 0;
   if (std::signbit(v)) {
     buf[n++] = '-';

@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "common/string_util.h"
 #include "server/command_context.h"
+#include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -378,6 +379,44 @@ bool UnblockClientById(Server& s, uint64_t id, bool with_error) {
     FinishUnblock(*target, *c, true, with_error);
   });
   return true;
+}
+
+size_t RedirectBlockedClients(Worker& w) {
+  ClusterHooks* cl = w.server().cluster();
+  if (cl == nullptr) {
+    return 0;
+  }
+  std::vector<Connection*> victims;
+  std::vector<std::string> errors;
+  std::string error;
+  w.ForEachConnection([&](Connection* conn) {
+    if (!conn->blocked()) {
+      return;
+    }
+    const std::shared_ptr<Waiter>& waiter = conn->block_state()->waiter;
+    // Blocked on keys only (not WAIT, not a FLUSHALL SYNC job); all keys of a blocked
+    // command are in one slot, so the first one decides.
+    if (waiter == nullptr || waiter->keys.empty()) {
+      return;
+    }
+    if (!cl->BlockedKeyServed(waiter->keys.front(), &error)) {
+      victims.push_back(conn);
+      errors.push_back(error);
+    }
+  });
+  size_t n = 0;
+  for (size_t i = 0; i < victims.size(); ++i) {
+    Client& c = *victims[i];
+    if (!c.block_state()->waiter->Claim()) {
+      continue;  // being served right now: its reply is on its way
+    }
+    if (c.output() != nullptr && !c.block_state()->reply_silenced) {
+      c.output()->Error(errors[i]);
+    }
+    FinishUnblock(w, c, true, true);
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace hotkv

@@ -128,5 +128,9 @@ void ExpireBlockedClients(Worker& w, int64_t now_ms);
 void UnblockOnClose(Worker& w, Client& c);
 // CLIENT UNBLOCK: returns whether the client was blocked (and is now being unblocked).
 bool UnblockClientById(Server& s, uint64_t id, bool with_error);
+// Cluster mode (ClusterHooks::BlockedKeyServed): on `w`'s thread, unblocks with the
+// hooks' error each of its connections blocked on keys whose first key this node no
+// longer serves. Returns how many.
+size_t RedirectBlockedClients(Worker& w);
 
 }  // namespace hotkv

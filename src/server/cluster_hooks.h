@@ -35,6 +35,16 @@ class ClusterHooks {
                          std::string* error) = 0;
   // The "# Cluster" section of INFO (with its header line, \r\n line ends).
   virtual std::string InfoSection() = 0;
+
+  // Clients blocked on keys (BLPOP, BLMOVE, BZPOPMIN, XREAD BLOCK...), Redis's
+  // clusterRedirectBlockedClientIfNeeded: the worker's cron re-checks them when this
+  // value moved since its last check (it moves whenever a slot's route changes or the
+  // cluster state flips) and on every tick while it is 0 (the cluster is down).
+  virtual uint64_t BlockedCheckVersion() = 0;
+  // For a client blocked on `key`: true to keep it blocked, false to unblock it with
+  // `*error` (no leading '-'): -CLUSTERDOWN while the cluster is down or the slot is
+  // unassigned, -MOVED when another node serves it (a slot being imported keeps it).
+  virtual bool BlockedKeyServed(std::string_view key, std::string* error) = 0;
 };
 
 }  // namespace hotkv

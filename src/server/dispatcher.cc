@@ -17,6 +17,7 @@
 #include "server/memory_limit.h"
 #include "server/server.h"
 #include "server/shard_state.h"
+#include "server/slot_stats_hooks.h"
 #include "server/tracking.h"
 #include "server/worker.h"
 
@@ -696,7 +697,18 @@ void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::str
   silenced.set_resp3(rb.resp3());
   pending.set_resp3(rb.resp3());
   c.set_push_outputs(c.reply_mode() == Client::ReplyMode::kOn ? nullptr : &silenced, &pending);
+  // CLUSTER SLOT-STATS cpu / net (server/slot_stats_hooks.h): only while enabled.
+  const SlotStatsHook slot_stats = g_slot_stats_hook.load(std::memory_order_relaxed);
+  const int64_t started_us = slot_stats != nullptr ? MonotonicUs() : 0;
   DispatchInner(w, c, rb, args, cmd);
+  // (Only a connection's command was routed: a script's inner commands, dispatched for
+  // an in-process client inside EVAL, leave EVAL's mark alone.)
+  if (t_routed_slot >= 0 && c.AsConnection() != nullptr) [[unlikely]] {
+    if (slot_stats != nullptr) {
+      slot_stats(t_routed_slot, args, MonotonicUs() - started_us, out.size() - out_before);
+    }
+    t_routed_slot = -1;
+  }
   c.set_push_outputs(nullptr, nullptr);
   if (c.asking_state() != 0) [[unlikely]] {
     // ASKING covers the next command (or the whole transaction it starts), as Redis's

@@ -461,6 +461,17 @@ void Worker::Cron(int64_t now_ms) {
   for (Connection* c : victims) {
     CloseConnection(c);
   }
+  // Cluster mode: clients blocked on keys whose slot moved away or is no longer served
+  // get -MOVED / -CLUSTERDOWN (Redis's clusterRedirectBlockedClientIfNeeded). Checked
+  // only when a route or the cluster state changed since the last look (or while down).
+  if (ClusterHooks* cl = server_->cluster();
+      cl != nullptr && g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    const uint64_t v = cl->BlockedCheckVersion();
+    if (v == 0 || v != blocked_route_version_) {
+      blocked_route_version_ = v;
+      RedirectBlockedClients(*this);
+    }
+  }
 }
 
 void Worker::Shutdown() {

@@ -226,6 +226,7 @@ class Worker : private IoSink {
   int64_t next_cron_ms_ = 0;
   // Min-heap of blocked clients' deadlines.
   std::vector<std::pair<int64_t, uint64_t>> block_timers_;
+  uint64_t blocked_route_version_ = 0;  // cluster: ClusterHooks::BlockedCheckVersion last seen
   size_t expire_cursor_ = 0;
   bool evicting_ = false;  // over maxmemory after a full eviction time budget
   WorkerStats stats_;

@@ -158,6 +158,32 @@ def test_digest_value_of_sorted_sets_matches_redis8(rb, tmp_path_factory):
         rb.flushall()
 
 
+# Scores whose digest text is fpconv_dtoa's alone (Redis >= 7.2), not the reply's
+# integer form: 1e16 is "1e+16" in the digest but 10000000000000000 in ZSCORE.
+DIGEST_SCORES = ["1e16", "1e8", "1.5e10", "1234567890123456789", "-1e15", "1e7", "123456789",
+                 "1e17", "1e22", "0.5", "-0", "inf", "-inf", "0.1", "1e-7", "5e-324"]
+
+
+def test_digest_value_of_integral_scores_matches_redis8(rb, tmp_path_factory):
+    r8 = start_peer(REDIS88, tmp_path_factory, args=["--enable-debug-command", "yes"])
+    try:
+        c8 = r8.client()
+        keys = []
+        for c in (rb, c8):
+            c.config_set("zset-max-listpack-entries", 0)
+            c.zadd("dgi:big", {f"m{i}": float(s) for i, s in enumerate(DIGEST_SCORES)})
+            c.config_set("zset-max-listpack-entries", 128)
+            for i, sc in enumerate(DIGEST_SCORES):
+                c.zadd(f"dgi:{i}", {"m": float(sc)})
+        keys = ["dgi:big"] + [f"dgi:{i}" for i in range(len(DIGEST_SCORES))]
+        mine = rb.execute_command("DEBUG", "DIGEST-VALUE", *keys)
+        theirs = c8.execute_command("DEBUG", "DIGEST-VALUE", *keys)
+        assert [(k, m, t) for k, m, t in zip(keys, mine, theirs) if m != t] == []
+    finally:
+        r8.stop()
+        rb.flushall()
+
+
 def test_function_dump_list_restore_without_functions(rb, redis7):
     # `redis-cli --cluster add-node`: FUNCTION DUMP on a cluster node, FUNCTION LIST on the
     # new one (must be empty), FUNCTION RESTORE of the dump there — in both directions.

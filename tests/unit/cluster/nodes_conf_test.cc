@@ -225,6 +225,52 @@ TEST(ClusterState, ClaimSlotsByConfigEpoch) {
   EXPECT_EQ(st.Endpoint(st.Route(10).owner_endpoint()), "10.0.0.2:7001");
 }
 
+// Slots myself loses to a higher config epoch are queued as dirty (their keys go), once
+// each; slots it imports and slots it did not own are not. Losing the last slot leaves
+// myself a primary (no replication: it cannot become the sender's replica).
+TEST(ClusterState, ClaimSlotsQueuesDirtySlots) {
+  TempDir dir;
+  ClusterSettings s;
+  s.config_file = dir.path() + "/nodes.conf";
+  ClusterState st;
+  st.SetSettings(s);
+  ASSERT_TRUE(st.LoadOrCreate().ok());
+  ASSERT_TRUE(st.AddSlots({10, 11, 20}).ok());
+  ASSERT_TRUE(st.SetConfigEpoch(5).ok());
+  {
+    auto lock = st.Lock();
+    st.AddNodeLocked(kB, kFlagMaster);
+  }
+  st.SetNodeAddress(kB, "10.0.0.2", 7001, 17001);
+  ASSERT_TRUE(st.SetSlotImporting(30, kB).ok());
+  const uint64_t v0 = st.route_version();
+  EXPECT_TRUE(st.TakeLostSlots().empty());
+  SlotBitmap claim;
+  claim.set(10);
+  claim.set(11);
+  claim.set(12);  // unassigned: not ours, not dirty
+  claim.set(30);  // importing: left alone
+  EXPECT_TRUE(st.ClaimSlots(kB, 6, claim));
+  EXPECT_GT(st.route_version(), v0);
+  EXPECT_EQ(st.TakeLostSlots(), (std::vector<int>{10, 11}));
+  EXPECT_TRUE(st.TakeLostSlots().empty());
+  EXPECT_EQ(st.ImportingFrom(30), kB);
+  EXPECT_EQ(st.SlotOwner(30), "");
+  // The same claim again changes nothing.
+  const uint64_t v1 = st.route_version();
+  EXPECT_FALSE(st.ClaimSlots(kB, 6, claim));
+  EXPECT_TRUE(st.TakeLostSlots().empty());
+  EXPECT_EQ(st.route_version(), v1);
+  // The last slot.
+  SlotBitmap last;
+  last.set(20);
+  EXPECT_TRUE(st.ClaimSlots(kB, 7, last));
+  EXPECT_EQ(st.TakeLostSlots(), (std::vector<int>{20}));
+  EXPECT_EQ(st.Myself().NumSlots(), 0);
+  EXPECT_TRUE(st.Myself().IsPrimary());
+  EXPECT_EQ(st.Myself().primary, "");
+}
+
 }  // namespace
 }  // namespace hotkv::cluster
 

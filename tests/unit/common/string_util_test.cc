@@ -1,8 +1,10 @@
 // Number parsing/formatting and glob matching with Redis's rules.
 #include "common/string_util.h"
+#include "common/double_format.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 namespace hotkv {
@@ -68,6 +70,32 @@ TEST(ParseDouble, AcceptsInfRejectsNan) {
   EXPECT_FALSE(ParseDouble("1x"));
   EXPECT_FALSE(ParseDouble(""));
   EXPECT_FALSE(ParseDouble("1e400"));
+}
+
+// fpconv_dtoa's layout without d2string's integer shortcut (Redis >= 7.2's DEBUG
+// DIGEST-VALUE text for sorted-set scores; each value checked against Redis 8.8's digest).
+TEST(FormatDoubleFpconv, NoIntegerShortcut) {
+  auto f = [](double v) {
+    char buf[64];
+    return std::string(buf, FormatDoubleFpconv(v, buf));
+  };
+  EXPECT_EQ(f(1e16), "1e+16");
+  EXPECT_EQ(f(1e8), "1e+8");
+  EXPECT_EQ(f(1e7), "10000000");
+  EXPECT_EQ(f(1.5e10), "1.5e+10");
+  EXPECT_EQ(f(123456789), "123456789");
+  EXPECT_EQ(f(1234567890123456789.0), "1234567890123456800");
+  EXPECT_EQ(f(-1e15), "-1e+15");
+  EXPECT_EQ(f(0.1), "0.1");
+  EXPECT_EQ(f(1e-7), "1e-7");
+  EXPECT_EQ(f(3), "3");
+  EXPECT_EQ(f(-0.0), "-0");
+  EXPECT_EQ(f(0.0), "0");
+  EXPECT_EQ(f(HUGE_VAL), "inf");
+  EXPECT_EQ(f(-HUGE_VAL), "-inf");
+  // FormatDouble (replies) keeps the integer form.
+  char buf[64];
+  EXPECT_EQ(std::string(buf, FormatDouble(1e16, buf)), "10000000000000000");
 }
 
 TEST(FormatDouble, ShortestRoundTrip) {
