@@ -91,7 +91,7 @@ void ScanCommand(CommandContext& ctx) {
   while (shard < Keyspace::kShardCount && static_cast<int64_t>(keys.size()) < count && budget > 0) {
     Shard& s = ks.shard(static_cast<uint32_t>(shard));
     if (!ctx.all_shards_locked()) {
-      s.lock.lock();
+      s.lock.lock_read();  // a read (its lazy expiry is no change to a snapshot's image)
     }
     const KeyTable& t = s.db(db).keys;
     if (t.empty()) {
@@ -141,7 +141,7 @@ void RandomKeyCommand(CommandContext& ctx) {
                    (Keyspace::kShardCount - 1);
       Shard& s = ks.shard(i);
       if (!ctx.all_shards_locked()) {
-        s.lock.lock();
+        s.lock.lock_read();  // a read (its lazy expiry is no change to a snapshot's image)
       }
       KeyTable& t = s.db(db).keys;
       std::string key;
