@@ -169,21 +169,17 @@ bool Recording(CommandContext* ctx, const ElementRecord* record) {
   return ctx != nullptr && record != nullptr && ctx->server().write_stream().active();
 }
 
-// Under the label lock, right after the change applied (see vector_common.h), and under
-// the key's shard lock (taken here unless held: the label lock before the shard lock;
-// nothing takes them the other way round for a set other threads can see). So a DEL,
-// RENAME, overwrite or expiry of the key either ran before (this write went to a set the
-// key no longer holds: it changed no key, and is not recorded) or is recorded after it.
+// Under the label lock, right after the change applied (see vector_common.h). Not when
+// the key no longer holds the set (DEL, expiry, overwrite freed its value while this
+// write ran outside the shard lock: VectorSet::MarkDetached takes every label lock, so
+// this check and the record are one step against it): the write changed no key, and a
+// record after that DEL would make the replay keep a set the server dropped.
 void RecordElementWrite(CommandContext* ctx, const ElementRecord* record, const VectorSet& set) {
   if (!Recording(ctx, record)) {
     return;
   }
   WriteStream& ws = ctx->server().write_stream();
-  const std::string_view key = (*record)[1];
-  KeyShardLock lock(*ctx, key);
-  KeyRef ref = ctx->db().Lookup(key);
-  if (ref && ref.entry()->type() == ValueType::kVectorSet &&
-      ref.entry()->As<VectorSetValue>()->set.get() == &set) {
+  if (!set.detached()) {
     ws.Append(ctx->db().index(), *record);
     ws.Commit();  // inside EXEC: waits for the transaction's EndMulti, under its locks
   }
