@@ -399,6 +399,7 @@ void MoveGeneric(CommandContext& ctx, std::string_view src, std::string_view dst
     dl->PushBack(value, limits);
   }
   ctx.KeyModified(dst, notify::kList, PushEvent(to));
+  ctx.AddDirty(-1);  // one change for Redis (lmoveHandlePush)
   // BLMOVE and BRPOPLPUSH (served or not) are replayed as LMOVE and RPOPLPUSH.
   if (ctx.propagating() && ctx.command()->name == "blmove") {
     ctx.PropagateAs({"LMOVE", src, dst, from == End::kLeft ? "LEFT" : "RIGHT",

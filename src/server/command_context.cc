@@ -68,7 +68,10 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
 }
 
 void CommandContext::AddDirty(int64_t n) {
-  if (n > 0) {
+  // n < 0 takes back what KeyModified counted in this command (RENAME: two keys, one
+  // change for Redis); the counter never goes below its value before the command, and
+  // every reader takes differences modulo 2^64.
+  if (n != 0) {
     WorkerStats::Inc(worker_.stats().dirty, static_cast<uint64_t>(n));
   }
 }

@@ -249,6 +249,17 @@ DIRTY = [
     (("XADD", "x", "2-1", "f", "v"), 1),
     (("XDEL", "x", "1-1", "2-1", "3-1"), 2),
     (("SREM", "s", "nope"), 0),
+    (("SET", "r", "v"), 1),
+    (("RENAME", "r", "r2"), 1),
+    (("RENAMENX", "r2", "r3"), 1),
+    (("MOVE", "r3", "3"), 1),
+    (("RPUSH", "l1", "a", "b"), 2),
+    (("LMOVE", "l1", "l2", "LEFT", "RIGHT"), 1),
+    (("RPOPLPUSH", "l1", "l2"), 1),  # l1 emptied and deleted: still one
+    (("RPUSH", "l3", "a", "b", "c"), 3),
+    (("LTRIM", "l3", "0", "-1"), 0),
+    (("LTRIM", "l3", "0", "0"), 2),
+    (("LPOP", "l3"), 1),  # emptied
 ]
 
 
