@@ -320,6 +320,7 @@ def main():
     ap.add_argument("--servers", default="hotkv,redis")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build/release"))
     ap.add_argument("--no-record", action="store_true")
+    ap.add_argument("--no-aof", action="store_true", help="skip the AOF CPU-per-SET runs")
     ap.add_argument("--hotkv-args", default="", help="extra options for HotKV's server, "
                     "e.g. \"--bgsave-mode walk\"")
     a = ap.parse_args()
@@ -334,6 +335,7 @@ def main():
     base = tempfile.mkdtemp(prefix="hotkv-persist-bench-")
     results = {"keys": keys, "small": small, "rate": a.rate, "date": stamp,
                "hotkv_args": a.hotkv_args,
+               "loadavg_at_start": open("/proc/loadavg").read().split()[:3],
                "machine": f"{os.cpu_count()} CPUs, {os.uname().release}", "servers": {}}
     try:
         for kind in a.servers.split(","):
@@ -356,7 +358,7 @@ def main():
                 print(f"{kind}: load {r['load_s']:.2f} s", flush=True)
             finally:
                 srv.stop()
-            for fsync in ("everysec", "always"):
+            for fsync in () if a.no_aof else ("everysec", "always"):
                 r[f"aof_{fsync}"] = measure_aof(kind, binaries[kind], base, fsync, aof_requests)
             results["servers"][kind] = r
     finally:
@@ -381,7 +383,9 @@ def render(res, a):
     lines = [f"# Persistence benchmark, {res['date']}", "",
              f"Machine: {res['machine']}. Command: `bench/persistence.py "
              f"{'--quick ' if a.quick else ''}--rate {a.rate} --servers {a.servers}"
-             f"{' --hotkv-args ' + shlex.quote(a.hotkv_args) if a.hotkv_args else ''}`. "
+             f"{' --hotkv-args ' + shlex.quote(a.hotkv_args) if a.hotkv_args else ''}"
+             f"{' --no-aof' if a.no_aof else ''}`. "
+             f"Load average at start: {' '.join(res.get('loadavg_at_start', []))}. "
              f"Data: {res['keys']:,} strings x 256 B + {res['small']:,} each of 5-field hashes, "
              f"10-element lists, 10-member sorted sets.", "",
              "| | " + " | ".join(kinds) + (" | HotKV / Redis |" if len(kinds) == 2 else " |"),

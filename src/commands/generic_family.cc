@@ -189,6 +189,7 @@ void RenameGeneric(CommandContext& ctx, bool nx) {
   db.Insert(to, e);
   ctx.KeyModified(src, notify::kGeneric, "rename_from");
   ctx.KeyModified(dst, notify::kGeneric, "rename_to");
+  ctx.AddDirty(-1);  // one change for Redis
   return nx ? ctx.rb().Integer(1) : ctx.rb().Ok();
 }
 void RenameCommand(CommandContext& ctx) { RenameGeneric(ctx, false); }
@@ -271,6 +272,7 @@ void MoveCommand(CommandContext& ctx) {
   to_db.Insert(to, e);
   ctx.KeyModified(key, notify::kGeneric, "move_from");
   ctx.KeyModified(key, notify::kGeneric, "move_to", *d);
+  ctx.AddDirty(-1);  // one change for Redis
   ctx.rb().Integer(1);
 }
 

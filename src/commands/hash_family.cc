@@ -58,6 +58,7 @@ void HSetGeneric(CommandContext& ctx, bool hmset) {
     created += hash->Set(ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
   }
   ctx.KeyModified(key, notify::kHash, "hset");
+  ctx.AddDirty(static_cast<int64_t>(ctx.argc() - 2) / 2 - 1);  // Redis: one per pair
   if (hmset) {
     ctx.rb().Ok();
   } else {
@@ -176,6 +177,7 @@ void HDelCommand(CommandContext& ctx) {
   }
   if (deleted > 0) {
     ctx.KeyModified(key, notify::kHash, "hdel");
+    ctx.AddDirty(deleted - 1);
     if (key_removed) {
       ctx.Notify(notify::kGeneric, "del", key);
     }

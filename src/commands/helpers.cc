@@ -39,6 +39,7 @@ void DeleteIfEmpty(CommandContext& ctx, KeyRef& ref, std::string_view key, bool 
   }
   ctx.db().Erase(ref);
   ctx.KeyModified(key, notify::kGeneric, "del");
+  ctx.AddDirty(-1);  // Redis counts the change that emptied it, not the deletion
 }
 
 Entry* ReserveString(Database& db, KeyRef& ref, size_t want) {

@@ -95,9 +95,11 @@ void ScanCommand(CommandContext& ctx) {
   Keyspace& ks = ctx.keyspace();
   while (shard < Keyspace::kShardCount && static_cast<int64_t>(keys.size()) < count && budget > 0) {
     Shard& s = ks.shard(static_cast<uint32_t>(shard));
-    if (!ctx.all_shards_locked() && !s.lock.try_lock() &&
-        !LockContendedUnlessBusy(ks, static_cast<uint32_t>(shard), false)) {
-      return ctx.rb().Error(BusyScriptError());  // a busy script holds it: as Redis, -BUSY
+    // A read (its lazy expiry is no change to a snapshot's image); a busy script holding
+    // the shard answers -BUSY, as Redis.
+    if (!ctx.all_shards_locked() && !s.lock.try_lock_read() &&
+        !LockContendedUnlessBusy(ks, static_cast<uint32_t>(shard), true)) {
+      return ctx.rb().Error(BusyScriptError());
     }
     const KeyTable& t = s.db(db).keys;
     if (t.empty()) {
@@ -147,7 +149,7 @@ void RandomKeyCommand(CommandContext& ctx) {
                    (Keyspace::kShardCount - 1);
       Shard& s = ks.shard(i);
       if (!ctx.all_shards_locked()) {
-        s.lock.lock();
+        s.lock.lock_read();  // a read (its lazy expiry is no change to a snapshot's image)
       }
       KeyTable& t = s.db(db).keys;
       std::string key;

@@ -72,6 +72,7 @@ void PushGeneric(CommandContext& ctx, End end, bool only_existing) {
     }
   }
   ctx.KeyModified(key, notify::kList, PushEvent(end));
+  ctx.AddDirty(static_cast<int64_t>(ctx.argc()) - 3);  // Redis: one per element
   ctx.rb().Integer(static_cast<int64_t>(list->size()));
 }
 void LPushCommand(CommandContext& ctx) { PushGeneric(ctx, End::kLeft, false); }
@@ -90,6 +91,7 @@ void PopAndReply(CommandContext& ctx, KeyRef& ref, std::string_view key, End end
   } else {
     size_t n = std::min<size_t>(static_cast<size_t>(count), list->size());
     ctx.rb().Array(n);
+    ctx.AddDirty(static_cast<int64_t>(n) - 1);  // Redis: dirty += count popped
     auto emit = [&](std::string_view v) { ctx.rb().Bulk(v); };
     if (end == End::kLeft) {
       list->PopFront(n, emit);
@@ -248,6 +250,7 @@ void LRemCommand(CommandContext& ctx) {
   size_t removed = l->Remove(ctx.arg(3), *count);
   if (removed > 0) {
     ctx.KeyModified(ctx.arg(1), notify::kList, "lrem");
+    ctx.AddDirty(static_cast<int64_t>(removed) - 1);
     DeleteIfEmpty(ctx, ref, ctx.arg(1), l->empty());
   }
   ctx.rb().Integer(static_cast<int64_t>(removed));
@@ -268,8 +271,10 @@ void LTrimCommand(CommandContext& ctx) {
   }
   if (ref) {
     ListValue* l = ListOf(ref);
+    const size_t before = l->size();
     l->Trim(*start, *stop);
     ctx.KeyModified(ctx.arg(1), notify::kList, "ltrim");
+    ctx.AddDirty(static_cast<int64_t>(before - l->size()) - 1);  // Redis: the removed
     DeleteIfEmpty(ctx, ref, ctx.arg(1), l->empty());
   }
   ctx.rb().Ok();
@@ -394,6 +399,7 @@ void MoveGeneric(CommandContext& ctx, std::string_view src, std::string_view dst
     dl->PushBack(value, limits);
   }
   ctx.KeyModified(dst, notify::kList, PushEvent(to));
+  ctx.AddDirty(-1);  // one change for Redis (lmoveHandlePush)
   // BLMOVE and BRPOPLPUSH (served or not) are replayed as LMOVE and RPOPLPUSH.
   if (ctx.propagating() && ctx.command()->name == "blmove") {
     ctx.PropagateAs({"LMOVE", src, dst, from == End::kLeft ? "LEFT" : "RIGHT",

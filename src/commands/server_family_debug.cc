@@ -344,8 +344,19 @@ void DebugHelp(CommandContext& ctx) {
       "    Output a hex signature of the values of all the specified keys.",
       "OBJECT <key>",
       "    Show low level info about `key` and associated value.",
-      "RELOAD",
-      "    Save the RDB on disk and reload it back to memory.",
+      "RELOAD [option ...]",
+      "    Save the RDB on disk and reload it back to memory. Available options:",
+      "    * MERGE: Merge the content of the RDB file into the current dataset, duplicate",
+      "      keys are replaced.",
+      "    * NOFLUSH: Do not empty the current dataset before loading the RDB file.",
+      "    * NOSAVE: the database will be loaded from an existing RDB file.",
+      "    Examples:",
+      "    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+      "      the database.",
+      "    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+      "      existing RDB file.",
+      "    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+      "      file to the database.",
       "SET-ACTIVE-EXPIRE <0|1>",
       "    Setting it to 0 disables expiring keys (and hash-fields) in background ",
       "    when they are not accessed (otherwise the Redis behavior). Setting it",
@@ -394,12 +405,26 @@ void DebugCommand(CommandContext& ctx) {
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(*secs * 1e6)));
     return ctx.rb().Ok();
   }
-  if (is("RELOAD", argc == 2)) {
+  if (is("RELOAD", argc >= 2)) {
+    // As Redis: MERGE (a duplicate key replaces), NOFLUSH (keep the dataset), NOSAVE
+    // (load the file there is).
+    bool save = true, flush = true, merge = false;
+    for (size_t i = 2; i < argc; i++) {
+      if (EqualsIgnoreCase(ctx.arg(i), "MERGE")) {
+        merge = true;
+      } else if (EqualsIgnoreCase(ctx.arg(i), "NOFLUSH")) {
+        flush = false;
+      } else if (EqualsIgnoreCase(ctx.arg(i), "NOSAVE")) {
+        save = false;
+      } else {
+        return ctx.rb().Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+      }
+    }
     PersistenceHooks* p = ctx.server().persistence();
     if (p == nullptr) {
       return ctx.rb().Error("ERR Error trying to load the RDB dump, check server logs.");
     }
-    if (Status st = p->DebugReload(); !st.ok()) {
+    if (Status st = p->DebugReload(save, flush, merge); !st.ok()) {
       return ctx.rb().Error(st.message());
     }
     return ctx.rb().Ok();

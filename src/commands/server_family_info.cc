@@ -54,7 +54,7 @@ size_t BlockingKeys(Server& s) {
     Shard& shard = ks.shard(i);
     const bool lock = !ThisThreadHoldsShard(i);  // inside EXEC some are held already
     if (lock) {
-      shard.lock.lock();
+      shard.lock.lock_read();
     }
     if (ShardState* st = StateIfAny(shard)) {
       n += st->waiters.size();

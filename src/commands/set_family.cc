@@ -83,6 +83,7 @@ void SAddCommand(CommandContext& ctx) {
   }
   if (added > 0) {
     ctx.KeyModified(key, notify::kSet, "sadd");
+    ctx.AddDirty(added - 1);  // Redis: dirty += added
   }
   ctx.rb().Integer(added);
 }
@@ -103,6 +104,7 @@ void SRemCommand(CommandContext& ctx) {
   }
   if (removed > 0) {
     ctx.KeyModified(key, notify::kSet, "srem");
+    ctx.AddDirty(removed - 1);
     if (set->empty()) {
       DeleteEmptiedSet(ctx, key);
     }
@@ -189,6 +191,7 @@ void SPopCommand(CommandContext& ctx) {
       return rb.Set(0);
     }
     std::vector<std::string> popped = set->Pop(static_cast<size_t>(*count), rng);
+    ctx.AddDirty(static_cast<int64_t>(popped.size()) - 1);  // Redis: dirty += count
     rb.Set(popped.size());
     for (const std::string& member : popped) {
       rb.Bulk(member);

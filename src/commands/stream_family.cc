@@ -428,6 +428,7 @@ void XDelCommand(CommandContext& ctx) {
   }
   if (deleted > 0) {
     ctx.KeyModified(key, notify::kStream, "xdel");
+    ctx.AddDirty(deleted - 1);
   }
   ctx.rb().Integer(deleted);
 }

@@ -73,21 +73,21 @@ void FinishVectorWrite(CommandContext& ctx, std::string_view key, VectorSet& set
   g_vector_writes_outside_lock.fetch_sub(1, std::memory_order_acq_rel);
   KeyShardLock lock(ctx, key);
   const int still_running = set.EndWrite();
-  if (modified) {
+  // The key may have been deleted, renamed or replaced while the engine call ran outside
+  // the lock: the change then went to a set the key no longer holds.
+  KeyRef ref = ctx.db().Lookup(key);
+  const bool still_ours = ref && ref.entry()->type() == ValueType::kVectorSet &&
+                          ref.entry()->As<VectorSetValue>()->set.get() == &set;
+  if (modified && still_ours) {
     ctx.KeyModified(key, notify_class, event);
   }
-  if (still_running > 0 || set.persistent() || set.index().size() != 0) {
+  if (still_running > 0 || set.persistent() || set.index().size() != 0 || !still_ours) {
     return;
   }
-  // The key may have been deleted, renamed or replaced meanwhile: delete it only if it
-  // still holds this set. (A set renamed while a write ran on it and then emptied by
-  // that write stays as an empty key under its new name.)
-  KeyRef ref = ctx.db().Lookup(key);
-  if (ref && ref.entry()->type() == ValueType::kVectorSet &&
-      ref.entry()->As<VectorSetValue>()->set.get() == &set) {
-    ctx.db().Erase(ref);
-    ctx.KeyModified(key, notify::kGeneric, "del");
-  }
+  // Emptied by this write: the key goes (a set renamed while a write ran on it and then
+  // emptied by that write stays as an empty key under its new name).
+  ctx.db().Erase(ref);
+  ctx.KeyModified(key, notify::kGeneric, "del");
 }
 
 std::optional<VectorArg> ParseVectorArg(const CommandContext& ctx, size_t i) {
@@ -169,14 +169,20 @@ bool Recording(CommandContext* ctx, const ElementRecord* record) {
   return ctx != nullptr && record != nullptr && ctx->server().write_stream().active();
 }
 
-// Under the label lock, right after the change applied (see vector_common.h).
-void RecordElementWrite(CommandContext* ctx, const ElementRecord* record) {
+// Under the label lock, right after the change applied (see vector_common.h). Not when
+// the key no longer holds the set (DEL, expiry, overwrite freed its value while this
+// write ran outside the shard lock: VectorSet::MarkDetached takes every label lock, so
+// this check and the record are one step against it): the write changed no key, and a
+// record after that DEL would make the replay keep a set the server dropped.
+void RecordElementWrite(CommandContext* ctx, const ElementRecord* record, const VectorSet& set) {
   if (!Recording(ctx, record)) {
     return;
   }
   WriteStream& ws = ctx->server().write_stream();
-  ws.Append(ctx->db().index(), *record);
-  ws.Commit();  // inside EXEC: waits for the transaction's EndMulti, under its locks
+  if (!set.detached()) {
+    ws.Append(ctx->db().index(), *record);
+    ws.Commit();  // inside EXEC: waits for the transaction's EndMulti, under its locks
+  }
   ws.MarkRewritten();
 }
 
@@ -196,7 +202,7 @@ Result<bool> AddElement(VectorSet& set, std::string_view label, std::span<const 
     if (attributes.has_value()) {
       set.AddAttributeCount(static_cast<int64_t>(!attributes->empty()) - static_cast<int64_t>(had));
     }
-    RecordElementWrite(ctx, record);
+    RecordElementWrite(ctx, record, set);
   }
   return result;
 }
@@ -210,7 +216,7 @@ bool RemoveElement(VectorSet& set, std::string_view label, CommandContext* ctx,
     set.AddAttributeCount(-1);
   }
   if (removed) {
-    RecordElementWrite(ctx, record);
+    RecordElementWrite(ctx, record, set);
   }
   return removed;
 }
@@ -223,7 +229,7 @@ bool SetElementAttributes(VectorSet& set, std::string_view label, std::string_vi
     return false;
   }
   set.AddAttributeCount(static_cast<int64_t>(!attributes.empty()) - static_cast<int64_t>(had));
-  RecordElementWrite(ctx, record);
+  RecordElementWrite(ctx, record, set);
   return true;
 }
 

@@ -19,6 +19,8 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "commands/vector_common.h"
+#include "server/server.h"
+#include "server/write_stream.h"
 #include "engine/entry.h"
 
 namespace hotkv {
@@ -116,13 +118,18 @@ void VAddCommand(CommandContext& ctx) {
     flags.projection_input_dim = reduce != 0 ? static_cast<uint32_t>(dim) : 0;
     set = std::make_shared<VectorSet>(std::move(index.value()), flags);
     std::vector<float> values = reduce != 0 ? set->Project(vec->values) : std::move(vec->values);
-    Result<bool> added = AddElement(*set, element, values, attributes, static_cast<uint32_t>(ef),
-                                    &ctx, &ctx.args());
+    // Not recorded by AddElement (which records only writes to a set the key holds, and
+    // would lock the shard this thread holds): recorded below, under the lock.
+    Result<bool> added = AddElement(*set, element, values, attributes, static_cast<uint32_t>(ef));
     if (!added.ok()) {
       return ctx.rb().Error("ERR " + added.status().message());
     }
     InsertVectorSet(ctx, key, set);
     ctx.KeyModified(key, notify::kModule, "vadd");
+    if (ctx.propagating()) {
+      ctx.PropagateAs(ctx.args());
+      ctx.server().write_stream().Commit();  // before the lock goes: ordered with a DEL
+    }
     return ctx.rb().Bool(true);
   }
   if (set->options().quant != quant) {

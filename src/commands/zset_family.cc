@@ -151,6 +151,7 @@ void ZAddAndReply(CommandContext& ctx, std::string_view key, types::ZAddFlags fl
     }
     if (added > 0 || updated > 0) {
       ctx.KeyModified(key, notify::kZSet, flags.incr ? "zincr" : "zadd");
+      ctx.AddDirty(added + updated - 1);  // Redis: dirty += added + updated
     }
   }
   if (nan) {
@@ -180,6 +181,7 @@ void ZRemCommand(CommandContext& ctx) {
   }
   if (deleted > 0) {
     ctx.KeyModified(key, notify::kZSet, "zrem");
+    ctx.AddDirty(deleted - 1);
     DeleteZSetIfEmpty(ctx, key, *found.zset);
   }
   ctx.rb().Integer(deleted);

@@ -75,6 +75,7 @@ void GenericPop(CommandContext& ctx, std::span<const std::string_view> keys, boo
     rb.Double(score);
   });
   ctx.KeyModified(key, notify::kZSet, from_max ? "zpopmax" : "zpopmin");
+  ctx.AddDirty(static_cast<int64_t>(n) - 1);  // Redis: one per member popped
   DeleteZSetIfEmpty(ctx, key, *found.zset);
   // ZMPOP and the blocking pops are replayed as the ZPOPMIN/ZPOPMAX they did, as Redis.
   const std::string& name = ctx.command()->name;

@@ -185,6 +185,7 @@ void ZRemRangeGeneric(CommandContext& ctx, RangeType type) {
   }
   if (deleted > 0) {
     ctx.KeyModified(key, notify::kZSet, event);
+    ctx.AddDirty(static_cast<int64_t>(deleted) - 1);
     DeleteZSetIfEmpty(ctx, key, *found.zset);
   }
   ctx.rb().Integer(static_cast<int64_t>(deleted));

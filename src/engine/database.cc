@@ -76,6 +76,9 @@ void Database::Insert(KeyRef& ref, Entry* e) {
   }
   t_table_epoch++;
   ks_->StampNew(e);
+  // A key that appears now is not part of a running walk snapshot's image, even if its
+  // block was made before the walk's barrier (or is a renamed key's).
+  e->set_snapshot_mark(g_entry_snapshot_mark.load(std::memory_order_relaxed));
   ks_->NoteDbUsed(index_);
   ref.pos = ref.table->keys.Insert(ref.hash, e);
   SlotAdd(ref, e);
@@ -157,6 +160,7 @@ Entry* Database::Replace(KeyRef& ref, Entry* e) {
   if (old == e) {
     return old;
   }
+  e->set_snapshot_mark(g_entry_snapshot_mark.load(std::memory_order_relaxed));  // see Insert
   if (old->has_ttl()) {
     if (!e->has_expire_block()) {
       e = Entry::WithExpireBlock(e);

@@ -10,6 +10,8 @@
 
 namespace hotkv {
 
+std::atomic<uint8_t> g_entry_snapshot_mark{0};
+
 std::string_view TypeName(ValueType t) {
   switch (t) {
     case ValueType::kString:
@@ -58,7 +60,8 @@ Entry* Entry::NewString(std::string_view key, std::string_view value, bool expir
   e->value_len_ = static_cast<uint32_t>(value.size());
   e->access_clock_ = 0;
   e->type_ = 0;
-  e->flags_ = expire_block ? kExpireBlock : 0;
+  e->flags_ = static_cast<uint8_t>((expire_block ? kExpireBlock : 0) |
+                                   g_entry_snapshot_mark.load(std::memory_order_relaxed));
   e->lfu_ = 0;
   e->size_bin_ = kNotCounted;
   memcpy(e->Base() + head, key.data(), key.size());
@@ -75,7 +78,8 @@ Entry* Entry::NewObject(std::string_view key, ValueType type, void* object, bool
   e->value_len_ = 0;
   e->access_clock_ = 0;
   e->type_ = static_cast<uint8_t>(type);
-  e->flags_ = expire_block ? kExpireBlock : 0;
+  e->flags_ = static_cast<uint8_t>((expire_block ? kExpireBlock : 0) |
+                                   g_entry_snapshot_mark.load(std::memory_order_relaxed));
   e->lfu_ = 0;
   e->size_bin_ = kNotCounted;
   e->set_object(object);

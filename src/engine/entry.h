@@ -16,6 +16,7 @@
 // Thread safety: an Entry belongs to its shard; touch it only with the shard lock held.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -37,12 +38,22 @@ enum class ValueType : uint8_t {
 // The name TYPE and SCAN TYPE use.
 std::string_view TypeName(ValueType t);
 
+// The value of Entry::kSnapshotMark a block created now gets: flipped by each walk
+// snapshot at its barrier (every shard locked), so that every key existing then reads as
+// not saved (persistence/snapshot_walk.h).
+extern std::atomic<uint8_t> g_entry_snapshot_mark;
+
 class Entry {
  public:
   enum Flags : uint8_t {
     kExpireBlock = 1,  // layout has the 16-byte expire block
     kHasTtl = 2,       // the expire time is set
     kRawString = 4,    // encoding forced to "raw" (APPEND/SETRANGE)
+    // A walk snapshot's per-key "saved" mark (persistence/snapshot_walk.h): an entry is
+    // saved in the running walk when this bit equals g_entry_snapshot_mark. New blocks
+    // take the current value (a key created during a walk is not in its image); copies of
+    // a block for the same key (WithExpireBlock, GrowString, Rekey) keep it.
+    kSnapshotMark = 8,
   };
 
   static constexpr size_t kHeaderSize = 16;
@@ -106,6 +117,11 @@ class Entry {
     flags_ &= ~kRawString;
   }
   bool raw_forced() const { return flags_ & kRawString; }
+  // Walk snapshots (see kSnapshotMark). Under the shard lock.
+  uint8_t snapshot_mark() const { return flags_ & kSnapshotMark; }
+  void set_snapshot_mark(uint8_t m) {
+    flags_ = static_cast<uint8_t>((flags_ & ~kSnapshotMark) | m);
+  }
   void set_raw_forced() { flags_ |= kRawString; }
   std::string_view StringEncoding() const;
 

@@ -25,7 +25,11 @@ void ShardLock::SaveBeforeWrite() {
   }
   ShardSnapshotHook* hook = g_snapshot_hook.load(std::memory_order_acquire);
   if (hook != nullptr) {
-    hook->SaveShard(*shard, epoch);
+    if (const SnapshotKeyHint* hint = t_snapshot_key_hint; hint != nullptr) {
+      hook->SaveKeys(*shard, epoch, *hint);
+    } else {
+      hook->SaveShard(*shard, epoch);
+    }
   }
 }
 
@@ -55,7 +59,7 @@ size_t Keyspace::DbSize(int db) {
   size_t n = 0;
   for (uint32_t i = 0; i < kShardCount; i++) {
     Shard& s = shards_[i];
-    s.lock.lock();
+    s.lock.lock_read();  // reads only: no snapshot pre-write save
     n += s.db(db).keys.size();
     s.lock.unlock();
   }
@@ -114,7 +118,7 @@ Keyspace::DbStats Keyspace::Stats(int db, int64_t now_ms, bool (*held)(uint32_t)
     Shard& s = shards_[i];
     const bool lock = held == nullptr || !held(i);
     if (lock) {
-      s.lock.lock();
+      s.lock.lock_read();
     }
     DbTable& t = s.db(db);
     st.keys += t.keys.size();
@@ -143,7 +147,7 @@ std::vector<uint64_t> Keyspace::KeySizes(bool (*held)(uint32_t)) {
     Shard& s = shards_[i];
     const bool lock = held == nullptr || !held(i);
     if (lock) {
-      s.lock.lock();
+      s.lock.lock_read();
     }
     for (int d = 0; d < num_dbs_; d++) {
       if (const KeySizeHistogram* h = s.db(d).key_sizes.get()) {
@@ -280,7 +284,10 @@ size_t Keyspace::ExpireCycle(uint32_t first, uint32_t stride, size_t* cursor, in
     *cursor = (*cursor + 1) % owned;
     Shard& s = shards_[idx];
     // A shard another thread holds (a long script) is skipped this pass, not waited for.
-    if (!s.lock.try_lock()) {
+    // No walk snapshot pre-write save (try_lock_read): the cycle only drops keys and
+    // fields whose TTL has passed, which loading the snapshot drops too; a save here
+    // would have the cron encode every shard it visits.
+    if (!s.lock.try_lock_read()) {
       continue;
     }
     for (int d = 0; d < num_dbs_; d++) {

@@ -107,16 +107,31 @@ struct Shard;
 // ---- Point-in-time snapshots without fork (persistence/snapshot_walk.h) ----
 //
 // While a walk snapshot runs, g_snapshot_epoch holds its epoch (0: none). Every shard
-// lock acquisition (ShardLock::lock / try_lock) then checks the shard's
-// Shard::snapshot_epoch and, when the shard is not saved in this epoch yet, has
-// g_snapshot_hook serialize it before the caller can change it: the file is the image
-// at the barrier. With no snapshot running the check is one relaxed load.
+// lock acquisition for a write (ShardLock::lock / try_lock) then checks the shard's
+// Shard::snapshot_epoch (set once the walk has saved every key of the shard) and, when
+// the shard is not saved yet, calls g_snapshot_hook before the caller can change it:
+// with a SnapshotKeyHint on this thread (the dispatcher locking a command's shards: the
+// command changes only its keys) the hook saves just those keys if not saved yet
+// (Entry::kSnapshotMark); without one (EXEC, scripts, expiry, eviction, FLUSHDB...) it
+// saves what is left of the shard. So the file is the image at the barrier. With no
+// snapshot running the check is one relaxed load.
+struct SnapshotKeyHint {
+  int db = 0;
+  const std::string_view* keys = nullptr;
+  size_t count = 0;
+};
+// Set by the dispatcher only while it locks the shards of a write command whose changes
+// are limited to its declared keys in its database (and cleared right after).
+inline thread_local const SnapshotKeyHint* t_snapshot_key_hint = nullptr;
+
 class ShardSnapshotHook {
  public:
   virtual ~ShardSnapshotHook() = default;
-  // Called with the shard's lock held, the shard not yet saved in `epoch`: serializes it
-  // and sets shard.snapshot_epoch = epoch.
+  // Called with the shard's lock held, the shard not yet saved in `epoch`: serializes
+  // every key of it not saved yet and sets shard.snapshot_epoch = epoch.
   virtual void SaveShard(Shard& shard, uint64_t epoch) = 0;
+  // The same for the hint's keys that live in this shard (the others are left).
+  virtual void SaveKeys(Shard& shard, uint64_t epoch, const SnapshotKeyHint& hint) = 0;
 };
 // Set (release) before the epoch and cleared only after the epoch is 0 and every shard
 // lock has been taken and released once since (no hook call can still be running).

@@ -29,7 +29,14 @@ void DestroyObject(ValueType type, void* object) {
     case ValueType::kSet: delete static_cast<types::SetValue*>(object); return;
     case ValueType::kStream: delete static_cast<types::StreamValue*>(object); return;
     // Drops the key's reference; a search still running keeps the index alive.
-    case ValueType::kVectorSet: delete static_cast<VectorSetValue*>(object); return;
+    case ValueType::kVectorSet: {
+      auto* v = static_cast<VectorSetValue*>(object);
+      if (v->set != nullptr) {
+        v->set->MarkDetached();  // a write still running on it is not recorded
+      }
+      delete v;
+      return;
+    }
     case ValueType::kJson: delete static_cast<json::Node*>(object); return;
     default:
       abort();  // every collection type registers its case here

@@ -35,6 +35,16 @@ std::mutex& VectorSet::AttributeLock(std::string_view label) {
   return attribute_locks_[std::hash<std::string_view>{}(label) % kAttributeLocks];
 }
 
+void VectorSet::MarkDetached() {
+  for (std::mutex& m : attribute_locks_) {
+    m.lock();  // in index order; a writer holds at most one, and no shard lock wait inside
+  }
+  detached_.store(true, std::memory_order_release);
+  for (std::mutex& m : attribute_locks_) {
+    m.unlock();
+  }
+}
+
 std::shared_ptr<VectorSet> VectorSet::Clone() const {
   auto copy = std::make_shared<VectorSet>(index_->Clone(), flags_);
   // Counted on the copy, which no one else can reach yet: exact even while writes run

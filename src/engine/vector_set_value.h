@@ -74,6 +74,12 @@ class VectorSet {
   int writes_in_flight() const { return writes_.load(std::memory_order_acquire); }
 
   std::mutex& AttributeLock(std::string_view label);
+  // The key no longer holds this set (its value was freed: DEL, expiry, overwrite; not
+  // RENAME or MOVE, which keep the value). Set with every attribute lock held, so that a
+  // write recording itself under its label's lock (commands/vector_common.cc) either saw
+  // it or was recorded before the change that removed the key.
+  void MarkDetached();
+  bool detached() const { return detached_.load(std::memory_order_acquire); }
   void AddAttributeCount(int64_t delta) { attributes_.fetch_add(delta, std::memory_order_relaxed); }
   int64_t attribute_count() const { return attributes_.load(std::memory_order_relaxed); }
 
@@ -90,6 +96,7 @@ class VectorSet {
   const uint64_t uid_;
   std::atomic<int> writes_{0};
   std::atomic<int64_t> attributes_{0};
+  std::atomic<bool> detached_{false};
   std::array<std::mutex, kAttributeLocks> attribute_locks_;
 };
 

@@ -138,6 +138,7 @@ class Aof : public AofService {
   std::thread writer_;
   std::mutex rewriter_mu_;
   std::thread rewriter_;               // BGREWRITEAOF's
+  std::atomic<bool> enable_pending_{false};  // appendonly yes waits for a BGSAVE child
   std::vector<std::thread> enablers_;  // CONFIG SET appendonly yes inside EXEC
   std::mutex notify_mu_;
   std::vector<std::pair<uint64_t, std::function<void()>>> notifications_;

@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "common/clock.h"
 #include "engine/keyspace.h"
@@ -191,6 +193,31 @@ Status Aof::Reconfigure() {
   }
   ReadConfig();
   if (want && !enabled()) {
+    if (server_.active_child() == Server::ChildKind::kRdb && !enable_pending_.load()) {
+      // A BGSAVE child runs: as Redis (startAppendOnly), the base is a rewrite scheduled
+      // for when it ends (INFO aof_rewrite_scheduled:1, aof_enabled:1 meanwhile) and
+      // CONFIG SET answers at once. The thread waits outside ctl_mu_.
+      enable_pending_.store(true);
+      rewrite_scheduled_.store(true);
+      std::lock_guard<std::mutex> r(rewriter_mu_);
+      enablers_.emplace_back([this] {
+        while (server_.active_child() == Server::ChildKind::kRdb && !stopping_.load()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        std::lock_guard<std::mutex> c(ctl_mu_);
+        if (!stopping_.load() && !enabled() && server_.config().GetString("appendonly") == "yes") {
+          if (Status st = Enable(false); !st.ok()) {
+            fprintf(stderr, "# %s\n", st.message().c_str());
+          }
+        }
+        rewrite_scheduled_.store(false);
+        enable_pending_.store(false);
+      });
+      return Status::Ok();
+    }
+    if (enable_pending_.load()) {
+      return Status::Ok();  // already scheduled
+    }
     if (HoldsAnyShard()) {
       // CONFIG SET inside EXEC: this thread holds shard locks the base's barrier needs,
       // so the AOF is turned on by the rewriter thread once EXEC has let them go.
@@ -230,7 +257,7 @@ std::string Aof::InfoFields() {
   auto add = [&](const char* k, const std::string& v) { o += std::string(k) + ":" + v + "\r\n"; };
   auto num = [&](const char* k, int64_t v) { add(k, std::to_string(v)); };
   const bool on = enabled();
-  num("aof_enabled", on ? 1 : 0);
+  num("aof_enabled", on || enable_pending_.load() ? 1 : 0);
   num("aof_rewrite_in_progress", rewrite_in_progress_.load() ? 1 : 0);
   num("aof_rewrite_scheduled", rewrite_scheduled_.load() ? 1 : 0);
   num("aof_last_rewrite_time_sec", last_rewrite_sec_.load());

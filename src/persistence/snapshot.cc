@@ -575,16 +575,18 @@ void Snapshotter::FinishShutdown() {
   }
 }
 
-Status Snapshotter::DebugReload() {
+Status Snapshotter::DebugReload(bool save, bool flush, bool merge) {
   Keyspace& ks = server_->keyspace();
   ks.LockAll();
   WaitVectorWrites(10000);
-  if (Status st = SaveLocked(); !st.ok()) {
-    ks.UnlockAll();
-    return Status::IoError("ERR Error trying to save the RDB dump, check server logs.");
+  if (save) {
+    if (Status st = SaveLocked(); !st.ok()) {
+      ks.UnlockAll();
+      return Status::IoError("ERR Error trying to save the RDB dump, check server logs.");
+    }
   }
   Database::TablesChanged();
-  for (uint32_t i = 0; i < Keyspace::kShardCount; i++) {
+  for (uint32_t i = 0; i < Keyspace::kShardCount && flush; i++) {
     Shard& s = ks.shard(i);
     for (int d = 0; d < ks.num_dbs(); d++) {
       DbTable& t = s.db(d);
@@ -597,9 +599,18 @@ Status Snapshotter::DebugReload() {
     }
   }
   LoadProgress progress;
-  Status st =
-      LoadSnapshotFile(ks, DbPath(), LoadOpts(), false, &progress, Access("key-load-delay"));
+  const bool missing = !save && access(DbPath().c_str(), F_OK) != 0;
+  Status st = missing ? Status::IoError("no such file: " + DbPath())
+                      : LoadSnapshotFile(ks, DbPath(), LoadOpts(), false, &progress,
+                                         Access("key-load-delay"), merge);
   ks.UnlockAll();
+  if (!st.ok() && (missing || (!flush && !merge))) {
+    // As Redis replies for a file that is not there (NOSAVE), the server keeps what it
+    // has; so for a duplicate key with NOFLUSH and no MERGE (where Redis panics) —
+    // keys loaded before the duplicate stay.
+    Log("# Error trying to load the RDB dump: " + st.message());
+    return Status::IoError("ERR Error trying to load the RDB dump, check server logs.");
+  }
   if (!st.ok()) {
     // The dataset is gone and the file cannot be read back: as Redis, stop rather than
     // serve a partial dataset.

@@ -62,7 +62,7 @@ class Snapshotter : public PersistenceHooks {
   void OnFlushAll(bool locks_held) override;
   Status PrepareShutdown(ShutdownSave mode, bool force) override;
   void FinishShutdown() override;
-  Status DebugReload() override;
+  Status DebugReload(bool save, bool flush, bool merge) override;
   void OnServerStarted() override;
 
   // Log line helper (stdout, as the server's other notices).

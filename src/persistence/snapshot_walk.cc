@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/clock.h"
+#include "common/key_hash.h"
 
 namespace hotkv::persistence {
 
@@ -52,6 +53,10 @@ Result<std::unique_ptr<SnapshotWalk>> SnapshotWalk::Start(Keyspace& ks, Options 
     // The caller holds every shard lock: no hook runs until it unlocks, and every lock
     // taken afterwards sees the epoch (the unlock publishes it).
     w->epoch_ = g_last_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
+    w->mark_ = static_cast<uint8_t>(g_entry_snapshot_mark.load(std::memory_order_relaxed) ^
+                                    Entry::kSnapshotMark);
+    g_entry_snapshot_mark.store(w->mark_, std::memory_order_relaxed);
+    w->progress_.reset(new Progress[Keyspace::kShardCount]);
     g_snapshot_hook.store(w.get(), std::memory_order_release);
     g_snapshot_epoch.store(w->epoch_, std::memory_order_release);
   }
@@ -79,43 +84,161 @@ void SnapshotWalk::EndEpoch() {
   }
 }
 
+bool SnapshotWalk::SaveEntry(rdb::ChunkEncoder& enc, int db, int* selected_db, Entry* e,
+                             Chunk* c, Status* err) {
+  if (!opts_.locks_held) {
+    if (e->snapshot_mark() == mark_) {
+      return true;  // saved already, or created after the barrier
+    }
+    e->set_snapshot_mark(mark_);
+    if (cancelled_.load(std::memory_order_relaxed)) {
+      return true;  // a cancelled walk only marks
+    }
+  }
+  int64_t expire_ms = -1;
+  if (e->has_ttl()) {
+    expire_ms = e->expire_ms();
+    if (expire_ms <= opts_.now_ms) {
+      return true;  // expired at the barrier: not saved, as the fork path
+    }
+  }
+  if (*selected_db != db) {
+    enc.SelectDb(db);
+    *selected_db = db;
+  }
+  std::optional<uint64_t> idle;
+  std::optional<uint8_t> freq;
+  AccessFields(opts_.access, e, &idle, &freq);
+  Status st = enc.Key(*e, expire_ms, idle, freq);
+  if (!st.ok()) {
+    *err = Status::IoError("Error saving key '" + std::string(e->key().substr(0, 128)) +
+                           "' of DB " + std::to_string(db) + ": " + st.message());
+    return false;
+  }
+  c->keys++;
+  return true;
+}
+
+void SnapshotWalk::Commit(Shard& shard, Chunk&& c, bool shard_done) {
+  if (shard_done) {
+    shard.snapshot_epoch = epoch_;
+  }
+  if (c.bytes.empty() && !shard_done) {
+    return;
+  }
+  std::lock_guard<std::mutex> g(mu_);
+  if (shard_done) {
+    shards_saved_++;
+    if (shards_saved_ == Keyspace::kShardCount) {
+      EndEpoch();  // every shard is saved: the lock check stops at the epoch load
+    }
+  }
+  if (!c.bytes.empty() && !cancelled()) {
+    queued_bytes_ += c.bytes.size();
+    queue_.push_back(std::move(c));
+  }
+  cv_.notify_one();
+}
+
+// The hook without a key hint: what is left of the shard, on the caller's thread
+// (without LZF: that work delays the caller's command; copying is several times faster).
 void SnapshotWalk::SaveShard(Shard& shard, uint64_t epoch) {
-  shard.snapshot_epoch = epoch;
-  if (cancelled_.load(std::memory_order_relaxed)) {
+  if (epoch != epoch_ || shard.snapshot_epoch == epoch_) {
     return;
   }
   Chunk c;
   Status err;
   {
-    rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress && (t_walker || opts_.locks_held));
-    for (int db = 0; db < ks_.num_dbs() && err.ok(); db++) {
-      DbTable& t = shard.db(db);
-      if (t.keys.empty()) {
+    rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress && t_walker);
+    int selected = -1;
+    for (int db = 0; db < ks_.num_dbs(); db++) {
+      shard.db(db).keys.ForEach([&](Entry* e) {
+        if (err.ok()) {
+          SaveEntry(enc, db, &selected, e, &c, &err);
+        } else if (!opts_.locks_held) {
+          e->set_snapshot_mark(mark_);  // every key is marked, even after an error
+        }
+      });
+    }
+  }
+  Commit(shard, std::move(c), true);
+  if (!err.ok()) {
+    Fail(err);
+  }
+}
+
+// The hook with a key hint: just the command's keys that live in this shard.
+void SnapshotWalk::SaveKeys(Shard& shard, uint64_t epoch, const SnapshotKeyHint& hint) {
+  if (epoch != epoch_ || shard.snapshot_epoch == epoch_) {
+    return;
+  }
+  const uint32_t index = static_cast<uint32_t>(&shard - &ks_.shard(0));
+  const KeyTable& t = shard.db(hint.db).keys;
+  if (t.empty()) {
+    return;
+  }
+  Chunk c;
+  Status err;
+  {
+    rdb::ChunkEncoder enc(&c.bytes, false);
+    int selected = -1;
+    for (size_t k = 0; k < hint.count && err.ok(); k++) {
+      std::string_view key = hint.keys[k];
+      if (Keyspace::ShardOf(key) != index) {
         continue;
       }
-      enc.SelectDb(db);
-      t.keys.ForEach([&](Entry* e) {
-        if (!err.ok()) {
-          return;
-        }
-        int64_t expire_ms = -1;
-        if (e->has_ttl()) {
-          expire_ms = e->expire_ms();
-          if (expire_ms <= opts_.now_ms) {
-            return;  // expired at the barrier: not saved, as the fork path
+      const size_t pos = t.Find(key, HashKey(key));
+      if (pos != KeyTable::kNotFound) {
+        SaveEntry(enc, hint.db, &selected, t.At(pos), &c, &err);
+      }
+    }
+  }
+  if (!err.ok()) {
+    // The key stays marked: the error fails the save (nothing else would write it).
+    Fail(err);
+    return;
+  }
+  Commit(shard, std::move(c), false);
+}
+
+bool SnapshotWalk::WalkChunk(uint32_t i, Chunk* c, Status* err) {
+  Shard& shard = ks_.shard(i);
+  Progress& p = progress_[i];
+  rdb::ChunkEncoder enc(&c->bytes, opts_.write.compress);
+  int selected = -1;
+  size_t visited = 0;
+  while (p.db < ks_.num_dbs()) {
+    const KeyTable& t = shard.db(p.db).keys;
+    if (!t.empty()) {
+      do {
+        p.cursor = t.Scan(p.cursor, [&](Entry* e) {
+          visited++;
+          if (err->ok()) {
+            SaveEntry(enc, p.db, &selected, e, c, err);
+          } else {
+            e->set_snapshot_mark(mark_);
           }
-        }
-        std::optional<uint64_t> idle;
-        std::optional<uint8_t> freq;
-        AccessFields(opts_.access, e, &idle, &freq);
-        err = enc.Key(*e, expire_ms, idle, freq);
-        if (!err.ok()) {
-          err = Status::IoError("Error saving key '" + std::string(e->key().substr(0, 128)) +
-                                "' of DB " + std::to_string(db) + ": " + err.message());
-          return;
-        }
-        c.keys++;
-      });
+        });
+      } while (p.cursor != 0 && visited < kChunkKeys && c->bytes.size() < kChunkBytes);
+      if (p.cursor != 0) {
+        return false;  // the chunk is full: the lock goes back to the workers
+      }
+    }
+    p.db++;
+    p.cursor = 0;
+  }
+  return true;
+}
+
+void SnapshotWalk::EncodeLockedShard(Shard& shard) {
+  Chunk c;
+  Status err;
+  {
+    rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress);
+    int selected = -1;
+    for (int db = 0; db < ks_.num_dbs() && err.ok(); db++) {
+      shard.db(db).keys.ForEachWhile(
+          [&](Entry* e) { return SaveEntry(enc, db, &selected, e, &c, &err); });
     }
   }
   if (!err.ok()) {
@@ -124,11 +247,10 @@ void SnapshotWalk::SaveShard(Shard& shard, uint64_t epoch) {
   }
   std::lock_guard<std::mutex> g(mu_);
   shards_saved_++;
-  if (shards_saved_ == Keyspace::kShardCount) {
-    EndEpoch();  // every shard is saved: the lock check stops at the epoch load
+  if (!cancelled()) {
+    queued_bytes_ += c.bytes.size();
+    queue_.push_back(std::move(c));
   }
-  queued_bytes_ += c.bytes.size();
-  queue_.push_back(std::move(c));
   cv_.notify_one();
 }
 
@@ -146,26 +268,58 @@ void SnapshotWalk::WalkerMain() {
   t_walker = true;
   for (;;) {
     const uint32_t i = next_shard_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= Keyspace::kShardCount || cancelled()) {
+    if (i >= Keyspace::kShardCount) {
       break;
     }
-    {
-      std::unique_lock<std::mutex> lk(mu_);
-      space_cv_.wait(lk, [&] {
-        return (queued_bytes_ < kMaxQueuedBytes && !paused_) || cancelled();
-      });
-    }
-    Shard& s = ks_.shard(i);
     if (opts_.locks_held) {
-      SaveShard(s, 0);
-    } else {
-      s.lock.lock();  // ShardLock's check saves it unless a client thread did already
+      if (cancelled()) {
+        break;
+      }
+      WaitForSpace();
+      EncodeLockedShard(ks_.shard(i));
+      continue;
+    }
+    // A walk with an epoch visits every shard, even cancelled (marking only).
+    Shard& s = ks_.shard(i);
+    for (;;) {
+      WaitForSpace();
+      Chunk c;
+      Status err;
+      s.lock.lock_read();  // the walker's own lock: no pre-write hook
+      if (s.snapshot_epoch == epoch_) {
+        s.lock.unlock();  // a client's thread saved the rest
+        break;
+      }
+      const bool done = WalkChunk(i, &c, &err);
+      const uint64_t keys = c.keys;
+      Commit(s, std::move(c), done);
       s.lock.unlock();
+      if (!err.ok()) {
+        Fail(err);
+      }
+      KeyDelay(keys);
+      if (done) {
+        break;
+      }
     }
   }
   if (threads_running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     finished_.store(true, std::memory_order_release);
   }
+}
+
+// rdb-key-save-delay (tests): microseconds per key saved. A walk with an epoch sleeps in
+// its walkers, with no lock held, so that writes meet keys not saved yet.
+void SnapshotWalk::KeyDelay(uint64_t keys) {
+  if (opts_.access.key_delay_us > 0 && keys > 0 && !cancelled()) {
+    usleep(static_cast<useconds_t>(
+        std::min<int64_t>(opts_.access.key_delay_us * static_cast<int64_t>(keys), 10000000)));
+  }
+}
+
+void SnapshotWalk::WaitForSpace() {
+  std::unique_lock<std::mutex> lk(mu_);
+  space_cv_.wait(lk, [&] { return (queued_bytes_ < kMaxQueuedBytes && !paused_) || cancelled(); });
 }
 
 void SnapshotWalk::WriterMain() {
@@ -213,9 +367,8 @@ void SnapshotWalk::WriterMain() {
       st = w.WriteRaw(c.bytes);
     }
     keys += c.keys;
-    if (opts_.access.key_delay_us > 0 && c.keys > 0) {
-      usleep(static_cast<useconds_t>(
-          std::min<int64_t>(opts_.access.key_delay_us * static_cast<int64_t>(c.keys), 10000000)));
+    if (opts_.locks_held) {
+      KeyDelay(c.keys);  // a walk with an epoch sleeps in its walkers (WalkerMain)
     }
     if (!st.ok()) {
       Fail(st);

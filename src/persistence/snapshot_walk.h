@@ -1,32 +1,42 @@
 // SnapshotWalk: a point-in-time RDB snapshot without fork (bgsave-mode walk; see
-// docs/persistence.md "Snapshots").
+// docs/persistence.md "BGSAVE without fork").
 //
 //   ks.LockAll(); ...drain vector writes...;                 // the barrier
 //   auto walk = SnapshotWalk::Start(ks, opts);               // epoch bumped, threads made
 //   ks.UnlockAll();                                          // clients run again
 //   ... walk->finished() ...  walk->Join(); walk->result();
 //
-// Start (every shard locked by the caller) bumps the snapshot epoch and installs itself
-// as the ShardSnapshotHook (engine/keyspace.h). Walker threads then take the shards in
-// order, each under its lock: the lock's pre-write check serializes the shard's keys
-// (every database, SELECTDB per database, keys expired at the barrier left out) into a
-// chunk with rdb::ChunkEncoder and marks it saved; any other thread that locks a shard
-// not yet saved (a command, EXEC, FLUSHALL, expiry, eviction, a blocking pop) serializes
-// it first in the same way, so every key is written once, as it was at the barrier.
-// One writer thread appends the chunks to temp-<pid>-<n>.rdb in the order they come
-// (the file is a valid image of the barrier; the order of the chunks, and so the bytes,
-// vary from run to run), then EOF + CRC64, fsync, rename over `dest`.
+// Start (every shard locked by the caller) bumps the snapshot epoch, flips the entry
+// mark (g_entry_snapshot_mark: every key existing now reads as not saved, every key
+// created later as saved) and installs itself as the ShardSnapshotHook
+// (engine/keyspace.h). Walker threads then take the shards in order, and each shard in
+// bounded chunks (kChunkKeys keys or kChunkBytes bytes): lock, resume the shard's scan
+// cursor, serialize the keys not saved yet (keys expired at the barrier left out) with
+// rdb::ChunkEncoder, mark them, unlock. So a walker never holds a shard lock for more
+// than one chunk. A thread that locks a shard to change it before the walk is done with
+// it first saves, through the hook, the keys its command names (SaveKeys: one key for a
+// SET, a few for MSET or RENAME), or, when it cannot say which keys it changes (EXEC,
+// scripts, expiry, eviction, FLUSHDB: no SnapshotKeyHint), what is left of the shard
+// (SaveShard). Every key is written once, as it was at the barrier. One writer thread
+// appends the chunks to temp-<pid>-<n>.rdb in the order they come (the file is a valid
+// image of the barrier; the order of the chunks, and so the bytes, vary from run to
+// run), then EOF + CRC64, fsync, rename over `dest`.
+//
+// Every walk started with an epoch visits every key before it finishes, even when
+// cancelled (then only marking, nothing encoded): the marks of all keys must agree again
+// before the next walk flips them. The caller joins a cancelled walk before starting
+// the next one.
 //
 // With `locks_held` (SAVE, SHUTDOWN, DEBUG RELOAD: the caller holds every shard lock
-// and changes nothing until the walk ends) the walkers read the shards without locking
-// and no epoch is set.
+// and changes nothing until the walk ends) the walkers read the shards without locking,
+// no epoch is set and no mark is touched.
 //
 // Lifetime: the object must outlive every call of its hook: destroy it only once
 // finished() (threads done, see Join) and after every shard lock has been taken since
 // (the next barrier), or at shutdown when no worker runs.
 //
 // Thread safety: Start/Join/Cancel/finished/result from any one thread at a time;
-// SaveShard from any thread holding the shard's lock.
+// SaveShard/SaveKeys from any thread holding the shard's lock.
 #pragma once
 
 #include <atomic>
@@ -64,6 +74,11 @@ class SnapshotWalk : public ShardSnapshotHook {
   ~SnapshotWalk() override;
 
   void SaveShard(Shard& shard, uint64_t epoch) override;
+  void SaveKeys(Shard& shard, uint64_t epoch, const SnapshotKeyHint& hint) override;
+
+  // A walker's chunk: it holds a shard lock for at most this many keys or bytes.
+  static constexpr size_t kChunkKeys = 64;
+  static constexpr size_t kChunkBytes = 64 << 10;
 
   // The file is written (or failed, or was cancelled) and every thread has returned:
   // Join() then returns at once.
@@ -82,8 +97,25 @@ class SnapshotWalk : public ShardSnapshotHook {
     std::string bytes;
     uint64_t keys = 0;
   };
+  // Where a walker stopped in a shard (under the shard's lock).
+  struct Progress {
+    int db = 0;
+    uint64_t cursor = 0;  // KeyTable::Scan cursor in `db`
+  };
+  // Encodes `e` (of database `db`) into `c` unless it is saved already or expired at the
+  // barrier, and marks it saved. Returns false on an encoding error (then in `err`).
+  bool SaveEntry(rdb::ChunkEncoder& enc, int db, int* selected_db, Entry* e, Chunk* c,
+                 Status* err);
+  // Under the shard lock: queues `c` and, with `shard_done`, marks the shard saved.
+  void Commit(Shard& shard, Chunk&& c, bool shard_done);
+  // One bounded chunk of shard `i` (walker, shard locked). Returns whether the shard is
+  // done.
+  bool WalkChunk(uint32_t i, Chunk* c, Status* err);
+  void EncodeLockedShard(Shard& shard);  // locks_held
   SnapshotWalk(Keyspace& ks, Options opts);
   void WalkerMain();
+  void WaitForSpace();
+  void KeyDelay(uint64_t keys);  // the queue below its bound and not paused, or cancelled
   void WriterMain();
   void Fail(Status st);
   void EndEpoch();
@@ -91,6 +123,8 @@ class SnapshotWalk : public ShardSnapshotHook {
   Keyspace& ks_;
   Options opts_;
   uint64_t epoch_ = 0;
+  uint8_t mark_ = 0;  // Entry::kSnapshotMark value of a key saved (or new) in this walk
+  std::unique_ptr<Progress[]> progress_;  // per shard
   int fd_ = -1;
   std::string tmp_;
   std::vector<std::thread> walkers_;

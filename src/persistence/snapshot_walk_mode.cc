@@ -38,16 +38,16 @@ Status Snapshotter::StartWalkLocked(std::unique_lock<std::mutex>& lk) {
   Keyspace& ks = server_->keyspace();
   forking_ = true;
   last_try_s_ = WallClockMs() / 1000;
-  // Walks whose threads are done; freed below, with every shard locked (no hook call of
-  // theirs can be running).
-  std::vector<std::unique_ptr<SnapshotWalk>> old;
-  for (auto& w : retired_walks_) {
-    if (w->finished()) {
-      old.push_back(std::move(w));
-    }
-  }
-  std::erase(retired_walks_, nullptr);
+  // Earlier walks, freed below with every shard locked (no hook call of theirs can be
+  // running then). A cancelled one may still be marking keys (snapshot_walk.h): it must
+  // be done before this walk flips the marks, so it is joined first (its walkers need
+  // shard locks, hence before the barrier).
+  std::vector<std::unique_ptr<SnapshotWalk>> old = std::move(retired_walks_);
+  retired_walks_.clear();
   lk.unlock();
+  for (auto& w : old) {
+    w->Join();
+  }
   const int64_t t0 = MonotonicUs();
   ks.LockAll();
   const bool quiet = WaitVectorWrites(10000);

@@ -86,6 +86,7 @@ struct LoadProgress {
 // Loads `path` into `ks` (which should be empty). An error names the file, the offset
 // and the problem (rdb::LoadFile's message), or a duplicate key.
 Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOptions& opts,
-                        bool take_locks, LoadProgress* progress, const AccessStamp& access = {});
+                        bool take_locks, LoadProgress* progress, const AccessStamp& access = {},
+                        bool merge = false);
 
 }  // namespace hotkv::persistence

@@ -25,7 +25,7 @@ thread_local std::vector<std::pair<int, std::string>> t_ready_keys;
 void RemoveFromQueues(Keyspace& ks, const std::shared_ptr<Waiter>& w) {
   for (const std::string& key : w->keys) {
     Shard& s = ks.shard(Keyspace::ShardOf(key));
-    s.lock.lock();
+    s.lock.lock_read();  // waiter queues only: no key changes
     if (ShardState* st = StateIfAny(s)) {
       auto it = st->waiters.find(DbKey(w->db, key));
       if (it != st->waiters.end()) {

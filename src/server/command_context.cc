@@ -67,6 +67,15 @@ void CommandContext::KeyModified(std::string_view key, int64_t notify_class,
   Notify(notify_class, event, key, db);
 }
 
+void CommandContext::AddDirty(int64_t n) {
+  // n < 0 takes back what KeyModified counted in this command (RENAME: two keys, one
+  // change for Redis); the counter never goes below its value before the command, and
+  // every reader takes differences modulo 2^64.
+  if (n != 0) {
+    WorkerStats::Inc(worker_.stats().dirty, static_cast<uint64_t>(n));
+  }
+}
+
 void CommandContext::KeyChangedUnwatched(std::string_view key, int64_t notify_class,
                                          std::string_view event, int db) {
   WorkerStats::Inc(worker_.stats().dirty);

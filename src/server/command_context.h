@@ -128,6 +128,10 @@ class CommandContext {
   // after the change, with the key's shard locked.
   void KeyModified(std::string_view key, int64_t notify_class, std::string_view event,
                    int db = -1);
+  // Changes counted beyond KeyModified's one (rdb_changes_since_last_save, save rules),
+  // where Redis counts elements: SADD of 3 new members is 3 changes (`n` = 2 more); or
+  // fewer (n < 0, never more than this command's KeyModified calls): RENAME is one.
+  void AddDirty(int64_t n);
   // A change Redis counts (dirty, notification, blocked clients woken) without touching
   // WATCH: consumer-group state (XGROUP, XACK, XCLAIM, XREADGROUP's PEL, XSETID), which
   // Redis changes without signalModifiedKey.

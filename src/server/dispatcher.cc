@@ -348,10 +348,15 @@ inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
 // patterns) has changed and replied nothing: the locks are released and the handler runs
 // again with the larger set, until it has every shard it needs. The set only grows, so
 // this ends; each run sees one consistent state, so the command stays atomic.
-void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet set) {
+void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet set,
+                    const SnapshotKeyHint* snapshot_hint = nullptr) {
   Keyspace& ks = ctx.keyspace();
   for (;;) {
-    if (!set.LockUnlessBusy(ks, !cmd->is(kCmdWrite))) [[unlikely]] {
+    t_snapshot_key_hint = snapshot_hint;  // the first run only: more shards are reads
+    const bool locked = set.LockUnlessBusy(ks, !cmd->is(kCmdWrite));
+    t_snapshot_key_hint = nullptr;
+    snapshot_hint = nullptr;
+    if (!locked) [[unlikely]] {
       ctx.rb().Error(BusyScriptError());
       return;
     }
@@ -371,6 +376,19 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
     set.Unlock(ks);
     return;
   }
+}
+
+// Whether a walk snapshot's pre-write save may be limited to this write command's
+// declared keys in the client's database (engine/keyspace.h, SnapshotKeyHint): not for
+// commands that change keys elsewhere (MOVE and COPY ... DB: another database; the
+// self-locking and all-shard ones lock by themselves), nor while clients are blocked
+// (serving one may push to a BLMOVE destination in a shard the command holds).
+bool SnapshotHintFits(const CommandSpec* cmd) {
+  if (cmd->is(kCmdSelfLocking) || cmd->is(kCmdAllShards) ||
+      g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+    return false;
+  }
+  return cmd->name != "move" && cmd->name != "copy";
 }
 
 // Runs the handler with the key locks taken (unless the caller holds them already).
@@ -418,10 +436,19 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     LocateKey(key, &shard, &hash, &slot);
     SetKeyHint(key, shard, hash, slot);  // the slot saves the engine's per-slot count a CRC
     Shard& s = ks.shard(shard);
-    // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock).
+    // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock); a write
+    // during a walk snapshot saves just its key first when it can say so.
     const bool write = cmd->is(kCmdWrite);
-    if (!(write ? s.lock.try_lock() : s.lock.try_lock_read()) &&
-        !LockContendedUnlessBusy(ks, shard, !write)) [[unlikely]] {
+    SnapshotKeyHint hint;
+    if (write && g_snapshot_epoch.load(std::memory_order_relaxed) != 0 &&
+        SnapshotHintFits(cmd)) [[unlikely]] {
+      hint = SnapshotKeyHint{ctx.client().db(), &key, 1};
+      t_snapshot_key_hint = &hint;
+    }
+    const bool locked = (write ? s.lock.try_lock() : s.lock.try_lock_read()) ||
+                        LockContendedUnlessBusy(ks, shard, !write);
+    t_snapshot_key_hint = nullptr;
+    if (!locked) [[unlikely]] {
       t_key_hint = KeyHint{};
       ctx.rb().Error(BusyScriptError());
       return;
@@ -448,6 +475,17 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     ShardLockSet set;
     for (int p : key_pos) {
       set.Add(Keyspace::ShardOf(ctx.arg(p)));
+    }
+    if (cmd->is(kCmdWrite) && g_snapshot_epoch.load(std::memory_order_relaxed) != 0 &&
+        SnapshotHintFits(cmd)) [[unlikely]] {
+      thread_local std::vector<std::string_view> keys;
+      keys.clear();
+      for (int p : key_pos) {
+        keys.push_back(ctx.arg(p));
+      }
+      const SnapshotKeyHint hint{ctx.client().db(), keys.data(), keys.size()};
+      RunWithLockSet(ctx, cmd, set, &hint);
+      return;
     }
     RunWithLockSet(ctx, cmd, set);
   }

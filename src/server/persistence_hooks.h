@@ -58,9 +58,11 @@ class PersistenceHooks {
   // saved too (no client runs any more). Kills a BGSAVE child that is still running.
   virtual void FinishShutdown() = 0;
 
-  // DEBUG RELOAD: save, empty the keyspace, load the file back. An error is the reply.
-  // The caller holds no shard lock.
-  virtual Status DebugReload() = 0;
+  // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save (unless !save), empty the keyspace
+  // (unless !flush), load the file back (`merge`: a key of the file replaces a key of the
+  // same name; without it a duplicate is an error). An error is the reply. The caller
+  // holds no shard lock.
+  virtual Status DebugReload(bool save, bool flush, bool merge) = 0;
 
   // Called once by Server::Run when the workers listen (starts loading and the
   // persistence thread).

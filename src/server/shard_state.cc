@@ -95,7 +95,7 @@ void ClearWatchList(Client& c) {
 void UnwatchAll(Keyspace& ks, Client& c) {
   for (const WatchedKey& wk : c.watched_keys()) {
     Shard& s = ks.shard(Keyspace::ShardOf(wk.key));
-    s.lock.lock();
+    s.lock.lock_read();  // the shard's watch list only: no key changes
     RemoveWatcher(s, wk, c);
     s.lock.unlock();
   }

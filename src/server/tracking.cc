@@ -385,7 +385,7 @@ void EnforceMaxKeys(Server& s) {
       continue;
     }
     Shard& sh = ks.shard(i);
-    sh.lock.lock();
+    sh.lock.lock_read();  // the tracking table only: no key changes
     TrackShard& t = Table(i);
     if (!t.keys.empty()) {
       // A random key: a random bucket, then the next non-empty one.

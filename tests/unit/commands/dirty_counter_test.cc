@@ -1,6 +1,8 @@
 // The change counter behind INFO rdb_changes_since_last_save and the save rules (Redis's
 // server.dirty): each worker counts the changes its commands report (KeyModified: one per
-// key changed), reads count nothing, and FLUSHALL/FLUSHDB count every key they remove.
+// key changed, plus AddDirty where Redis counts elements: SADD of 3 new members is 3 —
+// those rules are checked against Redis 7.0 in tests/integration/test_bgsave_walk.py),
+// reads count nothing, and FLUSHALL/FLUSHDB count every key they remove.
 #include <gtest/gtest.h>
 
 #include "in_process.h"
