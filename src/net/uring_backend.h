@@ -49,6 +49,7 @@ class UringBackend final : public IoBackend {
   bool Send(NetConnection* c) override;
   void SetReading(NetConnection* c, bool on) override;
   void RemoveConnection(NetConnection* c) override;
+  void SubmitPending() override;
   void Poll(int timeout_ms, IoSink& sink) override;
   void ReleasedConnections(std::vector<NetConnection*>* out) override;
 
