@@ -3,7 +3,7 @@
 # workload, HotKV (--threads 1) or Debian's redis-server. Used to see whether a command's
 # cost is in the server's own code or in the kernel (socket I/O, page faults).
 #
-#   bench/cpu_split.sh hotkv|redis [redis-benchmark options...]
+#   bench/cpu_split.sh hotkv|redis|redis8 [redis-benchmark options...]
 #   N=3000000 bench/cpu_split.sh hotkv -t lpush -r 1000000
 #   BIN=/path/to/hotkv-server EXTRA="--io-backend epoll" bench/cpu_split.sh hotkv -t get
 #
@@ -22,7 +22,7 @@ if [ "$which" = hotkv ]; then
   # shellcheck disable=SC2086
   start_server hotkv ${EXTRA:-}
 else
-  start_server redis
+  start_server "$which"  # redis (7.0) or redis8
 fi
 read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
 taskset -c 1 redis-benchmark -p "$PORT" -c 50 -P 30 -d 256 -n "$N" -q "$@" | tr '\r' '\n' | tail -1

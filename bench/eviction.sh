@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Writes under a maxmemory limit: HotKV (--threads 1) and Debian's redis-server, each
+# Writes under a maxmemory limit: HotKV (--threads 1), Redis 8.8 (when found, see
+# server_lib.sh: HOTKV_BENCH_REDIS8 or ../shared/peers) and Debian's redis-server, each
 # pinned to core 0 with redis-benchmark on core 1, SET of 256-byte values over a key
 # space ten times larger than what fits, so nearly every write evicts a key.
 #
@@ -18,10 +19,17 @@ N=${N:-3000000}
 BIN=${BIN:-build/release/hotkv-server}
 [ -x "$BIN" ] || make build >/dev/null
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-for which in hotkv redis; do
+# shellcheck source=bench/server_lib.sh
+. bench/server_lib.sh  # redis8_binary
+R8=$(redis8_binary || true)
+SERVERS="hotkv${R8:+ redis8} redis"
+[ -n "$R8" ] || echo "bench: Redis 8.8 not found (HOTKV_BENCH_REDIS8): hotkv and redis 7.0 only" >&2
+for which in $SERVERS; do
   PORT=$(free_port)
   if [ "$which" = hotkv ]; then
     taskset -c 0 "$BIN" --port "$PORT" --threads 1 >/dev/null 2>&1 & PID=$!
+  elif [ "$which" = redis8 ]; then
+    taskset -c 0 "$R8" --port "$PORT" --save '' --appendonly no >/dev/null 2>&1 & PID=$!
   else
     taskset -c 0 redis-server --port "$PORT" --save '' --appendonly no >/dev/null 2>&1 & PID=$!
   fi

@@ -3,7 +3,7 @@
 # (hotkv-loadgen --load), deletes 90 % of them, and prints the server's RSS after the
 # load, right after the deletes, and 30 s later.
 #
-#   bench/memory_return.sh hotkv|redis range|spread [server options...]
+#   bench/memory_return.sh hotkv|redis|redis8 range|spread [server options...]
 #     range:  delete key:0 .. key:899999 (whole pages of memory become free)
 #     spread: delete every key whose number is not a multiple of 10 (every page keeps
 #             some live keys: fragmentation, which no allocator can give back)

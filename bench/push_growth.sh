@@ -4,7 +4,7 @@
 # l1, l2, l3, then l4 twice: LPUSH, then RPUSH onto the same list, as the harness's LPUSH
 # and RPUSH tests do), printing user and kernel ns per push and the RSS after each run.
 #
-#   bench/push_growth.sh hotkv|redis
+#   bench/push_growth.sh hotkv|redis|redis8
 #   BIN=/tmp/other/hotkv-server bench/push_growth.sh hotkv
 #
 # Server (--threads 1) on core 0, redis-benchmark (-c 50 -P 30) on core 1; CPU from

@@ -3,7 +3,7 @@
 # grows, with the server's CPU and RSS afterwards. Used to judge memory settings that
 # change what a page fault costs a request (prefault-memory, hugepages).
 #
-#   bench/write_latency.sh hotkv|redis RATE SECONDS [server options...]
+#   bench/write_latency.sh hotkv|redis|redis8 RATE SECONDS [server options...]
 #   bench/write_latency.sh hotkv 100000 10 --prefault-memory no
 #
 # The server runs on core 0 (HotKV with --threads 1), the generator on core 1, 50

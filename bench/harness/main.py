@@ -3,6 +3,7 @@
 
     python3 bench/harness/main.py --build-dir build/release [--quick] [--only cpu,sweep,memory,prefetch]
                                   [--reps N] [--sweep-reps N] [--record | --no-record]
+                                  [--redis8 PATH]
 """
 import argparse
 import datetime
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import REPO, CommandLog, loadavg, log, stop_all  # noqa: E402
 import report  # noqa: E402
+import servers  # noqa: E402
 from servers import HOTKV_BASELINE, HOTKV_EXTRA_ARGS, redis_version  # noqa: E402
 
 PARTS = ["cpu", "sweep", "memory", "prefetch"]
@@ -123,6 +125,8 @@ def machine_facts(ctx):
         "git_branch": sh(f"git -C {src} rev-parse --abbrev-ref HEAD"),
         "hotkv_version": sh(f"{ctx.build_dir}/hotkv-server --version"),
         "redis_version": redis_version(),
+        "redis8_path": servers.REDIS8 or "",
+        "redis8_version": redis_version(servers.REDIS8) if servers.REDIS8 else "",
         "redis_benchmark_version": sh("redis-benchmark --version"),
     }
 
@@ -137,6 +141,8 @@ def render_again(outdir, record):
     ctx.outdir, ctx.stamp, ctx.facts = outdir, outdir.name, results["facts"]
     ctx.quick = results["settings"]["quick"]
     ctx.problems = results["problems"]
+    if results["facts"].get("redis8_path"):
+        servers.use_redis8(results["facts"]["redis8_path"])
     ctx.problem = lambda text: (log("PROBLEM: " + text), ctx.problems.append(text))
     report.write_all(ctx, results, record)
     return 0
@@ -153,6 +159,10 @@ def main():
     ap.add_argument("--cpu-server", choices=["per-command", "shared"], default="per-command",
                     help="cpu part: a fresh, preloaded server for each command (default), or "
                          "one server per repetition for all 12 commands in turn")
+    ap.add_argument("--redis8", metavar="PATH", default=None,
+                    help="Redis 8.8 redis-server to measure beside Redis 7.0 (default: "
+                         "$HOTKV_BENCH_REDIS8, else ../shared/peers/redis-8.8/redis-server when "
+                         "present); 'none' leaves it out")
     ap.add_argument("--server-core", type=int, default=0)
     ap.add_argument("--client-core", type=int, default=1)
     rec = ap.add_mutually_exclusive_group()
@@ -172,6 +182,13 @@ def main():
     record = (not args.quick) if args.record is None else args.record
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.redis8 != "none":
+        r8 = servers.find_redis8(args.redis8)
+        if args.redis8 and r8 is None:
+            ap.error(f"--redis8 {args.redis8}: no such file")
+        if r8 is None:
+            log("Redis 8.8 not found (--redis8 PATH or HOTKV_BENCH_REDIS8): its columns are left out")
+        servers.use_redis8(r8)
     ctx = Context(args)
     ctx.facts.update(machine_facts(ctx))
     ctx.facts["hotkv_extra_args"] = " ".join(HOTKV_EXTRA_ARGS)

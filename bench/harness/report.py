@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from common import log
-from servers import CONFIGS, label
+from servers import CONFIGS, PEERS, label, peer_short
 
 COMMANDS = ["SET", "GET", "MGET", "SETNX", "APPEND", "INCR", "LPUSH", "RPUSH", "SADD",
             "HSET", "MSET", "PING"]
@@ -52,6 +52,16 @@ def ratio(a, b, key):
     return f"{a[key] / b[key]:.2f}"
 
 
+def ratio_header(facts):
+    """Ratio columns: HotKV (t1, default) over each peer, Redis 8.8 first when measured."""
+    return [f"{h} / {peer_short(p, facts)}" for p in PEERS for h in ("t1", "default")]
+
+
+def ratio_cells(summ, cmd, key):
+    return [ratio(summ.get((cmd, h)), summ.get((cmd, p)), key)
+            for p in PEERS for h in ("hotkv-t1", "hotkv-default")]
+
+
 def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
@@ -91,7 +101,10 @@ def section_header(ctx, res):
     lines = [
         f"## {f['date'][:16].replace('T', ' ')} — {kind}",
         "",
-        f"HotKV `{f.get('git')}` (branch {f.get('git_branch')}) vs Redis {f.get('redis_version')}; "
+        f"HotKV `{f.get('git')}` (branch {f.get('git_branch')}) vs "
+        + (f"Redis {f['redis8_version']} (`{f['redis8_path']}`) and " if f.get("redis8_path") else "")
+        + f"Redis {f.get('redis_version')}"
+        + ("" if f.get("redis8_path") else " (Redis 8.8 not found: --redis8 PATH)") + "; "
         f"parts: {', '.join(f.get('parts', []))}; raw data: `bench/results/{ctx.stamp}/`.",
         "",
     ]
@@ -113,7 +126,9 @@ def section_header(ctx, res):
         f"(one per CPU it may run on), pipeline-prefetch default `{f.get('hotkv_pipeline_prefetch_default', '?')}`"
         f"{'; every HotKV configuration started with `' + f['hotkv_extra_args'] + '`' if f.get('hotkv_extra_args') else ''}; "
         f"{'; baseline binary (base-* columns) `' + f['hotkv_baseline'] + '`' if f.get('hotkv_baseline') else ''}; "
-        f"redis-server {f.get('redis_version')} `--save '' --appendonly no`; {f.get('redis_benchmark_version')}.",
+        f"redis-server {f.get('redis_version')}"
+        + (f" and {f['redis8_version']}" if f.get("redis8_path") else "")
+        + f" `--save '' --appendonly no`; {f.get('redis_benchmark_version')}.",
         f"- Pinning: every server on core {s['server_core']}, every client tool (redis-benchmark, "
         f"hotkv-loadgen, the preloader) on core {s['client_core']}, with taskset. With 2 CPUs this "
         "is the only split that gives the server and the generator a core each; HotKV counts "
@@ -158,18 +173,14 @@ def section_cpu(ctx, res, img):
             if x and x["status"] in ("ok", "partial") and x["gen_saturated"]:
                 cell += " †"
             cells.append(cell)
-        r = summ.get((cmd, "redis"))
-        rows.append([cmd] + cells + [ratio(summ.get((cmd, "hotkv-t1")), r, "rps_med"),
-                                     ratio(summ.get((cmd, "hotkv-default")), r, "rps_med")])
-    lines += [table(["command"] + names + ["t1 / redis", "default / redis"], rows), ""]
+        rows.append([cmd] + cells + ratio_cells(summ, cmd, "rps_med"))
+    lines += [table(["command"] + names + ratio_header(ctx.facts), rows), ""]
     lines += ["**Server CPU per request, ns** (lower is better; ratio < 1: HotKV uses less CPU)", ""]
     rows = []
     for cmd in COMMANDS:
         cells = [spread(summ.get((cmd, c)), "ns_med", "ns_min", "ns_max", num) for c in CONFIGS]
-        r = summ.get((cmd, "redis"))
-        rows.append([cmd] + cells + [ratio(summ.get((cmd, "hotkv-t1")), r, "ns_med"),
-                                     ratio(summ.get((cmd, "hotkv-default")), r, "ns_med")])
-    lines += [table(["command"] + names + ["t1 / redis", "default / redis"], rows), ""]
+        rows.append([cmd] + cells + ratio_cells(summ, cmd, "ns_med"))
+    lines += [table(["command"] + names + ratio_header(ctx.facts), rows), ""]
     lines += ["**Where the time went** (medians, % of one core over the run: generator / server / "
               "other processes + steal on the server's core)", ""]
     rows = []
@@ -273,16 +284,19 @@ def section_sweep(ctx, res, img):
 
 def section_memory(ctx, res):
     mem = {m["config"]: m for m in res.get("memory", [])}
-    r = mem.get("redis")
+    peers = [p for p in PEERS if p in mem] or PEERS[-1:]
     rows = []
     for c in CONFIGS:
         m = mem.get(c)
         if not m:
             continue
+        cells = []
+        for key in ("bytes_per_key", "rss_loaded_kb"):
+            for p in peers:
+                r = mem.get(p)
+                cells.append(f"{m[key] / r[key]:.2f}" if r and r[key] else "–")
         rows.append([label(c, ctx.facts), f"{m['dbsize']:,}", num(m["rss_empty_kb"] / 1024, 1),
-                     num(m["rss_loaded_kb"] / 1024, 1), num(m["bytes_per_key"]),
-                     f"{m['bytes_per_key'] / r['bytes_per_key']:.2f}" if r else "–",
-                     f"{m['rss_loaded_kb'] / r['rss_loaded_kb']:.2f}" if r else "–"])
+                     num(m["rss_loaded_kb"] / 1024, 1), num(m["bytes_per_key"])] + cells)
     any_m = next(iter(mem.values()), None)
     return [
         "### 3. Memory",
@@ -292,8 +306,9 @@ def section_memory(ctx, res):
         "(keys `key:0` … `key:N-1`, the same keys and values for every server). "
         "Bytes/key = (RSS loaded − RSS empty) ÷ keys. One measurement per server.",
         "",
-        table(["server", "keys", "RSS empty MiB", "RSS loaded MiB", "bytes/key", "bytes/key ÷ redis",
-               "RSS ÷ redis"], rows),
+        table(["server", "keys", "RSS empty MiB", "RSS loaded MiB", "bytes/key"]
+              + [f"bytes/key ÷ {peer_short(p, ctx.facts)}" for p in peers]
+              + [f"RSS ÷ {peer_short(p, ctx.facts)}" for p in peers], rows),
         "",
     ]
 

@@ -16,18 +16,62 @@ HOTKV_EXTRA_ARGS = shlex.split(os.environ.get("HOTKV_EXTRA_ARGS", ""))
 # base-default, started exactly like hotkv-t1 and hotkv-default.
 HOTKV_BASELINE = os.environ.get("HOTKV_BASELINE", "")
 
+# Redis 8.8, the reference peer (issue 21), measured beside Debian's Redis 7.0 when its
+# binary is found: --redis8 PATH (main.py), else HOTKV_BENCH_REDIS8, else
+# ../shared/peers/redis-8.8/redis-server next to the checkout (or next to its parent: a
+# worktree under /work/wt/<name>). Absent: its columns are left out, nothing fails.
+_REPO = Path(__file__).resolve().parents[2]
+REDIS8_DEFAULTS = [_REPO.parent / "shared" / "peers" / "redis-8.8" / "redis-server",
+                   _REPO.parent.parent / "shared" / "peers" / "redis-8.8" / "redis-server"]
+
+
+def find_redis8(explicit=None):
+    """The Redis 8.8 binary to measure, or None. An explicit path that is not an
+    executable file is reported by the caller (returned as is when it exists)."""
+    for cand in [explicit, os.environ.get("HOTKV_BENCH_REDIS8")]:
+        if cand:
+            return str(Path(cand).resolve()) if Path(cand).is_file() else None
+    for cand in REDIS8_DEFAULTS:
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+    return None
+
+
+REDIS8 = None  # set by use_redis8()
+
 # Order of the configurations in tables and charts; the run order alternates (see cpu.py).
+# "redis8" (Redis 8.8) is inserted before "redis" (Debian's 7.0) by use_redis8().
 CONFIGS = ["hotkv-t1", "hotkv-default", "redis"]
 if HOTKV_BASELINE:
     CONFIGS += ["base-t1", "base-default"]
+# The peers HotKV is compared with, the reference first (ratio columns follow this order).
+PEERS = ["redis"]
 
 
-def redis_version():
-    out = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
+def use_redis8(path):
+    """Adds the Redis 8.8 configuration (in place: modules hold these lists)."""
+    global REDIS8
+    REDIS8 = path
+    if path and "redis8" not in CONFIGS:
+        CONFIGS.insert(CONFIGS.index("redis"), "redis8")
+        PEERS.insert(0, "redis8")
+
+
+def redis_version(binary="redis-server"):
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return "?"
     for word in out.split():
         if word.startswith("v="):
             return word[2:]
     return "?"
+
+
+def peer_short(config, facts):
+    """Short name of a peer for ratio column headers: "R8.8", "R7.0"."""
+    v = facts.get("redis8_version" if config == "redis8" else "redis_version", "?")
+    return "R" + ".".join(v.split(".")[:2])
 
 
 def label(config, facts):
@@ -37,6 +81,8 @@ def label(config, facts):
         return f"HotKV default threads ({facts.get('hotkv_default_threads', '?')})"
     if config == "redis":
         return f"Redis {facts.get('redis_version', '?')}"
+    if config == "redis8":
+        return f"Redis {facts.get('redis8_version', '?')}"
     if config.startswith("hotkv-prefetch-"):
         return f"HotKV --threads 1 --pipeline-prefetch {config.rsplit('-', 1)[1]}"
     if config == "base-t1":
@@ -62,10 +108,11 @@ def make_server(config, build_dir, core, logdir, extra=()):
         mode = config.rsplit("-", 1)[1]
         argv = [hotkv, "--port", "{port}", "--bind", HOST, "--threads", "1",
                 "--pipeline-prefetch", mode]
-    elif config == "redis":
-        rdir = Path(logdir) / "redis-dir"
+    elif config in ("redis", "redis8"):
+        rdir = Path(logdir) / f"{config}-dir"
         rdir.mkdir(parents=True, exist_ok=True)
-        argv = ["redis-server", "--port", "{port}", "--bind", HOST, "--save", "",
+        binary = REDIS8 if config == "redis8" else "redis-server"
+        argv = [binary, "--port", "{port}", "--bind", HOST, "--save", "",
                 "--appendonly", "no", "--dir", str(rdir)]
     else:
         raise ValueError(config)

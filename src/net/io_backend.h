@@ -82,6 +82,10 @@ class IoBackend {
   // Detaches c and closes its socket. The connection may still be referenced by the
   // kernel (in-flight operations); ReleasedConnections() hands it back once it is not.
   virtual void RemoveConnection(NetConnection* c) = 0;
+  // Hands queued operations (sends) to the kernel now rather than at the next Poll: the
+  // owner calls it before work that takes a while (its timer), so replies already made
+  // do not wait for that work. A no-op where Send() writes at once (epoll).
+  virtual void SubmitPending() {}
   // Waits up to timeout_ms (-1: forever) and delivers what happened to `sink`. May be
   // called again from inside a callback (a busy script's worker serving its other
   // connections, server/worker.h ServeWhileBusy) with timeout 0: the nested call delivers

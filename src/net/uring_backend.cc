@@ -323,6 +323,12 @@ void UringBackend::OnSend(NetConnection* c, int res, IoSink& sink) {
   sink.OnOutputDrained(c);
 }
 
+void UringBackend::SubmitPending() {
+  if (io_uring_sq_ready(&ring_) > 0) {
+    io_uring_submit(&ring_);
+  }
+}
+
 void UringBackend::Poll(int timeout_ms, IoSink& sink) {
   io_uring_cqe* cqe = nullptr;
   __kernel_timespec ts{};

@@ -51,6 +51,7 @@ class UringBackend final : public IoBackend {
   void HoldInput(NetConnection* c) override;
   bool ReleaseInput(NetConnection* c) override;
   void RemoveConnection(NetConnection* c) override;
+  void SubmitPending() override;
   void Poll(int timeout_ms, IoSink& sink) override;
   void ReleasedConnections(std::vector<NetConnection*>* out) override;
 

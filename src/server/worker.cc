@@ -276,6 +276,11 @@ void Worker::Run() {
       retiring_fds_.clear();
     }
     if (now >= next_cron_ms_) {
+      // The replies of this iteration leave before the timer's work (active expiry,
+      // idle clients), not after it: with io_uring they would otherwise wait in the
+      // submission queue until the next Poll.
+      FinishIteration();
+      backend_->SubmitPending();
       Cron(now);
       next_cron_ms_ = now + 1000 / std::max<int64_t>(1, server_->config().hz());
     } else if (evicting_) {

@@ -69,6 +69,9 @@ std::string Validate(const Options& o) {
   if (o.mode == Mode::kLoad && o.pipeline < 1) {
     return "--pipeline must be >= 1";
   }
+  if (o.mode == Mode::kPubsub && o.arrival == Arrival::kBursty) {
+    return "--arrival bursty is a request-mode option";
+  }
   if (o.mode == Mode::kPubsub) {
     if (o.publishers < 1 || o.subscribers < 1 || o.channels < 1) {
       return "--publishers, --subscribers and --channels must be >= 1";
@@ -104,7 +107,9 @@ Request mode (default):
   hotkv-loadgen --rate R [--connections 50] [--duration 10] [--warmup 1] [--threads 1]
                 [--command get|set|incr|ping|custom --template 'CMD __key__ __value__']
                 [--keyspace 1000000] [--key-prefix key:] [--value-size 256]
-                [--arrival uniform|poisson] [--drain 5] [--spin-us 0] [--json]
+                [--arrival uniform|poisson|bursty] [--drain 5] [--spin-us 0] [--json]
+  (bursty: closed loop, each connection sends at rate/connections once its previous reply
+   is in, all connections in phase; latency from the actual send)
 Load mode (preload N keys: SET <prefix><i> <value>, i in [0, N)):
   hotkv-loadgen --load N [--connections 50] [--pipeline 64] [--threads 1]
                 [--key-prefix key:] [--value-size 256] [--json]
@@ -171,6 +176,8 @@ ParseResult ParseOptions(const std::vector<std::string>& args) {
            o.arrival = Arrival::kUniform;
          } else if (v == "poisson") {
            o.arrival = Arrival::kPoisson;
+         } else if (v == "bursty") {
+           o.arrival = Arrival::kBursty;
          } else {
            return false;
          }

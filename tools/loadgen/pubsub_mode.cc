@@ -328,7 +328,7 @@ int RunPubsubMode(const Options& o) {
         .Add("subscribers_per_channel", subs_per_channel)
         .Add("payload", static_cast<uint64_t>(o.payload))
         .Add("threads", threads)
-        .Add("arrival", o.arrival == Arrival::kUniform ? "uniform" : "poisson")
+        .Add("arrival", ArrivalName(o.arrival))
         .Add("duration_s", o.duration_s)
         .Add("warmup_s", o.warmup_s)
         .Add("spin_us", o.spin_us)
@@ -368,7 +368,7 @@ int RunPubsubMode(const Options& o) {
         "  %d publishers, %d subscribers, %d channel(s) (%.2f subscribers/channel), "
         "payload %zu B, %d thread(s), %s arrivals\n",
         pubs, subs, chans, subs_per_channel, o.payload, threads,
-        o.arrival == Arrival::kUniform ? "uniform" : "poisson");
+        ArrivalName(o.arrival));
     std::printf(
         "  asked      %.0f deliveries/s (= %.1f publishes/s x %.2f subscribers/channel) "
         "for %.1f s (after %.1f s warm-up)\n",

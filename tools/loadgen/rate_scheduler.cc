@@ -22,7 +22,7 @@ RateScheduler::RateScheduler(uint64_t start_ns, double rate_per_s, double phase,
       phase_(phase),
       arrival_(arrival),
       rng_(seed) {
-  if (arrival_ == Arrival::kUniform) {
+  if (arrival_ != Arrival::kPoisson) {
     next_ns_ = Uniform(0);
   } else {
     poisson_ns_ = NextExponential() * interval_ns_;
@@ -42,7 +42,7 @@ double RateScheduler::NextExponential() {
 
 void RateScheduler::Advance() {
   ++index_;
-  if (arrival_ == Arrival::kUniform) {
+  if (arrival_ != Arrival::kPoisson) {
     next_ns_ = Uniform(index_);
   } else {
     poisson_ns_ += NextExponential() * interval_ns_;

@@ -16,7 +16,15 @@
 
 namespace hotkv::loadgen {
 
-enum class Arrival { kUniform, kPoisson };
+// kBursty: uniform per-connection pacing with every connection in phase (all start at
+// t0) and at most one request outstanding per connection (a closed-loop, per-connection
+// rate-limited client, e.g. memtier_benchmark --rate-limiting). The scheduler treats it
+// as uniform; the closed loop is the Worker's (WorkerTimes::closed_loop).
+enum class Arrival { kUniform, kPoisson, kBursty };
+
+inline const char* ArrivalName(Arrival a) {
+  return a == Arrival::kPoisson ? "poisson" : a == Arrival::kBursty ? "bursty" : "uniform";
+}
 
 class RateScheduler {
  public:

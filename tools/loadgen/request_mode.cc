@@ -118,7 +118,7 @@ int RunRequestMode(const Options& o) {
   MeasureWindow window{start + static_cast<uint64_t>(o.warmup_s * 1e9), 0};
   window.t1 = window.t0 + static_cast<uint64_t>(o.duration_s * 1e9);
   WorkerTimes times{window.t0, window.t1, window.t1 + static_cast<uint64_t>(o.drain_s * 1e9),
-                    static_cast<uint64_t>(o.spin_us * 1e3)};
+                    static_cast<uint64_t>(o.spin_us * 1e3), o.arrival == Arrival::kBursty};
 
   std::vector<std::unique_ptr<RequestDriver>> drivers;
   std::vector<std::unique_ptr<Worker>> workers;
@@ -132,7 +132,9 @@ int RunRequestMode(const Options& o) {
     Conn& conn = workers[i % threads]->AddConn(connected.fds[i], false);
     conn.slot = static_cast<size_t>(i / threads);
     conn.scheduled = true;
-    conn.schedule = RateScheduler(start, per_conn_rate, static_cast<double>(i) / o.connections,
+    // Bursty: every connection in phase (all at t0), as a client that starts them together.
+    double phase = o.arrival == Arrival::kBursty ? 0.0 : static_cast<double>(i) / o.connections;
+    conn.schedule = RateScheduler(start, per_conn_rate, phase,
                                   o.arrival, o.seed * 1000003ULL + i);
   }
 
@@ -173,7 +175,7 @@ int RunRequestMode(const Options& o) {
         .Add("command", command->name())
         .Add("connections", o.connections)
         .Add("threads", threads)
-        .Add("arrival", o.arrival == Arrival::kUniform ? "uniform" : "poisson")
+        .Add("arrival", ArrivalName(o.arrival))
         .Add("duration_s", o.duration_s)
         .Add("warmup_s", o.warmup_s)
         .Add("spin_us", o.spin_us)
@@ -202,7 +204,7 @@ int RunRequestMode(const Options& o) {
     std::printf("hotkv-loadgen request mode: %s against %s:%d\n", command->name().c_str(),
                 o.host.c_str(), o.port);
     std::printf("  %d connections, %d thread(s), %s arrivals, keyspace %llu, value %zu B\n",
-                o.connections, threads, o.arrival == Arrival::kUniform ? "uniform" : "poisson",
+                o.connections, threads, ArrivalName(o.arrival),
                 static_cast<unsigned long long>(o.keyspace), o.value_size);
     std::printf("  asked      %.0f req/s for %.1f s (after %.1f s warm-up)\n", o.rate, o.duration_s,
                 o.warmup_s);

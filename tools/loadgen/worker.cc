@@ -138,6 +138,20 @@ void Worker::SendDue() {
       continue;
     }
     uint64_t now = NowNs();
+    if (times_.closed_loop) {
+      // One request; the reply puts the connection back in the heap (Read()).
+      if (conn.inflight.empty() && conn.schedule.Next() <= now &&
+          conn.schedule.Next() < times_.send_end_ns) {
+        if (conn.schedule.Next() >= times_.measure_start_ns) {
+          stats_.send_lag.Record(now - conn.schedule.Next());
+        }
+        Enqueue(conn, now);  // latency from the actual send
+        conn.schedule.Advance();
+        Flush(conn);
+      }
+      MaybeSchedule(conn);
+      continue;
+    }
     while (conn.schedule.Next() <= now && conn.schedule.Next() < times_.send_end_ns &&
            conn.pending_out() < kMaxPendingBytes) {
       uint64_t intended = conn.schedule.Next();
@@ -161,7 +175,7 @@ void Worker::Enqueue(Conn& conn, uint64_t intended_ns) {
 
 void Worker::MaybeSchedule(Conn& conn) {
   if (conn.scheduled && conn.alive && !conn.in_heap && conn.schedule.Next() < times_.send_end_ns &&
-      conn.pending_out() < kMaxPendingBytes) {
+      conn.pending_out() < kMaxPendingBytes && !(times_.closed_loop && !conn.inflight.empty())) {
     heap_.emplace(conn.schedule.Next(), &conn);
     conn.in_heap = true;
   }
@@ -240,6 +254,9 @@ void Worker::Read(Conn& conn) {
   }
   if (conn.pending_out() > 0 && !conn.want_write) {
     Flush(conn);
+  }
+  if (times_.closed_loop && conn.alive) {
+    MaybeSchedule(conn);  // its reply is in: the next request may go (SendDue)
   }
 }
 

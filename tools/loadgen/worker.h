@@ -90,6 +90,11 @@ struct WorkerTimes {
   // Busy-poll (epoll_wait with timeout 0) instead of sleeping while replies are
   // outstanding or the next send is due within this many ns; 0 = always sleep.
   uint64_t spin_ns = 0;
+  // Closed loop (--arrival bursty): a scheduled connection has at most one request
+  // outstanding; its next scheduled request goes once the reply is in (at once when the
+  // reply came after that request's time, otherwise at its time), and latency is
+  // measured from the actual send instead of the intended time.
+  bool closed_loop = false;
 };
 
 struct WorkerStats {

@@ -155,6 +155,34 @@ TEST(Database, ActiveExpiryRemovesUnreadKeys) {
   EXPECT_EQ(rec.expired.size(), 2500u);
 }
 
+TEST(Database, ActiveExpiryFindsFewDueKeysAmongManyWithTtl) {
+  // 20,000 keys with a TTL far ahead and 100 due: each pass stops early (under 10 % of
+  // its checks due) but resumes where it stopped, so the due keys still go.
+  Keyspace ks(1);
+  Database db(&ks, 0, 0);
+  for (int i = 0; i < 20000; i++) {
+    std::string k = "far:" + std::to_string(i);
+    KeyRef r = db.Lookup(k);
+    db.SetString(r, k, "v", false);
+    db.SetTtl(r, 1'000'000'000);
+  }
+  for (int i = 0; i < 100; i++) {
+    std::string k = "due:" + std::to_string(i);
+    KeyRef r = db.Lookup(k);
+    db.SetString(r, k, "v", false);
+    db.SetTtl(r, 10);
+  }
+  size_t cursor = 0;
+  size_t total = 0;
+  int rounds = 0;
+  for (; rounds < 1000 && total < 100; rounds++) {
+    total += ks.ExpireCycle(0, 1, &cursor, 100, 1000000);
+  }
+  EXPECT_EQ(total, 100u);
+  EXPECT_GT(rounds, 1);  // not all in one pass: the pass stopped at low yield
+  EXPECT_EQ(ks.DbSize(0), 20000u);
+}
+
 TEST(Database, RenameKeepsTtl) {
   Keyspace ks(1);
   Database db(&ks, 0, 0);

@@ -102,6 +102,16 @@ TEST(LoadgenPayload, PublishTargetsSpreadEvenlyWithConsecutiveSequences) {
 
 ParseResult Parse(std::vector<std::string> args) { return ParseOptions(args); }
 
+TEST(LoadgenOptions, BurstyArrivalIsARequestModeOption) {
+  ParseResult r = Parse({"--rate", "100k", "--arrival", "bursty", "--threads", "2"});
+  ASSERT_TRUE(r.options.has_value()) << r.error;
+  EXPECT_EQ(r.options->arrival, Arrival::kBursty);
+  ParseResult p = Parse({"--mode", "pubsub", "--rate", "1000", "--arrival", "bursty"});
+  EXPECT_FALSE(p.options.has_value());
+  EXPECT_NE(p.error.find("bursty"), std::string::npos) << p.error;
+  EXPECT_FALSE(Parse({"--rate", "1000", "--arrival", "burst"}).options.has_value());
+}
+
 TEST(LoadgenOptions, RequestModeFlags) {
   ParseResult r = Parse({"--port", "7000", "--rate", "50k", "--connections=20", "--duration", "2.5",
                          "--threads", "2", "--command", "set", "--arrival", "poisson", "--json"});
@@ -136,7 +146,7 @@ TEST(LoadgenOptions, Rejections) {
   EXPECT_FALSE(Parse({"--bogus", "1"}).options.has_value());
   EXPECT_FALSE(Parse({"--connections", "10"}).options.has_value());  // no --rate
   EXPECT_FALSE(Parse({"--rate", "abc"}).options.has_value());
-  EXPECT_FALSE(Parse({"--rate", "10", "--arrival", "bursty"}).options.has_value());
+  EXPECT_FALSE(Parse({"--rate", "10", "--arrival", "clumpy"}).options.has_value());
   EXPECT_FALSE(Parse({"--mode", "pubsub", "--rate", "10", "--payload", "8"}).options.has_value());
   EXPECT_FALSE(Parse({"--mode", "pubsub", "--rate", "10", "--subscribers", "2", "--channels", "3"})
                    .options.has_value());

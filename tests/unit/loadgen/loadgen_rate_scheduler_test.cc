@@ -31,6 +31,20 @@ TEST(LoadgenRateScheduler, UniformDoesNotDriftOverMillionsOfRequests) {
   EXPECT_NEAR(static_cast<double>(s.Next() - kStart), 1e15, 1.0);
 }
 
+TEST(LoadgenRateScheduler, BurstyIsUniformPerConnection) {
+  // --arrival bursty: the closed loop is the worker's; the times are uniform, and the
+  // request mode gives every connection phase 0 (all in phase at the start).
+  RateScheduler a(kStart, 2000.0, 0.0, Arrival::kBursty, 1);
+  RateScheduler b(kStart, 2000.0, 0.0, Arrival::kBursty, 2);
+  for (uint64_t k = 0; k < 100; ++k) {
+    ASSERT_EQ(a.Next(), kStart + k * 500'000) << k;
+    ASSERT_EQ(a.Next(), b.Next()) << k;
+    a.Advance();
+    b.Advance();
+  }
+  EXPECT_STREQ(ArrivalName(Arrival::kBursty), "bursty");
+}
+
 TEST(LoadgenRateScheduler, PhaseShiftsByAFractionOfAnInterval) {
   RateScheduler s(kStart, 1000.0, 0.25, Arrival::kUniform, 1);
   EXPECT_EQ(s.Next(), kStart + 250'000);
