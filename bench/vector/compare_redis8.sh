@@ -5,7 +5,7 @@
 # absent).
 #
 #   bench/vector/compare_redis8.sh OUTDIR [SET]     SET: fashion (default) | syn1536
-#   env: N (vectors), QUERIES (1000), EFS (40,80,150,300,500), CLIENTS (1,2,16),
+#   env: N (vectors), QUERIES (1000), NOISE (6) and CLUSTERS (200) of syn1536, EFS (40,80,150,300,500), CLIENTS (1,2,16),
 #        TOOL (vector_server_bench binary), SERVER (hotkv-server), REDIS8, HOTKV_ARGS
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,7 +18,7 @@ EFS=${EFS:-40,80,150,300,500}; CLIENTS=${CLIENTS:-1,2,16}; QUERIES=${QUERIES:-10
 if [ "$SET" = fashion ]; then
   DATA="--dataset=fashion --metric=cosine --n=${N:-60000} --queries=$QUERIES"
 else
-  DATA="--dataset=synthetic --n=${N:-20000} --dim=1536 --clusters=200 --noise=6 --queries=$QUERIES"
+  DATA="--dataset=synthetic --n=${N:-20000} --dim=1536 --clusters=${CLUSTERS:-200} --noise=${NOISE:-6} --queries=$QUERIES"
 fi
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 pids=()
