@@ -120,6 +120,24 @@ std::optional<Dataset> LoadFashionMnist(const std::string& dir, size_t max_queri
   return ds;
 }
 
+void AdaptDataset(Dataset* ds, size_t n, bool cosine) {
+  if (n < ds->n) {
+    ds->n = n;
+    ds->base.resize(n * ds->dim);
+    ds->name += "-n" + std::to_string(n);
+  }
+  if (cosine && !ds->cosine) {
+    for (size_t i = 0; i < ds->n; ++i) {
+      Normalize(&ds->base[i * ds->dim], ds->dim);
+    }
+    for (size_t i = 0; i < ds->nq; ++i) {
+      Normalize(&ds->queries[i * ds->dim], ds->dim);
+    }
+    ds->cosine = true;
+    ds->name += "-cos";
+  }
+}
+
 Dataset MakeEmbeddingLike(size_t n, size_t nq, uint32_t dim, size_t clusters, double noise,
                           uint64_t seed) {
   Dataset ds;

@@ -34,6 +34,11 @@ struct Dataset {
 // stderr) if the files are missing.
 std::optional<Dataset> LoadFashionMnist(const std::string& dir, size_t max_queries);
 
+// Keeps the first `n` base vectors (n < ds->n: its own name and ground truth) and, when
+// `cosine`, unit-normalises base and queries and switches the set to cosine (name
+// suffix "-cos"): Fashion-MNIST as a VADD set, as Redis 8 vector sets are cosine only.
+void AdaptDataset(Dataset* ds, size_t n, bool cosine);
+
 // `n` base + `nq` query unit vectors in `clusters` clusters (cosine). `noise` scales
 // the spread of points around their cluster centre (larger = harder).
 Dataset MakeEmbeddingLike(size_t n, size_t nq, uint32_t dim, size_t clusters, double noise,

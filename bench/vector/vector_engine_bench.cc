@@ -5,11 +5,13 @@
 //   vector_engine_bench --dataset=fashion
 //   vector_engine_bench --dataset=synthetic --n=100000 --dim=128 --queries=1000
 //
-// Flags: --dataset=fashion|synthetic  --fashion-dir=DIR  --n --dim --queries --clusters
+// Flags: --dataset=fashion|synthetic  --fashion-dir=DIR  --metric=cosine (fashion:
+//        unit-normalised, cosine ground truth)  --n --dim --queries --clusters
 //        --noise (synthetic spread, default 3)  --seed  --ef=40,80,150,300,500  --reps=3 (query runs per ef and index,
 //        alternating order)  --build-reps=1  --threads=2  --m=16  --ef-construction=200
 //        --data-dir=bench/vector/data (ground-truth cache)  --skip-hnswlib
 //        --index-seed=100 (level generator seed of both indexes)
+//        --recall-only (stop after the single-thread build and query lines on stderr)
 #include <malloc.h>
 #include <time.h>
 
@@ -215,6 +217,7 @@ int Main(int argc, char** argv) {
       return 1;
     }
     ds = std::move(*loaded);
+    AdaptDataset(&ds, flags.GetInt("n", ds.n), flags.Get("metric", "l2") == "cosine");
   } else {
     ds = MakeEmbeddingLike(flags.GetInt("n", 100000), flags.GetInt("queries", 1000),
                            static_cast<uint32_t>(flags.GetInt("dim", 128)),
@@ -271,6 +274,9 @@ int Main(int argc, char** argv) {
                    lib.c_str(), runs[lib][ef][0].recall, runs[lib][ef][0].qps.cpu,
                    runs[lib][ef][0].qps.wall);
     }
+  }
+  if (flags.Has("recall-only")) {
+    return 0;  // the single-thread build and query lines above (stderr) are all it wanted
   }
   // Multi-threaded queries at one ef.
   const size_t mt_ef = std::find(efs.begin(), efs.end(), 150) != efs.end() ? 150 : efs.back();

@@ -12,6 +12,8 @@
 // Data flags (as vector_engine_bench, so the ground-truth cache is shared):
 //   --dataset=fashion|synthetic --fashion-dir=DIR --n --dim --queries --clusters --noise
 //   --seed --data-dir=bench/vector/data
+// --metric=cosine (fashion only): unit-normalised vectors and cosine ground truth, so
+// the set can be loaded with VADD (--dialect=vadd) into HotKV or Redis 8.
 // For fashion, --n (< 60000) keeps the first n training vectors (quick runs); the
 // ground truth is then computed for that subset. --queries is the size of the held-out
 // set the ground truth is cached for; --run-queries (default: all) how many of its first
@@ -458,12 +460,7 @@ std::optional<Dataset> LoadData(const Flags& flags) {
       return std::nullopt;
     }
     ds = std::move(*loaded);
-    const size_t n = flags.GetInt("n", ds.n);
-    if (n < ds.n) {  // a prefix of the training set (quick runs): its own ground truth
-      ds.n = n;
-      ds.base.resize(n * ds.dim);
-      ds.name += "-n" + std::to_string(n);
-    }
+    AdaptDataset(&ds, flags.GetInt("n", ds.n), flags.Get("metric", "l2") == "cosine");
   } else {
     ds = MakeEmbeddingLike(flags.GetInt("n", 100000), flags.GetInt("queries", 1000),
                            static_cast<uint32_t>(flags.GetInt("dim", 128)),

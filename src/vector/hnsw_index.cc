@@ -70,7 +70,10 @@ HnswIndex::HnswIndex(const IndexOptions& options)
     : options_(options),
       space_(options.dim, options.metric, options.quant),
       layout_(internal::NodeLayout::Make(options.m, space_.record_bytes())),
-      level_mult_(1.0 / std::log(static_cast<double>(std::max<uint32_t>(options.m, 2)))),
+      // P(level >= l) = 4^-l, as Redis vector sets draw it (HNSW_P 0.25), rather than the
+      // paper's M^-l: more nodes on the upper layers give the descent and the inserts a
+      // better start (recall@10 at EF 150 on Fashion-MNIST 20k: 0.9991 -> 0.9993).
+      level_mult_(1.0 / std::log(4.0)),
       prefetch_lines_(static_cast<uint32_t>(
           std::min<size_t>(8, (space_.record_bytes() + 4 + 63) / 64 + 1))),
       store_(layout_.node_bytes),
@@ -271,7 +274,11 @@ void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
     std::sort(cands.begin(), cands.end());
     cur = cands.front().second;
     cur_dist = cands.front().first;
-    SelectNeighbors(cands, layout_.m);
+    // The diverse neighbours first, then (when the heuristic kept fewer than M) the
+    // nearest of those it pruned, up to M: as Redis vector sets relink a new node that
+    // got too few links. Every one of them links back, so the node is reached from more
+    // directions; on clustered data the heuristic alone often keeps only 4-8.
+    SelectNeighbors(cands, layout_.m, /*fill=*/true);
   }
 
   // 2. Write the node's own lists on all layers, then make it live. Only now can it
@@ -307,8 +314,10 @@ void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
 }
 
 void HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
-                                uint32_t max) const {
+                                uint32_t max, bool fill) const {
   size_t kept = 0;
+  thread_local std::vector<std::pair<float, uint32_t>> pruned;
+  pruned.clear();
   // Like the paper (and hnswlib): fewer than `max` candidates are all kept.
   const bool take_all = cands.size() < max;
   for (size_t i = 0; i < cands.size() && kept < max; ++i) {
@@ -329,9 +338,14 @@ void HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
     }
     if (good) {
       cands[kept++] = cands[i];
+    } else if (fill && pruned.size() < max) {
+      pruned.push_back(cands[i]);
     }
   }
   cands.resize(kept);
+  for (size_t i = 0; i < pruned.size() && cands.size() < max; ++i) {
+    cands.push_back(pruned[i]);
+  }
 }
 
 void HnswIndex::AddBacklink(uint32_t target, uint32_t source, uint32_t level) {
@@ -366,6 +380,8 @@ void HnswIndex::AddBacklink(uint32_t target, uint32_t source, uint32_t level) {
         cands.emplace_back(Distance(rec, nb), nb);
       }
       std::sort(cands.begin(), cands.end());
+      // The heuristic alone here: filling these lists up too (or Redis's "replace the
+      // farthest link") measured lower recall at every EF.
       SelectNeighbors(cands, cap);
       for (size_t i = 0; i < cands.size(); ++i) {
         internal::StoreId(list, static_cast<uint32_t>(i), cands[i].second);

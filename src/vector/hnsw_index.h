@@ -9,9 +9,11 @@
 //   auto hits = (*index)->Search(query, {.k = 10, .ef = 100});
 //
 // Graph. Layer 0 keeps up to 2*M links per node, upper layers M; a node's level is
-// drawn as floor(-ln(U) / ln(M)). Insertion follows the paper (greedy descent, beam
-// search with ef_construction, heuristic neighbour selection, back-links pruned with
-// the same heuristic). Removal repairs the graph: every node that linked to the
+// drawn as floor(-ln(U) / ln(4)) (P(level >= l) = 4^-l, as Redis vector sets). Insertion
+// follows the paper (greedy descent, beam search with ef_construction, heuristic
+// neighbour selection, back-links pruned with the same heuristic), except that a new
+// node whose heuristic selection kept fewer than M neighbours on a layer is also linked
+// to the nearest pruned candidates, up to M (as Redis relinks such a node). Removal repairs the graph: every node that linked to the
 // removed node (its neighbours, plus referrers found by a local search) drops the link
 // and gains diverse replacements among the removed node's neighbours, so recall and
 // connectivity survive heavy churn. An update (Add of an existing label with a new
@@ -210,8 +212,10 @@ class HnswIndex {
                           std::optional<std::string_view> attributes, uint32_t ef_c);
   void InsertNode(uint32_t id, uint32_t ef_construction);
   // Selects up to `max` diverse neighbours (the paper's heuristic) from `cands`
-  // (sorted by distance to the base node, nearest first); Live nodes only.
-  void SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands, uint32_t max) const;
+  // (sorted by distance to the base node, nearest first); Live nodes only. `fill`:
+  // when fewer than `max` pass, the nearest of the rejected ones follow, up to `max`.
+  void SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands, uint32_t max,
+                       bool fill = false) const;
   void AddBacklink(uint32_t target, uint32_t source, uint32_t level);
   bool SetAttributesLocked(uint32_t id, std::optional<std::string_view> attrs);
 

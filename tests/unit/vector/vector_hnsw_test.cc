@@ -224,6 +224,32 @@ TEST(HnswIndexTest, RecallOnClusteredDataCosineAndL2) {
   }
 }
 
+// A new node whose diverse (heuristic) neighbours are fewer than M is also linked to the
+// nearest pruned candidates, up to M, as Redis vector sets relink it (issue 21): on
+// clustered data most nodes then keep at least M layer-0 links (back-links can still
+// prune some), and recall at a small
+// EF rises (fixed seeds: deterministic).
+TEST(HnswIndexTest, NewNodesGetMLinksAndRecallAtSmallEf) {
+  const auto data = ClusteredData(4000, 32, 40, 5, 0.5f);
+  const auto queries = ClusteredData(200, 32, 40, 5 + 1, 0.5f);
+  auto index = BuildIndex(data, Metric::kCosine);
+  const uint32_t m = index->options().m;
+  size_t with_m = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    auto links = index->GetLinks(Label(i));
+    ASSERT_TRUE(links.has_value());
+    with_m += (*links)[0].size() >= m;
+  }
+  const double frac = static_cast<double>(with_m) / static_cast<double>(data.size());
+  const double recall = Recall(*index, Metric::kCosine, data, queries, 10, 10);
+  RecordProperty("frac_with_m_links", std::to_string(frac));
+  RecordProperty("recall_ef10", std::to_string(recall));
+  std::printf("nodes with >= M layer-0 links: %.4f, recall@10 at EF 10: %.4f\n", frac, recall);
+  // Measured 0.866 / 0.719 (without the fill: 0.529 / 0.681).
+  EXPECT_GT(frac, 0.8);
+  EXPECT_GT(recall, 0.70);
+}
+
 TEST(HnswIndexTest, RecallInnerProduct) {
   auto data = ClusteredData(3000, 32, 30, 9);
   auto queries = ClusteredData(100, 32, 30, 99);
@@ -581,9 +607,12 @@ TEST(HnswIndexTest, EfConstructionOverrideAndSmallM) {
 }
 
 TEST(HnswIndexTest, MemoryPerVectorWithinBudget) {
-  // Target: 4*dim + 200 bytes per float32 vector at M=16, counting the node (links,
+  // Target: 4*dim + 220 bytes per float32 vector at M=16, counting the node (links,
   // vector, header), label/upper-link blob, label map and bookkeeping. The one
-  // partially filled node chunk is a per-index constant and is reported apart.
+  // partially filled node chunk is a per-index constant and is reported apart. (Was
+  // 4*dim + 200 until levels were drawn with P(level >= l) = 4^-l as Redis does: a
+  // node then has 1/3 upper lists on average instead of 1/15, ~18 bytes more, for
+  // recall at the same EF.)
   const size_t kN = 20000;
   const uint32_t kDim = 128;
   const auto data = ClusteredData(kN, kDim, 100, 77);
@@ -597,7 +626,7 @@ TEST(HnswIndexTest, MemoryPerVectorWithinBudget) {
   const double per_vector = (total - unused_slots) / kN;
   RecordProperty("bytes_per_vector_engine", std::to_string(per_vector));
   RecordProperty("bytes_per_vector_engine_incl_unused_chunk", std::to_string(total / kN));
-  EXPECT_LE(per_vector, 4.0 * kDim + 200.0);
+  EXPECT_LE(per_vector, 4.0 * kDim + 220.0);
   EXPECT_LE(unused_slots, 1024.0 * info.node_bytes);
 #ifndef __SANITIZE_ADDRESS__
   // What the allocator actually handed out (chunk headers included), plus the node
@@ -610,8 +639,8 @@ TEST(HnswIndexTest, MemoryPerVectorWithinBudget) {
   RecordProperty("bytes_per_vector_malloc_and_chunks", std::to_string((heap + chunks) / kN));
   std::printf("bytes/vector: engine %.1f (incl. unused chunk slots %.1f), malloc + chunks "
               "%.1f, budget %.0f\n",
-              per_vector, total / kN, (heap + chunks) / kN, 4.0 * kDim + 200.0);
-  EXPECT_LE((heap + chunks - unused_slots) / kN, 4.0 * kDim + 200.0 + 16.0);
+              per_vector, total / kN, (heap + chunks) / kN, 4.0 * kDim + 220.0);
+  EXPECT_LE((heap + chunks - unused_slots) / kN, 4.0 * kDim + 220.0 + 16.0);
 #endif
 }
 
