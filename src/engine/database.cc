@@ -266,11 +266,13 @@ void Database::SetString(KeyRef& ref, std::string_view key, std::string_view val
   if (!keep_ttl) {
     ClearTtl(ref);
   }
-  if (e->is_string() && value.size() <= e->str_capacity() &&
-      e->str_capacity() <= 2 * value.size() + 64) {
-    // Same-sized overwrite: reuse the block (no allocation on the SET hot path).
-    e->AssignString(value);
-    return;
+  if (e->is_string()) {
+    const size_t cap = e->str_capacity();  // one malloc_usable_size
+    if (value.size() <= cap && cap <= 2 * value.size() + 64) {
+      // Same-sized overwrite: reuse the block (no allocation on the SET hot path).
+      e->AssignString(value);
+      return;
+    }
   }
   Entry* n = Entry::NewString(key, value, e->has_ttl());
   Entry::Free(Replace(ref, n));

@@ -87,6 +87,72 @@ RequestParser::Status RequestParser::Fail(const char* msg) {
   return kError;
 }
 
+// The common case in one pass: a whole multibulk command of plain decimal lengths already
+// in `data`, its arguments written straight into args_ (no offsets, no resume state).
+// Anything else (incomplete, a malformed or unusual line, an unauthenticated client)
+// returns false having changed nothing but args_, and the general parser below starts
+// over at the same byte; it alone reports errors, so both accept exactly the same input.
+namespace {
+bool ParseWhole(std::string_view data, const ParseLimits& limits,
+                std::vector<std::string_view>& args_, size_t* consumed) {
+  if (!limits.authenticated) {
+    return false;
+  }
+  const char* const begin = data.data();
+  const char* const end = begin + data.size();
+  const char* p = begin + 1;  // after '*'
+  // Count: 1-6 digits, no leading zero.
+  if (p >= end || static_cast<unsigned>(*p - '1') > 8) {
+    return false;
+  }
+  uint64_t n = 0;
+  const char* digits_end = std::min(end, p + 6);
+  while (p < digits_end && static_cast<unsigned>(*p - '0') <= 9) {
+    n = n * 10 + static_cast<unsigned>(*p - '0');
+    p++;
+  }
+  if (end - p < 2 || p[0] != '\r' || p[1] != '\n') {
+    return false;
+  }
+  p += 2;
+  const uint64_t max_bulk = static_cast<uint64_t>(limits.max_bulk_len);
+  for (uint64_t i = 0; i < n; i++) {
+    // "$<len>\r\n": 1-10 digits, no leading zero except "$0".
+    if (end - p < 4 || p[0] != '$') {
+      args_.clear();
+      return false;
+    }
+    p++;
+    uint64_t len = static_cast<unsigned>(*p - '0');
+    if (len > 9) {
+      args_.clear();
+      return false;
+    }
+    p++;
+    if (len != 0) {
+      const char* len_end = std::min(end, p + 9);
+      while (p < len_end && static_cast<unsigned>(*p - '0') <= 9) {
+        len = len * 10 + static_cast<unsigned>(*p - '0');
+        p++;
+      }
+    }
+    if (end - p < 2 || p[0] != '\r' || p[1] != '\n' || len > max_bulk) {
+      args_.clear();
+      return false;
+    }
+    p += 2;
+    if (static_cast<uint64_t>(end - p) < len + 2 || p[len] != '\r' || p[len + 1] != '\n') {
+      args_.clear();
+      return false;
+    }
+    args_.emplace_back(p, len);
+    p += len + 2;
+  }
+  *consumed = static_cast<size_t>(p - begin);
+  return true;
+}
+}  // namespace
+
 RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLimits& limits,
                                            size_t* consumed) {
   args_.clear();
@@ -99,6 +165,9 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
       return ParseInline(data, consumed);
     }
     inline_ = false;
+    if (ParseWhole(data, limits, args_, consumed)) {
+      return kDone;
+    }
     size_t cr = FindLineEnd(data, 1);
     if (cr == std::string_view::npos) {
       if (data.size() > kMaxInlineLen) {

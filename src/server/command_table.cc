@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "common/string_util.h"
@@ -86,6 +87,74 @@ bool EqualsFolded(std::string_view lower, std::string_view s) {
   }
   return true;
 }
+
+// The bytes of a name of 1..16 bytes as two little-endian words, zero above the name:
+// overlapping fixed-size loads, never reading outside the name.
+inline bool LoadShortName(std::string_view s, uint64_t* w0, uint64_t* w1) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  if (n - 1 >= 16) {  // 0 or more than 16
+    return false;
+  }
+  if (n >= 8) {
+    uint64_t a;
+    memcpy(&a, p, 8);
+    *w0 = a;
+    if (n == 8) {
+      *w1 = 0;
+    } else {
+      uint64_t b;
+      memcpy(&b, p + n - 8, 8);
+      *w1 = b >> (8 * (16 - n));
+    }
+  } else if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + n - 4, 4);
+    *w0 = uint64_t{lo} | (uint64_t{hi} << (8 * (n - 4)));
+    *w1 = 0;
+  } else {
+    const auto* u = reinterpret_cast<const unsigned char*>(p);
+    *w0 = uint64_t{u[0]} | (uint64_t{u[n >> 1]} << (8 * (n >> 1))) |
+          (uint64_t{u[n - 1]} << (8 * (n - 1)));
+    *w1 = 0;
+  }
+  return true;
+}
+
+// ASCII 'A'..'Z' to lowercase in all eight bytes at once; other bytes unchanged.
+inline uint64_t FoldWord(uint64_t x) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = kOnes * 0x80;
+  const uint64_t b = x & ~kHigh;  // each byte's low 7 bits: the additions never carry
+  const uint64_t ge_a = b + kOnes * (0x80 - 'A');
+  const uint64_t gt_z = b + kOnes * (0x80 - 'Z' - 1);
+  const uint64_t upper = ge_a & ~gt_z & ~x & kHigh;
+  return x | (upper >> 2);
+}
+
+inline uint64_t ShortNameHash(uint64_t w0, uint64_t w1, uint64_t len) {
+  return ((w0 ^ (w1 * 0x9e3779b97f4a7c15ull) ^ len) * 0xbf58476d1ce4e5b9ull);
+}
+
+// Names of up to 16 bytes (every command but a few module ones) in a second index keyed
+// by the name's bytes as two words, case-folded eight bytes at a time: a lookup is a few
+// word operations and one compare instead of a byte loop hashing and comparing (100-170
+// instructions per command before, bench/notes/2026-12-03-fastpath-vs-redis8.md). It
+// serves the table finalized last (the server's, built once at start-up); any other
+// table's Find takes the byte-loop index, which gives the same answers.
+struct ShortName {
+  uint64_t w0 = 0, w1 = 0;
+  uint64_t len = 0;
+  const CommandSpec* spec = nullptr;
+};
+struct ShortIndex {
+  const CommandTable* owner = nullptr;
+  std::vector<ShortName> slots;
+  size_t mask = 0;
+  int shift = 64;
+};
+ShortIndex g_short_index;
 
 }  // namespace
 
@@ -446,11 +515,46 @@ void CommandTable::Finalize() {
     }
     index_[i] = c.get();
   }
+  ShortIndex& si = g_short_index;
+  si.owner = this;
+  si.mask = cap - 1;
+  si.shift = 64 - __builtin_ctzll(cap);
+  si.slots.assign(cap, ShortName{});
+  for (auto& c : commands_) {
+    uint64_t w0, w1;
+    if (!LoadShortName(c->name, &w0, &w1)) {
+      continue;
+    }
+    w0 = FoldWord(w0);
+    w1 = FoldWord(w1);
+    const uint64_t len = c->name.size();
+    size_t i = ShortNameHash(w0, w1, len) >> si.shift;
+    while (si.slots[i].spec != nullptr) {
+      i = (i + 1) & si.mask;
+    }
+    si.slots[i] = ShortName{w0, w1, len, c.get()};
+  }
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
   if (index_.empty() || name.size() > 64) {
     return nullptr;
+  }
+  uint64_t w0, w1;
+  const ShortIndex& si = g_short_index;
+  if (si.owner == this && LoadShortName(name, &w0, &w1)) {
+    w0 = FoldWord(w0);
+    w1 = FoldWord(w1);
+    const uint64_t len = name.size();
+    for (size_t i = ShortNameHash(w0, w1, len) >> si.shift;; i = (i + 1) & si.mask) {
+      const ShortName& e = si.slots[i];
+      if (e.spec == nullptr) {
+        return nullptr;
+      }
+      if (e.w0 == w0 && e.w1 == w1 && e.len == len) {
+        return e.spec;
+      }
+    }
   }
   for (size_t i = NameHash(name) & index_mask_;; i = (i + 1) & index_mask_) {
     const CommandSpec* c = index_[i];

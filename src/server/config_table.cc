@@ -443,7 +443,7 @@ const ConfigRow kConfigRows[] = {
      "worker threads, each with its own event loop (0: one per core this process may run on)"},
     {"io-backend", "", K::kEnum, 0, 0, "auto io_uring epoll", "auto", F::kImmutable, U::kHotkv,
      "socket I/O of the workers: io_uring where the kernel allows it (`auto`), or epoll"},
-    {"pipeline-prefetch", "", K::kBool, 0, 0, "", "no", 0, U::kHotkv,
+    {"pipeline-prefetch", "", K::kBool, 0, 0, "", "yes", 0, U::kHotkv,
      "prefetch the table memory of pipelined commands before running them"},
     {"prefault-memory", "", K::kBool, 0, 0, "", "yes", F::kImmutable, U::kHotkv,
      "page in the memory the allocator commits on a background thread (MADV_POPULATE_WRITE) instead of one page fault per 4 KB page on the workers"},

@@ -3,6 +3,7 @@
 #include <x86intrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -504,7 +505,18 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   WorkerStats::Inc(w.stats().commands);
   Client::OwnerAdd(c.tot_cmds, 1);
   Config& cfg = w.server().config();
-  if (cfg.latency_tracking() || cfg.latency_monitor_threshold() > 0) {
+  // Under a microsecond (most commands): latency bucket 0, below every latency-monitor
+  // threshold (whole milliseconds), and slow only for slowlog-log-slower-than 0; no
+  // floating-point conversion on this path.
+  static const uint64_t one_us = static_cast<uint64_t>(std::ceil(CyclesPerMicrosecond()));
+  if (cycles < one_us) [[likely]] {
+    if (cfg.latency_tracking()) {
+      WorkerStats::Inc(st.latency_hist[0]);
+    }
+    if (cfg.slowlog_log_slower_than() != 0 || cmd->is(kCmdSkipSlowlog)) {
+      return;
+    }
+  } else if (cfg.latency_tracking() || cfg.latency_monitor_threshold() > 0) {
     const uint64_t us = static_cast<uint64_t>(static_cast<double>(cycles) / CyclesPerMicrosecond());
     if (cfg.latency_tracking()) {
       WorkerStats::Inc(st.latency_hist[LatencyBucket(us)]);

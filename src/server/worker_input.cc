@@ -202,7 +202,9 @@ void Worker::ProcessInput(Connection* c) {
       ParsedCommand& pc = batch[i];
       c->in_start = pc.end;
       if (pc.key >= 0) {
-        SetKeyHint(pc.args[pc.key], pc.shard, pc.hash);
+        // pc.shard holds the key's cluster slot (PrefetchBatch): the hint carries it, so
+        // a command that inserts the key does not compute its CRC16 again.
+        SetKeyHint(pc.args[pc.key], Keyspace::ShardOfSlot(pc.shard), pc.hash, pc.shard);
       }
       // CLIENT LIST's avg-pipeline-len figures: the commands of one turn in groups of
       // kBatch, as Redis parses a read's commands 16 at a time (lookahead), whether or
@@ -345,18 +347,22 @@ void Worker::PrefetchBatch(size_t n, int db) {
       continue;
     }
     pc.key = pc.cmd->first_key;
-    LocateKey(pc.args[pc.key], &pc.shard, &pc.hash);
-    __builtin_prefetch(&ks.shard(pc.shard).db(db));
+    // pc.shard keeps the key's cluster slot (its shard is ShardOfSlot of it), for the
+    // key hint: an insert's per-slot count then needs no second CRC16.
+    uint32_t shard, slot;
+    LocateKey(pc.args[pc.key], &shard, &pc.hash, &slot);
+    pc.shard = slot != kNoSlot ? slot : KeySlot(pc.args[pc.key]);
+    __builtin_prefetch(&ks.shard(shard).db(db));
   }
   Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
   for (size_t i = 0; i < n; i++) {
     if (batch_[i].key >= 0) {
-      view.PrefetchSlot(batch_[i].shard, batch_[i].hash);
+      view.PrefetchSlot(Keyspace::ShardOfSlot(batch_[i].shard), batch_[i].hash);
     }
   }
   for (size_t i = 0; i < n; i++) {
     if (batch_[i].key >= 0) {
-      view.PrefetchEntry(batch_[i].shard, batch_[i].hash);
+      view.PrefetchEntry(Keyspace::ShardOfSlot(batch_[i].shard), batch_[i].hash);
     }
   }
 }

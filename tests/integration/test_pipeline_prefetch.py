@@ -71,7 +71,7 @@ def run(server, cmds, prefetch):
         for _ in chunk:
             replies.append(conn.read_reply())
     conn.close()
-    admin.config_set("pipeline-prefetch", "no")
+    admin.config_set("pipeline-prefetch", "yes")  # the default
     return replies
 
 
@@ -88,10 +88,10 @@ def test_prefetch_never_changes_replies(start_server):
 
 @pytest.mark.hotkv_only
 def test_prefetch_config_default_and_set(r):
-    assert r.config_get("pipeline-prefetch") == {"pipeline-prefetch": "no"}
-    r.config_set("pipeline-prefetch", "yes")
     assert r.config_get("pipeline-prefetch") == {"pipeline-prefetch": "yes"}
     r.config_set("pipeline-prefetch", "no")
+    assert r.config_get("pipeline-prefetch") == {"pipeline-prefetch": "no"}
+    r.config_set("pipeline-prefetch", "yes")
 
 
 @pytest.mark.hotkv_only

@@ -119,6 +119,47 @@ TEST(RespParser, RandomSplitsOfManyCommands) {
   }
 }
 
+// A whole command in one buffer takes the one-pass path (ParseWhole), the same bytes fed
+// one at a time take the resumable one: both must accept, reject and report alike, for
+// the unusual spellings the one-pass path hands over too (leading zeros, signs, counts
+// of zero or below, long length lines, limits).
+TEST(RespParser, WholeBufferAndByteByByteAgree) {
+  const std::vector<std::string> inputs = {
+      Multibulk({"GET", "key:000000123456"}),
+      Multibulk({"SET", "k", std::string(256, 'x')}),
+      Multibulk({"SET", "k", std::string(100000, 'y')}),
+      Multibulk({"", "a", std::string(10, 'z'), std::string(99, 'q'), std::string(1000, 'w')}),
+      "*2\r\n$3\r\nGET\r\n$03\r\nabc\r\n",
+      "*02\r\n$3\r\nGET\r\n$1\r\na\r\n",
+      "*+2\r\n$3\r\nGET\r\n$1\r\na\r\n",
+      "*2\r\n$3\r\nGET\r\n$+1\r\na\r\n",
+      "*2\r\n$3\r\nGET\r\n$-1\r\n",
+      "*0\r\n*1\r\n$4\r\nPING\r\n",
+      "*-1\r\n*1\r\n$4\r\nPING\r\n",
+      "*1\r\n$4\r\nPINGx\r\n",
+      "*1\r\n$4\r\nPING\rx",
+      "*1\r\n$4\nPING\r\n",
+      "*1\n$4\r\nPING\r\n",
+      "*1\r\n:4\r\nPING\r\n",
+      "*1\r\n$00000000000000000004\r\nPING\r\n",
+      "*1\r\n$99999999999\r\nPING\r\n",
+      "*1234567\r\n",
+      "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2000\r\n" + std::string(2000, 'v') + "\r\n",
+      "*11\r\n" + std::string(11 * 7, ' '),
+  };
+  for (bool auth : {true, false}) {
+    ParseLimits limits;
+    limits.authenticated = auth;
+    limits.max_bulk_len = 1000;
+    for (const std::string& in : inputs) {
+      Outcome whole = Feed(in, {in.size()}, limits);
+      Outcome bytes = Feed(in, std::vector<size_t>(in.size(), 1), limits);
+      EXPECT_EQ(whole.commands, bytes.commands) << auth << " " << in.substr(0, 40);
+      EXPECT_EQ(whole.error, bytes.error) << auth << " " << in.substr(0, 40);
+    }
+  }
+}
+
 TEST(RespParser, ProtocolErrors) {
   EXPECT_EQ(Feed("*abc\r\n", {}).error, "Protocol error: invalid multibulk length");
   EXPECT_EQ(Feed("*1\r\n$x\r\n", {}).error, "Protocol error: invalid bulk length");

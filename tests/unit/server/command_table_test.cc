@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -111,6 +112,65 @@ TEST(CommandTableTest, FlagNamesHideWhatRedisHidesAndPlaceMovableKeys) {
   EXPECT_EQ(names, (std::vector<std::string_view>{"write", "no_multi", "movablekeys", "allow_busy"}));
   EXPECT_EQ(CommandFlagNames(kCmdReadonly | kCmdSelfLocking, true),
             (std::vector<std::string_view>{"readonly", "movablekeys"}));
+}
+
+}  // namespace
+}  // namespace hotkv
+
+namespace hotkv {
+namespace {
+
+// Find's short-name index (names of up to 16 bytes, folded a word at a time) agrees with a
+// byte-by-byte case-insensitive compare for every length, case mix and near miss.
+TEST(CommandTableTest, FindMatchesNamesOfEveryLengthInAnyCase) {
+  CommandTable t;
+  std::vector<std::string> names;
+  for (size_t len = 1; len <= 20; len++) {
+    std::string n;
+    for (size_t i = 0; i < len; i++) {
+      n += static_cast<char>('a' + (i * 7 + len) % 26);
+    }
+    if (len % 3 == 0) {
+      n[len / 2] = '.';  // module-style names ("ft.search") and other punctuation
+    }
+    if (len % 4 == 0) {
+      n[len - 1] = '_';
+    }
+    names.push_back(n);
+    t.Add({.name = n, .arity = 1, .flags = "fast"});
+  }
+  t.Finalize();
+  for (const std::string& n : names) {
+    const CommandSpec* spec = t.Find(n);
+    ASSERT_NE(spec, nullptr) << n;
+    EXPECT_EQ(spec->name, n);
+    std::string upper = n, mixed = n;
+    for (size_t i = 0; i < n.size(); i++) {
+      upper[i] = static_cast<char>(toupper(static_cast<unsigned char>(n[i])));
+      if (i % 2 == 0) {
+        mixed[i] = upper[i];
+      }
+    }
+    EXPECT_EQ(t.Find(upper), spec) << upper;
+    EXPECT_EQ(t.Find(mixed), spec) << mixed;
+    // Near misses: one byte changed (also into what folding must not equate), one byte
+    // more or fewer, a NUL appended.
+    for (size_t i = 0; i < n.size(); i++) {
+      for (char c : {'{', '@', '[', '`', '\xc1', '\xe1'}) {
+        std::string other = n;
+        other[i] = c;
+        EXPECT_EQ(t.Find(other), nullptr) << other;
+      }
+    }
+    EXPECT_EQ(t.Find(n + "x"), nullptr);
+    EXPECT_EQ(t.Find(n + std::string(1, '\0')), nullptr);
+    if (n.size() > 1) {
+      const CommandSpec* shorter = t.Find(n.substr(0, n.size() - 1));
+      EXPECT_TRUE(shorter == nullptr || shorter->name == n.substr(0, n.size() - 1));
+    }
+  }
+  EXPECT_EQ(t.Find(""), nullptr);
+  EXPECT_EQ(t.Find(std::string(100, 'a')), nullptr);
 }
 
 }  // namespace
