@@ -79,11 +79,19 @@ struct BusySet {
 std::vector<BusySet> g_busy_sets;  // guarded by g_busy_mu
 thread_local bool t_busy_function = false;  // the kind ShardIsBusy last found
 thread_local const char* t_busy_gate = nullptr;  // SetThisThreadBusyGate
+thread_local const ShardLockSet* t_paused_locks = nullptr;  // the paused script's shards
 constexpr const char* kBusyFunctionError =
     "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 }  // namespace
 
-void SetThisThreadBusyGate(const char* error) { t_busy_gate = error; }
+void SetThisThreadBusyGate(const char* error, const ShardLockSet* paused_locks) {
+  t_busy_gate = error;
+  t_paused_locks = error != nullptr ? paused_locks : nullptr;
+}
+
+bool PausedScriptHoldsShard(uint32_t shard) {
+  return t_paused_locks != nullptr && t_paused_locks->Contains(shard);
+}
 const char* ThisThreadBusyGate() { return t_busy_gate; }
 
 const char* AnyBusyScriptError() {
@@ -353,8 +361,17 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
                     const SnapshotKeyHint* snapshot_hint = nullptr) {
   Keyspace& ks = ctx.keyspace();
   for (;;) {
+    // Served while this thread's script is busy (WATCH): the paused script's shards are
+    // used as they are; only the others are locked.
+    const ShardLockSet* lock = &set;
+    ShardLockSet unborrowed;
+    if (t_paused_locks != nullptr) [[unlikely]] {
+      unborrowed = set;
+      unborrowed.Subtract(*t_paused_locks);
+      lock = &unborrowed;
+    }
     t_snapshot_key_hint = snapshot_hint;  // the first run only: more shards are reads
-    const bool locked = set.LockUnlessBusy(ks, !cmd->is(kCmdWrite));
+    const bool locked = lock->LockUnlessBusy(ks, !cmd->is(kCmdWrite));
     t_snapshot_key_hint = nullptr;
     snapshot_hint = nullptr;
     if (!locked) [[unlikely]] {
@@ -366,7 +383,7 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
     cmd->handler(ctx);
     if (ctx.shards_requested()) [[unlikely]] {
       t_lock_set = nullptr;
-      set.Unlock(ks);
+      lock->Unlock(ks);
       for (uint32_t s : ctx.TakeRequestedShards()) {
         set.Add(s);
       }
@@ -374,7 +391,7 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
     }
     FinishUnderLocks(ctx, stream);
     t_lock_set = nullptr;
-    set.Unlock(ks);
+    lock->Unlock(ks);
     return;
   }
 }
@@ -446,7 +463,10 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       hint = SnapshotKeyHint{ctx.client().db(), &key, 1};
       t_snapshot_key_hint = &hint;
     }
-    const bool locked = (write ? s.lock.try_lock() : s.lock.try_lock_read()) ||
+    // Served while this thread's script is busy (WATCH): a shard the paused script holds
+    // is used as it is, not locked (nor unlocked).
+    const bool borrowed = t_busy_gate != nullptr && PausedScriptHoldsShard(shard);
+    const bool locked = borrowed || (write ? s.lock.try_lock() : s.lock.try_lock_read()) ||
                         LockContendedUnlessBusy(ks, shard, !write);
     t_snapshot_key_hint = nullptr;
     if (!locked) [[unlikely]] {
@@ -462,7 +482,9 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       // nothing: run it again holding them all.
       t_single_shard = -1;
       t_key_hint = KeyHint{};
-      s.lock.unlock();
+      if (!borrowed) {
+        s.lock.unlock();
+      }
       ShardLockSet set;
       set.Add(shard);
       RunWithLockSet(ctx, cmd, set);
@@ -471,7 +493,9 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     FinishUnderLocks(ctx, stream);
     t_single_shard = -1;
     t_key_hint = KeyHint{};  // argument memory is reused by later commands
-    s.lock.unlock();
+    if (!borrowed) {
+      s.lock.unlock();
+    }
   } else {
     ShardLockSet set;
     for (int p : key_pos) {
@@ -683,20 +707,23 @@ bool HeldByPause(Server& s, Client& c, const CommandSpec* cmd, int64_t now) {
 
 // This thread's script is busy and the worker serves its other connections (Redis's
 // processCommand during a busy script): only allow_busy commands run. Those that touch
-// WATCHed keys (WATCH, UNWATCH, DISCARD, RESET) would need the shard of a watched key,
-// which the paused script may hold on this very thread: refused with -BUSY then
-// (Redis runs them).
+// WATCHed keys (WATCH, UNWATCH, DISCARD, RESET, and a refused EXEC dropping its watches)
+// use the shards the paused script holds without locking them (PausedScriptHoldsShard);
+// a shard held by a busy script of another worker gives -BUSY instead (waiting for it
+// would stall this worker's script too).
+bool BusyElsewhere(uint32_t shard) { return !PausedScriptHoldsShard(shard) && ShardIsBusy(shard); }
+
 bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd,
                        const std::vector<std::string_view>& args) {
   const std::string& n = cmd->parent ? cmd->parent->name : cmd->name;
   if (!cmd->is(kCmdAllowBusy)) {
     if (c.in_multi() && n == "exec") {
-      // As Redis's rejectCommand: a refused EXEC discards the transaction. Its watches
-      // go too, unless one is on a busy shard (that shard's lock is the script's).
+      // As Redis's rejectCommand: a refused EXEC discards the transaction and its
+      // watches (unless one is on another worker's busy shard: they stay until UNWATCH).
       c.EndMulti();
       bool busy_watch = false;
       for (const WatchedKey& wk : c.watched_keys()) {
-        busy_watch = busy_watch || ShardIsBusy(Keyspace::ShardOf(wk.key));
+        busy_watch = busy_watch || BusyElsewhere(Keyspace::ShardOf(wk.key));
       }
       if (!busy_watch) {
         UnwatchAll(w.server().keyspace(), c);
@@ -711,12 +738,12 @@ bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec
   bool touches_watches = false;
   if (n == "watch") {
     for (size_t i = 1; i < args.size() && !touches_watches; i++) {
-      touches_watches = ShardIsBusy(Keyspace::ShardOf(args[i]));
+      touches_watches = BusyElsewhere(Keyspace::ShardOf(args[i]));
     }
   }
-  if (n == "watch" || n == "unwatch" || n == "discard" || n == "reset") {
+  if (n == "unwatch" || n == "discard" || n == "reset") {
     for (const WatchedKey& wk : c.watched_keys()) {
-      touches_watches = touches_watches || ShardIsBusy(Keyspace::ShardOf(wk.key));
+      touches_watches = touches_watches || BusyElsewhere(Keyspace::ShardOf(wk.key));
     }
   }
   if (touches_watches) {

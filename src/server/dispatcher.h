@@ -55,6 +55,11 @@ class ShardLockSet {
   void Add(uint32_t shard) { bits_[shard >> 6] |= uint64_t{1} << (shard & 63); }
   void AddAll();
   bool Contains(uint32_t shard) const { return bits_[shard >> 6] & (uint64_t{1} << (shard & 63)); }
+  void Subtract(const ShardLockSet& o) {
+    for (int i = 0; i < 16; i++) {
+      bits_[i] &= ~o.bits_[i];
+    }
+  }
   void Merge(const ShardLockSet& o) {
     for (int i = 0; i < 16; i++) {
       bits_[i] |= o.bits_[i];
@@ -117,8 +122,14 @@ bool LockContendedUnlessBusy(class Keyspace& ks, uint32_t shard, bool read_only)
 // dispatcher refuses every command without the allow_busy flag with it, as Redis does
 // during a busy script, skips the maxmemory check (eviction would lock shards the
 // script holds), and never waits for a shard lock (a taken one answers -BUSY).
-void SetThisThreadBusyGate(const char* error);
+// `paused_locks`: the shards the paused script holds on this thread. The script stands
+// between two Lua instructions (its count hook), so the commands served here (WATCH,
+// UNWATCH, DISCARD, RESET: Redis runs them while busy) use those shards without locking
+// them, as Redis's single thread would.
+void SetThisThreadBusyGate(const char* error, const ShardLockSet* paused_locks = nullptr);
 const char* ThisThreadBusyGate();
+// Whether the script paused on this thread (SetThisThreadBusyGate) holds `shard`.
+bool PausedScriptHoldsShard(uint32_t shard);
 // The -BUSY text of a busy script anywhere (the first registered), or null when none is
 // busy (SHUTDOWN without NOSAVE refuses with it, as Redis).
 const char* AnyBusyScriptError();

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "server/client.h"
+#include "server/dispatcher.h"
 
 namespace hotkv {
 
@@ -94,7 +95,14 @@ void ClearWatchList(Client& c) {
 
 void UnwatchAll(Keyspace& ks, Client& c) {
   for (const WatchedKey& wk : c.watched_keys()) {
-    Shard& s = ks.shard(Keyspace::ShardOf(wk.key));
+    const uint32_t shard = Keyspace::ShardOf(wk.key);
+    Shard& s = ks.shard(shard);
+    // Served while this thread's script is busy: a shard the paused script holds is
+    // used without locking it (SetThisThreadBusyGate).
+    if (PausedScriptHoldsShard(shard)) [[unlikely]] {
+      RemoveWatcher(s, wk, c);
+      continue;
+    }
     s.lock.lock_read();  // the shard's watch list only: no key changes
     RemoveWatcher(s, wk, c);
     s.lock.unlock();

@@ -315,7 +315,7 @@ bool Worker::ServeWhileBusy(Client& running, const char* busy_error) {
   const ShardLockSet* script_locks = ExchangeThreadLockSet(nullptr);
   const WriteStream::RawRequest raw = WriteStream::SaveRawRequest();
   const char* prev_gate = ThisThreadBusyGate();
-  SetThisThreadBusyGate(busy_error);
+  SetThisThreadBusyGate(busy_error, script_locks);
   backend_->Poll(0, *this);
   SetThisThreadBusyGate(prev_gate);
   WriteStream::RestoreRawRequest(raw);

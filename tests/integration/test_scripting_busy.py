@@ -176,3 +176,79 @@ def test_keyspace_walks_on_another_worker_get_busy(start_server):
     assert other.closed_by_server(timeout=30)
     assert runner.closed_by_server(timeout=30)
     assert srv.proc.wait(30) == 0
+
+
+def watch_count(conn):
+    info = conn.command("CLIENT", "INFO")
+    return int(info.split(b" watch=")[1].split(b" ")[0])
+
+
+def test_watch_unwatch_discard_reset_while_busy(start_server, backend):
+    """Redis runs WATCH, UNWATCH, DISCARD and RESET during a busy script, also on the keys
+    the script holds (HotKV uses the paused script's shards without locking them); a
+    refused EXEC drops the transaction and its watches. CLIENT INFO is refused while
+    busy: the watch counts are read after the script."""
+    srv, other = start(start_server, backend=backend)
+    assert other.command("SET", "k", "v") == "OK"
+    c = [srv.raw() for _ in range(6)]
+    assert c[0].command("WATCH", "k") == "OK"
+    runner = srv.raw(timeout=60)
+    # The script holds k (declared) and reads it, so it stays killable.
+    runner.send_command("EVAL", "redis.call('get', KEYS[1]) " + LOOP, "1", "k")
+    assert wait_busy(other, BUSY_EVAL)
+    assert c[0].command("WATCH", "k", "k2") == "OK"
+    assert c[0].command("UNWATCH") == "OK"
+    assert c[1].command("WATCH", "k") == "OK"
+    assert c[1].command("MULTI") == "OK"
+    assert c[1].command("WATCH", "k") == "ERR WATCH inside MULTI is not allowed"
+    assert c[1].command("DISCARD") == "OK"
+    assert c[1].command("DISCARD") == "ERR DISCARD without MULTI"
+    assert c[2].command("WATCH", "k", "k3") == "OK"
+    assert c[2].command("RESET") == "RESET"
+    # A refused EXEC discards the transaction and its watches.
+    assert c[3].command("WATCH", "k") == "OK"
+    assert c[3].command("MULTI") == "OK"
+    assert c[3].command("GET", "k") == BUSY_EVAL
+    assert c[3].command("EXEC") == "EXECABORT Transaction discarded because of: " + BUSY_EVAL
+    # Watches taken while the script is busy are live once it ends.
+    assert c[4].command("WATCH", "k", "k2") == "OK"
+    assert c[5].command("WATCH", "k") == "OK"
+    assert other.command("SCRIPT", "KILL") == "OK"
+    assert runner.read_reply().startswith(KILLED)
+    assert [watch_count(x) for x in c] == [0, 0, 0, 0, 2, 1]
+    assert c[5].command("MULTI") == "OK"
+    assert c[5].command("GET", "k") == "QUEUED"
+    assert c[5].command("EXEC") == [b"v"]
+    assert other.command("SET", "k", "changed") == "OK"
+    assert c[4].command("MULTI") == "OK"
+    assert c[4].command("GET", "k") == "QUEUED"
+    assert c[4].command("EXEC") is None
+    assert [watch_count(x) for x in c] == [0] * 6
+
+
+# The commands Redis 8.8 flags allow_busy (COMMAND INFO), container subcommands as
+# "container|sub". HotKV flags the same ones among those it has (no REPLCONF yet).
+REDIS_ALLOW_BUSY = {"auth", "discard", "function|kill", "function|stats", "hello", "multi",
+                    "quit", "replconf", "reset", "script|kill", "shutdown", "unwatch", "watch"}
+
+
+def _allow_busy_and_names(conn):
+    def s(x):
+        return x.decode() if isinstance(x, bytes) else str(x)
+    busy, names = set(), set()
+    for cmd in conn.command("COMMAND"):
+        names.add(s(cmd[0]))
+        if "allow_busy" in [s(f) for f in cmd[2]]:
+            busy.add(s(cmd[0]))
+        for sub in (cmd[9] if len(cmd) > 9 else None) or []:
+            names.add(s(sub[0]))
+            if "allow_busy" in [s(f) for f in sub[2]]:
+                busy.add(s(sub[0]))
+    return busy, names
+
+
+@pytest.mark.redis8
+def test_allow_busy_flags_match_redis(start_server):
+    srv = start_server()
+    busy, names = _allow_busy_and_names(srv.raw())
+    assert busy == {c for c in REDIS_ALLOW_BUSY if c in names}
