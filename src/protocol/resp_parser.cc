@@ -198,6 +198,24 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
     }
   }
 
+  // Records the bulk of `len` bytes at `start` (after its "$len\r\n") and returns true;
+  // else false with *stop = kIncomplete (resumed at its '$' line next time) or kError.
+  auto take_bulk = [&](size_t start, size_t len, Status* stop) {
+    const size_t need = start + len + 2;
+    if (need > data.size()) {
+      pending_bytes_ = need - data.size();
+      *stop = kIncomplete;
+      return false;
+    }
+    if (data[start + len] != '\r' || data[start + len + 1] != '\n') {
+      *stop = Fail("Protocol error: invalid bulk format");
+      return false;
+    }
+    offsets_.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(len));
+    pos_ = need;
+    return true;
+  };
+  Status stop = kIncomplete;
   while (static_cast<int64_t>(offsets_.size()) < multibulk_len_) {
     if (pos_ >= data.size()) {
       return kIncomplete;
@@ -217,16 +235,9 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
         start = pos_ + 5;
       }
       if (len != SIZE_MAX && static_cast<int64_t>(len) <= limits.max_bulk_len) {
-        const size_t need = start + len + 2;
-        if (need > data.size()) {
-          pending_bytes_ = need - data.size();
-          return kIncomplete;  // resume at this '$' line next time
+        if (!take_bulk(start, len, &stop)) {
+          return stop;
         }
-        if (data[start + len] != '\r' || data[start + len + 1] != '\n') {
-          return Fail("Protocol error: invalid bulk format");
-        }
-        offsets_.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(len));
-        pos_ = need;
         continue;
       }
     }
@@ -254,17 +265,9 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
     if (!limits.authenticated && len > kUnauthBulkLen) {
       return Fail("Protocol error: unauthenticated bulk length");
     }
-    size_t start = cr + 2;
-    size_t need = start + static_cast<size_t>(len) + 2;
-    if (need > data.size()) {
-      pending_bytes_ = need - data.size();
-      return kIncomplete;  // resume at this '$' line next time
+    if (!take_bulk(cr + 2, static_cast<size_t>(len), &stop)) {
+      return stop;
     }
-    if (data[start + len] != '\r' || data[start + len + 1] != '\n') {
-      return Fail("Protocol error: invalid bulk format");
-    }
-    offsets_.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(len));
-    pos_ = need;
   }
 
   args_.reserve(offsets_.size());

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import RespError, resp_command
+from conftest import RespError, resp_command, wait_until
 
 BUSY_EVAL = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 BUSY_FUNCTION = ("BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
@@ -30,20 +30,11 @@ def start(start_server, threads=1, backend="auto"):
     return srv, c
 
 
-def poll(fn, tries=3000):
-    for _ in range(tries):
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.01)
-    return fn()
-
-
 def wait_busy(conn, expect, *probe):
     """Sends `probe` (GET k) until the reply is the -BUSY `expect` (before the script
     passes busy-reply-threshold the command waits for it, or runs before it)."""
     probe = probe or ("GET", "k")
-    return poll(lambda: conn.command(*probe) == expect)
+    return wait_until(lambda: conn.command(*probe) == expect, timeout=30)
 
 
 def test_busy_reply_script_kill_and_pipeline(start_server, backend):
@@ -91,7 +82,7 @@ def test_subscribed_and_blocked_clients_during_a_busy_script(start_server, backe
     assert sub.command("SUBSCRIBE", "ch") == [b"subscribe", b"ch", 1]
     blocked = srv.raw(timeout=60)
     blocked.send_command("BLPOP", "list", "0")
-    assert poll(lambda: other.command("CLIENT", "LIST").count(b"cmd=blpop") == 1)
+    assert wait_until(lambda: other.command("CLIENT", "LIST").count(b"cmd=blpop") == 1, timeout=30)
     runner = srv.raw(timeout=60)
     runner.send_command("EVAL", LOOP, "0")
     assert wait_busy(other, BUSY_EVAL)
