@@ -4,7 +4,6 @@ FUNCTION KILL and SHUTDOWN NOSAVE served while the script runs, UNKILLABLE after
 pipelined input and MULTI state around the refusals. Run against Redis 8.8 too
 (HOTKV_SERVER=/work/shared/peers/redis-8.8/redis-server): the texts are Redis's.
 No timing in pass/fail: the waits are bounded polls."""
-import time
 
 import pytest
 
