@@ -181,7 +181,7 @@ int RedisAclCheckCmd(lua_State* L) {
 
 // --- sandbox ---
 
-int GlobalIndex(lua_State* L) {  // __index of the scripts' globals: (proxy, key)
+int GlobalIndex(lua_State* L) {  // __index of the real globals table: (table, key)
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
   if (!lua_isnil(L, -1)) {
@@ -492,12 +492,14 @@ void LuaEngine::Sandbox() {
     lua_setfield(L_, real, name);       // real[name] = proxy
     lua_pop(L_, 1);                      // the library table
   }
-  // The globals scripts see: an empty proxy over the real table.
+  // The globals scripts see: an empty proxy whose __index is the real table itself, so
+  // that reading a global (`redis`, `KEYS`, ...) is a table chain inside the VM and not a
+  // C call per read; only a miss reaches GlobalIndex, the real table's own __index
+  // (installed last, below), which raises Redis's error.
   lua_createtable(L_, 0, 0);
   int proxy = lua_gettop(L_);
   lua_createtable(L_, 0, 3);
   lua_pushvalue(L_, real);
-  lua_pushcclosure(L_, GlobalIndex, 1);
   lua_setfield(L_, -2, "__index");
   lua_pushcfunction(L_, ReadOnlyError);
   lua_setfield(L_, -2, "__newindex");
@@ -518,6 +520,13 @@ void LuaEngine::Sandbox() {
   lua_setfield(L_, real, "rawget");
   lua_pushvalue(L_, proxy);
   lua_setfield(L_, real, "_G");
+  // From here on a non-raw read of a missing key of the real table raises: C code reads
+  // it with lua_rawget (SetArgTable).
+  lua_createtable(L_, 0, 1);
+  lua_pushvalue(L_, real);
+  lua_pushcclosure(L_, GlobalIndex, 1);
+  lua_setfield(L_, -2, "__index");
+  lua_setmetatable(L_, real);
   lua_pushvalue(L_, real);
   globals_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   // From now on chunks compiled in this state see the proxy as their globals.
@@ -626,7 +635,8 @@ void PushStrings(lua_State* L, const std::vector<std::string_view>& values) {
 // KEYS / ARGV: the previous call's table is refilled (one allocation less per call).
 void LuaEngine::SetArgTable(const char* name, const std::vector<std::string_view>& values) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
-  lua_getfield(L_, -1, name);  // the real globals table has no metatable: a raw read
+  lua_pushstring(L_, name);
+  lua_rawget(L_, -2);  // raw: the real table's __index raises on a missing global
   if (!lua_istable(L_, -1)) {
     lua_pop(L_, 1);
     lua_createtable(L_, static_cast<int>(values.size()), 0);

@@ -4,6 +4,7 @@
 // itself (it may add shards during the run), records the script's effects in the write
 // stream and serves woken blocked clients under its locks. Inside EXEC the transaction
 // holds the declared keys' shards already (from EVAL's key specs).
+#include <algorithm>
 #include <charconv>
 #include <iterator>
 
@@ -85,6 +86,10 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
   if (by_sha) {
     std::string_view arg = ctx.arg(1);
     if (arg.size() == 40) {
+      script = lua.FindScript(arg);  // clients send the lower-case digest SCRIPT LOAD gave
+    }
+    if (script == nullptr && arg.size() == 40 &&
+        std::any_of(arg.begin(), arg.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
       char sha[40];
       for (size_t i = 0; i < 40; i++) {
         char c = arg[i];
