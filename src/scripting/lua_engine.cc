@@ -633,15 +633,20 @@ void PushStrings(lua_State* L, const std::vector<std::string_view>& values) {
 }  // namespace
 
 // KEYS / ARGV: the previous call's table is refilled (one allocation less per call).
-void LuaEngine::SetArgTable(const char* name, const std::vector<std::string_view>& values) {
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
-  lua_pushstring(L_, name);
-  lua_rawget(L_, -2);  // raw: the real table's __index raises on a missing global
-  if (!lua_istable(L_, -1)) {
-    lua_pop(L_, 1);
+void LuaEngine::SetArgTable(int* ref, const char* name, const std::vector<std::string_view>& values) {
+  // One table per name for the state's life, reached by its registry ref (no name lookup
+  // per call); scripts cannot replace the global (the globals are read-only).
+  if (*ref != LUA_NOREF) [[likely]] {
+    lua_pushnil(L_);  // keeps the stack shape of the creating branch: (slot, table)
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, *ref);
+  } else {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
     lua_createtable(L_, static_cast<int>(values.size()), 0);
+    lua_pushstring(L_, name);
+    lua_pushvalue(L_, -2);
+    lua_rawset(L_, -4);  // real[name] = table (raw: the real table's __index raises)
     lua_pushvalue(L_, -1);
-    lua_setfield(L_, -3, name);
+    *ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   }
   for (size_t i = 0; i < values.size(); i++) {
     lua_pushlstring(L_, values[i].data(), values[i].size());
@@ -669,8 +674,8 @@ void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std:
     PushStrings(L_, argv);
     nargs = 2;
   } else {
-    SetArgTable("KEYS", keys);
-    SetArgTable("ARGV", argv);
+    SetArgTable(&keys_ref_, "KEYS", keys);
+    SetArgTable(&argv_ref_, "ARGV", argv);
   }
   lua_rawgeti(L_, LUA_REGISTRYINDEX, handler_ref_);
   lua_insert(L_, -2 - nargs);  // handler, fn, args...

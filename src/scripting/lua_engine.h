@@ -81,13 +81,15 @@ class LuaEngine {
   void OpenLibraries();
   void InstallRedisApi();
   void Sandbox();
-  void SetArgTable(const char* name, const std::vector<std::string_view>& values);
+  void SetArgTable(int* ref, const char* name, const std::vector<std::string_view>& values);
 
   lua_State* L_ = nullptr;
   Server* server_;
   uint64_t epoch_;
   int globals_ref_ = -2;  // the real globals table (LUA_NOREF until set)
   int handler_ref_ = -2;  // the error handler (ErrorHandler), created once
+  int keys_ref_ = -2;     // the KEYS and ARGV tables EVAL refills (SetArgTable)
+  int argv_ref_ = -2;
   struct LocalScript {
     std::shared_ptr<CachedScript> script;
     int fn_ref = -2;  // the compiled function in the registry (LUA_NOREF: not yet)
