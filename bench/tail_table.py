@@ -1,3 +1,4 @@
+"""One line per run of bench/tail_ab.sh output (stdin): p50/p99/p99.9/max µs, S = sustained."""
 import sys,json
 for l in sys.stdin:
   p=l.strip().split('|')

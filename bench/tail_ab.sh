@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# ab.sh REPS "RATES" "CONNS" "ARRIVALS" -- SPEC... ; SPEC = name:kind:args (kind hotkv|r8|r7, args with , for spaces)
-# Starts every server on core 0 (preloaded, 1M keys), then alternates runs; RT=1 for SCHED_FIFO runs.
+# Fixed-rate GET latency of several servers, alternating runs (issue 21's tail checks).
+#
+#   bench/tail_ab.sh REPS "RATES" "CONNS" "ARRIVALS" -- SPEC...   > runs.txt
+#   python3 bench/tail_table.py < runs.txt                          # one line per run
+#
+# SPEC = name:kind:args, kind hotkv | before | r8 | r7, args with , for spaces, e.g.
+#   bench/tail_ab.sh 2 "50000 100000" "50 500" bursty -- t1:hotkv:--threads,1 r8:r8: r7:r7:
+# Starts every server on core 0 (preloaded, 1M keys × 256 B), then for each repetition,
+# rate, connection count and arrival mode (bursty | uniform | poisson) runs
+# hotkv-loadgen on core 1 against each server in turn (reversed on even repetitions).
+# Env: BIN (HotKV binary), DUR (seconds, 5), RT=1 (SCHED_FIFO server and generator),
+# NICE=1; `before` runs /tmp/tail/scratch/hotkv-trace (a scratch build). Output lines:
+# name|rep|rate|conns|arrival|load|rt|srvticks|loadgen JSON.
 set -u
-cd /work/wt/tail
+cd "$(dirname "$0")/.."
+mkdir -p /tmp/tail
 reps=$1; rates=$2; connsl=$3; arrivals=$4; shift 5
 LG=build/release/tools/loadgen/hotkv-loadgen
 declare -A PORT PID
