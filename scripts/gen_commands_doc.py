@@ -19,6 +19,7 @@ import redis
 NOTES = {
     "psync": "refused with an error naming cluster-allow-replica-migration no: no replication yet (docs/cluster.md)",
     "sync": "refused with an error naming cluster-allow-replica-migration no: no replication yet (docs/cluster.md)",
+    "lset": "an index far past the list (e.g. 2^63-1) is out of range, as in Redis 7.0 (Redis 8.8's listpack seek wraps it and sets an element)",
     "wait": "no replication: waits for its timeout and counts 0 replicas, as a Redis master without replicas",
     "waitaof": "with appendonly yes the local AOF counts once this client's writes are fsynced; no replication: replicas always 0",
     "sort": "ALPHA compares bytes (Redis: strcoll in its locale, the same in the C locale); BY nosort on a set without STORE returns HotKV's set order",
@@ -29,7 +30,7 @@ NOTES = {
     "incrbyfloat": "a result that looks like an integer reports OBJECT ENCODING int, not embstr",
     "save": "writes dump.rdb in the calling worker with every shard locked (every client waits, as Redis's SAVE blocks the server); see docs/persistence.md",
     "shutdown": "NOW and FORCE are accepted (no replicas to wait for); no shutdown is ever in progress for ABORT",
-    "debug": "HELP, SLEEP, RELOAD (no options), SET-ACTIVE-EXPIRE, OBJECT, DIGEST, DIGEST-VALUE, LISTPACK, STRINGMATCH-LEN, CHANGE-REPL-ID and QUICKLIST-PACKED-THRESHOLD",
+    "debug": "HELP, SLEEP, RELOAD [MERGE] [NOFLUSH] [NOSAVE], SET-ACTIVE-EXPIRE, OBJECT, DIGEST, DIGEST-VALUE, LISTPACK, STRINGMATCH-LEN, CHANGE-REPL-ID and QUICKLIST-PACKED-THRESHOLD",
     "object|freq": "needs an LFU maxmemory-policy, as in Redis",
     "memory|usage": "SAMPLES is accepted; sizes are exact, not sampled",
     "client|list": "every Redis 8.8 field; TYPE master/replica/slave match nothing (no "
