@@ -48,6 +48,7 @@ $(((u1 - u0 + s1 - s0) * 10000000 / N)) $((c1 - c0))"
 }
 
 SERVERS=(floor-epoll floor-uring floor-uring-multishot hotkv redis)
+R8=$(redis8_binary 2>/dev/null) && SERVERS+=(redis8) || R8=
 command_of() {
   case $1 in
     floor-epoll) echo "$OUT/ping_floor_epoll" ;;
@@ -55,6 +56,7 @@ command_of() {
     floor-uring-multishot) echo "$OUT/ping_floor_uring multishot" ;;
     hotkv) echo "$BIN --threads 1" ;;
     redis) echo "redis-server --save '' --appendonly no" ;;
+    redis8) echo "$R8 --save '' --appendonly no" ;;
   esac
 }
 
@@ -67,13 +69,17 @@ for _ in $(seq "$ROUNDS"); do
   done
 done
 echo
-echo "median of $ROUNDS: server user kernel total, total / redis's"
-redis_total=$(awk '$1 == "redis" {print $4}' "$results" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+echo "median of $ROUNDS: server user kernel total, total / Redis 7.0's, total / Redis 8.8's"
+median_total() { awk -v s="$1" '$1 == s {print $4}' "$results" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)] + 0}'; }
+redis_total=$(median_total redis)
+redis8_total=$(median_total redis8)
 for s in "${SERVERS[@]}"; do
-  awk -v s="$s" -v r="$redis_total" '$1 == s {u[++n] = $2; k[n] = $3; t[n] = $4}
+  awk -v s="$s" -v r="$redis_total" -v r8="$redis8_total" '$1 == s {u[++n] = $2; k[n] = $3; t[n] = $4}
     function med(a, n,   i, j, x) {
       for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
       return a[int((n + 1) / 2)]
     }
-    END { tt = med(t, n); printf "%-22s %5d %5d %5d  %.2f\n", s, med(u, n), med(k, n), tt, tt / r }' "$results"
+    END { tt = med(t, n); printf "%-22s %5d %5d %5d  %.2f", s, med(u, n), med(k, n), tt, tt / r
+          if (r8 > 0) printf "  %.2f", tt / r8
+          printf "\n" }' "$results"
 done
