@@ -3,7 +3,8 @@
 //
 // Edge cases honoured (as Redis): SET's option conflicts are syntax errors; expiry values
 // that are not positive or overflow when converted to an absolute time are "invalid
-// expire time"; EXAT/PXAT in the past store and then delete the key.
+// expire time"; EXAT/PXAT in the past store nothing and delete a key that was there
+// (Redis 8; 7.0 stored, then expired it).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -92,16 +93,26 @@ void SetCommand(CommandContext& ctx) {
     }
     return;
   }
+  if (has_expire && expire_at <= ctx.now_ms()) [[unlikely]] {
+    // As Redis 8 (7.0 stored the value, then expired it: "set", "expire", "expired"): an
+    // EXAT/PXAT already past deletes a key that was there ("del", replayed as DEL) and
+    // creates none.
+    if (old != nullptr) {
+      db.Erase(ref);
+      ctx.KeyModified(key, notify::kGeneric, "del");
+      ctx.PropagateAs({"DEL", key});
+    }
+    if (!get) {
+      ctx.rb().Ok();
+    }
+    return;
+  }
   if (old != nullptr) {
     ctx.KeyOverwritten(key, old->type(), ValueType::kString);
   }
   db.SetString(ref, key, value, exp.kind == ExpireOpt::kKeepTtl);
   ctx.KeyModified(key, notify::kString, "set");
   if (has_expire) {
-    // As in Redis, even an EXAT/PXAT already in the past is set as the TTL ("set" then
-    // "expire" events): the key is expired from then on, and the next access or the
-    // expiry cycle removes it with an "expired" event. (GETEX, by contrast, deletes at
-    // once with "del", as Redis's does.)
     db.SetTtl(ref, expire_at);
     ctx.Notify(notify::kGeneric, "expire", key);
     if (ctx.propagating()) {

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import error_reply, resp_command, wait_until
+from conftest import cmd, error_reply, resp_command, wait_until
 from helpers_pubsub import (Connections, KeyspaceWatcher, conns, ps_server,  # noqa: F401
                             set_events)
 
@@ -223,7 +223,10 @@ EVENT_CASES = [
     # strings
     ("set", [], ("SET", "k", "v"), [("k", "set")]),
     ("set-ex", [], ("SET", "k", "v", "EX", "100"), [("k", "set"), ("k", "expire")]),
-    ("set-exat-past", [], ("SET", "k", "v", "EXAT", "1"), [("k", "set"), ("k", "expire")]),
+    # Redis 8: a past EXAT/PXAT creates nothing, and deletes a key that was there.
+    ("set-exat-past", [], ("SET", "k", "v", "EXAT", "1"), []),
+    ("set-pxat-past-existing", [("RPUSH", "k", "a")], ("SET", "k", "v", "PXAT", "1"),
+     [("k", "del")]),
     ("set-px-existing", [("SET", "k", "a")], ("SET", "k", "v", "PX", "100000"),
      [("k", "set"), ("k", "expire")]),
     ("setex", [], ("SETEX", "k", "100", "v"), [("k", "set"), ("k", "expire")]),
@@ -513,15 +516,16 @@ def test_expired_event_on_lazy_expiry(nc, conns):
     assert w.events(nc, wait_for=("__keyevent@0__:expired", "k")) == [(0, "k", "expired")]
 
 
-def test_set_with_a_past_exat_expires_the_key(nc, conns):
-    # As Redis: "set" and "expire" from SET itself, then "expired" when the key is next
-    # looked at (or the expiry cycle finds it first).
+def test_set_with_a_past_exat_deletes_the_key(nc, conns):
+    # As Redis 8 (7.0 sent "set", "expire", then "expired"): no key is created, and one
+    # that was there is deleted with a "del" event.
     set_events(nc, "KEA")
     w = KeyspaceWatcher(conns)
     assert nc.execute_command("SET", "k", "v", "EXAT", "1") in ("OK", b"OK", True)
-    assert nc.execute_command("GET", "k") is None
-    assert w.events(nc, wait_for=("__keyevent@0__:expired", "k")) == [
-        (0, "k", "set"), (0, "k", "expire"), (0, "k", "expired")]
+    assert nc.execute_command("EXISTS", "k") == 0
+    nc.execute_command("SET", "k", "old")
+    assert cmd(nc, "SET", "k", "v", "EXAT", "1", "GET") in ("old", b"old")
+    assert w.events(nc, wait_for=("__keyevent@0__:del", "k")) == [(0, "k", "set"), (0, "k", "del")]
     assert nc.execute_command("EXISTS", "k") == 0
 
 

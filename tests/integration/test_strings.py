@@ -118,6 +118,19 @@ def test_set_exat_in_the_past_deletes_the_key(r):
     assert cmd(r, "SET", "k", "v", "EXAT", 1) == "OK"
     assert r.get("k") is None
     assert r.exists("k") == 0
+    # As Redis 8: another type is deleted too; NX/XX still decide first; GET answers
+    # the old value; a missing key stays missing.
+    r.rpush("l", "x")
+    assert cmd(r, "SET", "l", "v", "PXAT", 1) == "OK"
+    assert r.exists("l") == 0
+    r.set("c", "old")
+    assert cmd(r, "SET", "c", "v", "NX", "EXAT", 1) is None
+    assert cmd(r, "GET", "c") == "old"
+    assert cmd(r, "SET", "c", "v", "XX", "EXAT", 1, "GET") == "old"
+    assert r.exists("c") == 0
+    assert cmd(r, "SET", "n", "v", "XX", "EXAT", 1) is None
+    assert cmd(r, "SET", "n", "v", "EXAT", 1, "GET") is None
+    assert r.exists("n") == 0
 
 
 def test_set_clears_ttl_unless_keepttl(r):
