@@ -100,7 +100,7 @@ struct CollectionScanOptions {
 std::optional<CollectionScanOptions> ParseCollectionScanOptions(CommandContext& ctx, size_t first,
                                                                 ValueType type);
 
-// The count of HRANDFIELD/SRANDMEMBER/ZRANDMEMBER: an integer in [-LONG_MAX, LONG_MAX]
+// The count of HRANDFIELD/SRANDMEMBER/ZRANDMEMBER and LREM: an integer in [-LONG_MAX, LONG_MAX]
 // (Redis's getRangeLongFromObjectOrReply). Replies and returns nullopt otherwise.
 std::optional<int64_t> ParseRandomCount(CommandContext& ctx, size_t i);
 

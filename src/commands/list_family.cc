@@ -235,7 +235,7 @@ void LSetCommand(CommandContext& ctx) {
 }
 
 void LRemCommand(CommandContext& ctx) {
-  auto count = ctx.IntArg(2);
+  auto count = ParseRandomCount(ctx, 2);  // [-LONG_MAX, LONG_MAX], checked first, as Redis 8
   if (!count) {
     return;
   }

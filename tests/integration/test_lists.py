@@ -200,6 +200,12 @@ def test_lrem_from_head_tail_and_all(rc):
     assert items(rc, "l") == ["a", "b", "c", "d"]
     assert rc("LREM", "l", 0, "zz") == 0
     assert rc("LREM", "l", 100, "a") == 1
+    # As Redis 8: the count is in [-LONG_MAX, LONG_MAX], checked before the key.
+    assert rc("LREM", "l", -(2**63 - 1), "zz") == 0
+    for key in ("l", "nope"):
+        assert rc.err("LREM", key, -(2**63), "zz") == (
+            "ERR value is out of range, value must between -9223372036854775807 and "
+            "9223372036854775807")
 
 
 def test_lrem_removing_everything_deletes_key(rc):
