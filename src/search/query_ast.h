@@ -121,6 +121,8 @@ struct ParseOptions {
   // The index's stop words (RediSearch drops them from queries in the parser): called
   // with a term as written; unset or no_stopwords: nothing is dropped.
   std::function<bool(std::string_view)> is_stopword;
+  // Tests only: skip the one-pass reader of "*=>[KNN ...]" (always the full parser).
+  bool no_fast_path = false;
 };
 
 // Parses a query string. `params` substitutes $name references (dialect >= 2). Errors

@@ -51,6 +51,7 @@ struct SearchOptions {
   size_t max_expansions = 200;
   bool want_sort_keys = false;        // fill SearchHit::sort_key
   bool want_matched_terms = false;    // fill SearchHit::terms (HIGHLIGHT / SUMMARIZE)
+  bool want_yields = true;            // fill SearchHit::yields (FT.SEARCH NOCONTENT: no)
   // LANGUAGE: query terms expand to their stems in this language (null: the index's).
   const Analyzer* stemmer = nullptr;
   // TIMEOUT: past it the executor stops; with timeout_fail the search fails with

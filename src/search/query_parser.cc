@@ -1610,11 +1610,146 @@ std::string KnnText(const KnnClause& k) {
   return s;
 }
 
+// The common vector query "*=>[KNN k @field $blob [EF_RUNTIME ef] [AS alias]]" (dialect
+// >= 2) read in one pass, without tokens or parse tree: what the full parser gives for
+// it, or false for anything else — other spellings, parameters that are missing or not
+// plain numbers, other attributes, escapes, bytes >= 0x80 — which the parser then reads
+// (query_parser_test.cc compares both on many spellings). Names are [A-Za-z0-9_]+;
+// tokens are separated by white space, except around "=>", "[" and "]".
+class PureKnnReader {
+ public:
+  PureKnnReader(std::string_view s, const QueryParams& params) : s_(s), params_(params) {}
+
+  bool Read(Query* q) {
+    KnnClause knn;
+    SkipSpace();
+    if (!Take('*')) return false;
+    SkipSpace();
+    if (!Take('=') || !Take('>')) return false;
+    SkipSpace();
+    if (!Take('[')) return false;
+    SkipSpace();
+    std::string_view word = Name();
+    if (!EqualsNoCase(word, "KNN") || !Space()) return false;
+    // k: digits or $param holding digits.
+    if (Peek() == '$') {
+      i_++;
+      const std::string* v = ParamValue(Name());
+      if (v == nullptr || !ParseUint(*v, &knn.k)) return false;
+    } else {
+      std::string_view digits = Digits();
+      if (digits.empty() || !ParseUint(digits, &knn.k)) return false;
+    }
+    if (!Space()) return false;
+    if (!Take('@')) return false;
+    std::string_view field = Name();
+    if (field.empty() || !Space()) return false;
+    if (!Take('$')) return false;
+    std::string_view blob_param = Name();
+    const std::string* blob = ParamValue(blob_param);
+    if (blob == nullptr) return false;
+    while (true) {
+      const bool spaced = Space();
+      if (Peek() == ']') break;
+      if (!spaced) return false;
+      std::string_view name = Name();
+      if (!Space()) return false;
+      if (EqualsNoCase(name, "AS")) {
+        std::string_view alias = Name();
+        if (alias.empty()) return false;
+        knn.score_alias = std::string(alias);
+        SkipSpace();
+        break;
+      }
+      if (!EqualsNoCase(name, "EF_RUNTIME")) return false;
+      std::string value;
+      uint64_t ef;
+      if (Peek() == '$') {
+        i_++;
+        const std::string* v = ParamValue(Name());
+        if (v == nullptr || !ParseUint(*v, &ef)) return false;
+        value = *v;
+      } else {
+        std::string_view digits = Digits();
+        if (digits.empty() || !ParseUint(digits, &ef)) return false;
+        value = std::string(digits);
+      }
+      knn.ef_runtime = ef;
+      knn.attributes.emplace_back(std::string(name), std::move(value));
+    }
+    if (!Take(']')) return false;
+    SkipSpace();
+    if (i_ != s_.size()) return false;
+    knn.field = std::string(field);
+    knn.vector_blob = *blob;
+    knn.blob_param = std::string(blob_param);
+    knn.has_filter = false;
+    q->root = NewNode(NodeKind::kMatchAll);
+    q->knn = std::move(knn);
+    return true;
+  }
+
+ private:
+  static bool NameByte(unsigned char c) { return c < 0x80 && (std::isalnum(c) || c == '_'); }
+  char Peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  bool Take(char c) {
+    if (Peek() != c) return false;
+    i_++;
+    return true;
+  }
+  void SkipSpace() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) i_++;
+  }
+  // At least one white-space byte.
+  bool Space() {
+    const size_t at = i_;
+    SkipSpace();
+    return i_ > at;
+  }
+  // [A-Za-z0-9_]+ up to a byte that ends a term for the lexer (white space or one of
+  // "[]" here); empty when the name would run on into anything else.
+  std::string_view Name() {
+    const size_t at = i_;
+    while (i_ < s_.size() && NameByte(static_cast<unsigned char>(s_[i_]))) i_++;
+    if (i_ < s_.size() && !std::isspace(static_cast<unsigned char>(s_[i_])) && s_[i_] != ']') {
+      i_ = at;
+      return {};
+    }
+    return s_.substr(at, i_ - at);
+  }
+  // 1-19 digits followed by white space or ']'.
+  std::string_view Digits() {
+    const size_t at = i_;
+    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') i_++;
+    if (i_ == at || i_ - at > 19 ||
+        (i_ < s_.size() && !std::isspace(static_cast<unsigned char>(s_[i_])) && s_[i_] != ']')) {
+      i_ = at;
+      return {};
+    }
+    return s_.substr(at, i_ - at);
+  }
+  const std::string* ParamValue(std::string_view name) const {
+    if (name.empty()) return nullptr;
+    auto it = params_.find(std::string(name));
+    return it == params_.end() ? nullptr : &it->second;
+  }
+
+  std::string_view s_;
+  const QueryParams& params_;
+  size_t i_ = 0;
+};
+
 }  // namespace
 
 Result<Query> ParseQuery(std::string_view text, const QueryParams& params, const ParseOptions& options) {
   if (options.dialect < 1 || options.dialect > 4) {
     return Status::InvalidArgument("DIALECT requires a non negative integer >=1 and <= 4");
+  }
+  if (options.dialect >= 2 && !options.no_fast_path) {
+    Query q;
+    if (PureKnnReader(text, params).Read(&q)) {
+      return q;
+    }
   }
   Parser parser(text, params, options);
   return parser.Run();

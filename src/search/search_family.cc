@@ -649,6 +649,7 @@ void FtSearchCommand(CommandContext& ctx) {
   if (req.has_return && req.returns.empty()) {
     req.nocontent = true;
   }
+  req.opts.want_yields = !req.nocontent;  // ids only: no distances to format
   Result<SearchOutput> out = ExecuteSearch(*idx, *query, req.opts);
   if (!out.ok()) {
     return ctx.rb().Error(out.status().message());
@@ -689,6 +690,23 @@ void FtSearchCommand(CommandContext& ctx) {
         load_only.push_back(f.name);
       }
     }
+  };
+  // Whether every RETURN name is one of `yields` and each yield is named exactly once
+  // (then the reply's fields are the yields themselves, in order).
+  auto yields_one_to_one = [&](const std::vector<std::pair<std::string, std::string>>& yields) {
+    if (yields.size() != req.returns.size()) {
+      return false;
+    }
+    for (const auto& y : yields) {
+      size_t named = 0;
+      for (const ReturnField& r : req.returns) {
+        named += r.name == y.first ? 1 : 0;
+      }
+      if (named != 1) {
+        return false;
+      }
+    }
+    return true;
   };
   const std::string& payload_field = idx->spec().payload_field;
   const bool hidden_fields = !payload_field.empty() || !idx->spec().score_field.empty() ||
@@ -742,6 +760,20 @@ void FtSearchCommand(CommandContext& ctx) {
             continue;
           }
           row.fields.push_back(std::move(f));
+        }
+      } else if (!req.hl.any && load_only.empty() && yields_one_to_one(h.yields)) {
+        // Only yields returned, each once (RETURN 1 __v_score): the hit's pairs become
+        // the row's, renamed to their AS names in place (no copies).
+        row.fields = std::move(h.yields);
+        for (auto& f : row.fields) {
+          for (const ReturnField& r : req.returns) {
+            if (r.name == f.first) {
+              if (r.as != r.name) {
+                f.first = r.as;
+              }
+              break;
+            }
+          }
         }
       } else {
         row.fields.reserve(req.returns.size());

@@ -324,11 +324,35 @@ struct VectorField::Impl {
     }
   }
 
+  // Whether every component is finite (no exponent field of all ones): four at a time,
+  // branch-free (~1 k instructions at 784 dimensions against ~5.5 k for isfinite per
+  // component).
+  static bool AllFinite(const std::vector<float>& v) {
+    const float* p = v.data();
+    const size_t n = v.size();
+    size_t i = 0;
+    uint32_t bad = 0;
+#if defined(__SSE2__)
+    const __m128i exp_mask = _mm_set1_epi32(0x7f800000);
+    __m128i acc = _mm_setzero_si128();
+    for (; i + 4 <= n; i += 4) {
+      const __m128i x = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)),
+                                      exp_mask);
+      acc = _mm_or_si128(acc, _mm_cmpeq_epi32(x, exp_mask));
+    }
+    bad = static_cast<uint32_t>(_mm_movemask_epi8(acc));
+#endif
+    for (; i < n; ++i) {
+      uint32_t b;
+      std::memcpy(&b, p + i, sizeof(b));
+      bad |= static_cast<uint32_t>((b & 0x7f800000u) == 0x7f800000u);
+    }
+    return bad == 0;
+  }
+
   static Status CheckFinite(const std::vector<float>& v) {
-    for (float x : v) {
-      if (!std::isfinite(x)) {
-        return Status::InvalidArgument("vector has a component that is not a finite number");
-      }
+    if (!AllFinite(v)) {
+      return Status::InvalidArgument("vector has a component that is not a finite number");
     }
     return Status::Ok();
   }
@@ -552,9 +576,10 @@ std::vector<VectorMatch> VectorField::Knn(std::string_view query_blob, size_t k,
                                           const DocIds* allowed) const {
   const Impl& m = *impl_;
   thread_local std::vector<float> q;  // The decoded query: no allocation per query.
-  // HnswIndex::Search checks the components itself (an error gives no results).
-  if (k == 0 || !m.Decode(query_blob, q) ||
-      (m.hnsw == nullptr && !Impl::CheckFinite(q).ok())) {
+  // A component that is not finite gives no results (as the engine's own check would).
+  // HNSW searches then take the prepared floats as they are (SearchFloats: no second
+  // check, no copy).
+  if (k == 0 || !m.Decode(query_blob, q) || !Impl::AllFinite(q)) {
     return {};
   }
   if (allowed != nullptr && allowed->empty()) {
@@ -577,7 +602,7 @@ std::vector<VectorMatch> VectorField::Knn(std::string_view query_blob, size_t k,
   p.k = static_cast<uint32_t>(kk);
   if (allowed == nullptr) {
     p.ef = static_cast<uint32_t>(std::min<size_t>(ef, UINT32_MAX));
-    Result<std::vector<vector::SearchHit>> r = m.hnsw->Search(q, p);
+    Result<std::vector<vector::SearchHit>> r = m.hnsw->SearchFloats(q, p);
     return r.ok() ? m.ToMatches(*r) : std::vector<VectorMatch>{};
   }
   // Pre-filtered: a graph walk meets allowed documents at rate a/n, so it needs a beam
@@ -593,7 +618,7 @@ std::vector<VectorMatch> VectorField::Knn(std::string_view query_blob, size_t k,
   p.ef = static_cast<uint32_t>(std::min<size_t>(ef_filtered, UINT32_MAX));
   p.filter = &pred;
   p.filter_ef = vector::kUnlimitedFilterEf;
-  Result<std::vector<vector::SearchHit>> r = m.hnsw->Search(q, p);
+  Result<std::vector<vector::SearchHit>> r = m.hnsw->SearchFloats(q, p);
   return r.ok() ? m.ToMatches(*r) : std::vector<VectorMatch>{};
 }
 

@@ -112,6 +112,13 @@ class HnswIndex {
   // NaN/inf component.
   Result<std::vector<SearchHit>> Search(std::span<const float> query,
                                         const SearchParams& params) const;
+  // Search() for a query already in the stored form, which for Quantization::kFloat32
+  // with the L2 or inner-product metric is the dim floats themselves: no second check and
+  // no copy (FT.SEARCH's KNN decodes, normalises and checks its query blob itself). The
+  // caller guarantees dim components, every one finite. Other spaces (cosine, Q8,
+  // binary) go through Search().
+  Result<std::vector<SearchHit>> SearchFloats(std::span<const float> query,
+                                              const SearchParams& params) const;
   // Exact search among `labels` only (absent labels are skipped): the k nearest of
   // them, nearest first; max_distance and filter apply, ef/exact are ignored. For
   // pre-filtered queries whose candidate set is small (FT.SEARCH hybrid KNN).

@@ -455,6 +455,17 @@ Result<std::vector<SearchHit>> HnswIndex::Search(std::span<const float> query,
   return SearchRecord(s.record.data(), params);
 }
 
+Result<std::vector<SearchHit>> HnswIndex::SearchFloats(std::span<const float> query,
+                                                       const SearchParams& params) const {
+  if (options_.quant != Quantization::kFloat32 || options_.metric == Metric::kCosine ||
+      query.size() != options_.dim) {
+    return Search(query, params);
+  }
+  // Encode() of a float32 L2 / IP record multiplies by 1: the floats are the record.
+  EpochGuard guard;
+  return SearchRecord(reinterpret_cast<const uint8_t*>(query.data()), params);
+}
+
 Result<std::vector<SearchHit>> HnswIndex::SearchAmong(std::span<const float> query,
                                                       std::span<const std::string_view> labels,
                                                       const SearchParams& p) const {

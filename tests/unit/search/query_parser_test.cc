@@ -645,3 +645,132 @@ TEST(QueryParserFuzz, RandomBytesAndFragments) {
 
 }  // namespace
 }  // namespace hotkv::search
+
+namespace hotkv::search {
+namespace {
+
+// ---------------------------------------------------------------------------------
+// The one-pass reader of "*=>[KNN ...]" gives exactly what the full parser gives.
+
+std::string DumpQuery(const Result<Query>& r) {
+  if (!r.ok()) return "ERROR: " + r.status().message();
+  std::string out = "root " + std::to_string(static_cast<int>(r->root->kind)) + " w " +
+                    std::to_string(r->root->weight) + " children " +
+                    std::to_string(r->root->children.size()) + "\n";
+  if (r->knn) {
+    const KnnClause& k = *r->knn;
+    out += "knn k=" + std::to_string(k.k) + " field=" + k.field + " blob=" + k.vector_blob +
+           " ef=" + (k.ef_runtime ? std::to_string(*k.ef_runtime) : "-") +
+           " eps=" + (k.epsilon ? std::to_string(*k.epsilon) : "-") + " as=" + k.score_alias +
+           " filter=" + (k.has_filter ? "1" : "0") + " param=" + k.blob_param + " attrs=";
+    for (const auto& [n, v] : k.attributes) out += n + ":" + v + ",";
+  }
+  out += ExplainQuery(*r);
+  return out;
+}
+
+std::string ParseBoth(std::string_view q, int dialect, bool* same) {
+  ParseOptions fast = Opts(dialect);
+  ParseOptions full = Opts(dialect);
+  full.no_fast_path = true;
+  const std::string a = DumpQuery(ParseQuery(q, kParams, fast));
+  const std::string b = DumpQuery(ParseQuery(q, kParams, full));
+  *same = a == b;
+  return a + "\n--- full parser ---\n" + b;
+}
+
+TEST(QueryParserFastKnn, SameAsTheFullParser) {
+  const char* fixed[] = {
+      "*=>[KNN 10 @v $vec]",
+      "*=>[KNN 10 @v $vec EF_RUNTIME 40]",
+      " * => [ KNN 10 @v $vec EF_RUNTIME 40 ] ",
+      "*=>[knn $K @v $vec ef_runtime $EF as dist]",
+      "*=>[KNN $K @v $vec EF_RUNTIME $EF AS dist]",
+      "*=>[KNN 3 @v $vec EF_RUNTIME 7 EF_RUNTIME 9]",
+      "*=>[KNN 3 @v $vec AS 1e5]",
+      "*=>[KNN 3 @v $vec AS inf]",
+      "*=>[KNN 3 @v $vec AS $t]",
+      "*=>[KNN 3 @v $vec AS]",
+      "*=>[KNN 3 @v $vec AS dist EF_RUNTIME 4]",
+      "*=>[KNN 3 @v $vec EPSILON 0.5]",
+      "*=>[KNN 3 @v $vec EF_RUNTIME $k]",
+      "*=>[KNN $k @v $vec]",
+      "*=>[KNN $nope @v $vec]",
+      "*=>[KNN 3 @v $nope]",
+      "*=>[KNN 3 @v $vec EF_RUNTIME $nope]",
+      "*=>[KNN 3 @v $vec]=>{$YIELD_DISTANCE_AS: d}",
+      "*=>[KNN 3 @v $vec] x",
+      "*=>[KNN 3 @v $vec,]",
+      "*=>[KNN 3 @v $vec*]",
+      "*=>[KNN 3 @v:x $vec]",
+      "*=>[KNN 3 @v $vec EF_RUNTIME 4x]",
+      "*=>[KNN 3.5 @v $vec]",
+      "*=>[KNN 99999999999999999999 @v $vec]",
+      "*=>[KNN 9999999999999999999 @v $vec]",
+      "*=>[KNN 0 @v $vec]",
+      "*=>[KNN -1 @v $vec]",
+      "*=>[KNN 3 @v\\x $vec]",
+      "*=>[KNN 3 @v\xc3\xa9 $vec]",
+      "*=>[KNN10 @v $vec]",
+      "*=>[KNN 10@v $vec]",
+      "*=>[KNN 10 @v$vec]",
+      "*=>[KNN 10 @v $vec]]",
+      "*=>[KNN 10 @v $vec",
+      "*=>KNN 10 @v $vec]",
+      "(*)=>[KNN 10 @v $vec]",
+      "@tag:{a}=>[KNN 10 @v $vec]",
+      "*=>[KNN\t10\n@v\r$vec\fEF_RUNTIME\v4]",
+      "*=>[RANGE 10 @v $vec]",
+      "*=>[KNN 10 @v $vec AS a b]",
+      "*=>[KNN 10 @v $vec FOO 3]",
+      "*=>[KNN 10 @v $vec EF_RUNTIME]",
+      "**=>[KNN 10 @v $vec]",
+      "*=[KNN 10 @v $vec]",
+      "",
+      "*",
+  };
+  for (int dialect = 1; dialect <= 4; dialect++) {
+    for (const char* q : fixed) {
+      bool same = false;
+      std::string both = ParseBoth(q, dialect, &same);
+      EXPECT_TRUE(same) << "dialect " << dialect << " query [" << q << "]\n" << both;
+    }
+  }
+  // Random spellings built from the pieces of the form.
+  const char* pieces[] = {"*", "=>", "[", "]", "KNN", "knn", "10", "$K", "$k", "@v", "$vec",
+                          "EF_RUNTIME", "ef_runtime", "7", "$EF", "AS", "as", "dist", "$t",
+                          " ", " ", " ", "  ", "\t", "(", ")", ",", "$nope", "1e5", "x"};
+  std::mt19937 rng(18);
+  size_t fast_ok = 0;
+  for (int iter = 0; iter < 10000; iter++) {
+    std::string q;
+    if (iter % 4 != 0) {
+      // Mostly well-formed: the form with random spacing and optional parts.
+      auto sp = [&]() { return std::string(rng() % 3, ' '); };
+      auto sp1 = [&]() { return std::string(1 + rng() % 2, rng() % 5 == 0 ? '\t' : ' '); };
+      q = sp() + "*" + sp() + "=>" + sp() + "[" + sp() + (rng() % 2 ? "KNN" : "knn") + sp1() +
+          (rng() % 3 == 0 ? "$K" : std::to_string(rng() % 100)) + sp1() + "@v" + sp1() + "$vec";
+      for (unsigned a = rng() % 3; a > 0; a--) {
+        q += sp1() + (rng() % 2 ? "EF_RUNTIME" : "ef_runtime") + sp1() +
+             (rng() % 3 == 0 ? "$EF" : std::to_string(rng() % 500));
+      }
+      if (rng() % 2) q += sp1() + (rng() % 2 ? "AS" : "as") + sp1() + (rng() % 4 ? "dist" : "$t");
+      q += sp() + "]" + sp();
+      if (rng() % 8 == 0) {  // one piece changed
+        size_t at = rng() % q.size();
+        q.insert(at, pieces[rng() % (sizeof(pieces) / sizeof(pieces[0]))]);
+      }
+    } else {
+      for (unsigned n = rng() % 14; n > 0; n--) q += pieces[rng() % (sizeof(pieces) / sizeof(pieces[0]))];
+    }
+    const int dialect = 1 + static_cast<int>(rng() % 4);
+    bool same = false;
+    std::string both = ParseBoth(q, dialect, &same);
+    ASSERT_TRUE(same) << "dialect " << dialect << " query [" << q << "]\n" << both;
+    fast_ok += both.rfind("ERROR", 0) == 0 ? 0 : 1;
+  }
+  EXPECT_GT(fast_ok, 2500u);
+}
+
+}  // namespace
+}  // namespace hotkv::search
