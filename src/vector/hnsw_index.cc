@@ -270,15 +270,9 @@ void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
   }
   auto [cur, cur_dist] = GreedyDescent(record, entry, static_cast<int>(level));
   internal::SearchScratch& s = internal::ThreadScratch();
-  // Above layer 0 the beam is a quarter of ef_construction (at least M): the upper
-  // layers only guide descents, and with 200 vs 50 recall@10 at EF 40-500 was the same
-  // to 4 decimals on Fashion-MNIST 20k (two level seeds) and a clustered 128-d set,
-  // while the build took ~10 % less CPU (bench/notes/2026-12-03-vector-build.md).
-  const uint32_t upper_ef =
-      std::min(ef_construction, std::max(layout_.m, ef_construction / 4));
   for (int l = top; l >= 0; --l) {
     const uint32_t lvl = static_cast<uint32_t>(l);
-    SearchLayer(record, cur, cur_dist, lvl > 0 ? upper_ef : ef_construction, lvl, s);
+    SearchLayer(record, cur, cur_dist, ef_construction, lvl, s);
     auto& cands = chosen[lvl];
     for (const Cand& c : s.top.items()) {
       if (c.id != id) {
