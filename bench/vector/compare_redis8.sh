@@ -6,7 +6,10 @@
 #
 #   bench/vector/compare_redis8.sh OUTDIR [SET]     SET: fashion (default) | syn1536
 #   env: N (vectors), QUERIES (1000), NOISE (6) and CLUSTERS (200) of syn1536, EFS (40,80,150,300,500), CLIENTS (1,2,16),
-#        TOOL (vector_server_bench binary), SERVER (hotkv-server), REDIS8, HOTKV_ARGS
+#        CONNS (loader connections, 4), TOOL (vector_server_bench binary), SERVER (hotkv-server),
+#        REDIS8, HOTKV_ARGS, SKIP_QUERY=1 (load only)
+# The load line also gives each server's CPU seconds per 1000 vectors (utime+stime of the
+# server process during the load): on a shared machine a steadier figure than vectors/s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:?outdir}; SET=${2:-fashion}
@@ -34,9 +37,9 @@ run_one() {  # name argv...
   local pid=$!; pids+=("$pid")
   for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
   echo "== $name port $port: $*" >> "$OUT/run-$SET.txt"
-  $TOOL load --port="$port" --key=v --dialect=vadd $DATA --conns=4 --pipeline=16 \
-    > "$OUT/$name-$SET.load.json" 2> "$OUT/$name-$SET.load.err"
-  $TOOL query --port="$port" --key=v --dialect=vadd $DATA --ef="$EFS" --clients="$CLIENTS" \
+  $TOOL load --port="$port" --key=v --dialect=vadd $DATA --conns=${CONNS:-4} --pipeline=16 \
+    --server-pid="$pid" > "$OUT/$name-$SET.load.json" 2> "$OUT/$name-$SET.load.err"
+  [ "${SKIP_QUERY:-0}" = 1 ] || $TOOL query --port="$port" --key=v --dialect=vadd $DATA --ef="$EFS" --clients="$CLIENTS" \
     --min-seconds=${MIN_SECONDS:-1} --server-pid="$pid" \
     > "$OUT/$name-$SET.query.json" 2> "$OUT/$name-$SET.query.err"
   echo "-- $name loadavg after: $(cat /proc/loadavg)" >> "$OUT/run-$SET.txt"
@@ -52,10 +55,13 @@ out, s = pathlib.Path(sys.argv[1]), sys.argv[2]
 rows = {}
 for name in ("hotkv", "redis8"):
     p = out / f"{name}-{s}.query.json"
-    if not p.exists(): continue
-    ld = json.loads((out / f"{name}-{s}.load.json").read_text().splitlines()[-1])
-    print(f"{name}: load {ld.get('n')} vectors in {ld.get('seconds', 0):.1f} s = {ld.get('vectors_per_s', ld.get('rate', 0))}")
-    for line in p.read_text().splitlines():
+    lp = out / f"{name}-{s}.load.json"
+    if not lp.exists(): continue
+    ld = json.loads(lp.read_text().splitlines()[-1])
+    cpu = ld.get('server_cpu_s', -1)
+    per_k = f"{1000 * cpu / ld['n']:.2f} server CPU-s per 1000 vectors" if cpu and cpu > 0 and ld.get('n') else "server CPU n/a"
+    print(f"{name}: load {ld.get('n')} vectors in {ld.get('seconds', 0):.1f} s = {ld.get('vectors_per_s', ld.get('rate', 0))} vectors/s; {per_k}")
+    for line in (p.read_text().splitlines() if p.exists() else []):
         d = json.loads(line)
         rows.setdefault((d["ef"], d["clients"]), {})[name] = d
 print(f"{'ef':>4} {'cl':>3} | {'hotkv rec':>9} {'q/s':>8} {'p50us':>7} | {'redis8 rec':>10} {'q/s':>8} {'p50us':>7}")

@@ -253,9 +253,21 @@ void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
     }
   }
 
-  // 1. Choose neighbours on every layer, top-down (the paper's search phase).
+  // 1. Choose neighbours on every layer, top-down (the paper's search phase). The
+  // per-layer lists are this thread's, reused across inserts.
   const int top = std::min(static_cast<int>(level), entry.level);
-  std::vector<std::vector<std::pair<float, uint32_t>>> chosen(static_cast<size_t>(top) + 1);
+  thread_local std::vector<std::vector<std::pair<float, uint32_t>>> chosen_buf;
+  thread_local std::vector<uint32_t> clean_buf;
+  auto& chosen = chosen_buf;
+  auto& clean = clean_buf;
+  if (chosen.size() < static_cast<size_t>(top) + 1) {
+    chosen.resize(static_cast<size_t>(top) + 1);
+  }
+  clean.assign(static_cast<size_t>(top) + 1, 0);
+  const uint32_t layers = static_cast<uint32_t>(top) + 1;
+  for (uint32_t l = 0; l < layers; ++l) {
+    chosen[l].clear();
+  }
   auto [cur, cur_dist] = GreedyDescent(record, entry, static_cast<int>(level));
   internal::SearchScratch& s = internal::ThreadScratch();
   for (int l = top; l >= 0; --l) {
@@ -278,28 +290,29 @@ void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
     // nearest of those it pruned, up to M: as Redis vector sets relink a new node that
     // got too few links. Every one of them links back, so the node is reached from more
     // directions; on clustered data the heuristic alone often keeps only 4-8.
-    SelectNeighbors(cands, layout_.m, /*fill=*/true);
+    clean[lvl] = SelectNeighbors(cands, layout_.m, /*fill=*/true);
   }
 
   // 2. Write the node's own lists on all layers, then make it live. Only now can it
   // become reachable (through the back-links below), so a search that reaches it on
-  // some layer always finds its lists on the layers beneath filled in.
+  // some layer always finds its lists on the layers beneath filled in. The diverse
+  // neighbours lead each list: they are its clean prefix (node_store.h).
   {
     NodeLock lock(node);
-    for (uint32_t l = 0; l < chosen.size(); ++l) {
+    for (uint32_t l = 0; l < layers; ++l) {
       uint8_t* list = internal::ListPtr(node, l, layout_);
       for (size_t i = 0; i < chosen[l].size(); ++i) {
         internal::StoreId(list, static_cast<uint32_t>(i), chosen[l][i].second);
       }
-      internal::StoreCount(list, static_cast<uint32_t>(chosen[l].size()));
+      internal::StoreCount(list, static_cast<uint32_t>(chosen[l].size()), clean[l]);
     }
     internal::StateRef(node, layout_).store(kLive, std::memory_order_release);
   }
 
-  // 3. Back-links, bottom-up.
-  for (uint32_t l = 0; l < chosen.size(); ++l) {
+  // 3. Back-links, bottom-up (distances are symmetric: the search's serve both ends).
+  for (uint32_t l = 0; l < layers; ++l) {
     for (const auto& [dist, nb] : chosen[l]) {
-      AddBacklink(nb, id, l);
+      AddBacklink(nb, id, l, dist);
     }
   }
 
@@ -313,8 +326,8 @@ void HnswIndex::InsertNode(uint32_t id, uint32_t ef_construction) {
   }
 }
 
-void HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
-                                uint32_t max, bool fill) const {
+uint32_t HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
+                                    uint32_t max, bool fill) const {
   size_t kept = 0;
   thread_local std::vector<std::pair<float, uint32_t>> pruned;
   pruned.clear();
@@ -323,6 +336,9 @@ void HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
   for (size_t i = 0; i < cands.size() && kept < max; ++i) {
     const auto [dist, id] = cands[i];
     const uint8_t* nb = Node(id);
+    if (i + 1 < cands.size()) {
+      internal::PrefetchRecord(Node(cands[i + 1].second), layout_, prefetch_lines_);
+    }
     if (internal::LoadState(nb, layout_) != kLive) {
       continue;
     }
@@ -346,9 +362,10 @@ void HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands,
   for (size_t i = 0; i < pruned.size() && cands.size() < max; ++i) {
     cands.push_back(pruned[i]);
   }
+  return take_all ? 0 : static_cast<uint32_t>(kept);
 }
 
-void HnswIndex::AddBacklink(uint32_t target, uint32_t source, uint32_t level) {
+void HnswIndex::AddBacklink(uint32_t target, uint32_t source, uint32_t level, float dist) {
   uint8_t* node = Node(target);
   bool linked = true;
   {
@@ -360,6 +377,7 @@ void HnswIndex::AddBacklink(uint32_t target, uint32_t source, uint32_t level) {
       uint8_t* list = internal::ListPtr(node, level, layout_);
       const uint32_t cap = internal::ListCapacity(level, layout_);
       const uint32_t count = std::min(internal::LoadCount(list), cap);
+      const uint32_t clean = std::min(internal::LoadCleanPrefix(list), count);
       for (uint32_t i = 0; i < count; ++i) {
         if (internal::LoadId(list, i) == source) {
           return;
@@ -367,44 +385,158 @@ void HnswIndex::AddBacklink(uint32_t target, uint32_t source, uint32_t level) {
       }
       if (count < cap) {
         internal::StoreId(list, count, source);
-        internal::StoreCount(list, count + 1);
+        internal::StoreCount(list, count + 1, clean);
         return;
       }
-      // Full: keep the most diverse `cap` of the current links plus the new one.
-      const uint8_t* rec = internal::Record(node, layout_);
-      std::vector<std::pair<float, uint32_t>> cands;
-      cands.reserve(count + 1);
-      cands.emplace_back(Distance(rec, source), source);
-      for (uint32_t i = 0; i < count; ++i) {
-        uint32_t nb = internal::LoadId(list, i);
-        cands.emplace_back(Distance(rec, nb), nb);
-      }
-      std::sort(cands.begin(), cands.end());
-      // The heuristic alone here: filling these lists up too (or Redis's "replace the
-      // farthest link") measured lower recall at every EF.
-      SelectNeighbors(cands, cap);
-      for (size_t i = 0; i < cands.size(); ++i) {
-        internal::StoreId(list, static_cast<uint32_t>(i), cands[i].second);
-      }
-      internal::StoreCount(list, static_cast<uint32_t>(cands.size()));
+      PruneFullList(node, list, cap, clean, source, dist);
       return;
     }
   }
   if (!linked) {
-    // The target is going away: drop it from the source's own list too.
+    // The target is going away: drop it from the source's own list too (what stays of
+    // its clean prefix is still clean).
     uint8_t* src = Node(source);
     NodeLock lock(src);
     uint8_t* list = internal::ListPtr(src, level, layout_);
     uint32_t count = std::min(internal::LoadCount(list), internal::ListCapacity(level, layout_));
+    const uint32_t clean = std::min(internal::LoadCleanPrefix(list), count);
     uint32_t out = 0;
+    uint32_t out_clean = 0;
     for (uint32_t i = 0; i < count; ++i) {
       uint32_t nb = internal::LoadId(list, i);
       if (nb != target) {
         internal::StoreId(list, out++, nb);
+        out_clean += i < clean ? 1 : 0;
       }
     }
-    internal::StoreCount(list, out);
+    internal::StoreCount(list, out, out_clean);
   }
+}
+
+void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32_t clean,
+                              uint32_t source, float dist) {
+  // Keep the most diverse `cap` of the current links plus the new one (the paper's
+  // heuristic alone: filling these lists up too, or Redis's "replace the farthest
+  // link", measured lower recall at every EF). Two links of the clean prefix are known
+  // to pass each other's check (node_store.h), so only pairs involving the new link or
+  // a tail link cost a distance; the result is what the plain heuristic keeps, and
+  // forms a clean list.
+  const uint8_t* rec = internal::Record(node, layout_);
+  const uint32_t count = cap;
+  uint32_t ids[kMaxLinks];
+  bool all_live = true;
+  for (uint32_t i = 0; i < count; ++i) {
+    ids[i] = internal::LoadId(list, i);
+    internal::PrefetchRecord(Node(ids[i]), layout_, 1);
+  }
+  for (uint32_t i = 0; i < count && all_live; ++i) {
+    all_live = internal::LoadState(Node(ids[i]), layout_) == kLive;
+  }
+  if (clean == count && all_live) {
+    // The whole list is clean: only where the new link goes, its checks against the
+    // links before it and (if it stays) the checks of the links after it against it.
+    // Distances to the owner are computed only for the links these need.
+    float to_owner[kMaxLinks];
+    bool known[kMaxLinks] = {};
+    auto owner_dist = [&](uint32_t i) {
+      if (!known[i]) {
+        to_owner[i] = Distance(rec, ids[i]);
+        known[i] = true;
+      }
+      return to_owner[i];
+    };
+    uint32_t lo = 0;
+    uint32_t hi = count;
+    while (lo < hi) {
+      const uint32_t mid = (lo + hi) / 2;
+      const float d = owner_dist(mid);
+      if (d < dist || (d == dist && ids[mid] < source)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    const uint32_t pos = lo;
+    if (pos >= cap) {
+      return;  // Farther than all `cap` kept links: the heuristic stops before it.
+    }
+    const uint8_t* src_rec = internal::Record(Node(source), layout_);
+    if (internal::LoadState(Node(source), layout_) != kLive) {
+      return;  // Skipped by the heuristic: the list stays as it is.
+    }
+    for (uint32_t j = 0; j < pos; ++j) {
+      if (j + 1 < pos) {
+        internal::PrefetchRecord(Node(ids[j + 1]), layout_, prefetch_lines_);
+      }
+      if (space_.Distance(src_rec, internal::Record(Node(ids[j]), layout_)) < dist) {
+        return;  // Pruned: every old link stays (they all passed before).
+      }
+    }
+    uint32_t out[kMaxLinks];
+    uint32_t kept = 0;
+    for (uint32_t j = 0; j < pos; ++j) {
+      out[kept++] = ids[j];
+    }
+    out[kept++] = source;
+    for (uint32_t i = pos; i < count && kept < cap; ++i) {
+      if (i + 1 < count) {
+        internal::PrefetchRecord(Node(ids[i + 1]), layout_, prefetch_lines_);
+      }
+      if (Distance(internal::Record(Node(ids[i]), layout_), source) < owner_dist(i)) {
+        continue;
+      }
+      out[kept++] = ids[i];
+    }
+    for (uint32_t i = 0; i < kept; ++i) {
+      internal::StoreId(list, i, out[i]);
+    }
+    internal::StoreCount(list, kept, kept);
+    return;
+  }
+
+  struct PruneCand {
+    float dist;
+    uint32_t id;
+    bool clean;
+  };
+  thread_local std::vector<PruneCand> cands;
+  cands.clear();
+  cands.push_back({dist, source, false});
+  for (uint32_t i = 0; i < count; ++i) {
+    if (i + 1 < count) {
+      internal::PrefetchRecord(Node(ids[i + 1]), layout_, prefetch_lines_);
+    }
+    cands.push_back({Distance(rec, ids[i]), ids[i], i < clean});
+  }
+  std::sort(cands.begin(), cands.end(), [](const PruneCand& a, const PruneCand& b) {
+    return a.dist < b.dist || (a.dist == b.dist && a.id < b.id);
+  });
+  size_t kept = 0;
+  for (size_t i = 0; i < cands.size() && kept < cap; ++i) {
+    const PruneCand c = cands[i];
+    const uint8_t* nb = Node(c.id);
+    if (internal::LoadState(nb, layout_) != kLive) {
+      continue;
+    }
+    const uint8_t* nb_rec = internal::Record(nb, layout_);
+    bool good = true;
+    for (size_t j = 0; j < kept; ++j) {
+      if (c.clean && cands[j].clean) {
+        continue;
+      }
+      if (Distance(nb_rec, cands[j].id) < c.dist) {
+        good = false;
+        break;
+      }
+    }
+    if (good) {
+      cands[kept++] = c;
+    }
+  }
+  for (size_t i = 0; i < kept; ++i) {
+    internal::StoreId(list, static_cast<uint32_t>(i), cands[i].id);
+  }
+  internal::StoreCount(list, static_cast<uint32_t>(kept), static_cast<uint32_t>(kept));
 }
 
 // ---------------------------------------------------------------- accessors

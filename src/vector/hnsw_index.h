@@ -11,7 +11,8 @@
 // Graph. Layer 0 keeps up to 2*M links per node, upper layers M; a node's level is
 // drawn as floor(-ln(U) / ln(4)) (P(level >= l) = 4^-l, as Redis vector sets). Insertion
 // follows the paper (greedy descent, beam search with ef_construction, heuristic
-// neighbour selection, back-links pruned with the same heuristic), except that a new
+// neighbour selection, back-links pruned with the same heuristic — computing only the
+// distances a list's clean prefix does not make known, see node_store.h), except that a new
 // node whose heuristic selection kept fewer than M neighbours on a layer is also linked
 // to the nearest pruned candidates, up to M (as Redis relinks such a node). Removal repairs the graph: every node that linked to the
 // removed node (its neighbours, plus referrers found by a local search) drops the link
@@ -221,9 +222,18 @@ class HnswIndex {
   // Selects up to `max` diverse neighbours (the paper's heuristic) from `cands`
   // (sorted by distance to the base node, nearest first); Live nodes only. `fill`:
   // when fewer than `max` pass, the nearest of the rejected ones follow, up to `max`.
-  void SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands, uint32_t max,
-                       bool fill = false) const;
-  void AddBacklink(uint32_t target, uint32_t source, uint32_t level);
+  // Returns how many leading entries passed the heuristic's check (0 when there were
+  // fewer than `max` candidates and all were taken unchecked): a clean prefix.
+  uint32_t SelectNeighbors(std::vector<std::pair<float, uint32_t>>& cands, uint32_t max,
+                           bool fill = false) const;
+  // Links `target` to `source` on `level`; `dist` is their distance. A full list is
+  // pruned with the heuristic (skipping the checks its clean prefix makes known).
+  void AddBacklink(uint32_t target, uint32_t source, uint32_t level, float dist);
+  // Under `node`'s lock: its full list `list` (cap links, the first `clean` a clean
+  // prefix) gains `source` at distance `dist` and is pruned with the heuristic.
+  void PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32_t clean,
+                     uint32_t source, float dist);
+  static constexpr uint32_t kMaxLinks = 512;  // >= 2 * 255, the longest list.
   bool SetAttributesLocked(uint32_t id, std::optional<std::string_view> attrs);
 
   // --- search (hnsw_search.cc)

@@ -158,6 +158,8 @@ void HnswIndex::RepairLevel(uint32_t removed, uint32_t level, const std::vector<
     }
     uint8_t* list = internal::ListPtr(a_node, level, layout_);
     const uint32_t n = std::min(internal::LoadCount(list), cap);
+    const uint32_t old_clean = std::min(internal::LoadCleanPrefix(list), n);
+    uint32_t clean = 0;  // What stays of the clean prefix is still one (node_store.h).
     links.clear();
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t id = internal::LoadId(list, i);
@@ -165,6 +167,7 @@ void HnswIndex::RepairLevel(uint32_t removed, uint32_t level, const std::vector<
       if (id == removed || internal::LoadState(Node(id), layout_) == kFree) {
         continue;
       }
+      clean += i < old_clean ? 1 : 0;
       links.push_back(id);
       auto it = pool_index.find(id);
       if (it != pool_index.end()) {
@@ -207,7 +210,7 @@ void HnswIndex::RepairLevel(uint32_t removed, uint32_t level, const std::vector<
     for (size_t i = 0; i < links.size(); ++i) {
       internal::StoreId(list, static_cast<uint32_t>(i), links[i]);
     }
-    internal::StoreCount(list, static_cast<uint32_t>(links.size()));
+    internal::StoreCount(list, static_cast<uint32_t>(links.size()), clean);
   }
 
   // Former neighbours of X that nobody links to yet: link from the nearest fixer with

@@ -17,6 +17,7 @@ namespace hotkv::vector {
 using internal::Cand;
 using internal::kDeleted;
 using internal::kLive;
+using internal::PrefetchRecord;
 
 namespace {
 
@@ -24,17 +25,6 @@ inline bool Traversable(uint32_t state) { return state == kLive || state == kDel
 
 // Most neighbours a list can hold (m0 <= 510).
 constexpr size_t kMaxBatch = 512;
-
-// Prefetches the state word and the first lines of a neighbour's record. Issuing all
-// of a short record's lines at once overlaps their misses (about 2x on 128-d data);
-// beyond 8 lines the extra prefetches only compete with the hardware prefetcher.
-inline void PrefetchRecord(const uint8_t* node, const internal::NodeLayout& l,
-                           uint32_t lines) {
-  const uint8_t* p = node + l.state_offset;
-  for (uint32_t i = 0; i < lines; ++i) {
-    __builtin_prefetch(p + 64 * i);
-  }
-}
 
 // Prefetches the layer-0 list (count and ids) of the node expanded next.
 inline void PrefetchList0(const uint8_t* node) {

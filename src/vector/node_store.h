@@ -6,7 +6,8 @@
 //   8            uint8 lock                per-node spinlock (guards all link lists
 //                                          of the node and the meta pointer swap)
 //   9            uint8 level               top layer of the node
-//   10           uint16 count0 ┐           layer-0 link list ("list pointer" = 10)
+//   10           uint16 count0 ┐           layer-0 link list ("list pointer" = 10;
+//                                          count word: see LoadCountWord)
 //   12           uint32 ids[m0]┘
 //   12 + 4*m0    uint32 state              NodeState, right before the record so both
 //                                          usually share a cache line
@@ -36,6 +37,7 @@
 #ifndef HOTKV_VECTOR_NODE_STORE_H_
 #define HOTKV_VECTOR_NODE_STORE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -150,13 +152,37 @@ inline uint8_t* ListPtr(uint8_t* node, uint32_t level, const NodeLayout& l) {
   return meta->upper_lists() + (level - 1) * l.upper_list_bytes + 2;
 }
 inline uint32_t ListCapacity(uint32_t level, const NodeLayout& l) { return level == 0 ? l.m0 : l.m; }
-inline uint32_t LoadCount(const uint8_t* list) {
+
+// The 16-bit count word of a list: bits 0-9 the number of links (at most 2 * 255), bits
+// 10-15 the length of its "unchecked tail" (kUnknownTail: the whole list). The links
+// before the tail are the list's *clean prefix*: sorted by distance to the owner,
+// nearest first, and each one passed the neighbour-selection heuristic against every
+// link before it. Pruning a full list then needs no distance between two links of the
+// clean prefix (their check is known to pass), only those involving a tail link or the
+// new one (HnswIndex::AddBacklink). Readers use LoadCount, which masks the tail bits.
+inline constexpr uint32_t kCountMask = 0x3ff;
+inline constexpr uint32_t kTailShift = 10;
+inline constexpr uint32_t kUnknownTail = 63;
+inline uint32_t LoadCountWord(const uint8_t* list) {
   return std::atomic_ref<uint16_t>(*reinterpret_cast<uint16_t*>(const_cast<uint8_t*>(list)))
       .load(std::memory_order_acquire);
 }
-inline void StoreCount(uint8_t* list, uint32_t count) {
+inline uint32_t LoadCount(const uint8_t* list) { return LoadCountWord(list) & kCountMask; }
+// Length of the clean prefix (<= the count).
+inline uint32_t LoadCleanPrefix(const uint8_t* list) {
+  const uint32_t word = LoadCountWord(list);
+  const uint32_t count = word & kCountMask;
+  const uint32_t tail = word >> kTailShift;
+  return tail >= kUnknownTail || tail > count ? 0 : count - tail;
+}
+// Publishes `count` links of which the first `clean` (<= count) form the clean prefix.
+inline void StoreCount(uint8_t* list, uint32_t count, uint32_t clean = 0) {
+  uint32_t tail = count - std::min(clean, count);
+  if (tail >= kUnknownTail) {
+    tail = kUnknownTail;
+  }
   std::atomic_ref<uint16_t>(*reinterpret_cast<uint16_t*>(list))
-      .store(static_cast<uint16_t>(count), std::memory_order_release);
+      .store(static_cast<uint16_t>(count | (tail << kTailShift)), std::memory_order_release);
 }
 inline uint32_t* ListIds(uint8_t* list) { return reinterpret_cast<uint32_t*>(list + 2); }
 inline uint32_t LoadId(const uint8_t* list, uint32_t i) {

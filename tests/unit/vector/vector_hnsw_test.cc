@@ -250,6 +250,37 @@ TEST(HnswIndexTest, NewNodesGetMLinksAndRecallAtSmallEf) {
   EXPECT_GT(recall, 0.70);
 }
 
+// Pruning a full list skips the heuristic's checks between links of its clean prefix
+// (node_store.h), which must therefore hold what it claims; small M makes most lists
+// overflow many times. Also with Q8 (distances on codes) and L2.
+TEST(HnswIndexTest, BacklinkPruningKeepsCleanPrefixesValid) {
+  const auto clustered = ClusteredData(3000, 24, 30, 17, 0.5f);
+  const auto spread = ClusteredData(2000, 48, 4, 18, 2.0f);
+  struct Case {
+    const std::vector<std::vector<float>>* data;
+    Metric metric;
+    Quantization quant;
+    uint32_t m;
+  };
+  for (const Case& c : {Case{&clustered, Metric::kCosine, Quantization::kFloat32, 4},
+                        Case{&clustered, Metric::kL2, Quantization::kQ8, 6},
+                        Case{&spread, Metric::kCosine, Quantization::kFloat32, 16}}) {
+    auto index = MakeIndex(static_cast<uint32_t>((*c.data)[0].size()), c.metric, c.quant, c.m, 64);
+    for (size_t i = 0; i < c.data->size(); ++i) {
+      ASSERT_TRUE(index->Add(Label(i), (*c.data)[i]).ok());
+    }
+    size_t clean_links = 0;
+    EXPECT_EQ(HnswTestPeer::CleanPrefixViolations(*index, &clean_links), 0u) << "m " << c.m;
+    // Most links sit in clean prefixes (else the test checks nothing).
+    const double per_node = static_cast<double>(clean_links) / static_cast<double>(c.data->size());
+    EXPECT_GT(per_node, c.m / 2.0) << "m " << c.m;
+    EXPECT_GT(Recall(*index, c.metric, *c.data,
+                     std::vector<std::vector<float>>(c.data->begin(), c.data->begin() + 50), 10,
+                     100),
+              0.85);
+  }
+}
+
 TEST(HnswIndexTest, RecallInnerProduct) {
   auto data = ClusteredData(3000, 32, 30, 9);
   auto queries = ClusteredData(100, 32, 30, 99);

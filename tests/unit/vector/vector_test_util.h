@@ -102,6 +102,46 @@ struct HnswTestPeer {
     return dangling;
   }
 
+  // Checks every list's clean prefix (node_store.h): sorted by distance to the owner
+  // and each link passing the heuristic against every link before it. Returns the
+  // number of violations; `*clean_links` (if given) gets the prefixes' total length.
+  static size_t CleanPrefixViolations(const HnswIndex& index, size_t* clean_links = nullptr) {
+    const auto& l = index.layout_;
+    const uint32_t hw = index.high_water_.load();
+    size_t bad = 0;
+    size_t total = 0;
+    auto dist = [&](uint32_t a, uint32_t b) {
+      return index.space_.Distance(internal::Record(index.Node(a), l),
+                                   internal::Record(index.Node(b), l));
+    };
+    for (uint32_t id = 0; id < hw; ++id) {
+      uint8_t* node = index.Node(id);
+      if (internal::LoadState(node, l) != internal::kLive) {
+        continue;
+      }
+      for (uint32_t level = 0; level <= internal::NodeLevel(node); ++level) {
+        const uint8_t* list = internal::ListPtr(node, level, l);
+        const uint32_t clean = internal::LoadCleanPrefix(list);
+        bad += clean > internal::LoadCount(list);
+        total += clean;
+        for (uint32_t b = 0; b < clean; ++b) {
+          const uint32_t nb = internal::LoadId(list, b);
+          const float db = dist(id, nb);
+          if (b > 0 && dist(id, internal::LoadId(list, b - 1)) > db) {
+            ++bad;
+          }
+          for (uint32_t a = 0; a < b; ++a) {
+            bad += dist(nb, internal::LoadId(list, a)) < db;
+          }
+        }
+      }
+    }
+    if (clean_links != nullptr) {
+      *clean_links = total;
+    }
+    return bad;
+  }
+
   static double MeanDegree0(const HnswIndex& index) {
     const auto& l = index.layout_;
     const uint32_t hw = index.high_water_.load();
