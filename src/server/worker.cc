@@ -462,9 +462,10 @@ void Worker::Cron(int64_t now_ms) {
     } else {
       CheckPubsubOutputLimits(*this, *c, now_ms);
       // Output buffers a busy connection kept past 64 KB (OnOutputDrained) go back once it
-      // has sent no command for a second; only empty ones (nothing in flight) are freed.
+      // has sent no command for 5 s (the window of its reply peak, as Redis's
+      // reply-buffer-peak-reset-time); only empty ones (nothing in flight) are freed.
       constexpr size_t kKeepBufferBytes = 64 * 1024;  // as worker_input.cc
-      constexpr int64_t kIdleShrinkMs = 1000;
+      constexpr int64_t kIdleShrinkMs = 5000;
       if ((c->out.capacity() > kKeepBufferBytes || c->sending.capacity() > kKeepBufferBytes) &&
           now_ms - c->last_interaction_ms() >= kIdleShrinkMs) {
         c->out.ShrinkIfIdle(kKeepBufferBytes);

@@ -42,7 +42,7 @@ constexpr size_t kKeepBufferBytes = 64 * 1024;
 // pipelined MGETs of 10 values: 81 KB) does not regrow its buffer from 1 KB by doubling
 // on every batch (7 reallocs with copies) and have the allocator purge and fault the
 // pages in again. Worker::Cron shrinks them to kKeepBufferBytes once the connection has
-// been idle for a second (kIdleShrinkMs).
+// sent no command for 5 s (kIdleShrinkMs).
 constexpr size_t kKeepBusyOutputBytes = 1024 * 1024;
 // The input buffer keeps more: a request of a few hundred KB (PCACHE.LONGEST or MGET of
 // thousands of keys) arrives in 16 KB pieces, and a buffer regrown from 64 KB each time
