@@ -127,8 +127,9 @@ void Worker::OnOutputDrained(NetConnection* nc) {
     CloseConnection(c);
     return;
   }
-  // (rbp is the peak published at the previous drain: a single big batch still frees
-  // its buffer; a second one within 5 s keeps it.)
+  // (rbp as last published: by the Flush that handed a batch to the backend while its
+  // send was pending, else by an earlier drain. So the first big batch may still free its
+  // buffer; the next ones within 5 s keep theirs.)
   const size_t peak = c->rbp.load(std::memory_order_relaxed);
   const size_t keep = std::clamp<size_t>(peak * 4, kKeepBufferBytes, kKeepBusyOutputBytes);
   c->out.ShrinkIfIdle(keep);
