@@ -9,6 +9,7 @@
 #   REDIS=../shared/peers/redis-8.8/redis-server bench/cpu_split_preloaded.sh redis GET
 #   EXTRA="--pipeline-prefetch yes" BIN=build/release/hotkv-server bench/cpu_split_preloaded.sh hotkv GET
 #   STRACE=1 ...   # also one run per command under `strace -c -f` (N/10 requests): syscalls per request
+#   PIPELINE=1 ...  # redis-benchmark -P (default 30)
 #
 # CPU = utime/stime of the server from /proc/<pid>/stat (10 ms ticks) ÷ N (N=2000000,
 # NMULTI=500000 for MGET/MSET). Indicative only on a shared machine: say so, and give the
@@ -22,6 +23,7 @@ CMDS=("$@")
 N=${N:-2000000}
 NMULTI=${NMULTI:-500000}
 KEYS=${KEYS:-1000000}
+PIPELINE=${PIPELINE:-30}
 BIN=${BIN:-build/release/hotkv-server}
 REDIS=${REDIS:-redis-server}
 PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -35,7 +37,7 @@ fi
 PID=$!
 trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-echo "# $(date -u +%FT%TZ) $which ${BIN} ${REDIS} ${EXTRA:-}; load average $(cat /proc/loadavg)"
+echo "# $(date -u +%FT%TZ) $which ${BIN} ${REDIS} ${EXTRA:-}; -P $PIPELINE; load average $(cat /proc/loadavg)"
 /usr/bin/python3 bench/harness/preload.py "$KEYS" 256 | taskset -c 1 redis-cli -p "$PORT" --pipe | tail -1
 sleep 1
 VALUE=$(printf 'x%.0s' $(seq 256))
@@ -52,7 +54,7 @@ for cmd in "${CMDS[@]}"; do
     *) echo "unknown command $cmd" >&2; exit 2 ;;
   esac
   read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
-  taskset -c 1 redis-benchmark -p "$PORT" -c 50 -P 30 -d 256 -r "$KEYS" -n "$n" -q "${what[@]}" >/dev/null
+  taskset -c 1 redis-benchmark -p "$PORT" -c 50 -P "$PIPELINE" -d 256 -r "$KEYS" -n "$n" -q "${what[@]}" >/dev/null
   read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$PID/stat")
   sc=-
   if [ -n "${STRACE:-}" ]; then
@@ -60,7 +62,7 @@ for cmd in "${CMDS[@]}"; do
     strace -c -f -p "$PID" -o "/tmp/strace-$$-$cmd.txt" &
     SPID=$!
     sleep 1
-    taskset -c 1 redis-benchmark -p "$PORT" -c 50 -P 30 -d 256 -r "$KEYS" -n "$m" -q "${what[@]}" >/dev/null
+    taskset -c 1 redis-benchmark -p "$PORT" -c 50 -P "$PIPELINE" -d 256 -r "$KEYS" -n "$m" -q "${what[@]}" >/dev/null
     kill -INT $SPID; wait $SPID 2>/dev/null || true
     calls=$(awk '$NF=="total"{print $4}' "/tmp/strace-$$-$cmd.txt")
     sc=$(echo "scale=3; ${calls:-0} / $m" | bc)

@@ -14,6 +14,7 @@
 #include "commands/helpers.h"
 #include "commands/register.h"
 #include "commands/string_common.h"
+#include "server/dispatched_slots.h"
 #include "server/server.h"
 
 namespace hotkv {
@@ -186,7 +187,14 @@ void MGetCommand(CommandContext& ctx) {
   for (size_t base = 1; base < ctx.argc(); base += kWindow) {
     const size_t n = std::min(kWindow, ctx.argc() - base);
     for (size_t i = 0; i < n; i++) {
-      LocateKey(ctx.arg(base + i), &shards[i], &hashes[i]);
+      // The dispatcher's slot of the key (computed to lock its shard), when it kept it.
+      const uint32_t slot = DispatchedKeySlot(ctx.args(), base + i);
+      if (slot != kNoSlot) {
+        shards[i] = Keyspace::ShardOfSlot(slot);
+        hashes[i] = HashKey(ctx.arg(base + i));
+      } else {
+        LocateKey(ctx.arg(base + i), &shards[i], &hashes[i]);
+      }
       db.PrefetchSlot(shards[i], hashes[i]);
     }
     for (size_t i = 0; i < n; i++) {
@@ -226,7 +234,14 @@ void MSetGeneric(CommandContext& ctx, bool nx) {
   for (size_t base = 0; base < pairs; base += kWindow) {
     const size_t n = std::min(kWindow, pairs - base);
     for (size_t i = 0; i < n; i++) {
-      LocateKey(ctx.arg(1 + 2 * (base + i)), &shards[i], &hashes[i], &slots[i]);
+      const size_t k = 1 + 2 * (base + i);
+      slots[i] = DispatchedKeySlot(ctx.args(), k);  // as MGET
+      if (slots[i] != kNoSlot) {
+        shards[i] = Keyspace::ShardOfSlot(slots[i]);
+        hashes[i] = HashKey(ctx.arg(k));
+      } else {
+        LocateKey(ctx.arg(k), &shards[i], &hashes[i], &slots[i]);
+      }
       db.PrefetchSlot(shards[i], hashes[i]);
     }
     for (size_t i = 0; i < n; i++) {

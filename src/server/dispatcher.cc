@@ -15,6 +15,7 @@
 #include "server/blocking.h"
 #include "server/command_context.h"
 #include "server/connection.h"
+#include "server/dispatched_slots.h"
 #include "server/memory_limit.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -420,39 +421,42 @@ bool SnapshotHintFits(const CommandSpec* cmd) {
 void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   Keyspace& ks = ctx.keyspace();
   thread_local std::vector<int> key_pos;
-  key_pos.clear();
+  // Plain single-key commands (GET, SET, INCR, ...: one key, always at the same position)
+  // skip the key-spec walk.
+  int single = -1;
+  bool multi = false;
   if (!locks_held && !cmd->key_specs.empty() && !cmd->is(kCmdSelfLocking)) {
-    cmd->GetKeys(ctx.args(), &key_pos);
+    if (cmd->single_key_index > 0) {
+      if (static_cast<size_t>(cmd->single_key_index) < ctx.argc()) {
+        single = cmd->single_key_index;
+      }
+    } else {
+      key_pos.clear();
+      cmd->GetKeys(ctx.args(), &key_pos);
+      if (key_pos.size() == 1) {
+        single = key_pos[0];
+      } else {
+        multi = !key_pos.empty();
+      }
+    }
   }
   // The stream's state is read only once the command's locks are held: a consumer that
   // starts (AOF turned on) takes every lock to write its base, so a command either ran
   // before (in the base) or sees the stream active (in the stream).
-  if (key_pos.empty()) {
-    const StreamScope stream = BeginStream(ctx);
-    cmd->handler(ctx);
-    if (ctx.client().tracking_flags() != 0 && cmd->is(kCmdSelfLocking)) [[unlikely]] {
-      TrackingRememberKeys(ctx, !locks_held);  // VSIM & co. ran unlocked
-    }
-    if (stream.ws != nullptr) [[unlikely]] {
-      EndStream(stream, ctx);
-    }
-    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
-      ServeReadyKeys(ctx.server(), ctx.worker(), false);  // keyless commands (SWAPDB)
-    }
-    if (stream.ws != nullptr) [[unlikely]] {
-      // Keyless writes (FLUSHALL, SWAPDB) commit under their locks through the stream's
-      // observer; a self-locking command (VADD) commits here, after its locks.
-      stream.ws->Commit();
-    }
-    FeedMonitors(ctx);
-    t_key_hint = KeyHint{};  // a pipeline-prefetch hint may name this command's key
-  } else if (key_pos.size() == 1) {
-    std::string_view key = ctx.arg(key_pos[0]);
+  //
+  // The key hint (engine/database.h) of this command's key is cleared by Dispatch once
+  // the command is over (argument memory is reused by later commands).
+  if (single >= 0) {
+    std::string_view key = ctx.arg(static_cast<size_t>(single));
     uint32_t shard;
-    uint64_t hash;
-    uint32_t slot;
-    LocateKey(key, &shard, &hash, &slot);
-    SetKeyHint(key, shard, hash, slot);  // the slot saves the engine's per-slot count a CRC
+    if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+      shard = t_key_hint.shard;  // pipeline-prefetch located it already
+    } else {
+      const uint32_t slot = KeySlot(key);
+      shard = Keyspace::ShardOfSlot(slot);
+      // The slot saves the engine's per-slot count a CRC.
+      SetKeyHint(key, shard, HashKey(key), slot);
+    }
     Shard& s = ks.shard(shard);
     // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock); a write
     // during a walk snapshot saves just its key first when it can say so.
@@ -470,7 +474,6 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
                         LockContendedUnlessBusy(ks, shard, !write);
     t_snapshot_key_hint = nullptr;
     if (!locked) [[unlikely]] {
-      t_key_hint = KeyHint{};
       ctx.rb().Error(BusyScriptError());
       return;
     }
@@ -492,14 +495,22 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     }
     FinishUnderLocks(ctx, stream);
     t_single_shard = -1;
-    t_key_hint = KeyHint{};  // argument memory is reused by later commands
     if (!borrowed) {
       s.lock.unlock();
     }
-  } else {
+  } else if (multi) {
+    // Each key's slot is kept for the handler (server/dispatched_slots.h): MGET and MSET
+    // then locate their keys without a second CRC16.
     ShardLockSet set;
+    BeginDispatchedSlots(ctx.args());
     for (int p : key_pos) {
-      set.Add(Keyspace::ShardOf(ctx.arg(p)));
+      const std::string_view key = ctx.arg(p);
+      // (The first key's slot may come with the pipeline-prefetch hint.)
+      const bool hinted = key.data() == t_key_hint.data && key.size() == t_key_hint.size &&
+                          t_key_hint.slot != kNoSlot;
+      const uint32_t slot = hinted ? t_key_hint.slot : KeySlot(key);
+      set.Add(Keyspace::ShardOfSlot(slot));
+      SetDispatchedSlot(static_cast<size_t>(p), slot);
     }
     if (cmd->is(kCmdWrite) && g_snapshot_epoch.load(std::memory_order_relaxed) != 0 &&
         SnapshotHintFits(cmd)) [[unlikely]] {
@@ -510,9 +521,29 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       }
       const SnapshotKeyHint hint{ctx.client().db(), keys.data(), keys.size()};
       RunWithLockSet(ctx, cmd, set, &hint);
-      return;
+    } else {
+      RunWithLockSet(ctx, cmd, set);
     }
-    RunWithLockSet(ctx, cmd, set);
+    EndDispatchedSlots();
+  } else {
+    const StreamScope stream = BeginStream(ctx);
+    cmd->handler(ctx);
+    if (ctx.client().tracking_flags() != 0 && cmd->is(kCmdSelfLocking)) [[unlikely]] {
+      TrackingRememberKeys(ctx, !locks_held);  // VSIM & co. ran unlocked
+    }
+    if (stream.ws != nullptr) [[unlikely]] {
+      EndStream(stream, ctx);
+    }
+    if (g_blocked_clients.load(std::memory_order_relaxed) > 0) {
+      ServeReadyKeys(ctx.server(), ctx.worker(), false);  // keyless commands (SWAPDB)
+    }
+    if (stream.ws != nullptr) [[unlikely]] {
+      // Keyless writes (FLUSHALL, SWAPDB) commit under their locks through the stream's
+      // observer; a self-locking command (VADD) commits here, after its locks.
+      stream.ws->Commit();
+    }
+    FeedMonitors(ctx);
+    t_key_hint = KeyHint{};  // a pipeline-prefetch hint may name this command's key
   }
 }
 
@@ -760,8 +791,53 @@ void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
                    const std::vector<std::string_view>& args, const CommandSpec* cmd);
 }  // namespace
 
+namespace {
+// After a command: ASKING's one-command window, and CLIENT REPLY OFF/SKIP dropping what
+// the command replied (from out_before on).
+inline void EndReplyState(Client& c, ByteBuffer& out, size_t out_before) {
+  if (c.asking_state() != 0) [[unlikely]] {
+    // ASKING covers the next command (or the whole transaction it starts), as Redis's
+    // resetClient: the ASKING that just ran arms it, anything else outside MULTI ends it.
+    c.set_asking_state(c.asking_state() == 2 ? 1 : (c.in_multi() ? 1 : 0));
+  }
+  switch (c.reply_mode()) {
+    case Client::ReplyMode::kOff:
+      out.Truncate(out_before);
+      break;
+    case Client::ReplyMode::kSkipThis:
+      out.Truncate(out_before);
+      c.set_reply_mode(Client::ReplyMode::kOn);
+      break;
+    default:
+      break;
+  }
+}
+}  // namespace
+
 void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::string_view>& args,
               const CommandSpec* cmd) {
+  // Lean path, almost every command: replies on, no subscription, nobody tracking keys,
+  // not cluster mode, no transaction. Then nothing can push a message to this client
+  // while its own command runs (a pub/sub message needs a subscription, an invalidation
+  // a tracking client: a RESP3 redirect target may have none itself; only EXEC could
+  // subscribe and publish within one command), so the command needs no push outputs to
+  // keep such messages behind its reply, and no slot statistics run.
+  if (c.reply_mode() == Client::ReplyMode::kOn && c.subscription_count() == 0 &&
+      c.asking_state() == 0 && !c.in_multi() && !TrackingActive() &&
+      w.server().cluster() == nullptr) [[likely]] {
+    ByteBuffer& out = *rb.buffer();
+    const size_t out_before = out.size();
+    DispatchInner(w, c, rb, args, cmd);
+    // A key hint set for this command (pipeline-prefetch, RunCommand) must not outlive
+    // it: the bytes of a later key may land at the same address after the input buffer
+    // is compacted.
+    t_key_hint = KeyHint{};
+    // The command itself may have turned replies off (CLIENT REPLY) or run ASKING.
+    if (c.reply_mode() != Client::ReplyMode::kOn || c.asking_state() != 0) [[unlikely]] {
+      EndReplyState(c, out, out_before);
+    }
+    return;
+  }
   // CLIENT REPLY OFF/SKIP silences every reply a command produces, errors included, but
   // not its pub/sub pushes (Client::silenced_pushes(), pending_pushes()).
   if (c.reply_mode() == Client::ReplyMode::kSkipNext) {
@@ -787,25 +863,8 @@ void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::str
     t_routed_slot = -1;
   }
   c.set_push_outputs(nullptr, nullptr);
-  if (c.asking_state() != 0) [[unlikely]] {
-    // ASKING covers the next command (or the whole transaction it starts), as Redis's
-    // resetClient: the ASKING that just ran arms it, anything else outside MULTI ends it.
-    c.set_asking_state(c.asking_state() == 2 ? 1 : (c.in_multi() ? 1 : 0));
-  }
-  // A key hint set for this command (pipeline-prefetch) must not outlive it: the bytes
-  // of a later key may land at the same address after the input buffer is compacted.
-  t_key_hint = KeyHint{};
-  switch (c.reply_mode()) {
-    case Client::ReplyMode::kOff:
-      out.Truncate(out_before);
-      break;
-    case Client::ReplyMode::kSkipThis:
-      out.Truncate(out_before);
-      c.set_reply_mode(Client::ReplyMode::kOn);
-      break;
-    default:
-      break;
-  }
+  t_key_hint = KeyHint{};  // as in the lean path above
+  EndReplyState(c, out, out_before);
   // Confirmations first (they are the command's own output), then the messages the
   // command raised for this client, as Redis orders them.
   if (!silenced_out.empty()) {

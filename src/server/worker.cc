@@ -461,6 +461,17 @@ void Worker::Cron(int64_t now_ms) {
       victims.push_back(c);
     } else {
       CheckPubsubOutputLimits(*this, *c, now_ms);
+      // Output buffers a busy connection kept past 64 KB (OnOutputDrained) go back once it
+      // has sent no command for 5 s (the window of its reply peak, as Redis's
+      // reply-buffer-peak-reset-time); only empty ones (nothing in flight) are freed.
+      constexpr size_t kKeepBufferBytes = 64 * 1024;  // as worker_input.cc
+      constexpr int64_t kIdleShrinkMs = 5000;
+      if ((c->out.capacity() > kKeepBufferBytes || c->sending.capacity() > kKeepBufferBytes) &&
+          now_ms - c->last_interaction_ms() >= kIdleShrinkMs) {
+        c->out.ShrinkIfIdle(kKeepBufferBytes);
+        c->sending.ShrinkIfIdle(kKeepBufferBytes);
+        c->PublishInfo();
+      }
     }
   }
   for (Connection* c : victims) {

@@ -221,6 +221,29 @@ def test_output_figures_of_a_client_that_does_not_read(server, r):
     observer.close()
 
 
+def test_output_buffers_kept_while_busy_then_returned_when_idle(server, r):
+    """A client whose batches of replies pass 64 KB keeps both output buffers between
+    batches (no regrowth from 1 KB on every batch), and the worker's cron gives them back
+    once the client has sent nothing for 5 s (HotKV's own policy: tot-mem)."""
+    r.set("v", "x" * 4000)
+    c, observer = server.raw(), server.raw()
+    cid = c.command("CLIENT", "ID")
+    mget = b"*11\r\n$4\r\nMGET\r\n" + b"$1\r\nv\r\n" * 10
+    for _ in range(4):
+        c.send(mget * 3)  # one batch of ~120 KB of replies
+        for _ in range(3):
+            assert len(c.read_reply()) == 10
+    # Two buffers of 128 KB now (before: both freed after every batch, one at a time).
+    kept = wait_until(lambda: (lambda m: m if m > 224 * 1024 else None)(
+        int(info_of(observer, cid)["tot-mem"])))
+    assert kept, info_of(observer, cid)
+    returned = wait_until(lambda: int(info_of(observer, cid)["tot-mem"]) < kept - 200 * 1024,
+                          timeout=20)
+    assert returned, info_of(observer, cid)
+    c.close()
+    observer.close()
+
+
 def test_age_and_idle(server):
     c, observer = server.raw(), server.raw()
     cid = c.command("CLIENT", "ID")

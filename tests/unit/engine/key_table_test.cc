@@ -175,6 +175,46 @@ TEST(Hashing, KeySlotMatchesRedisCluster) {
   EXPECT_EQ(Crc16("123456789", 9), 0x31C3);
 }
 
+}  // namespace
+
+// key_hash.cc: whether Crc16 uses carry-less multiplication (declared there only).
+extern bool g_crc16_clmul;
+
+namespace {
+
+// Crc16 (carry-less multiplication where the CPU has it, and the slicing tables) against
+// CRC16-XMODEM spelled out bit by bit, on every length 0-100 (every head of 0-7 bytes
+// before whole 8-byte blocks) with random bytes, all-ones and all-zero bytes.
+TEST(Hashing, Crc16MatchesBitwiseReference) {
+  auto reference = [](const std::string& s) {
+    uint16_t crc = 0;
+    for (unsigned char c : s) {
+      crc ^= static_cast<uint16_t>(c << 8);
+      for (int b = 0; b < 8; b++) {
+        crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021)
+                             : static_cast<uint16_t>(crc << 1);
+      }
+    }
+    return crc;
+  };
+  const bool had_clmul = g_crc16_clmul;
+  std::mt19937_64 rng(7);
+  for (bool clmul : {false, true}) {
+    g_crc16_clmul = clmul && had_clmul;
+    for (size_t len = 0; len <= 100; len++) {
+      for (int round = 0; round < 40; round++) {
+        std::string s(len, '\0');
+        for (char& c : s) {
+          c = round == 0 ? '\xff' : round == 1 ? '\0' : static_cast<char>(rng());
+        }
+        ASSERT_EQ(Crc16(s.data(), s.size()), reference(s)) << "len " << len << " clmul " << clmul;
+      }
+    }
+    EXPECT_EQ(Crc16("123456789", 9), 0x31C3);
+  }
+  g_crc16_clmul = had_clmul;
+}
+
 // The word-at-a-time search for '{' against the rule spelled out byte by byte, on keys
 // of every length up to 80 with braces, high bytes and '{'-adjacent values anywhere.
 TEST(Hashing, KeySlotHashTagsMatchAByteLoop) {
