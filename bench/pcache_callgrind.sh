@@ -8,7 +8,8 @@
 # The server (--threads 1) runs under `valgrind --tool=callgrind --instr-atstart=no`;
 # bench/pcache_callgrind_load.py sets up the chain and the string keys uninstrumented,
 # then for each mode: `callgrind_control -i on`, ROUNDS (50) requests, dump, `-i off`.
-# OUTDIR gets one callgrind.out per mode and summary.txt (Ir per request, top functions).
+# OUTDIR gets one callgrind.out per mode and summary.txt (Ir per request, top functions:
+# bench/pcache_callgrind_sum.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?output folder}
@@ -35,10 +36,9 @@ for mode in longest blob exists; do
   callgrind_control -i off "$VPID" >/dev/null
   f=$(ls -t "$OUT"/callgrind.out.* | head -1)
   mv "$f" "$OUT/callgrind.out.$mode"
-  total=$(callgrind_annotate "$OUT/callgrind.out.$mode" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
   {
-    echo "== $mode: total Ir $total, per request $((total / ROUNDS))"
-    callgrind_annotate "$OUT/callgrind.out.$mode" 2>/dev/null | grep -A12 "file:function" | tail -n +3 | cut -c1-150
+    echo "== $mode"
+    /usr/bin/python3 bench/pcache_callgrind_sum.py "$OUT/callgrind.out.$mode" "$ROUNDS"
   } >>"$OUT/summary.txt"
 done
 cat "$OUT/summary.txt"

@@ -33,9 +33,11 @@ prefix() {
   local f=$OUT/prefix.txt
   echo "# $PB --blocks $BLOCKS --reps $REPS_PREFIX (client: taskset -c 1), servers on core 0: $BIN --threads 1${BASE:+, base $BASE}, Redis 8.8 --save '' --appendonly no" >>"$f"
   for r in $(seq "$ROUNDS"); do
-    for b in "$BIN" $BASE; do
-      BIN=$b start_server hotkv --bind 127.0.0.1 --save ''
-      hdr "hotkv $b (round $r)" >>"$f"
+    for b in "$BIN" $BASE "$BIN epoll"; do
+      local bin=${b% epoll} be=io_uring
+      [ "$bin" != "$b" ] && be=epoll
+      BIN=$bin start_server hotkv --bind 127.0.0.1 --save '' --io-backend $be
+      hdr "hotkv $bin, $be (round $r)" >>"$f"
       taskset -c 1 "$PB" --port "$PORT" --pid "$PID" --blocks "$BLOCKS" --reps "$REPS_PREFIX" \
         --modes longest,blob,exists >>"$f"
       stop
