@@ -18,7 +18,7 @@ constexpr int kChildProbes = 4;
 
 // a == b, inline for the usual block keys of 16 to 32 bytes (two overlapping 16-byte
 // halves: no call, no loop); memcmp otherwise.
-inline bool SameKey(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool SameKey(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) {
     return false;
@@ -36,7 +36,7 @@ inline bool SameKey(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-bool PromptCache::Block::KeyIs(std::string_view k) const {
+[[gnu::always_inline]] inline bool PromptCache::Block::KeyIs(std::string_view k) const {
   if (key_len <= kInlineKey) {
     return k.size() == key_len && SameKey(std::string_view(key_inline, key_len), k);
   }

@@ -161,8 +161,8 @@ class PromptCache {
     Block* parent = nullptr;
     Block* prev_sibling = nullptr;
     size_t bytes() const { return key->size() + value->size(); }
-    // Whether this block's key is k.
-    bool KeyIs(std::string_view k) const;
+    // Whether this block's key is k (prompt_cache.cc).
+    inline bool KeyIs(std::string_view k) const;
   };
   struct Hash {
     using is_transparent = void;

@@ -123,9 +123,6 @@ bool ParseWhole(std::string_view data, const ParseLimits& limits,
   p += 2;
   *count = n;
   const uint64_t max_bulk = static_cast<uint64_t>(limits.max_bulk_len);
-  // No more views than the bytes could hold (each argument takes at least 6): a count of
-  // 999,999 with a few bytes behind it reserves nothing large.
-  args_.reserve(std::min<uint64_t>(n, static_cast<uint64_t>(end - p) / 6 + 1));
   // Stops before the argument at p (the general parser goes on from there).
   auto stop = [&] {
     *resume = static_cast<size_t>(p - begin);
