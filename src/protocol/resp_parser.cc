@@ -91,7 +91,7 @@ RequestParser::Status RequestParser::Fail(const char* msg) {
 // in `data`, its arguments written straight into args_ (no offsets, no resume state).
 // Anything else (a malformed or unusual line, an unauthenticated client) returns false,
 // and the general parser below takes over: from the command's first byte when the count
-// line was not plain (*n = 0), else from *resume, the first argument not taken (args_
+// line was not plain (*count = 0), else from *resume, the first argument not taken (args_
 // holds the ones before it). That is also how a command larger than what has arrived so
 // far goes on: the general parser picks up after the last whole argument instead of
 // parsing the first read's thousands of arguments twice. The general parser alone
