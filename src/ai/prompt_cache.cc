@@ -2,6 +2,7 @@
 #include "ai/prompt_cache.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 
 namespace hotkv::ai {
@@ -11,11 +12,36 @@ namespace {
 constexpr size_t kSweepPerWrite = 64;
 // Per-block bookkeeping beyond the key and value bytes (map node, Block, set nodes,
 // shared_ptr control block), for MEMORY USAGE.
-constexpr size_t kBlockOverhead = 224;
+constexpr size_t kBlockOverhead = 264;
 // Children LONGEST compares with the next key before a table lookup.
 constexpr int kChildProbes = 4;
 
+// a == b, inline for the usual block keys of 16 to 32 bytes (two overlapping 16-byte
+// halves: no call, no loop); memcmp otherwise.
+[[gnu::always_inline]] inline bool SameKey(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) {
+    return false;
+  }
+  if (n >= 16 && n <= 32) {
+    uint64_t x[4], y[4];
+    memcpy(&x[0], a.data(), 16);
+    memcpy(&x[2], a.data() + n - 16, 16);
+    memcpy(&y[0], b.data(), 16);
+    memcpy(&y[2], b.data() + n - 16, 16);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+  }
+  return memcmp(a.data(), b.data(), n) == 0;
+}
+
 }  // namespace
+
+[[gnu::always_inline]] inline bool PromptCache::Block::KeyIs(std::string_view k) const {
+  if (key_len <= kInlineKey) {
+    return k.size() == key_len && SameKey(std::string_view(key_inline, key_len), k);
+  }
+  return SameKey(*key, k);
+}
 
 PromptCacheOptions PromptCache::options() const {
   std::lock_guard<std::mutex> g(mu_);
@@ -56,6 +82,12 @@ PromptCache::Block* PromptCache::InsertLocked(std::string_view key, BlockValue v
   auto [it, inserted] = blocks_.try_emplace(std::string(key));
   Block* b = &it->second;
   b->key = &it->first;
+  if (key.size() <= kInlineKey) {
+    b->key_len = static_cast<uint8_t>(key.size());
+    memcpy(b->key_inline, key.data(), key.size());
+  } else {
+    b->key_len = kInlineKey + 1;  // not inline
+  }
   b->value = std::move(value);
   b->used = used;
   b->parent = parent;
@@ -310,6 +342,9 @@ size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_
   std::lock_guard<std::mutex> g(mu_);
   size_t n = 0;
   Block* prev = nullptr;
+  // The use ticks of the matches, in order; kept in a local and stored once (the loop
+  // runs once per block of a prompt: 4,000 for a long one).
+  uint64_t clock = clock_;
   for (std::string_view k : keys) {
     // The keys of a prompt are usually a chain: look among the previous block's first
     // children before the hash table. They were allocated one after the other, so this
@@ -319,7 +354,7 @@ size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_
       int tries = 0;
       for (Block* c = prev->first_child; c != nullptr && tries < kChildProbes;
            c = c->next_sibling, tries++) {
-        if (*c->key == k) {
+        if (c->KeyIs(k)) {
           b = c;
           break;
         }
@@ -332,10 +367,23 @@ size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_
       misses_++;
       break;
     }
-    UseLocked(b);
+    // A use (UseLocked, with the local clock): only a leaf moves in the eviction order.
+    const uint64_t used = ++clock;
+    if (b->first_child == nullptr) {
+      leaves_.erase({b->used, b});
+      leaves_.insert({used, b});
+    }
+    b->used = used;
     prev = b;
     n++;
+    // The next block of a chain is usually b's first child: its two cache lines (links
+    // and key) start loading now, while the loop moves on to the next key.
+    if (Block* next = b->first_child; next != nullptr) {
+      __builtin_prefetch(next);
+      __builtin_prefetch(reinterpret_cast<const char*>(next) + 64);
+    }
   }
+  clock_ = clock;
   hits_ += n;
   return n;
 }

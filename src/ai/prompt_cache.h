@@ -143,17 +143,26 @@ class PromptCache {
   Status CheckInvariants() const;
 
  private:
+  // Up to this many key bytes are kept in the Block itself too (LONGEST's chain walk
+  // compares keys without touching the map key's separate heap bytes: a cache miss per
+  // block of a long chain, most of the walk's time).
+  static constexpr size_t kInlineKey = 32;
   struct Block {
+    // The fields LONGEST's walk reads first (the children's links, the expiry, the key).
+    Block* first_child = nullptr;
+    Block* next_sibling = nullptr;
+    int64_t expire_at_ms = 0;  // 0: none
+    uint64_t used = 0;         // last use (clock_ tick)
+    uint8_t key_len = 0;       // key->size() when <= kInlineKey (then key_inline holds it)
+    bool pinned = false;       // during a Put: not evictable
+    char key_inline[kInlineKey];
     const std::string* key = nullptr;  // the map's key
     BlockValue value;
     Block* parent = nullptr;
-    Block* first_child = nullptr;
-    Block* next_sibling = nullptr;
     Block* prev_sibling = nullptr;
-    int64_t expire_at_ms = 0;  // 0: none
-    uint64_t used = 0;         // last use (clock_ tick)
-    bool pinned = false;       // during a Put: not evictable
     size_t bytes() const { return key->size() + value->size(); }
+    // Whether this block's key is k (prompt_cache.cc).
+    inline bool KeyIs(std::string_view k) const;
   };
   struct Hash {
     using is_transparent = void;

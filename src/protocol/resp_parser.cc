@@ -89,12 +89,18 @@ RequestParser::Status RequestParser::Fail(const char* msg) {
 
 // The common case in one pass: a whole multibulk command of plain decimal lengths already
 // in `data`, its arguments written straight into args_ (no offsets, no resume state).
-// Anything else (incomplete, a malformed or unusual line, an unauthenticated client)
-// returns false having changed nothing but args_, and the general parser below starts
-// over at the same byte; it alone reports errors, so both accept exactly the same input.
+// Anything else (a malformed or unusual line, an unauthenticated client) returns false,
+// and the general parser below takes over: from the command's first byte when the count
+// line was not plain (*count = 0), else from *resume, the first argument not taken (args_
+// holds the ones before it). That is also how a command larger than what has arrived so
+// far goes on: the general parser picks up after the last whole argument instead of
+// parsing the first read's thousands of arguments twice. The general parser alone
+// reports errors, so both accept exactly the same input.
 namespace {
 bool ParseWhole(std::string_view data, const ParseLimits& limits,
-                std::vector<std::string_view>& args_, size_t* consumed) {
+                std::vector<std::string_view>& args_, size_t* consumed, uint64_t* count,
+                size_t* resume) {
+  *count = 0;
   if (!limits.authenticated) {
     return false;
   }
@@ -115,38 +121,40 @@ bool ParseWhole(std::string_view data, const ParseLimits& limits,
     return false;
   }
   p += 2;
+  *count = n;
   const uint64_t max_bulk = static_cast<uint64_t>(limits.max_bulk_len);
+  // Stops before the argument at p (the general parser goes on from there).
+  auto stop = [&] {
+    *resume = static_cast<size_t>(p - begin);
+    return false;
+  };
   for (uint64_t i = 0; i < n; i++) {
     // "$<len>\r\n": 1-10 digits, no leading zero except "$0".
     if (end - p < 4 || p[0] != '$') {
-      args_.clear();
-      return false;
+      return stop();
     }
-    p++;
-    uint64_t len = static_cast<unsigned>(*p - '0');
+    const char* q = p + 1;
+    uint64_t len = static_cast<unsigned>(*q - '0');
     if (len > 9) {
-      args_.clear();
-      return false;
+      return stop();
     }
-    p++;
+    q++;
     if (len != 0) {
-      const char* len_end = std::min(end, p + 9);
-      while (p < len_end && static_cast<unsigned>(*p - '0') <= 9) {
-        len = len * 10 + static_cast<unsigned>(*p - '0');
-        p++;
+      const char* len_end = std::min(end, q + 9);
+      while (q < len_end && static_cast<unsigned>(*q - '0') <= 9) {
+        len = len * 10 + static_cast<unsigned>(*q - '0');
+        q++;
       }
     }
-    if (end - p < 2 || p[0] != '\r' || p[1] != '\n' || len > max_bulk) {
-      args_.clear();
-      return false;
+    if (end - q < 2 || q[0] != '\r' || q[1] != '\n' || len > max_bulk) {
+      return stop();
     }
-    p += 2;
-    if (static_cast<uint64_t>(end - p) < len + 2 || p[len] != '\r' || p[len + 1] != '\n') {
-      args_.clear();
-      return false;
+    q += 2;
+    if (static_cast<uint64_t>(end - q) < len + 2 || q[len] != '\r' || q[len + 1] != '\n') {
+      return stop();
     }
-    args_.emplace_back(p, len);
-    p += len + 2;
+    args_.emplace_back(q, len);
+    p = q + len + 2;
   }
   *consumed = static_cast<size_t>(p - begin);
   return true;
@@ -165,9 +173,27 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
       return ParseInline(data, consumed);
     }
     inline_ = false;
-    if (ParseWhole(data, limits, args_, consumed)) {
+    uint64_t count = 0;
+    size_t resume = 0;
+    if (ParseWhole(data, limits, args_, consumed, &count, &resume)) {
       return kDone;
     }
+    if (count > 0) {
+      // Go on after the arguments ParseWhole took (their views become offsets: the
+      // caller may move the buffer before the next call).
+      in_multibulk_ = true;
+      multibulk_len_ = static_cast<int64_t>(count);
+      pos_ = resume;
+      offsets_.clear();
+      offsets_.reserve(std::max<size_t>(args_.size(), std::min<uint64_t>(count, 1024)));
+      for (std::string_view a : args_) {
+        offsets_.emplace_back(static_cast<uint32_t>(a.data() - data.data()),
+                              static_cast<uint32_t>(a.size()));
+      }
+      args_.clear();
+    }
+  }
+  if (!in_multibulk_) {
     size_t cr = FindLineEnd(data, 1);
     if (cr == std::string_view::npos) {
       if (data.size() > kMaxInlineLen) {
@@ -217,6 +243,50 @@ RequestParser::Status RequestParser::Parse(std::string_view data, const ParseLim
   };
   Status stop = kIncomplete;
   while (static_cast<int64_t>(offsets_.size()) < multibulk_len_) {
+    // Tight loop over whole short bulks ("$32\r\n<32 bytes>\r\n"), the bulk of a request
+    // of thousands of keys: locals only (the members are written once after it), no
+    // bounds checks beyond the one per argument. Stops at anything else (a long or
+    // incomplete bulk, a malformed line), which the steps below handle or report.
+    {
+      const char* const base = data.data();
+      const char* const end = base + data.size();
+      const char* p = base + pos_;
+      size_t left = static_cast<size_t>(multibulk_len_) - offsets_.size();
+      const uint64_t max_bulk = static_cast<uint64_t>(limits.max_bulk_len);
+      // Room for as many as the bytes could hold (6 bytes at least each), growing
+      // geometrically across reads.
+      const size_t want =
+          offsets_.size() + std::min<size_t>(left, static_cast<size_t>(end - p) / 6 + 1);
+      if (want > offsets_.capacity()) {
+        offsets_.reserve(std::max(want, 2 * offsets_.capacity()));
+      }
+      while (left > 0 && end - p >= 5 && p[0] == '$') {
+        const unsigned d0 = static_cast<unsigned char>(p[1]) - '0';
+        const unsigned d1 = static_cast<unsigned char>(p[2]) - '0';
+        uint64_t len;
+        const char* s;
+        if (d0 <= 9 && p[2] == '\r' && p[3] == '\n') {
+          len = d0;
+          s = p + 4;
+        } else if (d0 - 1 <= 8 && d1 <= 9 && p[3] == '\r' && p[4] == '\n') {
+          len = d0 * 10 + d1;
+          s = p + 5;
+        } else {
+          break;
+        }
+        if (len > max_bulk || static_cast<uint64_t>(end - s) < len + 2 || s[len] != '\r' ||
+            s[len + 1] != '\n') {
+          break;  // the steps below: an error, or more bytes needed
+        }
+        offsets_.emplace_back(static_cast<uint32_t>(s - base), static_cast<uint32_t>(len));
+        p = s + len + 2;
+        left--;
+      }
+      pos_ = static_cast<size_t>(p - base);
+      if (left == 0) {
+        break;
+      }
+    }
     if (pos_ >= data.size()) {
       return kIncomplete;
     }

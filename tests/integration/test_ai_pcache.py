@@ -189,6 +189,24 @@ def test_longest_with_gaps(rc):
     assert rc("PCACHE.DEL", "ns", keys[7], b"x") == 0
 
 
+def test_longest_compares_every_byte_of_keys_of_every_width(rc):
+    # LONGEST compares a chain's next key with the previous block's children inline for
+    # 16-32 bytes (two overlapping halves) and with memcmp otherwise: a key that differs
+    # from the stored one in any single byte is absent, whatever its width.
+    for width in (1, 8, 15, 16, 17, 24, 31, 32, 33, 64):
+        ns = b"ns%d" % width
+        rc("PCACHE.CREATE", ns)
+        keys = [bytes(65 + j % 26 for j in range(width - 1)) + bytes([48 + i]) for i in range(3)]
+        put_chain(rc, keys, ns=ns)
+        assert rc("PCACHE.LONGEST", ns, *keys) == 3
+        for pos in range(width):
+            other = bytearray(keys[1])
+            other[pos] ^= 0x20
+            assert rc("PCACHE.LONGEST", ns, keys[0], bytes(other), keys[2]) == 1, (width, pos)
+        assert rc("PCACHE.LONGEST", ns, keys[0], keys[1][:-1], keys[2]) == 1
+        assert rc("PCACHE.LONGEST", ns, keys[0], keys[1] + b"x", keys[2]) == 1
+
+
 def test_del_removes_descendants_of_a_tree(rc):
     rc("PCACHE.CREATE", "ns")
     # root -> a -> a1, a2 ; root -> b -> b1 -> b2

@@ -2,6 +2,7 @@
 // "32 MB PCACHE.GET at >= 2 GB/s per connection"), with the server's CPU per round.
 //
 //   hotkv-bigvalue --port P [--mb 32] [--reps 30] [--pid SERVER_PID] [--modes pcache,string,ceiling]
+//                  [--sockbuf BYTES]   (SO_RCVBUF/SO_SNDBUF asked for; 0: kernel autotuning)
 //
 // Each round sends one request and reads the whole reply into a preallocated buffer
 // (SO_RCVBUF raised); the time is the round trip. `pcache`: PCACHE.PUT then PCACHE.GET of
@@ -35,12 +36,19 @@ double Now() {
   exit(1);
 }
 
+// SO_RCVBUF/SO_SNDBUF asked for (the kernel caps them at net.core.rmem_max/wmem_max,
+// doubled, and stops autotuning them); 0: leave both to the kernel's autotuning (up to
+// net.ipv4.tcp_rmem/tcp_wmem's maximum).
+int g_sockbuf = 64 << 20;
+
 int Connect(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  int one = 1, big = 64 << 20;
+  int one = 1, big = g_sockbuf;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-  setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+  if (big > 0) {
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
@@ -167,6 +175,7 @@ int main(int argc, char** argv) {
     else if (k == "--reps") reps = atoi(argv[i + 1]);
     else if (k == "--pid") pid = atoi(argv[i + 1]);
     else if (k == "--modes") modes = argv[i + 1];
+    else if (k == "--sockbuf") g_sockbuf = atoi(argv[i + 1]);
     else {
       fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -211,8 +220,8 @@ int main(int argc, char** argv) {
     const std::string reply = "$" + std::to_string(bytes) + "\r\n" + value + "\r\n";
     std::thread server([&] {
       int s = accept(lfd, nullptr, nullptr);
-      int big = 64 << 20;
-      setsockopt(s, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+      int big = g_sockbuf;
+      if (big > 0) setsockopt(s, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
       char c;
       while (recv(s, &c, 1, 0) == 1) SendAll(s, reply.data(), reply.size());
       close(s);

@@ -160,6 +160,48 @@ TEST(RespParser, WholeBufferAndByteByByteAgree) {
   }
 }
 
+// A command of thousands of arguments (PCACHE.LONGEST, MGET) arriving in pieces: the
+// one-pass path takes the whole arguments of the first piece and the resumable one goes
+// on from there; every way of cutting it parses the same, long and malformed arguments
+// in the middle included.
+TEST(RespParser, ManyArgumentsInPieces) {
+  std::mt19937_64 rng(19);
+  std::vector<std::string> args = {"PCACHE.LONGEST", "ns"};
+  for (int i = 0; i < 4000; i++) {
+    std::string a(i % 97 == 0 ? 150 + i % 7 : 32, 'a');
+    for (char& c : a) {
+      c = static_cast<char>('0' + rng() % 75);
+    }
+    args.push_back(a);
+  }
+  const std::string input = Multibulk(args) + Multibulk({"GET", "k"});
+  const std::vector<std::vector<std::string>> expected = {args, {"GET", "k"}};
+  for (size_t piece : {size_t{1}, size_t{5}, size_t{4096}, size_t{32768}, size_t{65536}}) {
+    auto o = Feed(input, std::vector<size_t>(input.size() / piece + 1, piece));
+    ASSERT_EQ(o.error, "") << piece;
+    ASSERT_EQ(o.commands, expected) << piece;
+  }
+  for (int round = 0; round < 20; round++) {
+    std::vector<size_t> pieces;
+    for (size_t left = input.size(); left > 0;) {
+      size_t p = 1 + rng() % 20000;
+      pieces.push_back(p);
+      left -= std::min(left, p);
+    }
+    auto o = Feed(input, pieces);
+    ASSERT_EQ(o.error, "") << round;
+    ASSERT_EQ(o.commands, expected) << round;
+  }
+  // A malformed argument after many good ones is reported wherever the cut falls.
+  std::string bad = Multibulk(args);
+  bad.replace(bad.size() - 40, 1, "x");
+  for (size_t split : {size_t{100}, bad.size() / 2, bad.size() - 60, bad.size() - 30}) {
+    auto o = Feed(bad, {split});
+    EXPECT_EQ(o.error.rfind("Protocol error", 0), 0u) << split << " " << o.error;
+    EXPECT_EQ(Feed(bad, {}).error, o.error) << split;
+  }
+}
+
 TEST(RespParser, ProtocolErrors) {
   EXPECT_EQ(Feed("*abc\r\n", {}).error, "Protocol error: invalid multibulk length");
   EXPECT_EQ(Feed("*1\r\n$x\r\n", {}).error, "Protocol error: invalid bulk length");
