@@ -18,7 +18,7 @@ import threading
 
 import pytest
 import redis
-from redis.cluster import RedisCluster
+from redis.cluster import PRIMARY, ClusterNode, RedisCluster
 
 from cluster_util import HOTKV, REDIS70, ClusterNodes, is_redis, redis_cli, wait_until
 
@@ -117,6 +117,25 @@ def read(rc, kind, key):
     return [(i, f) for i, f in rc.xrange(key)]
 
 
+class AskFollowingCluster(RedisCluster):
+    """RedisCluster that can follow an -ASK to a primary it does not know yet.
+
+    redis-py 4.3.4 (Debian's) looks the ASK target up in its node cache, which holds only
+    the nodes CLUSTER SLOTS listed; a primary that owns no slot yet (a node just added,
+    receiving its first slot) is not there, and the command fails with AttributeError
+    ('NoneType' object has no attribute 'server_type'): redis-py issue #2432, the same
+    against an all-Redis cluster. Here the target is added to the cache instead, as
+    redis-py does for the target of a -MOVED."""
+
+    def get_node(self, host=None, port=None, node_name=None):
+        node = super().get_node(host, port, node_name)
+        if node is None and node_name and not host:
+            h, p = node_name.rsplit(":", 1)
+            node = ClusterNode(h, int(p), PRIMARY)
+            self.nodes_manager.nodes_cache[node.name] = node
+        return node
+
+
 class Load(threading.Thread):
     """A writer/reader over RedisCluster: writes keys of every type (each key once),
     records every acknowledged write, reads back a random acknowledged key after every
@@ -125,8 +144,8 @@ class Load(threading.Thread):
     def __init__(self, port, limit=400000, prefix="k"):
         super().__init__(daemon=True)
         # Bounded: a server that never answers fails the test instead of hanging it.
-        self.rc = RedisCluster(host="127.0.0.1", port=port, decode_responses=True,
-                               socket_timeout=60)
+        self.rc = AskFollowingCluster(host="127.0.0.1", port=port, decode_responses=True,
+                                      socket_timeout=60)
         self.limit = limit
         self.prefix = prefix
         self.acked = {}
