@@ -1298,14 +1298,29 @@ Status ClusterRuntime::Start(Server& server, Config& config) {
 
 void ClusterRuntime::Cron() {
   std::unique_lock<std::mutex> lk(mu_);
+  std::vector<int> sweep_again;  // dirty slots swept once, swept once more a second later
+  int64_t sweep_again_at = 0;
   while (!stop_) {
     cv_.wait_for(lk, std::chrono::milliseconds(100));
     if (stop_) break;
     lk.unlock();
-    state_->Tick(WallMs());
+    const int64_t now = WallMs();
+    state_->Tick(now);
     // Keys left in slots the bus gave to a node with a higher config epoch.
     if (std::vector<int> lost = state_->TakeLostSlots(); !lost.empty() && server_ != nullptr) {
+      sweep_again.insert(sweep_again.end(), lost.begin(), lost.end());
+      sweep_again_at = now + 1000;
       DeleteDirtySlots(server_->worker(0), state_.get(), std::move(lost));
+    } else if (!sweep_again.empty() && now >= sweep_again_at && server_ != nullptr) {
+      // Commands are routed before they take their shard's lock (Redis, single-threaded,
+      // has no such gap): a write routed just before the slot was lost can land after the
+      // first sweep and would stay behind in a slot this node does not serve. A second
+      // sweep, a second later, removes such keys too (still only in slots neither ours
+      // nor being imported by then).
+      std::sort(sweep_again.begin(), sweep_again.end());
+      sweep_again.erase(std::unique(sweep_again.begin(), sweep_again.end()), sweep_again.end());
+      DeleteDirtySlots(server_->worker(0), state_.get(), std::move(sweep_again));
+      sweep_again.clear();
     }
     lk.lock();
   }

@@ -117,15 +117,28 @@ def read(rc, kind, key):
     return [(i, f) for i, f in rc.xrange(key)]
 
 
-class AskFollowingCluster(RedisCluster):
-    """RedisCluster that can follow an -ASK to a primary it does not know yet.
+def _asking_ok(response, **options):
+    return response in (b"OK", "OK")
 
-    redis-py 4.3.4 (Debian's) looks the ASK target up in its node cache, which holds only
-    the nodes CLUSTER SLOTS listed; a primary that owns no slot yet (a node just added,
-    receiving its first slot) is not there, and the command fails with AttributeError
-    ('NoneType' object has no attribute 'server_type'): redis-py issue #2432, the same
-    against an all-Redis cluster. Here the target is added to the cache instead, as
-    redis-py does for the target of a -MOVED."""
+
+class AskFollowingCluster(RedisCluster):
+    """RedisCluster that follows every -ASK. Two bugs of redis-py 4.3.4 (Debian's) in its
+    ASK handling fail a command that a resharding redirects, whatever the servers (they
+    happen against an all-Redis cluster too); both are worked around here:
+
+    - the ASK target is looked up in the node cache, which holds only the nodes CLUSTER
+      SLOTS listed: a primary that owns no slot yet (a node just added, receiving its
+      first slot) is not there, and the command fails with AttributeError ('NoneType'
+      object has no attribute 'server_type'), redis-py issue #2432. Here the target is
+      added to the cache, as redis-py does for the target of a -MOVED;
+    - ASKING's reply is parsed with the redirected command's options, so ZRANGE ...
+      WITHSCORES fails with TypeError ("bool_ok() got an unexpected keyword argument
+      'withscores'"), redis-py issue #3011. Here ASKING's reply callback takes them."""
+
+    def get_redis_connection(self, node):
+        r = super().get_redis_connection(node)
+        r.response_callbacks["ASKING"] = _asking_ok
+        return r
 
     def get_node(self, host=None, port=None, node_name=None):
         node = super().get_node(host, port, node_name)
