@@ -203,6 +203,41 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
         return true;
       }
     }
+    // Several keys from one range key spec (MSET, MGET, DEL, EXISTS, UNLINK, TOUCH...),
+    // all in one stable slot of this node, the cluster up: accepted with one CRC16 per
+    // key and nothing else (GetKeys would list the same positions). Anything else (keys
+    // in several slots, a slot moving, the cluster down) takes the general path below,
+    // which finds the right error.
+    if (cmd->single_key_index == 0 && !cmd->movable_keys && cmd->getkeys == nullptr &&
+        cmd->key_specs.size() == 1 && cmd != spublish_ && cmd != ssubscribe_ &&
+        cmd != sunsubscribe_) {
+      const KeySpec& ks = cmd->key_specs[0];
+      const int argc = static_cast<int>(args.size());
+      if (ks.begin == KeySpec::Begin::kIndex && ks.find == KeySpec::Find::kRange &&
+          ks.lastkey < 0 && ks.limit <= 1 && ks.step > 0 && !(ks.flags & kKeyNotKey) &&
+          ks.index > 0 && ks.index < argc && ks.index <= argc + ks.lastkey) {
+        const std::string_view first = args[static_cast<size_t>(ks.index)];
+        const uint32_t slot = first.data() == t_key_hint.data &&
+                                      first.size() == t_key_hint.size &&
+                                      t_key_hint.slot != kNoSlot
+                                  ? t_key_hint.slot
+                                  : KeySlot(first);
+        bool one_slot = true;
+        for (int i = ks.index + ks.step; i <= argc + ks.lastkey; i += ks.step) {
+          if (KeySlot(args[static_cast<size_t>(i)]) != slot) {
+            one_slot = false;
+            break;
+          }
+        }
+        if (one_slot && state_->Route(static_cast<int>(slot)).plain_mine() &&
+            state_->cluster_ok()) [[likely]] {
+          if (stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+            t_routed_slot = static_cast<int>(slot);
+          }
+          return true;
+        }
+      }
+    }
     thread_local std::vector<int> pos;
     bool pubsub_shard = false;
     KeysOf(cmd, args, &pos, &pubsub_shard);
