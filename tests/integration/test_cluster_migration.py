@@ -334,7 +334,8 @@ def test_hotkv_refuses_psync_clearly(tmp_path):
 def test_cluster_fix_open_slot_call_and_info(tmp_path):
     with ClusterNodes(tmp_path, 3, node_timeout=2000) as nodes:
         addrs = create(nodes)
-        rc = RedisCluster(host="127.0.0.1", port=nodes[0].port, decode_responses=True)
+        rc = RedisCluster(host="127.0.0.1", port=nodes[0].port, decode_responses=True,
+                          socket_timeout=30)
         want = {}
         for i in range(300):
             kind = KINDS[i % len(KINDS)]
@@ -356,7 +357,7 @@ def test_cluster_fix_open_slot_call_and_info(tmp_path):
         check_clean(addrs[0])
         assert dst.client().execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == in_slot
         assert src.client().execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
-        assert verify_all(RedisCluster(host="127.0.0.1", port=nodes[2].port,
+        assert verify_all(RedisCluster(socket_timeout=30, host="127.0.0.1", port=nodes[2].port,
                                        decode_responses=True), want) == []
 
         # --cluster call runs a command on every node.
@@ -382,7 +383,8 @@ def test_cluster_fix_open_slot_call_and_info(tmp_path):
 def test_cluster_rebalance_onto_added_empty_node(tmp_path):
     with ClusterNodes(tmp_path, 4, node_timeout=2000) as nodes:
         addrs = create(nodes[:3])
-        rc = RedisCluster(host="127.0.0.1", port=nodes[0].port, decode_responses=True)
+        rc = RedisCluster(host="127.0.0.1", port=nodes[0].port, decode_responses=True,
+                          socket_timeout=30)
         want = {}
         for i in range(300):
             kind = KINDS[i % len(KINDS)]
@@ -410,7 +412,7 @@ def test_cluster_rebalance_onto_added_empty_node(tmp_path):
         counts = [count(n) for n in nodes]
         assert sum(counts) == 16384 and 1000 <= counts[3] <= 1050, counts
         assert all(5100 <= c <= 5130 for c in counts[:3]), counts
-        assert verify_all(RedisCluster(host="127.0.0.1", port=new.port,
+        assert verify_all(RedisCluster(socket_timeout=30, host="127.0.0.1", port=new.port,
                                        decode_responses=True), want) == []
         assert sum(n.client().dbsize() for n in nodes) == len(want)
         # Balanced already: a second rebalance moves nothing.
