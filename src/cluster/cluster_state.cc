@@ -565,7 +565,10 @@ Status ClusterState::SetSlotNode(int slot, const std::string& node, int64_t keys
     bump = true;
   }
   SetSlotOwnerLocked(slot, n);
-  if (bump) BumpWithoutConsensusLocked();
+  if (bump && BumpWithoutConsensusLocked()) {
+    // Redis logs this too (clusterCommand SETSLOT NODE).
+    fprintf(stderr, "configEpoch updated after importing slot %d\n", slot);
+  }
   RepublishSlotLocked(slot);
   MarkDirty(kSaveConfig | kUpdateState | kFsyncConfig);
   UpdateStateLocked();
@@ -884,6 +887,9 @@ bool ClusterState::ClaimSlots(const std::string& sender_name, uint64_t sender_ep
   const int had = myself_ != nullptr ? myself_->NumSlots() : 0;
   bool lost = false;
   bool changed = false;
+  int lost_count = 0;
+  int lost_first = -1;
+  uint64_t lost_epoch = 0;
   for (int s = 0; s < kNumSlots; ++s) {
     if (!claimed.test(s)) continue;
     Node* cur = owners_[s];
@@ -892,6 +898,8 @@ bool ClusterState::ClaimSlots(const std::string& sender_name, uint64_t sender_ep
     if (cur == nullptr || cur->config_epoch < sender_epoch) {
       if (cur == myself_) {
         lost = true;
+        if (lost_count++ == 0) lost_first = s;
+        lost_epoch = cur->config_epoch;
         // A "dirty" slot (clusterUpdateSlotsConfigWith): its keys are deleted by the
         // runtime once it has checked that the slot holds some and is still not ours.
         lost_slots_.push_back(s);
@@ -903,6 +911,16 @@ bool ClusterState::ClaimSlots(const std::string& sender_name, uint64_t sender_ep
       }
       changed = true;
     }
+  }
+  if (lost) {
+    // Rare and decisive (the keys there are deleted): always said, as Redis's
+    // "Configuration change detected" family of lines.
+    fprintf(stderr,
+            "Slot ownership: %.40s claimed %d of my slots (first %d) with config epoch %llu "
+            "(mine %llu)\n",
+            sender->name.c_str(), lost_count, lost_first,
+            static_cast<unsigned long long>(sender_epoch),
+            static_cast<unsigned long long>(lost_epoch));
   }
   if (lost && had > 0 && myself_->NumSlots() == 0 && myself_->IsPrimary()) {
     // Redis (cluster-allow-replica-migration yes) would become a replica of the sender
@@ -938,6 +956,8 @@ bool ClusterState::HandleConfigEpochCollision(const std::string& other) {
   if (sender->name <= myself_->name) return false;
   ++current_epoch_;
   myself_->config_epoch = current_epoch_;
+  fprintf(stderr, "configEpoch collision with node %.40s. configEpoch set to %llu\n",
+          sender->name.c_str(), static_cast<unsigned long long>(current_epoch_));
   MarkDirty(kSaveConfig | kFsyncConfig);
   return true;
 }

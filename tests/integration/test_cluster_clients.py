@@ -38,7 +38,8 @@ def cluster(tmp_path_factory):
 
 
 def test_redis_py_pipeline_across_slots(cluster):
-    rc = RedisCluster(host="127.0.0.1", port=cluster[0].port, decode_responses=True)
+    rc = RedisCluster(host="127.0.0.1", port=cluster[0].port, decode_responses=True,
+                      socket_timeout=30)
     keys = [f"pipe:{i}" for i in range(200)]
     slots = {rc.keyslot(k) for k in keys}
     assert len(slots) > 150
@@ -69,7 +70,7 @@ def test_redis_py_pipeline_across_slots(cluster):
 
 
 def test_redis_py_sharded_pubsub(cluster):
-    rc = RedisCluster(host="127.0.0.1", port=cluster[0].port)
+    rc = RedisCluster(socket_timeout=30, host="127.0.0.1", port=cluster[0].port)
     channels = [b"news{a}", b"news{b}", b"news{zz}", b"other{a}"]
     subs = []
     for ch in channels:

@@ -103,7 +103,8 @@ def test_reshard_1000_slots_keeps_every_key(tmp_path, binary):
         for n in nodes:
             assert wait_until(lambda n=n: b"cluster_state:ok" in
                               n.client().execute_command("CLUSTER", "INFO"), timeout=30), n.port
-        rc = RedisCluster(host="127.0.0.1", port=nodes[0].port, decode_responses=True)
+        rc = RedisCluster(host="127.0.0.1", port=nodes[0].port, decode_responses=True,
+                          socket_timeout=30)
         want = write_every_type(rc)
 
         src, dst = nodes[0], nodes[2]
@@ -132,7 +133,8 @@ def test_reshard_1000_slots_keeps_every_key(tmp_path, binary):
             assert len(keys) == dst.client().execute_command("CLUSTER", "COUNTKEYSINSLOT", s)
 
         # Every key, read through a fresh cluster client (MOVED followed).
-        rc2 = RedisCluster(host="127.0.0.1", port=nodes[1].port, decode_responses=True)
+        rc2 = RedisCluster(host="127.0.0.1", port=nodes[1].port, decode_responses=True,
+                           socket_timeout=30)
         lost = []
         for key, (kind, value) in want.items():
             got = read(rc2, key, kind)
