@@ -756,7 +756,7 @@ def run_extremes(hc, rc):
                 a, b = len(a), len(b)
             if args[0] == "SCAN" and isinstance(a, list) and isinstance(b, list):
                 a, b = [a[0], sorted(a[1])], [b[0], sorted(b[1])]  # order is the table's
-            if a != b:
+            if a != b and not is_8x_lset_wrap(args, a, b):
                 out.append((args, a, b))
     return out
 
@@ -860,6 +860,12 @@ def main():
                 # A past EXAT/PXAT: 7.0 sends set + expire, Redis 8 (and HotKV) del or
                 # nothing; the replies and the data agree, only the events differ.
                 continue
+            if args.notify and peer_major >= 8 and cmd == "LSET":
+                try:
+                    if abs(int(cmd_args[2])) >= 2 ** 31:
+                        continue  # Redis 8.8 sets an element (is_8x_lset_wrap) and notifies it
+                except ValueError:
+                    pass
             try:
                 a = hc.send(cmd_args)
             except socket.timeout:
