@@ -614,6 +614,10 @@ KNOWN_8X_ENCODINGS = {b"quicklist", b"hashtable", b"embstr"}
 KNOWN_8X_XSETID = {("e", b"ERR The ID specified in XSETID is smaller than current max_deleted_entry_id")}
 
 
+LONG_RANGE_ERROR = (b"ERR value is out of range, value must between -9223372036854775807 and "
+                    b"9223372036854775807")
+
+
 def is_known_xsetid(reply):
     try:
         return isinstance(reply, tuple) and reply in KNOWN_8X_XSETID
@@ -756,6 +760,8 @@ def run_extremes(hc, rc):
                 a, b = len(a), len(b)
             if args[0] == "SCAN" and isinstance(a, list) and isinstance(b, list):
                 a, b = [a[0], sorted(a[1])], [b[0], sorted(b[1])]  # order is the table's
+            if args[0] == "LREM" and a == ("e", LONG_RANGE_ERROR) and b == ("i", 0):
+                continue  # Redis >= 8 refuses a count of LONG_MIN; 7.0 accepts it
             if a != b and not is_8x_lset_wrap(args, a, b):
                 out.append((args, a, b))
     return out
