@@ -15,6 +15,7 @@ extern "C" {
 #include "protocol/reply_builder.h"
 #include "scripting/lua_cmsgpack.h"
 #include "scripting/lua_convert.h"
+#include "scripting/lua_debugger.h"
 #include "scripting/lua_struct.h"
 #include "scripting/script_cache.h"
 #include "scripting/script_run.h"
@@ -169,7 +170,24 @@ int RedisReplicateCommands(lua_State* L) {
   return 1;
 }
 
-int RedisNoop(lua_State* L) { return 0; }
+// redis.debug(...): a "<debug>" line in the debugger's console; nothing outside a session.
+int RedisDebug(lua_State* L) {
+  if (LdbSession* s = LdbSession::Active()) {
+    s->LogDebug(L);
+  }
+  return 0;
+}
+
+// redis.breakpoint(): stops at the next line in a debugging session (true); false
+// outside one.
+int RedisBreakpoint(lua_State* L) {
+  LdbSession* s = LdbSession::Active();
+  if (s != nullptr) {
+    s->SetLuaBreakpoint();
+  }
+  lua_pushboolean(L, s != nullptr);
+  return 1;
+}
 
 int RedisAclCheckCmd(lua_State* L) {
   if (lua_gettop(L) < 1) {
@@ -334,6 +352,12 @@ void Hook(lua_State* L, lua_Debug* ar) {
   }
 }
 
+void DebugHook(lua_State* L, lua_Debug* ar) {
+  if (LdbSession* s = LdbSession::Active()) {
+    s->Hook(L, ar);
+  }
+}
+
 void SetFn(lua_State* L, LuaEngine* e, const char* name, lua_CFunction fn) {
   lua_pushlightuserdata(L, e);
   lua_pushcclosure(L, fn, 1);
@@ -425,8 +449,8 @@ void LuaEngine::InstallRedisApi() {
   SetFn(L_, this, "setresp", RedisSetResp);
   SetFn(L_, this, "set_repl", RedisSetRepl);
   SetFn(L_, this, "replicate_commands", RedisReplicateCommands);
-  SetFn(L_, this, "breakpoint", RedisNoop);
-  SetFn(L_, this, "debug", RedisNoop);
+  SetFn(L_, this, "breakpoint", RedisBreakpoint);
+  SetFn(L_, this, "debug", RedisDebug);
   SetFn(L_, this, "acl_check_cmd", RedisAclCheckCmd);
   SetNum(L_, "LOG_DEBUG", 0);
   SetNum(L_, "LOG_VERBOSE", 1);
@@ -527,6 +551,14 @@ void LuaEngine::Sandbox() {
 }
 
 void LuaEngine::PopValue() { lua_pop(L_, 1); }
+
+void LuaEngine::SetDebugHook(bool on) {
+  if (on) {
+    lua_sethook(L_, DebugHook, LUA_MASKLINE | LUA_MASKCOUNT, 100000);
+  } else {
+    lua_sethook(L_, Hook, LUA_MASKCOUNT, 100000);
+  }
+}
 
 std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
   if (luaL_loadbuffer(L_, code.data(), code.size(), chunk_name) != 0) {
@@ -672,6 +704,9 @@ void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std:
   if (rc != 0) {
     lua_pushnil(L_);
     lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);
+  }
+  if (LdbSession* s = LdbSession::Active()) [[unlikely]] {
+    s->End();  // "<endsession>" goes before the script's reply
   }
   if (run.aborted()) {
     // Abandoned to be run again holding every shard (script_run.h): no reply.

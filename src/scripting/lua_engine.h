@@ -75,6 +75,9 @@ class LuaEngine {
   // The run in progress (null between scripts).
   ScriptRun* current() const { return current_; }
 
+  // The Lua debugger's line hook (lua_debugger.h) instead of the busy check, or back.
+  void SetDebugHook(bool on);
+
  private:
   explicit LuaEngine(Server& server, uint64_t epoch);
   void OpenLibraries();
