@@ -108,6 +108,9 @@ class LuaEngine {
 // Raises `msg` as redis.call raises a command's error: the script's caller gets it as is
 // (no "ERR " added), followed by " script: <sha>, on @user_script:<line>.".
 [[noreturn]] void RaiseScriptError(lua_State* L, std::string_view msg);
+// Pushes a read-only view of the table at `table` (a proxy, as the library tables: its
+// fields read through, writes and rawset/setmetatable refused, pairs/next see the table).
+void PushReadOnlyProxy(lua_State* L, int table);
 // Pushes {err = msg} (what redis.pcall returns for a failed command).
 void PushErrorTable(lua_State* L, std::string_view msg);
 

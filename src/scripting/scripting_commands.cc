@@ -213,8 +213,11 @@ void ScriptKillCommand(CommandContext& ctx) {
 }
 
 void ScriptDebugCommand(CommandContext& ctx) {
-  if (ctx.client().in_multi()) {
-    return ctx.rb().Error("ERR SCRIPT DEBUG must be called outside MULTI");
+  // As Redis's clientHasPendingReplies check: replies of earlier commands not written yet
+  // (a pipeline, or EXEC's own reply under way).
+  Connection* conn = ctx.client().AsConnection();
+  if (ctx.in_exec() || (conn != nullptr && conn->out.total_size() > 0)) {
+    return ctx.rb().Error("ERR SCRIPT DEBUG must be called outside a pipeline");
   }
   std::string_view mode = ctx.arg(2);
   if (EqualsIgnoreCase(mode, "no")) {

@@ -13,12 +13,23 @@ import pytest
 from conftest import IS_REDIS, RespError, wait_until
 
 REDIS_CLI = "/usr/bin/redis-cli"
+_open = []
+
+
+@pytest.fixture(autouse=True)
+def close_sessions():
+    """A failed test must not leave a session waiting (Redis's SYNC session blocks the
+    whole server, and the shared server's teardown with it)."""
+    yield
+    while _open:
+        _open.pop().close()
 
 
 def start_session(server, script, keys=(), args=(), mode="SYNC"):
     """A raw connection in SCRIPT DEBUG `mode` that sent EVAL; returns it and the first
     reply (the first stop's log lines)."""
     c = server.raw()
+    _open.append(c)
     assert c.command("SCRIPT", "DEBUG", mode) == "OK"
     c.send_command("EVAL", script, len(keys), *keys, *args)
     return c, c.read_reply()
@@ -91,7 +102,7 @@ def test_breakpoints_debug_and_lua_breakpoint(server, r):
     assert c.command("p", "x") == ["<value> 1"]
     assert c.command("b", "-3") == ["Breakpoint removed."]
     assert c.command("b", "-3") == ["No breakpoint in the specified line."]
-    assert c.command("b", "4", "0") == ["   3     x = x + i", "  #4   end", "   5   redis.debug('x is', x, {1, 2})",
+    assert c.command("b", "4", "0") == ["-> 3     x = x + i", "  #4   end", "   5   redis.debug('x is', x, {1, 2})",
                                         "All breakpoints removed."]
     # redis.debug's line comes with the next stop; redis.breakpoint() stops at the next line.
     assert c.command("c") == ['<debug> line 5: "x is", 6, {1; 2}',
@@ -106,7 +117,8 @@ FUNC_SCRIPT = "\n".join([
     "  redis.breakpoint()",
     "  return n * 2",
     "end",
-    "return double(21)",
+    "local r = double(21)",
+    "return r",
 ])
 
 
@@ -116,7 +128,7 @@ def test_trace_eval_redis_maxlen_help(server, r):
     assert c.command("c") == ["* Stopped at 3, stop reason = redis.breakpoint() called",
                               "-> 3     return n * 2"]
     assert c.command("t") == ["In double:", "-> 3     return n * 2",
-                              "From top level:", "   5   return double(21)"]
+                              "From top level:", "   5   local r = double(21)"]
     assert c.command("e", "1", "+", "1") == ["<retval> 2"]
     assert c.command("eval", "{1, 'a'}") == ['<retval> {1; "a"}']
     assert c.command("e", "error('boom')")[0].startswith("<error> ")
@@ -126,7 +138,7 @@ def test_trace_eval_redis_maxlen_help(server, r):
     assert c.command("r", "get", "nokey") == ["<redis> get nokey", "<reply> NULL"]
     assert c.command("maxlen") == ["<value> replies are truncated at 256 bytes."]
     assert c.command("m", "10") == ["<value> replies are truncated at 60 bytes."]
-    r.set("big", "x" * 100)
+    c.command("r", "set", "big", "x" * 100)  # (Redis's SYNC session blocks other clients)
     assert c.command("r", "get", "big") == ["<redis> get big", '<reply> "' + "x" * 51 + " ..."]
     assert c.command("maxlen", "0") == ["<value> replies are unlimited."]
     assert c.command("r", "get", "big") == ["<redis> get big", '<reply> "' + "x" * 100 + '"']
@@ -163,10 +175,13 @@ def test_script_debug_modes_and_errors(server, r):
     c = server.raw()
     assert c.command("SCRIPT", "DEBUG", "maybe") == "ERR Use SCRIPT DEBUG YES/SYNC/NO"
     assert c.command("SCRIPT", "DEBUG") == \
-        "ERR unknown subcommand or wrong number of arguments for 'debug'. Try SCRIPT HELP."
+        "ERR wrong number of arguments for 'script|debug' command"
     assert c.command("MULTI") == "OK"
     assert c.command("SCRIPT", "DEBUG", "SYNC") == "QUEUED"
-    assert c.command("EXEC") == ["ERR SCRIPT DEBUG must be called outside MULTI"]
+    assert c.command("EXEC") == ["ERR SCRIPT DEBUG must be called outside a pipeline"]
+    c.send(b"PING\r\nSCRIPT DEBUG SYNC\r\n")
+    assert c.read_reply() == "PONG"
+    assert c.read_reply() == "ERR SCRIPT DEBUG must be called outside a pipeline"
     # NO turns it off again: EVAL runs normally and the connection stays.
     assert c.command("SCRIPT", "DEBUG", "SYNC") == "OK"
     assert c.command("SCRIPT", "DEBUG", "NO") == "OK"
