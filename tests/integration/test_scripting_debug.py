@@ -258,3 +258,29 @@ def test_redis_cli_ldb_sync_mode(server, r, tmp_path):
     assert "<value> n = 1" in text
     assert "(integer) 10" in text
     assert r.get("cnt") == "1"
+
+
+LOOP_SCRIPT = "local i = 0\nwhile true do\n  i = i + 1\nend"
+
+
+def test_timeout_stop_protocol_error_and_gone_client(start_server):
+    """A script running past busy-reply-threshold without a stop stops ("timeout
+    reached"); input that is not RESP fails the script ("protocol error"); a client that
+    goes away at a timeout stop gets its script stopped (the server then answers)."""
+    srv = start_server(hotkv_args=["--threads", "1"])
+    admin = srv.raw()
+    assert admin.command("CONFIG", "SET", "busy-reply-threshold", "100") == "OK"
+    c, first = start_session(srv, LOOP_SCRIPT)
+    assert first == ["* Stopped at 1, stop reason = step over", "-> 1   local i = 0"]
+    assert c.command("c") == ["* Stopped at 3, stop reason = timeout reached, infinite loop?",
+                              "-> 3     i = i + 1"]
+    assert c.command("p")[0].startswith("<value> i = ")
+    c.send(b"garbage\r\n")
+    assert c.read_reply() == ["<endsession>"]
+    err = c.read_reply()
+    assert isinstance(err, RespError) and err.startswith("ERR protocol error script: ")
+    assert c.closed_by_server()
+    c, first = start_session(srv, LOOP_SCRIPT)
+    assert c.command("c")[0] == "* Stopped at 3, stop reason = timeout reached, infinite loop?"
+    c.close()
+    assert admin.command("PING") == "PONG"
