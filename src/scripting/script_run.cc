@@ -171,9 +171,7 @@ std::mutex g_busy_runs_mu;
 std::vector<ScriptRun*> g_busy_runs;  // guarded by g_busy_runs_mu
 }  // namespace
 
-// Called by the Lua count hook (every 100,000 instructions). After busy-reply-threshold
-// (lua-time-limit) the run registers its shards as busy: other clients needing them get
-// -BUSY, and SCRIPT KILL may stop it.
+// busy-reply-threshold (or the legacy lua-time-limit), read once per run.
 int64_t ScriptRun::ThresholdMs() {
   if (threshold_ms_ == -2) {
     Config& cfg = caller_.server().config();
@@ -215,6 +213,9 @@ void ScriptRun::BeginDebugWait() {
   }
 }
 
+// Called by the Lua count hook (every 100,000 instructions). After busy-reply-threshold
+// (lua-time-limit) the run registers its shards as busy: other clients needing them get
+// -BUSY, and SCRIPT KILL may stop it.
 const char* ScriptRun::CheckInterrupt() {
   if (!busy_) {
     if (ThresholdMs() <= 0) {

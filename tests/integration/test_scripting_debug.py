@@ -284,3 +284,24 @@ def test_timeout_stop_protocol_error_and_gone_client(start_server):
     assert c.command("c")[0] == "* Stopped at 3, stop reason = timeout reached, infinite loop?"
     c.close()
     assert admin.command("PING") == "PONG"
+
+
+def test_resp3_replies_and_values_as_redis_shows_them(server, r):
+    script = "\n".join([
+        "redis.setresp(3)",
+        "redis.call('hset', KEYS[1], 'a', '1')",
+        "local m = redis.call('hgetall', KEYS[1])",
+        "local z = redis.call('get', 'nokey')",
+        "return 1",
+    ])
+    c, first = start_session(server, script, keys=["h"])
+    assert first[0] == "* Stopped at 1, stop reason = step over"
+    c.command("s")
+    assert c.command("s")[:2] == ["<redis> hset h a 1", "<reply> 1"]
+    assert c.command("s")[:2] == ["<redis> hgetall h", '<reply> {"a" => "1"}']
+    assert c.command("s")[:2] == ["<redis> get nokey", "<reply> (null)"]
+    assert c.command("r", "sadd", "s", "x") == ["<redis> sadd s x", "<reply> 1"]
+    assert c.command("r", "smembers", "s") == ["<redis> smembers s", '<reply> ~("x")']
+    assert c.command("e", "'a\\tb\\1'") == ['<retval> "a\\tb\\x01"']
+    logs, reply = finish(c, "c")
+    assert reply == 1
