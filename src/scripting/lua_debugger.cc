@@ -472,6 +472,9 @@ std::vector<std::string> LdbSession::ReadCommand(lua_State* L) {
         return argv;
       }
     }
+    if (run_ != nullptr) {
+      run_->DrainWatches();
+    }
     if (run_ != nullptr && run_->kill_requested()) {
       RaiseScriptError(L, "ERR Script killed by user with SCRIPT KILL...");
     }

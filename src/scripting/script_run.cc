@@ -17,6 +17,7 @@
 #include "scripting/lua_debugger.h"
 #include "scripting/lua_engine.h"
 #include "server/blocking.h"
+#include "server/busy_watch.h"
 #include "server/cluster_script_hooks.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
@@ -231,6 +232,9 @@ const char* ScriptRun::CheckInterrupt() {
             static_cast<long long>(ms), std::string(sha_).c_str());
     RegisterBusy();
   }
+  // Busy: WATCHes queued by other workers on this run's shards are registered here (the
+  // run holds their locks; dispatcher.h WatchDuringBusy).
+  DrainPendingWatches(caller_.keyspace(), held_);
   // Busy: this worker's other connections are served every millisecond (their commands
   // get -BUSY, SCRIPT KILL / FUNCTION KILL / SHUTDOWN NOSAVE run), as Redis's
   // processEventsWhileBlocked from its hook.
@@ -255,10 +259,13 @@ const char* ScriptRun::CheckInterrupt() {
   return nullptr;
 }
 
+void ScriptRun::DrainWatches() { DrainPendingWatches(caller_.keyspace(), held_); }
+
 void ScriptRun::EndBusy() {
   if (!busy_) {
     return;
   }
+  DrainPendingWatches(caller_.keyspace(), held_);  // before other threads may lock them
   busy_ = false;
   RemoveBusyShards(&held_);
   std::lock_guard<std::mutex> g(g_busy_runs_mu);

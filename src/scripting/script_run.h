@@ -96,6 +96,9 @@ class ScriptRun {
   // script's (other clients get -BUSY) and SCRIPT KILL may stop it (kill_requested).
   void BeginDebugWait();
   bool kill_requested() const { return kill_.load(std::memory_order_acquire); }
+  // Registers the WATCHes other workers queued on this run's shards (dispatcher.h
+  // WatchDuringBusy): called while busy, by the hook and the debugger's wait.
+  void DrainWatches();
 
  private:
   bool AcquireShard(uint32_t shard, std::string* err);
