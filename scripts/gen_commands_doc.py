@@ -38,6 +38,10 @@ NOTES = {
                    "the connection; obl/oll/omem: unsent bytes, the output buffers holding "
                    "them (no reply list), their memory; omem-shared is 0 (replies are copied)",
     "client|info": "fields as CLIENT LIST (see there)",
+    "script|debug": "YES runs as SYNC (no fork): the script's changes are kept, and the session's "
+                    "first stop says so; while a session waits for the debugger, commands on its "
+                    "shards (any command on its worker) get -BUSY instead of waiting "
+                    "(docs/scripting.md)",
     "client|kill": "USER accepts only 'default' (no ACL users)",
     "client|no-evict": "sets flag e; there is no client eviction (maxmemory-clients) to "
                        "exempt from",

@@ -13,8 +13,10 @@ extern "C" {
 
 #include "common/string_util.h"
 #include "protocol/reply_builder.h"
+#include "scripting/lua_cjson_ext.h"
 #include "scripting/lua_cmsgpack.h"
 #include "scripting/lua_convert.h"
+#include "scripting/lua_debugger.h"
 #include "scripting/lua_struct.h"
 #include "scripting/script_cache.h"
 #include "scripting/script_run.h"
@@ -169,7 +171,24 @@ int RedisReplicateCommands(lua_State* L) {
   return 1;
 }
 
-int RedisNoop(lua_State* L) { return 0; }
+// redis.debug(...): a "<debug>" line in the debugger's console; nothing outside a session.
+int RedisDebug(lua_State* L) {
+  if (LdbSession* s = LdbSession::Active()) {
+    s->LogDebug(L);
+  }
+  return 0;
+}
+
+// redis.breakpoint(): stops at the next line in a debugging session (true); false
+// outside one.
+int RedisBreakpoint(lua_State* L) {
+  LdbSession* s = LdbSession::Active();
+  if (s != nullptr) {
+    s->SetLuaBreakpoint();
+  }
+  lua_pushboolean(L, s != nullptr);
+  return 1;
+}
 
 int RedisAclCheckCmd(lua_State* L) {
   if (lua_gettop(L) < 1) {
@@ -188,9 +207,6 @@ int GlobalIndex(lua_State* L) {  // __index of the real globals table: (table, k
     return 1;
   }
   const char* name = lua_tostring(L, 2);
-  if (name != nullptr && strcmp(name, "loadstring") == 0) {
-    return 1;  // in Redis's allow list but removed: reads as nil
-  }
   luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name ? name : "?");
   return 0;
 }
@@ -272,6 +288,99 @@ int GuardedCall(lua_State* L) {
   return lua_gettop(L);
 }
 
+// loadstring / load as Redis's Lua has them: its parser never undumps precompiled
+// bytecode (CVE-2015-4335), so a chunk starting with the bytecode signature (ESC) is read
+// as text and fails with the text parser's error ("[string "..."]:1: unexpected symbol
+// near 'char(27)'"). Debian's Lua would load it: the chunk is given a leading space
+// (same error, same line) so that it is parsed as text too.
+int LoadChunk(lua_State* L, const char* s, size_t len, const char* chunkname) {
+  int status;
+  if (len > 0 && s[0] == LUA_SIGNATURE[0]) {
+    std::string text(" ");
+    text.append(s, len);
+    status = luaL_loadbuffer(L, text.data(), text.size(), chunkname);
+  } else {
+    status = luaL_loadbuffer(L, s, len, chunkname);
+  }
+  if (status == 0) {
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_insert(L, -2);  // nil, message
+  return 2;
+}
+
+int SafeLoadString(lua_State* L) {
+  size_t len;
+  const char* s = luaL_checklstring(L, 1, &len);
+  const char* chunkname = luaL_optstring(L, 2, s);
+  return LoadChunk(L, s, len, chunkname);
+}
+
+// load(func [, chunkname]): Lua's own reader (so that its errors go through the script's
+// message handler as in Redis), except that a chunk starting with the bytecode signature
+// gets a space in front (parsed as text, as loadstring).
+struct LoadReader {
+  bool first = true;
+  bool pending = false;  // the first piece waits behind the space
+};
+
+const char* ReadPiece(lua_State* L, void* ud, size_t* size) {
+  auto* r = static_cast<LoadReader*>(ud);
+  if (r->pending) {
+    r->pending = false;
+    return lua_tolstring(L, 3, size);  // kept in the reserved slot
+  }
+  luaL_checkstack(L, 2, "too many nested functions");
+  lua_pushvalue(L, 1);
+  lua_call(L, 0, 1);
+  if (lua_isnil(L, -1)) {
+    *size = 0;
+    return nullptr;
+  }
+  if (!lua_isstring(L, -1)) {
+    luaL_error(L, "reader function must return a string");
+  }
+  lua_replace(L, 3);  // keeps the piece alive while the parser reads it
+  const char* piece = lua_tolstring(L, 3, size);
+  if (r->first && *size > 0) {
+    r->first = false;
+    if (piece[0] == LUA_SIGNATURE[0]) {
+      r->pending = true;
+      *size = 1;
+      return " ";
+    }
+  }
+  return piece;
+}
+
+int SafeLoad(lua_State* L) {
+  const char* chunkname = luaL_optstring(L, 2, "=(load)");
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 3);  // function, name, a reserved slot
+  LoadReader reader;
+  if (lua_load(L, ReadPiece, &reader, chunkname) == 0) {
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_insert(L, -2);
+  return 2;
+}
+
+// setmetatable: GuardedCall's check, and a metatable marking cjson arrays noticed
+// (lua_cjson_ext.h).
+int GuardedSetMetatable(lua_State* L) {
+  if (IsReadOnly(L, 1)) {
+    lua_pushstring(L, "Attempt to modify a readonly table");
+    lua_error(L);
+  }
+  NoteCjsonMetatable(L, 2);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 int OsClock(lua_State* L) {
   lua_pushnumber(L, static_cast<lua_Number>(clock()) / CLOCKS_PER_SEC);
   return 1;
@@ -334,6 +443,12 @@ void Hook(lua_State* L, lua_Debug* ar) {
   }
 }
 
+void DebugHook(lua_State* L, lua_Debug* ar) {
+  if (LdbSession* s = LdbSession::Active()) {
+    s->Hook(L, ar);
+  }
+}
+
 void SetFn(lua_State* L, LuaEngine* e, const char* name, lua_CFunction fn) {
   lua_pushlightuserdata(L, e);
   lua_pushcclosure(L, fn, 1);
@@ -350,6 +465,25 @@ void SetNum(lua_State* L, const char* name, lua_Number v) {
 std::string NumberToArg(double v) { return DoubleToString(v); }
 
 void RaiseScriptError(lua_State* L, std::string_view msg) { RaiseRedisError(L, msg); }
+
+void PushReadOnlyProxy(lua_State* L, int table) {
+  table = table < 0 ? lua_gettop(L) + table + 1 : table;
+  lua_createtable(L, 0, 0);  // the proxy
+  lua_createtable(L, 0, 3);
+  lua_pushvalue(L, table);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ReadOnlyError);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_pushlightuserdata(L, const_cast<char*>(&kProxiesKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, -2);
+  lua_pushvalue(L, table);
+  lua_rawset(L, -3);  // proxies[proxy] = table (next/pairs/rawget see through it)
+  lua_pop(L, 1);
+}
 
 void PushErrorTable(lua_State* L, std::string_view msg) {
   lua_createtable(L, 0, 1);
@@ -397,16 +531,27 @@ void LuaEngine::OpenLibraries() {
     lua_pushstring(L_, lib.name);
     lua_call(L_, 1, 1);
     if (lib.name[0] != '\0' && lua_istable(L_, -1)) {
+      if (strcmp(lib.name, "cjson") == 0) {
+        ExtendCjson(L_);  // Redis 8's decode_array_with_array_mt
+      }
       lua_setglobal(L_, lib.name);  // lua-cjson returns its table without setting it
     } else {
       lua_pop(L_, 1);
     }
   }
-  for (const char* name : {"setmetatable", "rawset"}) {
-    lua_getglobal(L_, name);
-    lua_pushcclosure(L_, GuardedCall, 1);
-    lua_setglobal(L_, name);
-  }
+  lua_getglobal(L_, "rawset");
+  lua_pushcclosure(L_, GuardedCall, 1);
+  lua_setglobal(L_, "rawset");
+  lua_getglobal(L_, "setmetatable");
+  lua_pushcclosure(L_, GuardedSetMetatable, 1);
+  lua_setglobal(L_, "setmetatable");
+  lua_pushcfunction(L_, SafeLoadString);
+  lua_setglobal(L_, "loadstring");
+  lua_pushcfunction(L_, SafeLoad);
+  lua_setglobal(L_, "load");
+  // Redis's message handler is a global too (its scripts' errors go through it).
+  lua_pushcfunction(L_, ErrorHandler);
+  lua_setglobal(L_, "__redis__err__handler");
   // os: only os.clock, as Redis 8.
   lua_createtable(L_, 0, 1);
   lua_pushcfunction(L_, OsClock);
@@ -425,8 +570,8 @@ void LuaEngine::InstallRedisApi() {
   SetFn(L_, this, "setresp", RedisSetResp);
   SetFn(L_, this, "set_repl", RedisSetRepl);
   SetFn(L_, this, "replicate_commands", RedisReplicateCommands);
-  SetFn(L_, this, "breakpoint", RedisNoop);
-  SetFn(L_, this, "debug", RedisNoop);
+  SetFn(L_, this, "breakpoint", RedisBreakpoint);
+  SetFn(L_, this, "debug", RedisDebug);
   SetFn(L_, this, "acl_check_cmd", RedisAclCheckCmd);
   SetNum(L_, "LOG_DEBUG", 0);
   SetNum(L_, "LOG_VERBOSE", 1);
@@ -446,7 +591,7 @@ void LuaEngine::InstallRedisApi() {
 void LuaEngine::Sandbox() {
   // Globals Redis does not offer.
   for (const char* name : {"dofile", "loadfile", "print", "setfenv", "getfenv", "newproxy",
-                           "module", "require", "package", "io", "loadstring", "debug"}) {
+                           "module", "require", "package", "io", "debug"}) {
     lua_pushnil(L_);
     lua_setglobal(L_, name);
   }
@@ -455,6 +600,10 @@ void LuaEngine::Sandbox() {
   int real = lua_gettop(L_);
   lua_createtable(L_, 0, 12);  // proxy -> table (Unproxy)
   int proxies = lua_gettop(L_);
+  lua_createtable(L_, 0, 1);  // weak keys: a proxy made at run time (cjson) may go
+  lua_pushstring(L_, "k");
+  lua_setfield(L_, -2, "__mode");
+  lua_setmetatable(L_, proxies);
   lua_pushlightuserdata(L_, const_cast<char*>(&kProxiesKey));
   lua_pushvalue(L_, proxies);
   lua_rawset(L_, LUA_REGISTRYINDEX);
@@ -536,6 +685,14 @@ void LuaEngine::Sandbox() {
 }
 
 void LuaEngine::PopValue() { lua_pop(L_, 1); }
+
+void LuaEngine::SetDebugHook(bool on) {
+  if (on) {
+    lua_sethook(L_, DebugHook, LUA_MASKLINE | LUA_MASKCOUNT, 100000);
+  } else {
+    lua_sethook(L_, Hook, LUA_MASKCOUNT, 100000);
+  }
+}
 
 std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
   if (luaL_loadbuffer(L_, code.data(), code.size(), chunk_name) != 0) {
@@ -687,6 +844,9 @@ void LuaEngine::Run(ScriptRun& run, std::string_view sha, const std::vector<std:
   if (rc != 0) {
     lua_pushnil(L_);
     lua_setfield(L_, LUA_REGISTRYINDEX, kCallErrKey);
+  }
+  if (LdbSession* s = LdbSession::Active()) [[unlikely]] {
+    s->End();  // "<endsession>" goes before the script's reply
   }
   if (run.aborted()) {
     // Abandoned to be run again holding every shard (script_run.h): no reply.

@@ -76,6 +76,9 @@ class LuaEngine {
   // The run in progress (null between scripts).
   ScriptRun* current() const { return current_; }
 
+  // The Lua debugger's line hook (lua_debugger.h) instead of the busy check, or back.
+  void SetDebugHook(bool on);
+
  private:
   explicit LuaEngine(Server& server, uint64_t epoch);
   void OpenLibraries();
@@ -118,6 +121,9 @@ class LuaEngine {
 // Raises `msg` as redis.call raises a command's error: the script's caller gets it as is
 // (no "ERR " added), followed by " script: <sha>, on @user_script:<line>.".
 [[noreturn]] void RaiseScriptError(lua_State* L, std::string_view msg);
+// Pushes a read-only view of the table at `table` (a proxy, as the library tables: its
+// fields read through, writes and rawset/setmetatable refused, pairs/next see the table).
+void PushReadOnlyProxy(lua_State* L, int table);
 // Pushes {err = msg} (what redis.pcall returns for a failed command).
 void PushErrorTable(lua_State* L, std::string_view msg);
 

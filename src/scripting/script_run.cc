@@ -14,8 +14,10 @@
 #include "common/string_util.h"
 #include "engine/keyspace.h"
 #include "scripting/lua_convert.h"
+#include "scripting/lua_debugger.h"
 #include "scripting/lua_engine.h"
 #include "server/blocking.h"
+#include "server/busy_watch.h"
 #include "server/cluster_script_hooks.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
@@ -109,7 +111,10 @@ bool ScriptRun::AcquireShard(uint32_t shard, std::string* err) {
   ShardLock& lock = caller_.keyspace().shard(shard).lock;
   if (!lock.try_lock()) {
     const bool safe = static_cast<int>(shard) > held_.Highest();
-    const double budget_us = safe ? -1.0 : (wrote_ ? 500000.0 : 50.0);
+    // A debugged run is never abandoned (its rerun would restart the session): it waits
+    // as a run that wrote does.
+    const bool no_abandon = wrote_ || ldb_ != nullptr;
+    const double budget_us = safe ? -1.0 : (no_abandon ? 500000.0 : 50.0);
     const uint64_t t0 = CyclesNow();
     bool got = false;
     for (int spins = 0;; spins++) {
@@ -128,7 +133,7 @@ bool ScriptRun::AcquireShard(uint32_t shard, std::string* err) {
       }
     }
     if (!got) {
-      if (!wrote_ && outer_ == nullptr) {
+      if (!no_abandon && outer_ == nullptr) {
         abort_for_all_ = true;
         *err = kAbortText;
       } else {
@@ -167,40 +172,69 @@ std::mutex g_busy_runs_mu;
 std::vector<ScriptRun*> g_busy_runs;  // guarded by g_busy_runs_mu
 }  // namespace
 
+// busy-reply-threshold (or the legacy lua-time-limit), read once per run.
+int64_t ScriptRun::ThresholdMs() {
+  if (threshold_ms_ == -2) {
+    Config& cfg = caller_.server().config();
+    threshold_ms_ = 5000;
+    std::optional<int64_t> v = ParseInt64(cfg.GetString("busy-reply-threshold"));
+    std::optional<int64_t> legacy = ParseInt64(cfg.GetString("lua-time-limit"));
+    if (v) {
+      threshold_ms_ = *v;
+    }
+    if (legacy && *legacy != 5000 && threshold_ms_ == 5000) {
+      threshold_ms_ = *legacy;
+    }
+  }
+  return threshold_ms_;
+}
+
+double ScriptRun::ElapsedMs() const {
+  return static_cast<double>(CyclesNow() - start_cycles_) / CyclesPerMicrosecond() / 1000.0;
+}
+
+int64_t ScriptRun::DebugTimeLimitMs() {
+  const int64_t t = ThresholdMs();
+  return t > 0 ? t : 5000;
+}
+
+void ScriptRun::RestartClock() { start_cycles_ = CyclesNow(); }
+
+void ScriptRun::RegisterBusy() {
+  busy_ = true;
+  AddBusyShards(&held_, function_);
+  std::lock_guard<std::mutex> g(g_busy_runs_mu);
+  busy_command_.assign(caller_.args().begin(), caller_.args().end());
+  g_busy_runs.push_back(this);
+}
+
+void ScriptRun::BeginDebugWait() {
+  if (!busy_) {
+    RegisterBusy();
+  }
+}
+
 // Called by the Lua count hook (every 100,000 instructions). After busy-reply-threshold
 // (lua-time-limit) the run registers its shards as busy: other clients needing them get
 // -BUSY, and SCRIPT KILL may stop it.
 const char* ScriptRun::CheckInterrupt() {
   if (!busy_) {
-    if (threshold_ms_ == -2) {
-      Config& cfg = caller_.server().config();
-      threshold_ms_ = 5000;
-      std::optional<int64_t> v = ParseInt64(cfg.GetString("busy-reply-threshold"));
-      std::optional<int64_t> legacy = ParseInt64(cfg.GetString("lua-time-limit"));
-      if (v) {
-        threshold_ms_ = *v;
-      }
-      if (legacy && *legacy != 5000 && threshold_ms_ == 5000) {
-        threshold_ms_ = *legacy;
-      }
-    }
-    if (threshold_ms_ <= 0) {
+    if (ThresholdMs() <= 0) {
       return nullptr;
     }
-    double ms = static_cast<double>(CyclesNow() - start_cycles_) / CyclesPerMicrosecond() / 1000.0;
+    double ms = ElapsedMs();
     if (ms < static_cast<double>(threshold_ms_)) {
       return nullptr;
     }
-    busy_ = true;
     fprintf(stderr,
             "# Slow script detected: still in execution after %lld milliseconds. You can try "
             "killing the script using the SCRIPT KILL command. Script name is: %s.\n",
             static_cast<long long>(ms), std::string(sha_).c_str());
-    AddBusyShards(&held_, function_);
-    std::lock_guard<std::mutex> g(g_busy_runs_mu);
-    busy_command_.assign(caller_.args().begin(), caller_.args().end());
-    g_busy_runs.push_back(this);
+    RegisterBusy();
   }
+  // Busy: WATCHes queued by other workers on this run's shards are registered here (the
+  // run holds their locks; dispatcher.h WatchDuringBusy).
+  DrainPendingWatches(caller_.keyspace(), held_);
   // Busy: this worker's other connections are served every millisecond (their commands
   // get -BUSY, SCRIPT KILL / FUNCTION KILL / SHUTDOWN NOSAVE run), as Redis's
   // processEventsWhileBlocked from its hook.
@@ -225,10 +259,13 @@ const char* ScriptRun::CheckInterrupt() {
   return nullptr;
 }
 
+void ScriptRun::DrainWatches() { DrainPendingWatches(caller_.keyspace(), held_); }
+
 void ScriptRun::EndBusy() {
   if (!busy_) {
     return;
   }
+  DrainPendingWatches(caller_.keyspace(), held_);  // before other threads may lock them
   busy_ = false;
   RemoveBusyShards(&held_);
   std::lock_guard<std::mutex> g(g_busy_runs_mu);
@@ -377,7 +414,13 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
       lua_pop(lua.state(), 1);
       caller_.rb().Error(all_err);
     } else {
+      if (ldb_ != nullptr) {
+        lua.SetDebugHook(true);
+      }
       lua.Run(*this, sha_, keys, argv, caller_.rb(), as_params);
+      if (ldb_ != nullptr) {
+        lua.SetDebugHook(false);
+      }
     }
     EndBusy();
     kill_.store(false, std::memory_order_relaxed);
@@ -413,6 +456,9 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
 
 int ScriptRun::Call(lua_State* L, bool raise) {
   auto fail = [&](std::string_view msg) -> int {
+    if (ldb_ != nullptr && ldb_->stepping()) [[unlikely]] {
+      ldb_->LogError(msg.starts_with("ERR ") ? msg.substr(4) : msg);
+    }
     if (raise || abort_for_all_) {
       RaiseScriptError(L, msg);
     }
@@ -447,6 +493,9 @@ int ScriptRun::Call(lua_State* L, bool raise) {
     }
   }
   const std::vector<std::string_view>& argv = args;
+  if (ldb_ != nullptr && ldb_->stepping()) [[unlikely]] {
+    ldb_->LogCommand(argv);
+  }
   Server& server = caller_.server();
   const CommandSpec* cmd = FindCommandCached(server.commands(), argv[0]);
   if (cmd != nullptr && !cmd->subcommands.empty() && cmd->handler == nullptr) {
@@ -551,6 +600,9 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   failed = failed || sc.reply.errors_written() != errors_before;
   AccountCommand(worker, sc, cmd, argv, t1 - t0, failed, 0);
   std::string_view out = sc.out.view();
+  if (ldb_ != nullptr && ldb_->stepping()) [[unlikely]] {
+    ldb_->LogReply(out);
+  }
   if (raise && !out.empty() && out[0] == '-') {
     std::string msg(out.substr(1, out.find('\r') - 1));
     sc.out.Clear();

@@ -36,6 +36,7 @@ class CommandSpec;
 namespace hotkv::scripting {
 
 class LuaEngine;
+class LdbSession;
 
 class ScriptRun {
  public:
@@ -82,8 +83,27 @@ class ScriptRun {
   // The hook's check (lua-time-limit, SCRIPT KILL): returns an error text to raise.
   const char* CheckInterrupt();
 
+  // The Lua debugger (lua_debugger.h) drives this run: its line hook replaces the busy
+  // check, redis.call logs while stepping, and a busy undeclared shard never abandons
+  // the run (it would restart the session).
+  void set_ldb(LdbSession* s) { ldb_ = s; }
+  // The debugger's timeout stop: busy-reply-threshold (5000 ms when 0) since the start
+  // or the last stop.
+  double ElapsedMs() const;
+  int64_t DebugTimeLimitMs();
+  void RestartClock();
+  // The debugger waits for its client: from the first stop the run's shards are a busy
+  // script's (other clients get -BUSY) and SCRIPT KILL may stop it (kill_requested).
+  void BeginDebugWait();
+  bool kill_requested() const { return kill_.load(std::memory_order_acquire); }
+  // Registers the WATCHes other workers queued on this run's shards (dispatcher.h
+  // WatchDuringBusy): called while busy, by the hook and the debugger's wait.
+  void DrainWatches();
+
  private:
   bool AcquireShard(uint32_t shard, std::string* err);
+  int64_t ThresholdMs();
+  void RegisterBusy();
   bool AcquireAll(std::string* err);
   void Unlock();
 
@@ -113,6 +133,7 @@ class ScriptRun {
   std::vector<std::string> busy_command_;  // the caller's arguments, copied when busy
   std::atomic<bool> wrote_shared_{false};  // wrote_, for SCRIPT KILL on another thread
   std::atomic<bool> kill_{false};
+  LdbSession* ldb_ = nullptr;
   void EndBusy();
 };
 

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "common/string_util.h"
+#include "scripting/lua_debugger.h"
 #include "scripting/lua_engine.h"
 #include "scripting/script_cache.h"
 #include "scripting/script_run.h"
@@ -16,11 +17,15 @@
 #include "scripting/sha1.h"
 #include "server/command_context.h"
 #include "server/command_table.h"
+#include "server/connection.h"
 #include "server/server.h"
 
 namespace hotkv::scripting {
 
 namespace {
+
+// The debugging session of the EVAL being started (EvalDebugging -> EvalGeneric).
+thread_local LdbSession* t_ldb_session = nullptr;
 
 // Parses numkeys and splits KEYS / ARGV; replies Redis's error and returns false.
 bool SplitArgs(CommandContext& ctx, std::vector<std::string_view>* keys,
@@ -69,12 +74,66 @@ CachedScript* CacheBody(CommandContext& ctx, LuaEngine& lua, std::string_view bo
 }
 
 void RunScript(CommandContext& ctx, CachedScript* script, bool read_only,
-               const std::vector<std::string_view>& keys, const std::vector<std::string_view>& argv) {
+               const std::vector<std::string_view>& keys, const std::vector<std::string_view>& argv,
+               LdbSession* ldb = nullptr) {
   ScriptRun run(ctx, script->flags, read_only, script->sha, script);
+  if (ldb != nullptr) {
+    run.set_ldb(ldb);
+    ldb->set_run(&run);
+  }
   run.Execute(keys, argv, [&](LuaEngine& lua) { return lua.PushScript(*script); });
+  if (ldb != nullptr) {
+    ldb->set_run(nullptr);
+  }
+}
+
+void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only);
+
+// EVAL of a client in SCRIPT DEBUG mode (lua_debugger.h): the script runs under the
+// debugger, and the connection closes after EVAL's reply, which ends the session as in
+// Redis. Inside MULTI/EXEC (Redis would debug there too) the script runs normally.
+bool EvalDebugging(CommandContext& ctx, bool by_sha, bool read_only) {
+  Client& client = ctx.client();
+  if (by_sha) {
+    ctx.rb().Error("ERR Please use EVAL instead of EVALSHA for debugging");
+    return true;
+  }
+  Connection* conn = client.AsConnection();
+  if (conn == nullptr || ctx.in_exec()) {
+    return false;
+  }
+  {
+    LdbSession session(*conn, ctx.worker(), ctx.arg(1), client.lua_debug == 1);
+    const size_t mark = conn->out.size();
+    t_ldb_session = &session;
+    EvalGeneric(ctx, false, read_only);
+    t_ldb_session = nullptr;
+    if (!session.ended()) {
+      // EVAL failed before the script ran (numkeys, compile error...): "<endsession>"
+      // still goes before the error, as Redis sends its logs straight to the socket.
+      std::string tail;
+      if (conn->out.size() >= mark) {
+        tail.assign(conn->out.view().substr(mark));
+        conn->out.Truncate(mark);
+      }
+      session.End();
+      conn->out.Append(tail);
+    }
+  }
+  client.lua_debug = 0;
+  client.set_close_after_reply();
+  return true;
 }
 
 void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
+  LdbSession* ldb = nullptr;
+  if (ctx.client().lua_debug != 0) [[unlikely]] {
+    if (t_ldb_session == nullptr && EvalDebugging(ctx, by_sha, read_only)) {
+      return;
+    }
+    ldb = t_ldb_session;
+    t_ldb_session = nullptr;
+  }
   thread_local std::vector<std::string_view> keys, argv;
   keys.clear();
   argv.clear();
@@ -107,7 +166,7 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
     }
   }
   ScriptCache::Instance().Touch(*script);
-  RunScript(ctx, script, read_only, keys, argv);
+  RunScript(ctx, script, read_only, keys, argv, ldb);
 }
 
 void EvalCommand(CommandContext& ctx) { EvalGeneric(ctx, false, false); }
@@ -154,6 +213,26 @@ void ScriptKillCommand(CommandContext& ctx) {
   std::string err = ScriptRun::KillBusy(/*is_eval=*/true);
   if (!err.empty()) {
     return ctx.rb().Error(err);
+  }
+  ctx.rb().Ok();
+}
+
+void ScriptDebugCommand(CommandContext& ctx) {
+  // As Redis's clientHasPendingReplies check: replies of earlier commands not written yet
+  // (a pipeline, or EXEC's own reply under way).
+  Connection* conn = ctx.client().AsConnection();
+  if (ctx.in_exec() || (conn != nullptr && conn->out.total_size() > 0)) {
+    return ctx.rb().Error("ERR SCRIPT DEBUG must be called outside a pipeline");
+  }
+  std::string_view mode = ctx.arg(2);
+  if (EqualsIgnoreCase(mode, "no")) {
+    ctx.client().lua_debug = 0;
+  } else if (EqualsIgnoreCase(mode, "yes")) {
+    ctx.client().lua_debug = 1;
+  } else if (EqualsIgnoreCase(mode, "sync")) {
+    ctx.client().lua_debug = 2;
+  } else {
+    return ctx.rb().Error("ERR Use SCRIPT DEBUG YES/SYNC/NO");
   }
   ctx.rb().Ok();
 }
@@ -225,6 +304,10 @@ void RegisterScriptingCommands(CommandTable& t) {
                       .handler = ScriptKillCommand,
                       .doc = {"scripting", "2.6.0", "O(1)", "Stops the running script if it has not written.", ""},
                       .tips = {"request_policy:all_shards", "response_policy:one_succeeded"}});
+  t.AddSub("script", {.name = "debug", .arity = 3, .flags = "noscript", .acl = "@slow @scripting",
+                      .handler = ScriptDebugCommand,
+                      .doc = {"scripting", "3.2.0", "O(1)", "Sets the debug mode of server-side Lua scripts.",
+                              "<mode: YES | SYNC | NO>"}});
   t.AddSub("script", {.name = "help", .arity = 2, .flags = "loading stale", .acl = "@slow @scripting",
                       .handler = ScriptHelpCommand,
                       .doc = {"scripting", "5.0.0", "O(1)", "Returns helpful text about the SCRIPT subcommands.", ""}});

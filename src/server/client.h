@@ -189,6 +189,10 @@ class Client {
   // RESP2 clients with subscriptions are in "subscribed mode".
   bool in_subscribed_mode() const { return resp_ == 2 && subscription_count() > 0; }
 
+  // SCRIPT DEBUG mode for this client's next EVAL (scripting/lua_debugger.h): 0 off,
+  // 1 YES, 2 SYNC. Owner thread only.
+  uint8_t lua_debug = 0;
+
   // Socket facts for CLIENT LIST / CLIENT KILL filters (set once at accept).
   std::string addr;   // "ip:port" of the peer
   std::string laddr;  // "ip:port" of our end

@@ -14,6 +14,7 @@
 #include "engine/keyspace.h"
 #include "server/blocking.h"
 #include "server/command_context.h"
+#include "server/busy_watch.h"
 #include "server/connection.h"
 #include "server/dispatched_slots.h"
 #include "server/memory_limit.h"
@@ -159,6 +160,121 @@ bool LockContendedUnlessBusy(Keyspace& ks, uint32_t shard, bool read_only) {
       std::this_thread::yield();
     }
   }
+}
+
+namespace {
+struct PendingWatch {
+  uint32_t shard;
+  int db;
+  std::string key;
+  Client* client;
+  bool done = false;
+};
+std::mutex g_pending_watch_mu;
+std::vector<PendingWatch*> g_pending_watches;  // guarded by g_pending_watch_mu
+std::atomic<int> g_pending_watch_count{0};
+}  // namespace
+
+void DrainPendingWatches(Keyspace& ks, const ShardLockSet& held) {
+  if (g_pending_watch_count.load(std::memory_order_acquire) == 0) [[likely]] {
+    return;
+  }
+  std::lock_guard<std::mutex> g(g_pending_watch_mu);
+  for (auto it = g_pending_watches.begin(); it != g_pending_watches.end();) {
+    PendingWatch* w = *it;
+    if (held.Contains(w->shard)) {
+      WatchKey(ks.shard(w->shard), w->db, w->key, w->client);
+      w->done = true;
+      it = g_pending_watches.erase(it);
+      g_pending_watch_count.fetch_sub(1, std::memory_order_release);
+    } else {
+      ++it;
+    }
+  }
+}
+
+namespace {
+
+// Registers one watch on a shard that is busy or taken: locked when it comes free, or by
+// the busy run holding it (DrainPendingWatches). False after the time limit.
+bool WatchOnBusyShard(Keyspace& ks, uint32_t shard, int db, std::string_view key, Client* c) {
+  PendingWatch w{shard, db, std::string(key), c};
+  {
+    std::lock_guard<std::mutex> g(g_pending_watch_mu);
+    g_pending_watches.push_back(&w);
+    g_pending_watch_count.fetch_add(1, std::memory_order_release);
+  }
+  const uint64_t t0 = CyclesNow();
+  ShardLock& lock = ks.shard(shard).lock;
+  for (int spins = 0;; spins++) {
+    {
+      std::lock_guard<std::mutex> g(g_pending_watch_mu);
+      if (w.done) {
+        return true;
+      }
+    }
+    if (lock.try_lock()) {
+      // Free again (the run ended): withdraw the request, unless it was served.
+      std::lock_guard<std::mutex> g(g_pending_watch_mu);
+      auto it = std::find(g_pending_watches.begin(), g_pending_watches.end(), &w);
+      if (it != g_pending_watches.end()) {
+        g_pending_watches.erase(it);
+        g_pending_watch_count.fetch_sub(1, std::memory_order_release);
+        WatchKey(ks.shard(shard), db, key, c);
+      }
+      lock.unlock();
+      return true;
+    }
+    if ((spins & 63) == 0 &&
+        static_cast<double>(CyclesNow() - t0) / CyclesPerMicrosecond() > 1000000.0) {
+      std::lock_guard<std::mutex> g(g_pending_watch_mu);
+      if (w.done) {
+        return true;
+      }
+      g_pending_watches.erase(std::find(g_pending_watches.begin(), g_pending_watches.end(), &w));
+      g_pending_watch_count.fetch_sub(1, std::memory_order_release);
+      return false;
+    }
+    if (spins < 256) {
+      __builtin_ia32_pause();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+}  // namespace
+
+void WatchDuringBusy(CommandContext& ctx) {
+  Client& c = ctx.client();
+  if (c.in_multi()) {
+    return ctx.rb().Error("ERR WATCH inside MULTI is not allowed");
+  }
+  Keyspace& ks = ctx.keyspace();
+  const int db = c.db();
+  for (size_t i = 1; i < ctx.argc(); i++) {
+    std::string_view key = ctx.arg(i);
+    bool already = false;
+    for (const WatchedKey& wk : c.watched_keys()) {
+      already = already || (wk.db == db && wk.key == key);
+    }
+    if (already) {
+      continue;
+    }
+    const uint32_t shard = Keyspace::ShardOf(key);
+    if (PausedScriptHoldsShard(shard)) {
+      WatchKey(ks.shard(shard), db, key, &c);  // this thread's paused script holds it
+    } else if (ks.shard(shard).lock.try_lock()) {
+      WatchKey(ks.shard(shard), db, key, &c);
+      ks.shard(shard).lock.unlock();
+    } else if (!WatchOnBusyShard(ks, shard, db, key, &c)) {
+      c.watch_len.store(c.watched_keys().size(), std::memory_order_relaxed);
+      return ctx.rb().Error(BusyScriptError());
+    }
+    c.watched_keys().push_back({db, std::string(key)});
+  }
+  c.watch_len.store(c.watched_keys().size(), std::memory_order_relaxed);
+  ctx.rb().Ok();
 }
 
 // Never waits while holding a shard of the set: on a taken shard it releases what it
@@ -376,6 +492,9 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
     t_snapshot_key_hint = nullptr;
     snapshot_hint = nullptr;
     if (!locked) [[unlikely]] {
+      if (cmd->parent == nullptr && cmd->name == "watch") {
+        return WatchDuringBusy(ctx);  // Redis registers WATCH while a script is busy
+      }
       ctx.rb().Error(BusyScriptError());
       return;
     }
@@ -474,6 +593,9 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
                         LockContendedUnlessBusy(ks, shard, !write);
     t_snapshot_key_hint = nullptr;
     if (!locked) [[unlikely]] {
+      if (cmd->parent == nullptr && cmd->name == "watch") {
+        return WatchDuringBusy(ctx);  // Redis registers WATCH while a script is busy
+      }
       ctx.rb().Error(BusyScriptError());
       return;
     }
@@ -778,6 +900,12 @@ bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec
     }
   }
   if (touches_watches) {
+    if (n == "watch") {
+      // A key on another worker's busy script's shard: registered by that run.
+      CommandContext ctx(w.server(), w, c, rb, args, cmd, CachedNowMs());
+      WatchDuringBusy(ctx);
+      return true;
+    }
     Reject(w, c, rb, cmd, t_busy_gate);
     return true;
   }

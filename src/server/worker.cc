@@ -2,7 +2,9 @@
 
 #include "server/search_hooks.h"
 
+#include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -323,6 +325,39 @@ bool Worker::ServeWhileBusy(Client& running, const char* busy_error) {
   RefreshCachedClock();
   busy_serving_ = false;
   return stopping();
+}
+
+Worker::DebugInput Worker::ReadDebugInput(Connection* conn, const char* busy_error,
+                                          std::string* input, int wait_ms) {
+  if (ServeWhileBusy(*conn, busy_error)) {
+    return DebugInput::kStopping;
+  }
+  if (conn->closed || conn->kill_requested.load(std::memory_order_relaxed)) {
+    return DebugInput::kGone;
+  }
+  if (input_held_ != conn) {
+    return DebugInput::kGone;  // not on a running event loop: nothing to read from
+  }
+  const size_t before = input->size();
+  if (!conn->held_in.empty()) {
+    input->append(conn->held_in.view());
+    conn->held_in.Clear();
+  }
+  char buf[16384];
+  const ssize_t n = recv(conn->socket_fd, buf, sizeof(buf), MSG_DONTWAIT);
+  if (n > 0) {
+    input->append(buf, static_cast<size_t>(n));
+    conn->CountRead(static_cast<size_t>(n));
+    IoStats::Inc(stats_.read_calls);
+    IoStats::Inc(stats_.net_input, static_cast<uint64_t>(n));
+  } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+    return input->size() > before ? DebugInput::kOk : DebugInput::kGone;
+  }
+  if (input->size() == before) {
+    pollfd p{conn->socket_fd, POLLIN, 0};
+    poll(&p, 1, wait_ms);
+  }
+  return DebugInput::kOk;
 }
 
 void Worker::EndHeldInput() {

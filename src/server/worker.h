@@ -147,6 +147,15 @@ class Worker : private IoSink {
   // when the server is shutting down: the script must stop.
   bool ServeWhileBusy(Client& running, const char* busy_error);
 
+  // A Lua debugging session (scripting/lua_debugger.h) on `conn`, inside its EVAL, waits
+  // for the debugger's next command: serves the other connections once (ServeWhileBusy,
+  // which holds conn's input, so the backend reads none of it), then appends what conn
+  // sent to `*input`, reading its socket directly (first what io_uring received while
+  // holding), waiting up to wait_ms when nothing came.
+  enum class DebugInput { kOk, kGone, kStopping };
+  DebugInput ReadDebugInput(Connection* conn, const char* busy_error, std::string* input,
+                            int wait_ms);
+
  private:
   void Run();
   void ProcessInput(Connection* c);

@@ -7,7 +7,7 @@ No timing in pass/fail: the waits are bounded polls."""
 
 import pytest
 
-from conftest import RespError, resp_command, wait_until
+from conftest import IS_REDIS, RespError, resp_command, wait_until
 
 BUSY_EVAL = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 BUSY_FUNCTION = ("BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
@@ -214,6 +214,50 @@ def test_watch_unwatch_discard_reset_while_busy(start_server, backend):
     assert c[4].command("GET", "k") == "QUEUED"
     assert c[4].command("EXEC") is None
     assert [watch_count(x) for x in c] == [0] * 6
+
+
+def test_watch_on_another_workers_busy_shard(start_server):
+    """Redis runs WATCH during a busy script, also on the script's keys. A connection on
+    another worker cannot lock the busy shard: the busy run registers the watch itself
+    (dispatcher.h WatchDuringBusy). The watch is live: a write the script makes after it
+    fails the EXEC."""
+    srv, c = start(start_server, threads=2)
+    runner = srv.raw(timeout=60)
+    if IS_REDIS:
+        other = srv.raw()  # one thread: any connection
+    else:
+        worker = runner.command("CLIENT", "INFO").split(b"io-thread=")[1].split(b" ")[0]
+        for _ in range(200):
+            other = srv.raw()
+            if other.command("CLIENT", "INFO").split(b"io-thread=")[1].split(b" ")[0] != worker:
+                break
+            other.close()
+        else:
+            pytest.skip("no connection landed on another worker")
+    watcher = srv.raw()
+    runner.send_command("EVAL", "redis.call('get', KEYS[1]) " + LOOP, "1", "bk")
+    assert wait_busy(other, BUSY_EVAL, "GET", "bk")
+    assert other.command("WATCH", "bk") == "OK"
+    assert other.command("WATCH", "bk", "elsewhere") == "OK"
+    assert watcher.command("WATCH", "bk") == "OK"
+    assert c.command("SCRIPT", "KILL") == "OK"
+    assert runner.read_reply().startswith(KILLED)
+    assert other.command("MULTI") == "OK"
+    assert other.command("GET", "bk") == "QUEUED"
+    assert other.command("EXEC") == [None]
+    # The script writes the watched key after the WATCH (it waits a second first).
+    wait_then_write = ("local t0 = tonumber(redis.call('time')[1]) "
+                       "while tonumber(redis.call('time')[1]) < t0 + 2 do end "
+                       "return redis.call('set', KEYS[1], 'w')")
+    runner.send_command("EVAL", wait_then_write, "1", "bk")
+    assert wait_busy(other, BUSY_EVAL, "GET", "bk")
+    assert other.command("WATCH", "bk") == "OK"
+    assert watcher.command("MULTI") == "OK"  # watching bk since the first script
+    assert runner.read_reply() == "OK"
+    assert other.command("MULTI") == "OK"
+    assert other.command("GET", "bk") == "QUEUED"
+    assert other.command("EXEC") is None
+    assert watcher.command("EXEC") is None
 
 
 # The commands Redis 8.8 flags allow_busy (COMMAND INFO), container subcommands as
