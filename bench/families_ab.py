@@ -9,7 +9,7 @@ round of each server runs under about the same load; the medians are compared.
     bench/families_ab.py geosearch --servers hotkv,redis88
     bench/families_ab.py setbit --hotkv-arg=--io-backend --hotkv-arg=epoll
 
-Workloads: bitcount (BITCOUNT of 16 MB of random bytes, 60 per round), setbit (SETBIT at
+Workloads: bitcount (BITCOUNT of 16 MB of random bytes, 600 per round), setbit (SETBIT at
 random offsets below 2^27, 60,000 per round), pfadd (60,000 per round, dense key),
 pfcount (PFADD + PFCOUNT pairs, 6,000 per round: CPU per pair), geosearch (GEOSEARCH
 20 km COUNT 10 over 1,000,000 random European points, 3,000 per round). Pipeline 30, one
@@ -51,7 +51,7 @@ def setup(name, c, rng):
 
 def round_cmds(name, rng):
     if name == "bitcount":
-        return [[b"BITCOUNT", b"bm"]] * 60, 60
+        return [[b"BITCOUNT", b"bm"]] * 600, 600
     if name == "setbit":
         return [[b"SETBIT", b"bm", rng.randrange(1 << 27), b"1"] for _ in range(60000)], 60000
     if name == "pfadd":
@@ -78,15 +78,19 @@ def main():
     ap.add_argument("--servers", default="hotkv,redis7,redis88")
     ap.add_argument("--build-dir", default=str(ROOT / "build/release"))
     ap.add_argument("--hotkv-arg", action="append", default=[])
+    ap.add_argument("--build-dir-b", default="",
+                    help="a second HotKV build (server 'hotkv_b'): A/B of two builds")
     a = ap.parse_args()
     os.sched_setaffinity(0, {1 % os.cpu_count()})
     print(f"load average at start: {loadavg()}")
     work = tempfile.mkdtemp(prefix="hotkv-families-ab-")
-    kinds = a.servers.split(",")
+    kinds = a.servers.split(",") + (["hotkv_b"] if a.build_dir_b else [])
     servers, conns = {}, {}
     try:
         for kind in kinds:
-            servers[kind] = Server(kind, server_argv(kind, a.build_dir, work, a.hotkv_arg), 0, work).start()
+            argv = (server_argv("hotkv", a.build_dir_b, work, a.hotkv_arg) if kind == "hotkv_b"
+                    else server_argv(kind, a.build_dir, work, a.hotkv_arg))
+            servers[kind] = Server(kind, argv, 0, work).start()
             conns[kind] = Conn(servers[kind].port)
             setup(a.workload, conns[kind], random.Random(22))
             log(f"{kind} loaded")
