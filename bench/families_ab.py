@@ -10,8 +10,8 @@ round of each server runs under about the same load; the medians are compared.
     bench/families_ab.py setbit --hotkv-arg=--io-backend --hotkv-arg=epoll
 
 Workloads: bitcount (BITCOUNT of 16 MB of random bytes, 600 per round), setbit (SETBIT at
-random offsets below 2^27, 60,000 per round), pfadd (60,000 per round, dense key),
-pfcount (PFADD + PFCOUNT pairs, 6,000 per round: CPU per pair), geosearch (GEOSEARCH
+random offsets below 2^27, 300,000 per round), pfadd (300,000 per round, dense key),
+pfcount (PFADD + PFCOUNT pairs, 60,000 per round: CPU per pair), geosearch (GEOSEARCH
 20 km COUNT 10 over 1,000,000 random European points, 3,000 per round). Pipeline 30, one
 connection per server, servers on core 0, this script on core 1. CPU = utime + stime of
 the server process over the round; user and system reported apart.
@@ -53,14 +53,14 @@ def round_cmds(name, rng):
     if name == "bitcount":
         return [[b"BITCOUNT", b"bm"]] * 600, 600
     if name == "setbit":
-        return [[b"SETBIT", b"bm", rng.randrange(1 << 27), b"1"] for _ in range(60000)], 60000
+        return [[b"SETBIT", b"bm", rng.randrange(1 << 27), b"1"] for _ in range(300000)], 300000
     if name == "pfadd":
-        return [[b"PFADD", b"hll", b"e%d" % rng.randrange(1 << 40)] for _ in range(60000)], 60000
+        return [[b"PFADD", b"hll", b"e%d" % rng.randrange(1 << 40)] for _ in range(300000)], 300000
     if name == "pfcount":
         out = []
-        for _ in range(6000):
+        for _ in range(60000):
             out += [[b"PFADD", b"hll", b"e%d" % rng.randrange(1 << 40)], [b"PFCOUNT", b"hll"]]
-        return out, 6000
+        return out, 60000
     if name == "geosearch":
         out = []
         for _ in range(3000):
@@ -80,6 +80,8 @@ def main():
     ap.add_argument("--hotkv-arg", action="append", default=[])
     ap.add_argument("--build-dir-b", default="",
                     help="a second HotKV build (server 'hotkv_b'): A/B of two builds")
+    ap.add_argument("--hotkv-arg-b", action="append", default=None,
+                    help="hotkv_b's extra arguments instead of --hotkv-arg's")
     a = ap.parse_args()
     os.sched_setaffinity(0, {1 % os.cpu_count()})
     print(f"load average at start: {loadavg()}")
@@ -88,7 +90,9 @@ def main():
     servers, conns = {}, {}
     try:
         for kind in kinds:
-            argv = (server_argv("hotkv", a.build_dir_b, work, a.hotkv_arg) if kind == "hotkv_b"
+            argv = (server_argv("hotkv", a.build_dir_b, work,
+                                a.hotkv_arg if a.hotkv_arg_b is None else a.hotkv_arg_b)
+                    if kind == "hotkv_b"
                     else server_argv(kind, a.build_dir, work, a.hotkv_arg))
             servers[kind] = Server(kind, argv, 0, work).start()
             conns[kind] = Conn(servers[kind].port)
