@@ -41,7 +41,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "harness"))
-from common import Server, loadavg, log, proc_cpu_s, stop_all  # noqa: E402
+from common import Server, loadavg, log, proc_user_sys_s, stop_all  # noqa: E402
 
 ROOT = HERE.parent
 PIPELINE = 30
@@ -142,13 +142,15 @@ def used_memory(conn):
 
 def measure(srv, conn, cmds, ops=None):
     """CPU ns per op of running `cmds` at pipeline 30 (None if the server refused them)."""
-    before = proc_cpu_s(srv.pid)
+    u0, s0 = proc_user_sys_s(srv.pid)
     t0 = time.perf_counter()
     errors = run_pipelined(conn, cmds)
     wall = time.perf_counter() - t0
-    cpu = proc_cpu_s(srv.pid) - before
+    u1, s1 = proc_user_sys_s(srv.pid)
+    cpu = (u1 - u0) + (s1 - s0)
     ops = ops or len(cmds)
-    res = {"ops": ops, "cpu_ns_per_op": cpu * 1e9 / ops, "ops_per_s": ops / wall}
+    res = {"ops": ops, "cpu_ns_per_op": cpu * 1e9 / ops, "ops_per_s": ops / wall,
+           "user_ns_per_op": (u1 - u0) * 1e9 / ops, "sys_ns_per_op": (s1 - s0) * 1e9 / ops}
     if errors:
         res = {"refused": errors[0][:80], "errors": len(errors)}
     return res
@@ -184,7 +186,7 @@ def workloads(scale, rng, values="num"):
             r["xreadgroup"] = {"refused": "needs xadd"}
             return
         c.call("XGROUP", "CREATE", "s", "g", "0")
-        before = proc_cpu_s(srv.pid)
+        u0, s0 = proc_user_sys_s(srv.pid)
         t0 = time.perf_counter()
         read = [[b"XREADGROUP", b"GROUP", b"g", b"c", b"COUNT", b"1", b"STREAMS", b"s", b">"]] * PIPELINE
         enc = encode(read)
@@ -196,9 +198,12 @@ def workloads(scale, rng, values="num"):
                     raise RuntimeError(f"XACK replied {rep!r}")
             done += PIPELINE
         wall = time.perf_counter() - t0
-        cpu = proc_cpu_s(srv.pid) - before
+        u1, s1 = proc_user_sys_s(srv.pid)
+        cpu = (u1 - u0) + (s1 - s0)
         r["xreadgroup"] = {"ops": 2 * done, "cpu_ns_per_op": cpu * 1e9 / (2 * done),
-                           "ops_per_s": 2 * done / wall}
+                           "ops_per_s": 2 * done / wall,
+                           "user_ns_per_op": (u1 - u0) * 1e9 / (2 * done),
+                           "sys_ns_per_op": (s1 - s0) * 1e9 / (2 * done)}
 
     def setbit(srv, c, r):
         cmds = [[b"SETBIT", b"bm", rng.randrange(1 << 27), b"1"] for _ in range(setbit_n)]
@@ -222,7 +227,8 @@ def workloads(scale, rng, values="num"):
             cmds.append([b"PFCOUNT", b"hll"])
         res = measure(srv, c, cmds, ops=pfcount_n)
         if "refused" not in res:
-            res["cpu_ns_per_op"] -= r["pfadd"]["cpu_ns_per_op"]
+            for k in ("cpu_ns_per_op", "user_ns_per_op", "sys_ns_per_op"):
+                res[k] -= r["pfadd"][k]
         r["pfcount"] = res
 
     def geoadd(srv, c, r):
@@ -248,10 +254,10 @@ def workloads(scale, rng, values="num"):
             ("geoadd", geoadd), ("geosearch", geosearch)]
 
 
-def server_argv(kind, build_dir, workdir):
+def server_argv(kind, build_dir, workdir, hotkv_args=()):
     if kind == "hotkv":
         return [str(Path(build_dir) / "hotkv-server"), "--port", "{port}", "--bind", "127.0.0.1",
-                "--threads", "1"]
+                "--threads", "1", *hotkv_args]
     binary = shutil.which("redis-server") if kind == "redis7" else str(PEER_88)
     return [binary, "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
             "--dir", workdir]
@@ -263,7 +269,8 @@ def render(res, a):
     lines = [f"# Data families benchmark (issue 22), {res['date']}", "",
              f"Machine: {res['machine']}; load average at start {res['loadavg']}. Command: "
              f"`bench/families.py --scale {a.scale}{' --only ' + a.only if a.only else ''}"
-             f"{' --values ' + a.values if a.values != 'num' else ''} "
+             f"{' --values ' + a.values if a.values != 'num' else ''}"
+             f"{''.join(' --hotkv-arg=' + x for x in a.hotkv_arg)} "
              f"--servers {','.join(kinds)}`. Pipeline {PIPELINE}, one connection, server on "
              "core 0 (HotKV --threads 1), client on core 1.", "",
              "Server CPU per operation (ns):", "",
@@ -286,6 +293,16 @@ def render(res, a):
                 ok = "hotkv" in vals and k in vals and vals[k] > 0
                 cells.append(f"{vals['hotkv'] / vals[k]:.2f}" if ok else "")
         lines.append(f"| {w} | {ops} | " + " | ".join(cells) + " |")
+    lines += ["", "User / system CPU per operation (ns), the same runs:", "",
+              "| workload | " + " | ".join(names[k] for k in kinds) + " |",
+              "|---|" + "---|" * len(kinds)]
+    for w in res["workloads"]:
+        cells = []
+        for k in kinds:
+            r = res["servers"][k].get(w, {})
+            cells.append(f"{r['user_ns_per_op']:,.0f} / {r['sys_ns_per_op']:,.0f}"
+                         if "user_ns_per_op" in r else "")
+        lines.append(f"| {w} | " + " | ".join(cells) + " |")
     lines += ["", "Memory per entry (used_memory growth / entries, bytes):", "",
               "| workload | " + " | ".join(names[k] for k in kinds) + " |",
               "|---|" + "---|" * len(kinds)]
@@ -305,6 +322,8 @@ def main():
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--values", choices=["num", "alpha"], default="num",
                     help="XADD's field values: 8 digits (default) or 8 non-numeric characters")
+    ap.add_argument("--hotkv-arg", action="append", default=[],
+                    help="an extra HotKV argument (repeat: --hotkv-arg=--io-backend --hotkv-arg=epoll)")
     ap.add_argument("--no-record", action="store_true")
     a = ap.parse_args()
     kinds = [k for k in a.servers.split(",") if k != "redis88" or PEER_88.exists()]
@@ -315,7 +334,7 @@ def main():
     work = tempfile.mkdtemp(prefix="hotkv-families-bench-")
     try:
         for kind in kinds:
-            srv = Server(kind, server_argv(kind, a.build_dir, work), 0, work).start()
+            srv = Server(kind, server_argv(kind, a.build_dir, work, a.hotkv_arg), 0, work).start()
             r = res["servers"][kind] = {}
             try:
                 c = Conn(srv.port)

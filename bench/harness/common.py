@@ -36,6 +36,13 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def proc_user_sys_s(pid):
+    """(utime, stime) of the whole process, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
+
+
 def proc_status(pid, key):
     """A field of /proc/<pid>/status as an int (VmRSS in kB, Threads...)."""
     with open(f"/proc/{pid}/status") as f:

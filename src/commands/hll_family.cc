@@ -189,9 +189,10 @@ void PfMergeCommand(CommandContext& ctx) {
   ctx.rb().Ok();
 }
 
-// PFDEBUG SIMD ON|OFF (Redis 8): HotKV has no SIMD register code, so this only records
-// the setting and reports it as Redis does ("enabled" / "disabled"). Redis 8.8 replies
-// both the error and the status to a bad argument; HotKV replies only the error.
+// PFDEBUG SIMD ON|OFF (Redis 8): turns the AVX-512 register histogram of PFCOUNT on or
+// off (hll::SetSimd; the counts are the same either way) and reports the setting as Redis
+// does ("enabled" / "disabled"). Redis 8.8 replies both the error and the status to a bad
+// argument; HotKV replies only the error.
 std::atomic<bool> g_hll_simd{true};
 
 // PFDEBUG <GETREG | DECODE | ENCODING | TODENSE> key, PFDEBUG SIMD <ON | OFF>
@@ -201,6 +202,7 @@ void PfDebugCommand(CommandContext& ctx) {
   if (EqualsIgnoreCase(sub, "SIMD")) {
     if (EqualsIgnoreCase(key, "ON") || EqualsIgnoreCase(key, "OFF")) {
       g_hll_simd.store(EqualsIgnoreCase(key, "ON"), std::memory_order_relaxed);
+      hll::SetSimd(g_hll_simd.load(std::memory_order_relaxed));
       return ctx.rb().SimpleString(g_hll_simd.load(std::memory_order_relaxed) ? "enabled"
                                                                               : "disabled");
     }

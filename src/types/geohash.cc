@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace hotkv::types {
@@ -300,6 +301,58 @@ bool GeoShapeContains(const GeoShape& shape, double lon, double lat, double* dis
   return true;
 }
 
+GeoShapeTest::GeoShapeTest(const GeoShape& shape) : shape_(shape) {
+  if (shape.kind != GeoShape::Kind::kRadius) {
+    return;
+  }
+  radius_m_ = shape.radius * shape.conversion;
+  lon1r_ = DegToRad(shape.lon);
+  lat1r_ = DegToRad(shape.lat);
+  cos_lat1_ = std::cos(lat1r_);
+  const double half_angle = radius_m_ / (2 * kEarthRadiusMeters);
+  const double band = RadToDeg(radius_m_ / kEarthRadiusMeters) * (1 + 1e-6) + 1e-9;
+  const double far_lat = std::fabs(shape.lat) + band;
+  if (half_angle < 0.5 && far_lat < 89.0) {
+    bound_ = true;
+    bound_cos_ = cos_lat1_ * std::cos(DegToRad(far_lat));
+    const double s = std::sin(half_angle);
+    a_max_ = s * s * (1 + 1e-6);
+  }
+}
+
+bool GeoShapeTest::Contains(double lon, double lat, double* distance) const {
+  if (shape_.kind != GeoShape::Kind::kRadius) {
+    return GeoShapeContains(shape_, lon, lat, distance);
+  }
+  // GeoShapeContains()'s steps, GeoDistance(shape.lon, shape.lat, lon, lat) inlined.
+  if (GeoLatDistance(lat, shape_.lat) > radius_m_) {
+    return false;
+  }
+  const double lon2r = DegToRad(lon);
+  const double lat2r = DegToRad(lat);
+  if (bound_) {
+    // A point passing the latitude test lies in the band: cos(lat2) >= its smallest.
+    const double x = (lon2r - lon1r_) / 2;
+    const double y = (lat2r - lat1r_) / 2;
+    if (std::fabs(x) < 0.5 && std::fabs(y) < 0.5) {
+      const double sx = x * (1 - x * x / 6);
+      const double sy = y * (1 - y * y / 6);
+      if (sy * sy + bound_cos_ * sx * sx > a_max_) {
+        return false;
+      }
+    }
+  }
+  const double v = std::sin((lon2r - lon1r_) / 2);
+  if (v == 0.0) {
+    *distance = GeoLatDistance(shape_.lat, lat);
+  } else {
+    const double u = std::sin((lat2r - lat1r_) / 2);
+    const double a = u * u + cos_lat1_ * std::cos(lat2r) * v * v;
+    *distance = 2.0 * kEarthRadiusMeters * std::asin(std::sqrt(a));
+  }
+  return *distance <= radius_m_;
+}
+
 int GeoEstimateSteps(double radius_meters, double lat) {
   if (radius_meters == 0) {
     return kGeoStepMax;
@@ -370,6 +423,101 @@ std::array<GeoHashBits, 9> GeoSearchBoxes(const GeoShape& shape) {
 GeoScoreRange GeoBoxScores(GeoHashBits hash) {
   const int shift = 52 - hash.step * 2;
   return {hash.bits << shift, (hash.bits + 1) << shift};
+}
+
+GeoShapeFilter GeoShapeFilterFor(const GeoShape& shape) {
+  constexpr double kMargin = 1 + 1e-6;
+  GeoShapeFilter f;
+  f.lon = shape.lon;
+  const bool circle = shape.kind == GeoShape::Kind::kRadius;
+  // Latitude: GeoShapeContains() rejects a point whose meridian distance exceeds the
+  // radius (a box: half its height).
+  const double half_height = shape.conversion * (circle ? shape.radius : shape.height / 2);
+  const double lat_delta = RadToDeg(half_height / kEarthRadiusMeters) * kMargin + 1e-9;
+  f.lat_min = shape.lat - lat_delta;
+  f.lat_max = shape.lat + lat_delta;
+  // Longitude: every kept point lies in the latitude band, where cos(lat) >= cos_min.
+  const double far_lat = std::max(std::fabs(f.lat_min), std::fabs(f.lat_max));
+  if (!(far_lat < 89.0) || !std::isfinite(lat_delta)) {
+    return f;  // the band reaches (or nears) a pole: no longitude bound
+  }
+  const double cos_min = std::cos(DegToRad(far_lat));
+  // Circle: distance = 2R·asin(sqrt(a)), a >= cos(lat_c)·cos(lat_p)·sin²(Δlon/2), and a
+  // kept point has a <= sin²(radius / 2R). Box: the distance along the point's parallel,
+  // 2R·asin(cos(lat_p)·|sin(Δlon/2)|) <= width / 2.
+  const double half_angle = shape.conversion * (circle ? shape.radius : shape.width / 2) /
+                            (2 * kEarthRadiusMeters);
+  if (!(half_angle < M_PI / 2)) {
+    return f;
+  }
+  const double scale = circle ? std::sqrt(std::cos(DegToRad(shape.lat)) * cos_min) : cos_min;
+  const double s = std::sin(half_angle) * kMargin / scale;
+  if (!(s < 1) || !(scale > 0)) {
+    return f;
+  }
+  f.lon_delta = RadToDeg(2 * std::asin(s)) * kMargin + 1e-9;
+  return f;
+}
+
+int GeoCellRanges(const GeoShapeFilter& filter, GeoHashBits cell, int levels, GeoScoreRange* out) {
+  levels = std::clamp(levels, 0, std::max(0, kGeoStepMax - static_cast<int>(cell.step)));
+  levels = std::min(levels, 3);
+  const int sub_step = cell.step + levels;
+  const int shift = 52 - 2 * sub_step;
+  if (cell.step == 0 || shift < 0) {
+    out[0] = GeoBoxScores(cell);
+    return 1;
+  }
+  const GeoArea area = GeoDecode(kGeoLonRange, kGeoLatRange, cell);
+  const int side = 1 << levels;
+  const double lat_size = (area.lat.max - area.lat.min) / side;
+  const double lon_size = (area.lon.max - area.lon.min) / side;
+  // Rows (latitude) and columns (longitude) of sub-cells that may hold a point.
+  uint32_t rows = 0, cols = 0;
+  for (int i = 0; i < side; i++) {
+    const double lat_lo = area.lat.min + i * lat_size;
+    const double lat_hi = lat_lo + lat_size;
+    if (lat_hi >= filter.lat_min && lat_lo <= filter.lat_max) {
+      rows |= 1u << i;
+    }
+    const double lon_lo = area.lon.min + i * lon_size;
+    const double lon_hi = lon_lo + lon_size;
+    double d = 0;
+    if (filter.lon < lon_lo || filter.lon > lon_hi) {
+      // The nearest edge, the shorter way round.
+      auto wrapped = [](double x) {
+        x = std::fabs(x);
+        return x > 180 ? 360 - x : x;
+      };
+      d = std::min(wrapped(lon_lo - filter.lon), wrapped(lon_hi - filter.lon));
+    }
+    if (d <= filter.lon_delta) {
+      cols |= 1u << i;
+    }
+  }
+  // Sub-cell j: latitude index in its even bits, longitude index in its odd bits.
+  uint64_t keep = 0;
+  for (int r = 0; r < side; r++) {
+    if (!(rows >> r & 1)) {
+      continue;
+    }
+    for (int c = 0; c < side; c++) {
+      if (cols >> c & 1) {
+        keep |= uint64_t{1} << Interleave(static_cast<uint32_t>(r), static_cast<uint32_t>(c));
+      }
+    }
+  }
+  const uint64_t base = cell.bits << (2 * levels);
+  int n = 0;
+  while (keep != 0) {
+    const int first = __builtin_ctzll(keep);
+    const uint64_t run = keep >> first;
+    const int len = run == ~uint64_t{0} >> first ? 64 - first : __builtin_ctzll(~run);
+    out[n++] = {(base + static_cast<uint64_t>(first)) << shift,
+                (base + static_cast<uint64_t>(first + len)) << shift};
+    keep = len + first >= 64 ? 0 : keep & ~(((uint64_t{1} << len) - 1) << first);
+  }
+  return n;
 }
 
 }  // namespace hotkv::types

@@ -106,6 +106,25 @@ struct GeoShape {
 // in metres.
 bool GeoShapeContains(const GeoShape& shape, double lon, double lat, double* distance);
 
+// GeoShapeContains() for the many points of one search, with what they share computed
+// once: the centre's cosine, and for a circle a cheap lower bound of the haversine term
+// (|sin t| >= |t|·(1 - t²/6), cos(lat) at its smallest in the latitude band) that turns
+// away points clearly outside before any trigonometry. Same answers and the same
+// distances, bit for bit.
+class GeoShapeTest {
+ public:
+  explicit GeoShapeTest(const GeoShape& shape);
+  bool Contains(double lon, double lat, double* distance) const;
+
+ private:
+  GeoShape shape_;
+  double radius_m_ = 0;  // circle: the radius in metres
+  double lon1r_ = 0, lat1r_ = 0, cos_lat1_ = 0;
+  bool bound_ = false;    // whether the lower bound applies
+  double bound_cos_ = 0;  // cos(lat1) · (the smallest cos(lat) of the band)
+  double a_max_ = 0;      // a haversine term above this is out, with a margin
+};
+
 // The precision (bits per coordinate, 1..26) of the cells searched for a radius in
 // metres at a latitude.
 int GeoEstimateSteps(double radius_meters, double lat);
@@ -120,5 +139,26 @@ struct GeoScoreRange {
   uint64_t max;
 };
 GeoScoreRange GeoBoxScores(GeoHashBits hash);
+
+// Narrowing a cell's scan: bounds outside which no point of a shape can be, derived from
+// GeoShapeContains()'s own tests (the latitude distance, and for the longitude the
+// haversine's cos(lat1)·cos(lat2)·sin²(Δlon/2) term) with a relative margin of 1e-6, so
+// that a point the exact test keeps is never outside them.
+struct GeoShapeFilter {
+  double lat_min = 0;  // degrees
+  double lat_max = 0;
+  double lon = 0;           // the centre's longitude
+  double lon_delta = 360;   // no point farther in longitude (degrees, either way round)
+};
+GeoShapeFilter GeoShapeFilterFor(const GeoShape& shape);
+
+// The parts of a cell's score range that may hold points of the shape: the cell split
+// into 4^levels sub-cells (levels 0..3, fewer past the finest step), the sub-cells
+// entirely outside the filter's bounds dropped, consecutive ones merged into one range.
+// Writes the ranges in ascending order to `out` (room for kGeoMaxCellRanges) and returns
+// their number. Scanning them in order finds the same points, in the same order, as
+// scanning GeoBoxScores(cell) and keeping those GeoShapeContains() accepts.
+inline constexpr int kGeoMaxCellRanges = 32;
+int GeoCellRanges(const GeoShapeFilter& filter, GeoHashBits cell, int levels, GeoScoreRange* out);
 
 }  // namespace hotkv::types

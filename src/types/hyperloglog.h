@@ -90,6 +90,15 @@ std::optional<uint64_t> Count(std::string_view hll);
 // The estimate of kRegisters plain byte registers (PFCOUNT of several keys).
 uint64_t CountRaw(const uint8_t* registers);
 
+// The histogram of a dense HLL's registers (`regs`: the kDenseSize - kHeaderSize bytes
+// after the header): reghisto[v] = registers equal to v, v < 64. DenseHistogram uses
+// AVX-512 VBMI where the CPU has it and SIMD is on (the default; PFDEBUG SIMD OFF turns it
+// off, as in Redis 8), else the portable code; both give the same counts.
+void DenseHistogram(const uint8_t* regs, int* reghisto);
+void DenseHistogramPortable(const uint8_t* regs, int* reghisto);
+bool DenseHistogramVbmi(const uint8_t* regs, int* reghisto);  // false: not on this CPU
+void SetSimd(bool on);
+
 // Writes max[] (kRegisters bytes) into the HLL as PFMERGE does: register by register in
 // ascending order through SetRegister (so a sparse destination gets Redis's opcodes).
 // False when corrupt.

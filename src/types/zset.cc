@@ -201,6 +201,15 @@ void ZSetValue::Visit(ZRankSpan span, ZVisitor visit) const {
   }
 }
 
+void ZSetValue::VisitScoreRange(const ZScoreRange& range, ZVisitor visit) const {
+  if (tree_) {
+    tree_->VisitScoresFrom(tree_->CountBelowScore(range.min, /*inclusive=*/range.min_exclusive),
+                           range.max, range.max_exclusive, visit);
+  } else {
+    Visit(ScoreSpan(range), visit);
+  }
+}
+
 size_t ZSetValue::Erase(ZRankSpan span) {
   if (span.empty()) {
     return 0;

@@ -108,6 +108,10 @@ class ZSetValue {
 
   // Calls `visit` for each element of `span`, in span order.
   void Visit(ZRankSpan span, ZVisitor visit) const;
+  // Calls `visit` for each element of the score range, ascending: Visit(ScoreSpan(range))
+  // with one rank lookup (the low end) instead of two, the walk stopping at the first
+  // score past the high end.
+  void VisitScoreRange(const ZScoreRange& range, ZVisitor visit) const;
   // Removes the elements of `span`; returns how many.
   size_t Erase(ZRankSpan span);
   // ZREMRANGEBYRANK / ZREMRANGEBYSCORE / ZREMRANGEBYLEX: return the number removed.

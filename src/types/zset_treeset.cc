@@ -1,8 +1,14 @@
 #include "types/zset_treeset.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace hotkv::types {
+
+namespace {
+// How far ahead (in ranks) a range visit prefetches entries.
+constexpr size_t kPrefetchAhead = 8;
+}  // namespace
 
 ZTreeSet::~ZTreeSet() {
   tree_.Clear([](ZEntry* e) { ZEntry::Destroy(e); });
@@ -51,14 +57,52 @@ void ZTreeSet::Visit(size_t first, size_t count, bool reverse, ZVisitor visit) c
     return;
   }
   auto it = tree_.Seek(reverse ? first + count - 1 : first);
+  auto step = [reverse](ZScoreTree::Iterator& i) {
+    if (reverse) {
+      i.Prev();
+    } else {
+      i.Next();
+    }
+  };
+  // The entries are scattered over the heap (allocated in insertion order, visited in
+  // score order): a cursor kPrefetchAhead entries ahead asks for each one's cache line,
+  // so that the misses of consecutive entries overlap instead of following one another.
+  auto ahead = it;
+  const size_t lead = std::min(count, kPrefetchAhead);
+  for (size_t i = 0; i < lead; ++i) {
+    __builtin_prefetch(ahead.entry());
+    step(ahead);
+  }
   for (size_t i = 0; i < count; ++i) {
+    if (i + kPrefetchAhead < count) {
+      __builtin_prefetch(ahead.entry());
+      step(ahead);
+    }
     const ZEntry* e = it.entry();
     visit(e->member(), e->score());
-    if (reverse) {
-      it.Prev();
-    } else {
-      it.Next();
+    step(it);
+  }
+}
+
+void ZTreeSet::VisitScoresFrom(size_t first, double max, bool max_exclusive,
+                               ZVisitor visit) const {
+  auto it = tree_.Seek(first);
+  auto ahead = it;  // prefetching, as Visit does
+  for (size_t i = 0; i < kPrefetchAhead && ahead.Valid(); ++i) {
+    __builtin_prefetch(ahead.entry());
+    ahead.Next();
+  }
+  for (; it.Valid(); it.Next()) {
+    if (ahead.Valid()) {
+      __builtin_prefetch(ahead.entry());
+      ahead.Next();
     }
+    const ZEntry* e = it.entry();
+    const double score = e->score();
+    if (max_exclusive ? !(score < max) : !(score <= max)) {
+      return;
+    }
+    visit(e->member(), score);
   }
 }
 

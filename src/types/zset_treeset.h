@@ -62,6 +62,9 @@ class ZTreeSet {
   }
   // Visits ranks [first, first + count), from the high end when `reverse`.
   void Visit(size_t first, size_t count, bool reverse, ZVisitor visit) const;
+  // Visits ranks from `first` up while the score is below `max` (or equal to it, unless
+  // `max_exclusive`).
+  void VisitScoresFrom(size_t first, double max, bool max_exclusive, ZVisitor visit) const;
   uint64_t Scan(uint64_t cursor, size_t count, ZVisitor visit) const;
 
   template <typename F>

@@ -196,3 +196,168 @@ TEST(GeoHash, PextDecodeMatchesPortable) {
 }
 
 }  // namespace hotkv::types
+
+namespace hotkv::types {
+namespace {
+
+// The point at `distance` metres from (lon, lat) along `bearing` (radians), on Redis's
+// sphere.
+GeoLonLat Destination(double lon, double lat, double distance, double bearing) {
+  const double d = distance / kEarthRadiusMeters;
+  const double la = lat * M_PI / 180, lo = lon * M_PI / 180;
+  const double la2 = std::asin(std::sin(la) * std::cos(d) + std::cos(la) * std::sin(d) * std::cos(bearing));
+  double lo2 = lo + std::atan2(std::sin(bearing) * std::sin(d) * std::cos(la),
+                               std::cos(d) - std::sin(la) * std::sin(la2));
+  double lon2 = lo2 * 180 / M_PI;
+  while (lon2 > 180) lon2 -= 360;
+  while (lon2 < -180) lon2 += 360;
+  return {lon2, la2 * 180 / M_PI};
+}
+
+// GeoCellRanges keeps every point that GeoShapeContains() accepts: random circles and
+// boxes (poles, the antimeridian, radii from 1 m to 5,000 km), points drawn uniformly in
+// each of the nine cells and on the shape's edge (±1e-9..1e-3 of its size).
+TEST(GeoHash, CellRangesKeepEveryPointOfTheShape) {
+  std::mt19937_64 rng(2212);
+  std::uniform_real_distribution<double> unit(0, 1);
+  size_t kept_points = 0, cell_area = 0, kept_area = 0;
+  for (int trial = 0; trial < 1500; trial++) {
+    GeoShape shape;
+    shape.kind = trial % 3 == 2 ? GeoShape::Kind::kBox : GeoShape::Kind::kRadius;
+    shape.lon = trial % 17 == 0 ? (trial % 2 ? 179.9999 : -180) : -180 + 360 * unit(rng);
+    shape.lat = trial % 23 == 0 ? (trial % 2 ? 85.05 : -84.9) : -85 + 170 * unit(rng);
+    shape.conversion = trial % 4 == 0 ? 1000 : 1;
+    const double size = std::exp(std::log(1.0) + unit(rng) * std::log(5e6)) / shape.conversion;
+    shape.radius = size;
+    shape.width = size * (0.2 + 2 * unit(rng));
+    shape.height = size * (0.2 + 2 * unit(rng));
+    const GeoShapeFilter filter = GeoShapeFilterFor(shape);
+    const double reach = shape.conversion * (shape.kind == GeoShape::Kind::kRadius
+                                                 ? shape.radius
+                                                 : std::hypot(shape.width, shape.height) / 2);
+    for (const GeoHashBits& box : GeoSearchBoxes(shape)) {
+      if (box.IsZero()) {
+        continue;
+      }
+      const GeoScoreRange whole = GeoBoxScores(box);
+      for (int levels = 0; levels <= 3; levels++) {
+        GeoScoreRange ranges[kGeoMaxCellRanges];
+        const int n = GeoCellRanges(filter, box, levels, ranges);
+        ASSERT_GE(n, 0);
+        ASSERT_LE(n, kGeoMaxCellRanges);
+        for (int k = 0; k < n; k++) {  // ascending, disjoint, not adjacent, inside the cell
+          ASSERT_LT(ranges[k].min, ranges[k].max);
+          ASSERT_GE(ranges[k].min, whole.min);
+          ASSERT_LE(ranges[k].max, whole.max);
+          if (k > 0) {
+            ASSERT_LT(ranges[k - 1].max, ranges[k].min);
+          }
+        }
+        if (levels == 2 && box.step <= kGeoStepMax - 2) {
+          cell_area += 16;
+          for (int k = 0; k < n; k++) {
+            kept_area += (ranges[k].max - ranges[k].min) / ((whole.max - whole.min) / 16);
+          }
+        }
+        auto covered = [&](uint64_t score) {
+          for (int k = 0; k < n; k++) {
+            if (score >= ranges[k].min && score < ranges[k].max) {
+              return true;
+            }
+          }
+          return false;
+        };
+        auto check = [&](uint64_t score) {
+          if (score < whole.min || score >= whole.max) {
+            return;
+          }
+          const GeoLonLat p = GeoDecodeScore(static_cast<double>(score));
+          double dist;
+          if (GeoShapeContains(shape, p.lon, p.lat, &dist)) {
+            kept_points++;
+            ASSERT_TRUE(covered(score)) << "trial " << trial << " levels " << levels << " score "
+                                        << score << " at " << p.lon << "," << p.lat;
+          }
+        };
+        for (int i = 0; i < 40; i++) {
+          check(whole.min + rng() % (whole.max - whole.min));
+        }
+        for (int i = 0; i < 40; i++) {
+          const double jitter = (unit(rng) < 0.5 ? -1 : 1) * std::pow(10.0, -9 + 6 * unit(rng));
+          const GeoLonLat q =
+              Destination(shape.lon, shape.lat, reach * (1 + jitter) * (i % 8 == 0 ? unit(rng) : 1),
+                          2 * M_PI * unit(rng));
+          if (GeoValidLonLat(q.lon, q.lat)) {
+            check(GeoScore(q.lon, q.lat));
+          }
+        }
+        if (shape.kind == GeoShape::Kind::kBox) {  // the box's edges: parallels and sides
+          const double half_h = shape.height * shape.conversion / 2 / kEarthRadiusMeters * 180 / M_PI;
+          for (int i = 0; i < 40; i++) {
+            const double jitter = (unit(rng) < 0.5 ? -1 : 1) * std::pow(10.0, -9 + 6 * unit(rng));
+            double lat = shape.lat + (2 * unit(rng) - 1) * half_h;
+            if (i % 2 == 0) {
+              lat = shape.lat + (i % 4 == 0 ? 1 : -1) * half_h * (1 + jitter);
+            }
+            const double s = std::sin(shape.width * shape.conversion / 4 / kEarthRadiusMeters) /
+                             std::cos(lat * M_PI / 180);
+            double dlon = s < 1 ? 2 * std::asin(s) * 180 / M_PI : 180;
+            dlon *= i % 2 == 1 ? 1 + jitter : unit(rng);
+            double lon = shape.lon + (unit(rng) < 0.5 ? -dlon : dlon);
+            lon = lon > 180 ? lon - 360 : (lon < -180 ? lon + 360 : lon);
+            if (GeoValidLonLat(lon, lat)) {
+              check(GeoScore(lon, lat));
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(kept_points, 20000u);
+  // The filter does filter: with 16 sub-cells per cell, well under half are scanned.
+  EXPECT_LT(kept_area * 2, cell_area);
+}
+
+// GeoShapeTest answers as GeoShapeContains, with the same distance bits: random circles
+// and boxes, points near their edge (±1e-12..1e-2 of the size), inside and far away.
+TEST(GeoHash, ShapeTestMatchesShapeContains) {
+  std::mt19937_64 rng(2213);
+  std::uniform_real_distribution<double> unit(0, 1);
+  size_t inside = 0, outside = 0;
+  for (int trial = 0; trial < 3000; trial++) {
+    GeoShape shape;
+    shape.kind = trial % 4 == 3 ? GeoShape::Kind::kBox : GeoShape::Kind::kRadius;
+    shape.lon = -180 + 360 * unit(rng);
+    shape.lat = trial % 29 == 0 ? 84.9 : -85 + 170 * unit(rng);
+    shape.conversion = trial % 2 ? 1000 : 1;
+    const double size = (trial % 31 == 0 ? 0 : std::exp(unit(rng) * std::log(8e6))) / shape.conversion;
+    shape.radius = size;
+    shape.width = 2 * size;
+    shape.height = size;
+    const GeoShapeTest test(shape);
+    for (int i = 0; i < 100; i++) {
+      const double jitter = (unit(rng) < 0.5 ? -1 : 1) * std::pow(10.0, -12 + 10 * unit(rng));
+      const double d = size * shape.conversion * (i % 5 == 0 ? 3 * unit(rng) : 1 + jitter);
+      const GeoLonLat q = Destination(shape.lon, shape.lat, d, 2 * M_PI * unit(rng));
+      if (!GeoValidLonLat(q.lon, q.lat)) {
+        continue;
+      }
+      const GeoLonLat p = GeoDecodeScore(static_cast<double>(GeoScore(q.lon, q.lat)));
+      double d1 = -1, d2 = -2;
+      const bool a = GeoShapeContains(shape, p.lon, p.lat, &d1);
+      const bool b = test.Contains(p.lon, p.lat, &d2);
+      ASSERT_EQ(a, b) << "trial " << trial << " point " << p.lon << "," << p.lat;
+      if (a) {
+        ASSERT_EQ(std::memcmp(&d1, &d2, sizeof(double)), 0) << d1 << " " << d2;
+        inside++;
+      } else {
+        outside++;
+      }
+    }
+  }
+  EXPECT_GT(inside, 20000u);
+  EXPECT_GT(outside, 20000u);
+}
+
+}  // namespace
+}  // namespace hotkv::types
