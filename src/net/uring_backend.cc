@@ -347,28 +347,32 @@ void UringBackend::Poll(int timeout_ms, IoSink& sink) {
   // gone away: its failed send is noticed (and the connection closed, its unread input
   // dropped) after a batch, not after everything the wait brought in.
   //
-  // A batch is copied out and the queue advanced before it is handled, so that a Poll
-  // nested in a callback (io_backend.h) starts after it instead of handling it again.
+  // A batch is copied out (batch_) and the queue advanced before it is handled; a Poll
+  // nested in a callback (io_backend.h) hands out the rest of the batch first, then what
+  // came after it, so nothing is handled twice or held back until the callback returns.
   for (;;) {
-    unsigned head;
-    unsigned count = 0;
-    io_uring_cqe batch[kCqeBatch];
-    io_uring_for_each_cqe(&ring_, head, cqe) {
-      batch[count++] = *cqe;
-      if (count == kCqeBatch) {
+    if (batch_next_ == batch_count_) {
+      if (batch_count_ == kCqeBatch && io_uring_sq_ready(&ring_) > 0) {
+        io_uring_submit(&ring_);  // after a full batch: its replies go now
+      }
+      unsigned head;
+      unsigned count = 0;
+      io_uring_for_each_cqe(&ring_, head, cqe) {
+        batch_[count++] = *cqe;
+        if (count == kCqeBatch) {
+          break;
+        }
+      }
+      io_uring_cq_advance(&ring_, count);
+      batch_next_ = 0;
+      batch_count_ = count;
+      if (count == 0) {
         break;
       }
     }
-    io_uring_cq_advance(&ring_, count);
-    for (unsigned i = 0; i < count; i++) {
-      Dispatch(&batch[i], sink);
-    }
-    if (count == 0) {
-      break;
-    }
-    if (count == kCqeBatch && io_uring_sq_ready(&ring_) > 0) {
-      io_uring_submit(&ring_);
-    }
+    // A copy: a nested Poll inside this Dispatch may refill batch_.
+    const io_uring_cqe next = batch_[batch_next_++];
+    Dispatch(&next, sink);
   }
 }
 

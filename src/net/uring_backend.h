@@ -88,6 +88,13 @@ class UringBackend final : public IoBackend {
   static constexpr size_t kPoolBytes = size_t{kBufferCount} * kBufferSize;
   // Completions handled between two submissions of the queued sends (see Poll).
   static constexpr unsigned kCqeBatch = 32;
+  // The batch being handled, shared with a nested Poll (io_backend.h): completions the
+  // outer Poll took from the ring but has not handed out yet are the nested one's to
+  // hand out, so a client whose command arrived with a busy script's is served (or its
+  // SCRIPT KILL heard) while the script runs, not after.
+  io_uring_cqe batch_[kCqeBatch];
+  unsigned batch_next_ = 0;
+  unsigned batch_count_ = 0;
   io_uring_buf_ring* buf_ring_ = nullptr;
   char* buffers_ = nullptr;
   std::vector<std::unique_ptr<Listener>> listeners_;

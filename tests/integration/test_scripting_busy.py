@@ -5,6 +5,8 @@ pipelined input and MULTI state around the refusals. Run against Redis 8.8 too
 (HOTKV_SERVER=/work/shared/peers/redis-8.8/redis-server): the texts are Redis's.
 No timing in pass/fail: the waits are bounded polls."""
 
+import time
+
 import pytest
 
 from conftest import IS_REDIS, RespError, resp_command, wait_until
@@ -73,6 +75,26 @@ def test_busy_reply_script_kill_and_pipeline(start_server, backend):
     assert runner.command("PING") == "PONG"
     assert in_multi.command("EXEC") == "ERR EXEC without MULTI"
     assert other.command("SCRIPT", "KILL") == "NOTBUSY No scripts in execution right now."
+
+
+def test_commands_that_arrive_with_the_script_are_served_while_it_runs(start_server, backend):
+    """A command that reaches the worker in the same wake-up as the script (io_uring: the
+    same batch of completions) is served while the script runs, not after it: here the
+    worker sleeps (DEBUG SLEEP) while the EVAL and the other client's GET arrive. (Were
+    they to arrive apart on a slow machine, the test still holds: it cannot fail from
+    slowness, only from a GET held back behind the script.)"""
+    srv, other = start(start_server, backend=backend)
+    assert other.command("SET", "k", "v") == "OK"
+    sleeper, runner, prober = srv.raw(timeout=60), srv.raw(timeout=60), srv.raw(timeout=30)
+    sleeper.send(resp_command("DEBUG", "SLEEP", "0.5"))
+    time.sleep(0.1)  # let the sleep start first (ordering only, never a pass condition)
+    runner.send(resp_command("EVAL", LOOP, "0"))
+    prober.send(resp_command("GET", "k"))
+    assert sleeper.read_reply() == "OK"
+    assert prober.read_reply() == BUSY_EVAL  # held until the script ended: a timeout
+    assert prober.command("SCRIPT", "KILL") == "OK"
+    assert runner.read_reply().startswith(KILLED)
+    assert other.command("GET", "k") == b"v"
 
 
 def test_subscribed_and_blocked_clients_during_a_busy_script(start_server, backend):
