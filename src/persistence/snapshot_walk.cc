@@ -133,7 +133,10 @@ void SnapshotWalk::Commit(Shard& shard, Chunk&& c, bool shard_done) {
   if (shard_done) {
     shard.snapshot_epoch = epoch_;
   }
-  if (c.bytes.empty() && !shard_done) {
+  // A slice of a large key is queued even empty (the last one may hold no element): the
+  // writer waits for the slice that closes the key.
+  const bool queue = !c.bytes.empty() || c.owner != 0;
+  if (!queue && !shard_done) {
     return;
   }
   std::lock_guard<std::mutex> g(mu_);
@@ -143,7 +146,7 @@ void SnapshotWalk::Commit(Shard& shard, Chunk&& c, bool shard_done) {
       EndEpoch();  // every shard is saved: the lock check stops at the epoch load
     }
   }
-  if (!c.bytes.empty() && !cancelled()) {
+  if (queue && !cancelled()) {
     queued_bytes_ += c.bytes.size();
     queue_.push_back(std::move(c));
   }
