@@ -15,6 +15,7 @@
 #include "engine/eviction.h"
 #include "engine/extension_value.h"
 #include "engine/lazy_free.h"
+#include "engine/vector_set_value.h"
 #include "server/server.h"
 #include "server/shard_state.h"
 
@@ -187,6 +188,9 @@ void RenameGeneric(CommandContext& ctx, bool nx) {
   Entry* e = Entry::Rekey(db.Detach(from), dst);
   to = db.Lookup(dst);
   db.Insert(to, e);
+  if (VectorSet* set = VectorSetWithWritesInFlight(e)) {
+    set->Relocate(db.index(), dst);  // their records name the new key
+  }
   ctx.KeyModified(src, notify::kGeneric, "rename_from");
   ctx.KeyModified(dst, notify::kGeneric, "rename_to");
   ctx.AddDirty(-1);  // one change for Redis
@@ -270,6 +274,9 @@ void MoveCommand(CommandContext& ctx) {
   }
   Entry* e = from_db.Detach(from);
   to_db.Insert(to, e);
+  if (VectorSet* set = VectorSetWithWritesInFlight(e)) {
+    set->Relocate(*d, key);  // their records name the new database
+  }
   ctx.KeyModified(key, notify::kGeneric, "move_from");
   ctx.KeyModified(key, notify::kGeneric, "move_to", *d);
   ctx.AddDirty(-1);  // one change for Redis

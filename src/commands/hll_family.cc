@@ -107,6 +107,10 @@ void PfAddCommand(CommandContext& ctx) {
   }
   if (updated != 0) {
     ctx.KeyModified(key, notify::kString, "pfadd");
+    // Redis: server.dirty += updated (1 for a new key, 1 per register changed).
+    if (updated > 1) {
+      ctx.AddDirty(updated - 1);
+    }
   }
   ctx.rb().Integer(updated != 0 ? 1 : 0);
 }

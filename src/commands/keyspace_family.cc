@@ -12,6 +12,7 @@
 #include "common/random.h"
 #include "engine/extension_value.h"
 #include "engine/lazy_free.h"
+#include "engine/vector_set_value.h"
 #include "server/blocking.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -243,6 +244,9 @@ void FlushGeneric(CommandContext& ctx, int only_db) {
       }
       InvalidateWatchesInDb(s, d);
       removed += t.keys.size();
+      if (g_vector_writes_outside_lock.load(std::memory_order_acquire) > 0) {
+        DetachVectorSetsInFlight(t.keys);  // freed later: their writes must not record
+      }
       if (free_here) {
         t.keys.Clear([](Entry* e) { Entry::Free(e); });
       } else {
@@ -341,6 +345,10 @@ void SwapDbCommand(CommandContext& ctx) {
     InvalidateWatchesInDb(s, static_cast<int>(*a));
     InvalidateWatchesInDb(s, static_cast<int>(*b));
     std::swap(s.db(*a), s.db(*b));
+    if (g_vector_writes_outside_lock.load(std::memory_order_acquire) > 0) {
+      RelocateVectorSetsInFlight(s.db(*a).keys, static_cast<int>(*a));
+      RelocateVectorSetsInFlight(s.db(*b).keys, static_cast<int>(*b));
+    }
     SignalWaitersInSwappedDbs(ctx, s, static_cast<int>(*a), static_cast<int>(*b));
   }
   ks.NotifySwapDb(static_cast<int>(*a), static_cast<int>(*b));

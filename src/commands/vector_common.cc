@@ -68,6 +68,13 @@ void InsertVectorSet(CommandContext& ctx, std::string_view key, std::shared_ptr<
   ctx.db().Insert(ref, Entry::NewObject(key, ValueType::kVectorSet, value, false));
 }
 
+void BeginVectorWrite(CommandContext& ctx, std::string_view key, VectorSet& set) {
+  if (set.BeginWrite() == 0) {
+    set.SetLocationForWrites(ctx.db().index(), key);
+  }
+  g_vector_writes_outside_lock.fetch_add(1, std::memory_order_acq_rel);
+}
+
 void FinishVectorWrite(CommandContext& ctx, std::string_view key, VectorSet& set, bool modified,
                        int64_t notify_class, std::string_view event) {
   g_vector_writes_outside_lock.fetch_sub(1, std::memory_order_acq_rel);
@@ -170,17 +177,28 @@ bool Recording(CommandContext* ctx, const ElementRecord* record) {
 }
 
 // Under the label lock, right after the change applied (see vector_common.h). Not when
-// the key no longer holds the set (DEL, expiry, overwrite freed its value while this
-// write ran outside the shard lock: VectorSet::MarkDetached takes every label lock, so
-// this check and the record are one step against it): the write changed no key, and a
-// record after that DEL would make the replay keep a set the server dropped.
+// the key no longer holds the set (DEL, expiry, overwrite, FLUSHDB/FLUSHALL dropped it
+// while this write ran outside the shard lock: VectorSet::MarkDetached takes every label
+// lock, so this check and the record are one step against it): the write changed no
+// key, and a record after that DEL would make the replay keep a set the server dropped.
+// A set renamed, moved or swapped to another database meanwhile is recorded where it is
+// now (VectorSet::Relocate takes every label lock too), not under the name the command
+// gave: a record after the RENAME under the old name would recreate the old key.
 void RecordElementWrite(CommandContext* ctx, const ElementRecord* record, const VectorSet& set) {
   if (!Recording(ctx, record)) {
     return;
   }
   WriteStream& ws = ctx->server().write_stream();
   if (!set.detached()) {
-    ws.Append(ctx->db().index(), *record);
+    const int db = set.location_db();
+    if (db >= 0 && record->size() > 1 &&
+        (db != ctx->db().index() || set.location_key() != (*record)[1])) {
+      ElementRecord moved = *record;
+      moved[1] = set.location_key();
+      ws.Append(db, moved);
+    } else {
+      ws.Append(ctx->db().index(), *record);
+    }
     ws.Commit();  // inside EXEC: waits for the transaction's EndMulti, under its locks
   }
   ws.MarkRewritten();

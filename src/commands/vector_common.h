@@ -60,11 +60,11 @@ bool FindVectorSet(CommandContext& ctx, std::string_view key, bool read,
 // Under the key's shard lock: inserts a new vectorset key holding `set`.
 void InsertVectorSet(CommandContext& ctx, std::string_view key, std::shared_ptr<VectorSet> set);
 
-// A write that will run on `set` without the shard lock. Call under the lock.
-inline void BeginVectorWrite(VectorSet& set) {
-  set.BeginWrite();
-  g_vector_writes_outside_lock.fetch_add(1, std::memory_order_acq_rel);
-}
+// A write that will run on `set` (held by `key` in the client's database) without the
+// shard lock. Call under the lock. The first write in flight records where the set is
+// (VectorSet::SetLocationForWrites): a RENAME, MOVE or SWAPDB while writes run moves
+// it, and their records name the set where it is then.
+void BeginVectorWrite(CommandContext& ctx, std::string_view key, VectorSet& set);
 // After such a write (the lock not held): takes the key's shard lock, ends the write,
 // records the change of `key` as `event` (class `notify_class`) when `modified`, and
 // deletes the key (with a "del" event) when it still holds `set`, the set is empty and

@@ -151,7 +151,7 @@ void VAddCommand(CommandContext& ctx) {
                           std::to_string(dim) + " but projection expects " +
                           std::to_string(proj_in));
   }
-  BeginVectorWrite(*set);
+  BeginVectorWrite(ctx, key, *set);
   lock.Unlock();
 
   std::vector<float> values = proj_in != 0 ? set->Project(vec->values) : std::move(vec->values);
@@ -303,7 +303,7 @@ void VRemCommand(CommandContext& ctx) {
   if (set == nullptr) {
     return ctx.rb().Bool(false);
   }
-  BeginVectorWrite(*set);
+  BeginVectorWrite(ctx, key, *set);
   lock.Unlock();
   const bool removed = RemoveElement(*set, ctx.arg(2), &ctx, &ctx.args());
   FinishVectorWrite(ctx, key, *set, removed, notify::kModule, "vrem");
@@ -324,13 +324,10 @@ void VSetAttrCommand(CommandContext& ctx) {
   if (set == nullptr) {
     return ctx.rb().Bool(false);
   }
+  BeginVectorWrite(ctx, key, *set);  // counted: a snapshot barrier waits for it
   lock.Unlock();
   const bool updated = SetElementAttributes(*set, ctx.arg(2), ctx.arg(3), &ctx, &ctx.args());
-  if (updated) {
-    lock.Lock();
-    ctx.KeyModified(key, notify::kModule, "vsetattr");
-    lock.Unlock();
-  }
+  FinishVectorWrite(ctx, key, *set, updated, notify::kModule, "vsetattr");
   ctx.rb().Bool(updated);
 }
 

@@ -173,7 +173,7 @@ void SetCommand(CommandContext& ctx) {
   if (!FitVector(ctx, *set, &vec->values)) {
     return;
   }
-  BeginVectorWrite(*set);
+  BeginVectorWrite(ctx, key, *set);
   lock.Unlock();
   Result<bool> added = AddElement(*set, id, vec->values, attributes, 0, &ctx, &ctx.args());
   FinishVectorWrite(ctx, key, *set, added.ok(), notify::kModule, "vsim.set");
@@ -289,7 +289,7 @@ void DelCommand(CommandContext& ctx) {
   if (set == nullptr) {
     return ctx.rb().Integer(0);
   }
-  BeginVectorWrite(*set);
+  BeginVectorWrite(ctx, key, *set);
   lock.Unlock();
   int64_t removed = 0;
   for (size_t i = 2; i < ctx.argc(); i++) {

@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "engine/database.h"
 #include "engine/lazy_free.h"
+#include "engine/vector_set_value.h"
 #include "types/hash_value.h"
 
 namespace hotkv {
@@ -198,6 +199,9 @@ void Keyspace::Flush(int db, bool async) {
         continue;
       }
       if (async) {
+        if (g_vector_writes_outside_lock.load(std::memory_order_acquire) > 0) {
+          DetachVectorSetsInFlight(t.keys);  // freed later: their writes must not record
+        }
         detached.emplace_back(std::move(t));
         t = DbTable();
       } else {

@@ -1,5 +1,8 @@
 #include "engine/vector_set_value.h"
 
+#include "engine/entry.h"
+#include "engine/key_table.h"
+
 #include <bit>
 #include <cmath>
 #include <functional>
@@ -43,6 +46,41 @@ void VectorSet::MarkDetached() {
   for (std::mutex& m : attribute_locks_) {
     m.unlock();
   }
+}
+
+void VectorSet::Relocate(int db, std::string_view key) {
+  for (std::mutex& m : attribute_locks_) {
+    m.lock();
+  }
+  location_db_ = db;
+  location_key_.assign(key.data(), key.size());
+  for (std::mutex& m : attribute_locks_) {
+    m.unlock();
+  }
+}
+
+VectorSet* VectorSetWithWritesInFlight(const Entry* e) {
+  if (e == nullptr || e->type() != ValueType::kVectorSet) {
+    return nullptr;
+  }
+  VectorSet* set = e->As<VectorSetValue>()->set.get();
+  return set != nullptr && set->writes_in_flight() > 0 ? set : nullptr;
+}
+
+void DetachVectorSetsInFlight(const KeyTable& t) {
+  t.ForEach([](Entry* e) {
+    if (VectorSet* set = VectorSetWithWritesInFlight(e)) {
+      set->MarkDetached();
+    }
+  });
+}
+
+void RelocateVectorSetsInFlight(const KeyTable& t, int db) {
+  t.ForEach([db](Entry* e) {
+    if (VectorSet* set = VectorSetWithWritesInFlight(e)) {
+      set->Relocate(db, e->key());
+    }
+  });
 }
 
 std::shared_ptr<VectorSet> VectorSet::Clone() const {

@@ -33,6 +33,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -68,7 +69,8 @@ class VectorSet {
 
   // Writes running on the index without the shard lock (see the header comment).
   // Called with the key's shard lock held.
-  void BeginWrite() { writes_.fetch_add(1, std::memory_order_acq_rel); }
+  // Returns the number of writes in flight before this one.
+  int BeginWrite() { return writes_.fetch_add(1, std::memory_order_acq_rel); }
   // Returns the number of writes still in flight.
   int EndWrite() { return writes_.fetch_sub(1, std::memory_order_acq_rel) - 1; }
   int writes_in_flight() const { return writes_.load(std::memory_order_acquire); }
@@ -80,6 +82,18 @@ class VectorSet {
   // it or was recorded before the change that removed the key.
   void MarkDetached();
   bool detached() const { return detached_.load(std::memory_order_acquire); }
+  // Where the key holding this set is, for the records of the writes running on it
+  // outside the shard lock (commands/vector_common.cc): set by the first of them (under
+  // that key's shard lock, BeginWrite having returned 0: no record can be in progress),
+  // moved by RENAME, MOVE and SWAPDB while any runs (Relocate, every attribute lock
+  // held). Read under an attribute lock. location_db() -1: never set.
+  void SetLocationForWrites(int db, std::string_view key) {
+    location_db_ = db;
+    location_key_.assign(key.data(), key.size());
+  }
+  void Relocate(int db, std::string_view key);
+  int location_db() const { return location_db_; }
+  const std::string& location_key() const { return location_key_; }
   void AddAttributeCount(int64_t delta) { attributes_.fetch_add(delta, std::memory_order_relaxed); }
   int64_t attribute_count() const { return attributes_.load(std::memory_order_relaxed); }
 
@@ -98,6 +112,8 @@ class VectorSet {
   std::atomic<int64_t> attributes_{0};
   std::atomic<bool> detached_{false};
   std::array<std::mutex, kAttributeLocks> attribute_locks_;
+  int location_db_ = -1;
+  std::string location_key_;
 };
 
 // Vector writes of the whole process running on an index outside their shard lock:
@@ -110,5 +126,17 @@ inline std::atomic<int> g_vector_writes_outside_lock{0};
 struct VectorSetValue {
   std::shared_ptr<VectorSet> set;
 };
+
+class Entry;
+class KeyTable;
+// The vector set `e` holds when a write runs on it outside the shard lock; else null.
+VectorSet* VectorSetWithWritesInFlight(const Entry* e);
+// For the keyspace-wide changes that move or drop sets without freeing them at once
+// (SWAPDB; FLUSHDB/FLUSHALL, whose tables are freed later by a background thread):
+// with the shard locked, and only while g_vector_writes_outside_lock > 0 (else no
+// write can be recording), each set in `t` with a write in flight is marked detached,
+// or relocated to database `db` (keeping its key).
+void DetachVectorSetsInFlight(const KeyTable& t);
+void RelocateVectorSetsInFlight(const KeyTable& t, int db);
 
 }  // namespace hotkv

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "common/clock.h"
@@ -85,7 +86,7 @@ void SnapshotWalk::EndEpoch() {
 }
 
 bool SnapshotWalk::SaveEntry(rdb::ChunkEncoder& enc, int db, int* selected_db, Entry* e,
-                             Chunk* c, Status* err) {
+                             Chunk* c, Status* err, Progress* open_into) {
   if (!opts_.locks_held) {
     if (e->snapshot_mark() == mark_) {
       return true;  // saved already, or created after the barrier
@@ -102,13 +103,22 @@ bool SnapshotWalk::SaveEntry(rdb::ChunkEncoder& enc, int db, int* selected_db, E
       return true;  // expired at the barrier: not saved, as the fork path
     }
   }
+  std::optional<uint64_t> idle;
+  std::optional<uint8_t> freq;
+  AccessFields(opts_.access, e, &idle, &freq);
+  if (open_into != nullptr && open_into->open == nullptr && expire_ms < 0 &&
+      rdb::SlicedKeyEncoder::Sliceable(*e) &&
+      rdb::SlicedKeyEncoder::Elements(*e) > opts_.big_key_elements) {
+    // Saved in slices by the walker (SliceOpenKey), the shard unlocked in between.
+    open_into->open.reset(new OpenKey{
+        e, db, rdb::SlicedKeyEncoder(*e, -1, idle, freq, opts_.write.compress)});
+    sliced_keys_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
   if (*selected_db != db) {
     enc.SelectDb(db);
     *selected_db = db;
   }
-  std::optional<uint64_t> idle;
-  std::optional<uint8_t> freq;
-  AccessFields(opts_.access, e, &idle, &freq);
   Status st = enc.Key(*e, expire_ms, idle, freq);
   if (!st.ok()) {
     *err = Status::IoError("Error saving key '" + std::string(e->key().substr(0, 128)) +
@@ -123,7 +133,10 @@ void SnapshotWalk::Commit(Shard& shard, Chunk&& c, bool shard_done) {
   if (shard_done) {
     shard.snapshot_epoch = epoch_;
   }
-  if (c.bytes.empty() && !shard_done) {
+  // A slice of a large key is queued even empty (the last one may hold no element): the
+  // writer waits for the slice that closes the key.
+  const bool queue = !c.bytes.empty() || c.owner != 0;
+  if (!queue && !shard_done) {
     return;
   }
   std::lock_guard<std::mutex> g(mu_);
@@ -133,7 +146,7 @@ void SnapshotWalk::Commit(Shard& shard, Chunk&& c, bool shard_done) {
       EndEpoch();  // every shard is saved: the lock check stops at the epoch load
     }
   }
-  if (!c.bytes.empty() && !cancelled()) {
+  if (queue && !cancelled()) {
     queued_bytes_ += c.bytes.size();
     queue_.push_back(std::move(c));
   }
@@ -146,6 +159,7 @@ void SnapshotWalk::SaveShard(Shard& shard, uint64_t epoch) {
   if (epoch != epoch_ || shard.snapshot_epoch == epoch_) {
     return;
   }
+  FinishOpenKey(shard, static_cast<uint32_t>(&shard - &ks_.shard(0)));
   Chunk c;
   Status err;
   {
@@ -173,6 +187,14 @@ void SnapshotWalk::SaveKeys(Shard& shard, uint64_t epoch, const SnapshotKeyHint&
     return;
   }
   const uint32_t index = static_cast<uint32_t>(&shard - &ks_.shard(0));
+  if (const OpenKey* open = progress_[index].open.get(); open != nullptr && !cancelled()) {
+    for (size_t k = 0; k < hint.count; k++) {
+      if (open->db == hint.db && open->e->key() == hint.keys[k]) {
+        FinishOpenKey(shard, index);  // the command changes it: its rest is saved first
+        break;
+      }
+    }
+  }
   const KeyTable& t = shard.db(hint.db).keys;
   if (t.empty()) {
     return;
@@ -214,20 +236,64 @@ bool SnapshotWalk::WalkChunk(uint32_t i, Chunk* c, Status* err) {
         p.cursor = t.Scan(p.cursor, [&](Entry* e) {
           visited++;
           if (err->ok()) {
-            SaveEntry(enc, p.db, &selected, e, c, err);
+            SaveEntry(enc, p.db, &selected, e, c, err, &p);
           } else {
             e->set_snapshot_mark(mark_);
           }
         });
-      } while (p.cursor != 0 && visited < kChunkKeys && c->bytes.size() < kChunkBytes);
+      } while (p.cursor != 0 && visited < kChunkKeys && c->bytes.size() < kChunkBytes &&
+               p.open == nullptr);
       if (p.cursor != 0) {
         return false;  // the chunk is full: the lock goes back to the workers
       }
     }
     p.db++;
     p.cursor = 0;
+    if (p.open != nullptr) {
+      return false;  // a large key opened: its slices come next
+    }
   }
   return true;
+}
+
+void SnapshotWalk::SliceOpenKey(uint32_t i, Chunk* c, Status* err, bool all) {
+  Progress& p = progress_[i];
+  OpenKey& k = *p.open;
+  if (cancelled()) {
+    p.open.reset();  // marked already; the entry may be gone (FLUSHALL after the cancel)
+    return;
+  }
+  c->owner = i + 1;
+  if (!k.begun) {
+    rdb::ChunkEncoder(&c->bytes, false).SelectDb(k.db);
+    k.enc.Begin(*k.e, &c->bytes);
+    k.begun = true;
+  }
+  const bool done = all ? k.enc.Next(*k.e, &c->bytes, SIZE_MAX, SIZE_MAX)
+                        : k.enc.Next(*k.e, &c->bytes, opts_.slice_elements, kChunkBytes);
+  c->last = done;
+  if (done) {
+    if (!k.enc.error().empty()) {
+      *err = Status::IoError("Error saving key '" + std::string(k.e->key().substr(0, 128)) +
+                             "' of DB " + std::to_string(k.db) + ": " + k.enc.error());
+    }
+    c->keys = 1;
+    p.open.reset();
+  }
+}
+
+void SnapshotWalk::FinishOpenKey(Shard& shard, uint32_t i) {
+  if (progress_ == nullptr || progress_[i].open == nullptr) {
+    return;
+  }
+  Chunk c;
+  Status err;
+  SliceOpenKey(i, &c, &err, /*all=*/true);
+  finished_by_writes_.fetch_add(1, std::memory_order_relaxed);
+  Commit(shard, std::move(c), false);
+  if (!err.ok()) {
+    Fail(err);
+  }
 }
 
 void SnapshotWalk::EncodeLockedShard(Shard& shard) {
@@ -281,8 +347,12 @@ void SnapshotWalk::WalkerMain() {
     }
     // A walk with an epoch visits every shard, even cancelled (marking only).
     Shard& s = ks_.shard(i);
+    bool open = false;
     for (;;) {
-      WaitForSpace();
+      if (!open) {
+        // Not while a key is open here: the writer may be waiting for its next slice.
+        WaitForSpace();
+      }
       Chunk c;
       Status err;
       s.lock.lock_read();  // the walker's own lock: no pre-write hook
@@ -290,12 +360,21 @@ void SnapshotWalk::WalkerMain() {
         s.lock.unlock();  // a client's thread saved the rest
         break;
       }
-      const bool done = WalkChunk(i, &c, &err);
+      bool done = false;
+      if (progress_[i].open != nullptr) {
+        SliceOpenKey(i, &c, &err, /*all=*/false);
+      } else {
+        done = WalkChunk(i, &c, &err);
+      }
+      open = progress_[i].open != nullptr;
       const uint64_t keys = c.keys;
       Commit(s, std::move(c), done);
       s.lock.unlock();
       if (!err.ok()) {
         Fail(err);
+      }
+      if (opts_.after_chunk) {
+        opts_.after_chunk(open);
       }
       KeyDelay(keys);
       if (done) {
@@ -345,23 +424,37 @@ void SnapshotWalk::WriterMain() {
     st = WriteFunctionSection(w);  // the libraries as they are now (not at the barrier)
   }
   uint64_t keys = 0;
+  uint32_t open_owner = 0;  // a large key written in part: only its slices come next
   for (;;) {
     Chunk c;
     {
       std::unique_lock<std::mutex> lk(mu_);
+      auto next = queue_.end();
       cv_.wait(lk, [&] {
-        return !queue_.empty() || shards_saved_ == Keyspace::kShardCount || cancelled();
+        if (cancelled()) {
+          return true;
+        }
+        if (open_owner != 0) {
+          next = std::find_if(queue_.begin(), queue_.end(),
+                              [&](const Chunk& q) { return q.owner == open_owner; });
+          return next != queue_.end();
+        }
+        next = queue_.begin();
+        return !queue_.empty() || shards_saved_ == Keyspace::kShardCount;
       });
       if (cancelled()) {
         break;
       }
-      if (queue_.empty()) {
+      if (next == queue_.end()) {
         break;  // every shard saved and written
       }
-      c = std::move(queue_.front());
-      queue_.pop_front();
+      c = std::move(*next);
+      queue_.erase(next);
       queued_bytes_ -= c.bytes.size();
       space_cv_.notify_all();
+    }
+    if (c.owner != 0) {
+      open_owner = c.last ? 0 : c.owner;
     }
     if (st.ok()) {
       st = w.WriteRaw(c.bytes);

@@ -17,7 +17,11 @@
 // it first saves, through the hook, the keys its command names (SaveKeys: one key for a
 // SET, a few for MSET or RENAME), or, when it cannot say which keys it changes (EXEC,
 // scripts, expiry, eviction, FLUSHDB: no SnapshotKeyHint), what is left of the shard
-// (SaveShard). Every key is written once, as it was at the barrier. One writer thread
+// (SaveShard). A list, set, sorted set or hash without TTLs of more than
+// Options::big_key_elements elements is "opened" instead (marked saved) and encoded by
+// the walker in slices (rdb::SlicedKeyEncoder), the shard unlocked in between; a hook
+// whose caller may change it (its key in the hint, or no hint) first encodes its rest
+// (FinishOpenKey). Every key is written once, as it was at the barrier. One writer thread
 // appends the chunks to temp-<pid>-<n>.rdb in the order they come (the file is a valid
 // image of the barrier; the order of the chunks, and so the bytes, vary from run to
 // run), then EOF + CRC64, fsync, rename over `dest`.
@@ -43,6 +47,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -66,6 +71,14 @@ class SnapshotWalk : public ShardSnapshotHook {
     int threads = 0;     // walker threads; 0: one per core
     bool locks_held = false;
     bool paused = false;  // tests: walkers wait for Resume() (hooks still save)
+    // A list, set, sorted set or hash (without field TTLs) of more elements than this,
+    // and without a TTL, is saved by the walker in slices of `slice_elements` (or
+    // kChunkBytes), the shard unlocked between them (see "Large keys" below).
+    size_t big_key_elements = 2048;
+    size_t slice_elements = 1024;
+    // Tests: called by a walker after each chunk or slice it queued, no lock held;
+    // `key_open`: the shard has a key saved in part.
+    std::function<void(bool key_open)> after_chunk;
   };
 
   // Called with every shard locked (or, with locks_held, by their holder). Errors, the
@@ -91,21 +104,49 @@ class SnapshotWalk : public ShardSnapshotHook {
   bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
   // After finished(): the outcome (keys and bytes written, or the error).
   Result<WriteStats> result();
+  // Large keys saved in slices, and how many of them a client's write finished (tests).
+  uint64_t sliced_keys() const { return sliced_keys_.load(std::memory_order_relaxed); }
+  uint64_t keys_finished_by_writes() const {
+    return finished_by_writes_.load(std::memory_order_relaxed);
+  }
 
  private:
   struct Chunk {
     std::string bytes;
     uint64_t keys = 0;
+    // A slice of a large key (shard index + 1; 0: whole keys only). The writer writes
+    // the slices of one key back to back: once it took a slice with `last` false, it
+    // takes only that owner's chunks until the one with `last`.
+    uint32_t owner = 0;
+    bool last = true;
+  };
+  // A large key the walker saves in slices: marked saved when opened; its value does
+  // not change until it is finished, since every write that could change it locks the
+  // shard first and the hook finishes it then (FinishOpenKey). No TTL (lazy or active
+  // expiry could drop it without the hook), no field TTLs.
+  struct OpenKey {
+    Entry* e;
+    int db;
+    rdb::SlicedKeyEncoder enc;
+    bool begun = false;
   };
   // Where a walker stopped in a shard (under the shard's lock).
   struct Progress {
     int db = 0;
     uint64_t cursor = 0;  // KeyTable::Scan cursor in `db`
+    std::unique_ptr<OpenKey> open;
   };
   // Encodes `e` (of database `db`) into `c` unless it is saved already or expired at the
   // barrier, and marks it saved. Returns false on an encoding error (then in `err`).
+  // With `open_into` (a walker, no key open in the shard) a large key is opened there
+  // instead, to be saved in slices.
   bool SaveEntry(rdb::ChunkEncoder& enc, int db, int* selected_db, Entry* e, Chunk* c,
-                 Status* err);
+                 Status* err, Progress* open_into = nullptr);
+  // The next slice of shard `i`'s open key into `c` (its whole rest with `all`); closes
+  // it when complete, or at once when the walk is cancelled. Shard locked.
+  void SliceOpenKey(uint32_t i, Chunk* c, Status* err, bool all);
+  // A hook: finishes shard `i`'s open key, if any, before the caller changes it.
+  void FinishOpenKey(Shard& shard, uint32_t i);
   // Under the shard lock: queues `c` and, with `shard_done`, marks the shard saved.
   void Commit(Shard& shard, Chunk&& c, bool shard_done);
   // One bounded chunk of shard `i` (walker, shard locked). Returns whether the shard is
@@ -133,6 +174,8 @@ class SnapshotWalk : public ShardSnapshotHook {
   std::atomic<int> threads_running_{0};
   std::atomic<bool> cancelled_{false};
   std::atomic<bool> finished_{false};
+  std::atomic<uint64_t> sliced_keys_{0};
+  std::atomic<uint64_t> finished_by_writes_{0};
 
   std::mutex mu_;  // the queue, the counters below, the error
   std::condition_variable cv_;        // the writer waits for chunks

@@ -4,6 +4,11 @@
 // 8's "vectorset" module values (vector_set_codec.cc).
 #include <liblzf/lzf.h>
 
+#include <algorithm>
+#include <string>
+
+#include "rdb/rdb.h"
+
 #include "rdb/format.h"
 #include "engine/extension_value.h"
 #include "rdb/extension_codec.h"
@@ -194,6 +199,141 @@ bool Encoder::Object(const Entry& e, std::string* error) {
       *error = std::string(TypeName(e)) + " values cannot be written to an RDB file";
       return false;
   }
+}
+
+// ---- SlicedKeyEncoder ----
+
+bool SlicedKeyEncoder::Sliceable(const Entry& e) {
+  switch (e.type()) {
+    case ValueType::kList:
+    case ValueType::kSet:
+    case ValueType::kZSet:
+      return true;
+    case ValueType::kHash:
+      return !e.As<types::HashValue>()->HasFieldTtls();
+    default:
+      return false;
+  }
+}
+
+size_t SlicedKeyEncoder::Elements(const Entry& e) {
+  switch (e.type()) {
+    case ValueType::kList: return e.As<types::ListValue>()->size();
+    case ValueType::kSet: return e.As<types::SetValue>()->size();
+    case ValueType::kZSet: return e.As<types::ZSetValue>()->Size();
+    case ValueType::kHash: return e.As<types::HashValue>()->size();
+    default: return 0;
+  }
+}
+
+SlicedKeyEncoder::SlicedKeyEncoder(const Entry& e, int64_t expire_ms,
+                                   std::optional<uint64_t> idle_seconds,
+                                   std::optional<uint8_t> lfu_freq, bool compress)
+    : expire_ms_(expire_ms), idle_(idle_seconds), freq_(lfu_freq), compress_(compress),
+      total_(Elements(e)) {}
+
+void SlicedKeyEncoder::Begin(const Entry& e, std::string* out) {
+  Encoder enc(out, compress_);
+  if (expire_ms_ >= 0) {
+    enc.Byte(kOpExpireTimeMs);
+    enc.U64Le(static_cast<uint64_t>(expire_ms_));
+  }
+  if (idle_) {
+    enc.Byte(kOpIdle);
+    enc.Len(*idle_);
+  } else if (freq_) {
+    enc.Byte(kOpFreq);
+    enc.Byte(*freq_);
+  }
+  enc.Byte(static_cast<uint8_t>(Encoder::ObjectType(e)));
+  enc.String(e.key());
+  enc.Len(total_);
+}
+
+bool SlicedKeyEncoder::Next(const Entry& e, std::string* out, size_t max_elements,
+                            size_t max_bytes) {
+  if (!error_.empty()) {
+    return true;
+  }
+  if (Elements(e) != total_) {
+    error_ = "the value changed while it was being saved";
+    return true;
+  }
+  Encoder enc(out, compress_);
+  const size_t start_bytes = out->size();
+  const uint64_t remaining = total_ - written_;
+  const uint64_t n = std::min<uint64_t>(remaining, std::max<size_t>(max_elements, 1));
+  const size_t scan_count = static_cast<size_t>(std::clamp<uint64_t>(n, 1, 256));
+  bool scan_done = false;
+  switch (e.type()) {
+    case ValueType::kList:
+    case ValueType::kZSet: {
+      // By index (rank), in steps of up to 64 until the bounds.
+      const uint64_t target = written_ + n;
+      while (written_ < target && out->size() - start_bytes < max_bytes) {
+        const uint64_t before = written_;
+        const auto first = static_cast<int64_t>(written_);
+        const auto last = static_cast<int64_t>(std::min<uint64_t>(target, written_ + 64) - 1);
+        if (e.type() == ValueType::kList) {
+          e.As<types::ListValue>()->Range(first, last, [&](std::string_view v) {
+            enc.String(v);
+            written_++;
+          });
+        } else {
+          const auto* z = e.As<types::ZSetValue>();
+          z->Visit(z->RankSpan(first, last), [&](std::string_view m, double score) {
+            enc.String(m);
+            enc.BinaryDouble(score);
+            written_++;
+          });
+        }
+        if (written_ == before) {
+          break;  // fewer elements than counted: reported below
+        }
+      }
+      scan_done = written_ >= target && target == total_;
+      if (written_ < target && out->size() - start_bytes < max_bytes) {
+        scan_done = true;  // ran out of elements
+      }
+      break;
+    }
+    case ValueType::kSet: {
+      // Scan steps of about min(n, 256) members until the bounds (a table that did not
+      // change returns each member exactly once).
+      const auto* s = e.As<types::SetValue>();
+      do {
+        cursor_ = s->Scan(cursor_, scan_count, [&](std::string_view m) {
+          enc.String(m);
+          written_++;
+        });
+      } while (cursor_ != 0 && written_ - (total_ - remaining) < n &&
+               out->size() - start_bytes < max_bytes);
+      scan_done = cursor_ == 0;
+      break;
+    }
+    case ValueType::kHash: {
+      const auto* h = e.As<types::HashValue>();
+      do {
+        cursor_ = h->Scan(cursor_, scan_count, [&](std::string_view f, std::string_view v) {
+          enc.String(f);
+          enc.String(v);
+          written_++;
+        });
+      } while (cursor_ != 0 && written_ - (total_ - remaining) < n &&
+               out->size() - start_bytes < max_bytes);
+      scan_done = cursor_ == 0;
+      break;
+    }
+    default:
+      error_ = "not a sliceable value";
+      return true;
+  }
+  if (written_ > total_ || (scan_done && written_ != total_)) {
+    error_ = "the value changed while it was being saved (" + std::to_string(written_) +
+             " elements of " + std::to_string(total_) + ")";
+    return true;
+  }
+  return scan_done;
 }
 
 }  // namespace hotkv::rdb

@@ -159,6 +159,44 @@ class ChunkEncoder {
   Impl* impl_;
 };
 
+// One large collection key encoded in several steps, for snapshots that must not hold a
+// lock for the whole key (persistence/snapshot_walk.cc). The key's bytes are the same as
+// ChunkEncoder::Key writes for it (same type, same element order for lists and sorted
+// sets); the caller concatenates what each step appends. The value must not change
+// between the steps: the count is written first.
+//
+//   rdb::SlicedKeyEncoder k(*e, expire_ms, idle, freq, compress);    // Sliceable(*e)
+//   k.Begin(&buf);  while (!k.Next(*e, &buf, 4096, 64 << 10)) { ...unlock, lock... }
+class SlicedKeyEncoder {
+ public:
+  // A list, set, sorted set, or hash without field TTLs: the types whose elements a
+  // step can resume at.
+  static bool Sliceable(const Entry& e);
+  // The number of elements (fields for a hash).
+  static size_t Elements(const Entry& e);
+
+  SlicedKeyEncoder(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds,
+                   std::optional<uint8_t> lfu_freq, bool compress);
+  // [EXPIRETIME_MS] [IDLE|FREQ] type key count.
+  void Begin(const Entry& e, std::string* out);
+  // Appends the next elements, stopping once `max_elements` were written or `out` grew by
+  // `max_bytes`; returns true when the key is complete. A value that no longer holds the
+  // count written by Begin (it changed between steps) sets error() and returns true.
+  bool Next(const Entry& e, std::string* out, size_t max_elements, size_t max_bytes);
+  const std::string& error() const { return error_; }
+  uint64_t written() const { return written_; }
+
+ private:
+  int64_t expire_ms_;
+  std::optional<uint64_t> idle_;
+  std::optional<uint8_t> freq_;
+  bool compress_;
+  uint64_t total_ = 0;
+  uint64_t written_ = 0;
+  uint64_t cursor_ = 0;  // Scan cursor (sets, hashes)
+  std::string error_;
+};
+
 // One key read from a file: the caller takes ownership of `entry`. An entry with an
 // expiry is allocated with its expire block (Entry::has_expire_block), the TTL not yet
 // set: the caller sets it (SetExpireMs) when it inserts the key.

@@ -430,10 +430,12 @@ inline StreamScope BeginStream(CommandContext& ctx) {
   return sc;
 }
 
+// Committed here when it can be (AppendCommit: nothing else pending, no MULTI): the
+// records of blocked clients this command then serves follow it, as before.
 inline void EndStream(const StreamScope& sc, CommandContext& ctx) {
   if (!sc.ws->rewritten() &&
       ctx.worker().stats().dirty.load(std::memory_order_relaxed) != sc.dirty_before) {
-    sc.ws->Append(ctx.db().index(), ctx.args());
+    sc.ws->AppendCommit(ctx.db().index(), ctx.args());
   }
 }
 

@@ -58,13 +58,6 @@ size_t RespBodySize(const std::vector<std::string_view>& args) {
   return n;
 }
 
-size_t EncodedSize(const std::vector<std::string_view>& args) {
-  if (args.empty()) {
-    return 0;
-  }
-  return Digits(args.size()) + 3 + Digits(args.front().size()) + 3 + RespBodySize(args);
-}
-
 template <typename Args>
 void Encode(std::string* out, const Args& args) {
   size_t need = Digits(args.size()) + 3;
@@ -187,18 +180,47 @@ void WriteStream::EncodeCommand(std::string* out, const std::vector<std::string_
   Encode(out, args);
 }
 
+// The client's own bytes when they are exactly what Encode would write: the parser
+// checked every '$' and CRLF, and a count or length written any other way than the
+// shortest (a leading zero, a sign) makes the request longer than
+// its encoded size.
+bool WriteStream::RawIsCanonical(const std::vector<std::string_view>& args) {
+  if (&args != t_raw_args_ || t_raw_.empty()) {
+    return false;
+  }
+  const size_t body = RespBodySize(args);
+  return t_raw_.size() == Digits(args.size()) + 3 + Digits(args.front().size()) + 3 + body &&
+         args.front().data() == t_raw_.data() + (t_raw_.size() - body);
+}
+
 void WriteStream::Append(int db, const std::vector<std::string_view>& args) {
   ThreadBuffer& b = Local();
-  // The client's own bytes when they are exactly what Encode would write: the parser
-  // checked every '$' and CRLF, and a count or length written any other way than the
-  // shortest (a leading zero, a sign) makes the request longer than EncodedSize says.
-  if (&args == t_raw_args_ && !t_raw_.empty() && t_raw_.size() == EncodedSize(args) &&
-      args.front().data() == t_raw_.data() + (t_raw_.size() - RespBodySize(args))) {
+  if (RawIsCanonical(args)) {
     b.pending.append(t_raw_);
   } else {
     Encode(&b.pending, args);
   }
   b.pending_marks.push_back({db, b.pending.size()});
+}
+
+uint64_t WriteStream::AppendCommit(int db, const std::vector<std::string_view>& args) {
+  ThreadBuffer& b = Local();
+  if (b.in_multi || !b.pending_marks.empty()) [[unlikely]] {
+    Append(db, args);
+    return 0;
+  }
+  const bool raw = RawIsCanonical(args);
+  b.lock.lock();
+  const uint64_t seq = seq_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (raw) {
+    b.data.append(t_raw_);
+  } else {
+    Encode(&b.data, args);
+  }
+  b.marks.push_back({seq, db, b.data.size()});
+  b.lock.unlock();
+  b.last_committed = seq;
+  return seq;
 }
 
 void WriteStream::Append(int db, std::initializer_list<std::string_view> args) {

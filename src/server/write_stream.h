@@ -61,6 +61,12 @@ class WriteStream {
   // are the command's canonical RESP, they are copied as they came (no re-encoding).
   void Append(int db, const std::vector<std::string_view>& args);
   void Append(int db, std::initializer_list<std::string_view> args);
+  // Append + Commit of a record of this one command, when nothing is pending on this
+  // thread and no MULTI is open: the bytes go straight into the thread buffer, under its
+  // lock (no copy through the pending record). Otherwise the same as Append (the
+  // caller's Commit commits it). Call with the command's shard locks held. Returns the
+  // number given (0: appended to the pending record).
+  uint64_t AppendCommit(int db, const std::vector<std::string_view>& args);
   // The request the calling thread is about to dispatch: its parsed `args` and the RESP
   // bytes the client sent for it (empty: none, e.g. an inline command). Cleared with
   // (nullptr, {}) once it ran. Only a pointer and a view are kept.
@@ -118,6 +124,9 @@ class WriteStream {
     return Register();
   }
   ThreadBuffer& Register();  // first use of this stream on the calling thread
+  // Whether `args` is the raw request set on this thread and its bytes are what Encode
+  // would write for it.
+  static bool RawIsCanonical(const std::vector<std::string_view>& args);
 
   // The calling thread's buffer of the stream it used last (one stream per server).
   static thread_local ThreadBuffer* t_buffer_;

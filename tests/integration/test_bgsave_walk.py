@@ -260,6 +260,11 @@ DIRTY = [
     (("LTRIM", "l3", "0", "-1"), 0),
     (("LTRIM", "l3", "0", "0"), 2),
     (("LPOP", "l3"), 1),  # emptied
+    # PFADD: 1 for a new key plus 1 per register changed (Redis's server.dirty += updated).
+    (("PFADD", "hll", "a", "b", "c"), 4),
+    (("PFADD", "hll", "a", "b"), 0),
+    (("PFADD", "hll", "a", "d", "e"), 2),
+    (("PFADD", "hll2"), 1),
 ]
 
 
@@ -379,4 +384,72 @@ def test_vadd_racing_del_is_not_replayed_after_it(tmp_path):
     srv = start(tmp_path, "--appendonly", "yes")
     c = srv.client()
     assert {k: vector_state(c, k) for k in sorted(c.keys("vs*"))} == live
+    srv.stop()
+
+
+# --- a vector write racing UNLINK / FLUSHALL ASYNC / RENAME / SWAPDB, a walk saving --------------
+
+def vector_image(c):
+    out = {}
+    for db in (0, 1):
+        c.execute_command("SELECT", db)
+        for k in sorted(c.keys("vs*")):
+            out[(db, k)] = vector_state(c, k)
+    c.execute_command("SELECT", 0)
+    return out
+
+
+@pytest.mark.parametrize("op", ["unlink", "flushall_async", "rename", "swapdb"])
+def test_vadd_racing_keyspace_moves_during_a_walk(tmp_path, op):
+    # VADD's insert runs outside the shard lock and records itself when it applied. A set
+    # dropped by UNLINK or FLUSHALL ASYNC (freed later by the lazy-free thread), renamed,
+    # or swapped to database 1 while such inserts run: the AOF replay must give what the
+    # server has (a record under the old name or database, or after the drop, would
+    # recreate a key there). A BGSAVE walk runs meanwhile (its pre-write saves see the
+    # vector writes lock their shard). Bounded: 8 rounds of 200 + 200 inserts.
+    srv = start(tmp_path, "--appendonly", "yes", "--bgsave-mode", "walk",
+                "--rdb-key-save-delay", "100")
+    c = srv.client()
+    errors = []
+
+    def adder(rnd):
+        w = srv.client()
+        try:
+            for i in range(200):
+                w.execute_command("VADD", "vs", "VALUES", 8,
+                                  *[(i * 7 + d) % 11 for d in range(8)], f"late{rnd}-{i}")
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    for rnd in range(8):
+        c.set(f"filler{rnd}", "x")
+        if pinfo(c, "rdb_bgsave_in_progress") == 0:
+            c.execute_command("BGSAVE")
+        p = c.pipeline(transaction=False)
+        for i in range(200):
+            p.execute_command("VADD", "vs", "VALUES", 8, *[(i + d) % 13 for d in range(8)], f"e{i}")
+        p.execute()
+        t = threading.Thread(target=adder, args=(rnd,))
+        t.start()
+        for n in range(3):
+            time.sleep(0.002 * (rnd % 4))
+            if op == "unlink":
+                c.unlink("vs")
+            elif op == "flushall_async":
+                c.execute_command("FLUSHALL", "ASYNC")
+            elif op == "rename":
+                if c.exists("vs"):
+                    c.rename("vs", f"vs:{rnd}:{n}")
+            else:
+                c.execute_command("SWAPDB", 0, 1)
+        t.join(60)
+        if op in ("unlink", "flushall_async") and c.exists("vs"):
+            c.rename("vs", f"vs:{rnd}")
+    assert not errors, errors
+    live = vector_image(c)
+    wait_bgsave(c)
+    srv.stop()
+    srv = start(tmp_path, "--appendonly", "yes")
+    c = srv.client()
+    assert vector_image(c) == live
     srv.stop()

@@ -363,5 +363,43 @@ TEST(WriteStreamMerge, DrainAppends) {
   ws.RemoveConsumer();
 }
 
+// AppendCommit commits at once when nothing is pending (the dispatcher's common case);
+// behind a pending record, or inside a MULTI, it only appends, and Commit commits both in
+// order. The raw request's bytes are copied when they are canonical RESP, else encoded.
+TEST(WriteStreamMerge, AppendCommitAloneOrBehindAPendingRecord) {
+  WriteStream ws;
+  ws.AddConsumer();
+  const std::vector<std::string_view> a{"SET", "a", "1"};
+  EXPECT_NE(ws.AppendCommit(0, a), 0u);
+  EXPECT_EQ(ws.Commit(), 0u);  // nothing left pending
+  ws.Append(0, {"DEL", "x"});
+  const std::vector<std::string_view> b{"SET", "b", "2"};
+  EXPECT_EQ(ws.AppendCommit(0, b), 0u);
+  EXPECT_NE(ws.Commit(), 0u);
+  // A raw request: canonical bytes copied as they came; a longer form is re-encoded.
+  const std::string raw = "*3\r\n$3\r\nSET\r\n$1\r\nc\r\n$1\r\n3\r\n";
+  const std::vector<std::string_view> c{std::string_view(raw).substr(8, 3),
+                                        std::string_view(raw).substr(17, 1),
+                                        std::string_view(raw).substr(24, 1)};
+  WriteStream::SetRawRequest(&c, raw);
+  EXPECT_NE(ws.AppendCommit(0, c), 0u);
+  const std::string padded = "*3\r\n$03\r\nSET\r\n$1\r\nd\r\n$1\r\n4\r\n";
+  const std::vector<std::string_view> d{std::string_view(padded).substr(9, 3),
+                                        std::string_view(padded).substr(18, 1),
+                                        std::string_view(padded).substr(25, 1)};
+  WriteStream::SetRawRequest(&d, padded);
+  EXPECT_NE(ws.AppendCommit(0, d), 0u);
+  WriteStream::SetRawRequest(nullptr, {});
+  std::string out;
+  int db = 0;
+  ws.Drain(&out, &db);
+  EXPECT_EQ(out,
+            "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n"
+            "*2\r\n$3\r\nDEL\r\n$1\r\nx\r\n"
+            "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n" + raw +
+            "*3\r\n$3\r\nSET\r\n$1\r\nd\r\n$1\r\n4\r\n");
+  ws.RemoveConsumer();
+}
+
 }  // namespace
 }  // namespace hotkv
