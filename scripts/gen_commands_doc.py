@@ -24,7 +24,7 @@ NOTES = {
     "waitaof": "with appendonly yes the local AOF counts once this client's writes are fsynced; no replication: replicas always 0",
     "sort": "ALPHA compares bytes (Redis: strcoll in its locale, the same in the C locale); BY nosort on a set without STORE returns HotKV's set order",
     "sort_ro": "ALPHA compares bytes (Redis: strcoll in its locale, the same in the C locale); BY nosort on a set returns HotKV's set order",
-    "pfdebug": "SIMD ON|OFF only records the setting (no SIMD register code); a bad argument gets only the error (Redis 8.8 also sends the status after it)",
+    "pfdebug": "SIMD ON|OFF switches PFCOUNT's AVX-512 register histogram (same counts either way); a bad argument gets only the error (Redis 8.8 also sends the status after it)",
     "pfselftest": "adds 1M elements (Redis: 10M) and checks 100 rounds of registers (Redis: 1000)",
     "increx": "a BYFLOAT result that looks like an integer reports OBJECT ENCODING int, not embstr (as INCRBYFLOAT)",
     "incrbyfloat": "a result that looks like an integer reports OBJECT ENCODING int, not embstr",
