@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/utf8.h"
 #include "scripting/lua_engine.h"
 
 namespace hotkv::scripting {
@@ -71,24 +72,6 @@ void SkipWs(const char*& p, const char* end) {
   }
 }
 
-void AppendUtf8(std::string* out, unsigned cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 unsigned Hex4(const char* p, const char* end) {
   unsigned v = 0;
   for (int i = 0; i < 4 && p + i < end; i++) {
@@ -131,7 +114,7 @@ std::string ReadString(const char*& p, const char* end) {
             p += 6;
           }
         }
-        AppendUtf8(&out, cp);
+        AppendUtf8(cp, &out);
         break;
       }
       default: out.push_back(c); break;  // \" \\ \/
