@@ -661,6 +661,8 @@ def norm_claim_idle(reply):
         if len(reply) == 4 and isinstance(reply[0], bytes) and isinstance(reply[2], tuple):
             return [reply[0], reply[1], "idle", reply[3]]
         return [norm_claim_idle(x) for x in reply]
+    if isinstance(reply, tuple) and len(reply) == 2 and isinstance(reply[1], list):
+        return (reply[0], [norm_claim_idle(x) for x in reply[1]])  # RESP3 map / its pairs
     return reply
 
 
