@@ -47,13 +47,6 @@ constexpr size_t kMaxEntryBytes = size_t{16} << 20;
 constexpr int64_t kMaxTtlSeconds = int64_t{1} << 40;
 constexpr int64_t kMaxEf = 1000000;
 
-// Under the key's shard lock: the cache at `key` or null when missing; WRONGTYPE replied
-// (false) for another type.
-bool FindCache(CommandContext& ctx, std::string_view key, bool read,
-               std::shared_ptr<SemanticCache>* out) {
-  return FindNamespace<ScacheValue>(ctx, key, read, ScacheType(), out);
-}
-
 // The cache for a command, or null after replying (missing, wrong type).
 std::shared_ptr<SemanticCache> CacheOrReply(CommandContext& ctx, std::string_view key, bool read) {
   return NamespaceOrReply<ScacheValue>(ctx, key, read, ScacheType(), kNoSuchCache);

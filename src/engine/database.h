@@ -34,8 +34,13 @@ struct KeyHint {
 };
 inline thread_local KeyHint t_key_hint;
 
+// Whether this thread's hint is about `key` (the same argument bytes, not equal text).
+inline bool KeyHintNames(std::string_view key) {
+  return key.data() == t_key_hint.data && key.size() == t_key_hint.size;
+}
+
 inline void LocateKey(std::string_view key, uint32_t* shard, uint64_t* hash) {
-  if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+  if (KeyHintNames(key)) {
     *shard = t_key_hint.shard;
     *hash = t_key_hint.hash;
     return;
@@ -45,7 +50,7 @@ inline void LocateKey(std::string_view key, uint32_t* shard, uint64_t* hash) {
 }
 // Also the key's cluster slot (kNoSlot when the hint that matched did not have it).
 inline void LocateKey(std::string_view key, uint32_t* shard, uint64_t* hash, uint32_t* slot) {
-  if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+  if (KeyHintNames(key)) {
     *shard = t_key_hint.shard;
     *hash = t_key_hint.hash;
     *slot = t_key_hint.slot;

@@ -254,11 +254,8 @@ void WatchDuringBusy(CommandContext& ctx) {
   const int db = c.db();
   for (size_t i = 1; i < ctx.argc(); i++) {
     std::string_view key = ctx.arg(i);
-    bool already = false;
-    for (const WatchedKey& wk : c.watched_keys()) {
-      already = already || (wk.db == db && wk.key == key);
-    }
-    if (already) {
+    if (std::any_of(c.watched_keys().begin(), c.watched_keys().end(),
+                    [&](const WatchedKey& wk) { return wk.db == db && wk.key == key; })) {
       continue;
     }
     const uint32_t shard = Keyspace::ShardOf(key);
@@ -276,6 +273,18 @@ void WatchDuringBusy(CommandContext& ctx) {
   c.watch_len.store(c.watched_keys().size(), std::memory_order_relaxed);
   ctx.rb().Ok();
 }
+
+namespace {
+
+// A shard a busy script holds: -BUSY, except for WATCH, which Redis registers meanwhile.
+void ReplyShardBusy(CommandContext& ctx, const CommandSpec* cmd) {
+  if (cmd->parent == nullptr && cmd->name == "watch") {
+    return WatchDuringBusy(ctx);
+  }
+  ctx.rb().Error(BusyScriptError());
+}
+
+}  // namespace
 
 // Never waits while holding a shard of the set: on a taken shard it releases what it
 // took, waits for that shard to be free, and starts again. Scripts (scripting/) may then
@@ -494,11 +503,7 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
     t_snapshot_key_hint = nullptr;
     snapshot_hint = nullptr;
     if (!locked) [[unlikely]] {
-      if (cmd->parent == nullptr && cmd->name == "watch") {
-        return WatchDuringBusy(ctx);  // Redis registers WATCH while a script is busy
-      }
-      ctx.rb().Error(BusyScriptError());
-      return;
+      return ReplyShardBusy(ctx, cmd);
     }
     t_lock_set = &set;
     const StreamScope stream = BeginStream(ctx);
@@ -570,7 +575,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
   if (single >= 0) {
     std::string_view key = ctx.arg(static_cast<size_t>(single));
     uint32_t shard;
-    if (key.data() == t_key_hint.data && key.size() == t_key_hint.size) {
+    if (KeyHintNames(key)) {
       shard = t_key_hint.shard;  // pipeline-prefetch located it already
     } else {
       const uint32_t slot = KeySlot(key);
@@ -595,11 +600,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
                         LockContendedUnlessBusy(ks, shard, !write);
     t_snapshot_key_hint = nullptr;
     if (!locked) [[unlikely]] {
-      if (cmd->parent == nullptr && cmd->name == "watch") {
-        return WatchDuringBusy(ctx);  // Redis registers WATCH while a script is busy
-      }
-      ctx.rb().Error(BusyScriptError());
-      return;
+      return ReplyShardBusy(ctx, cmd);
     }
     t_single_shard = static_cast<int>(shard);
     const StreamScope stream = BeginStream(ctx);
@@ -630,8 +631,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     for (int p : key_pos) {
       const std::string_view key = ctx.arg(p);
       // (The first key's slot may come with the pipeline-prefetch hint.)
-      const bool hinted = key.data() == t_key_hint.data && key.size() == t_key_hint.size &&
-                          t_key_hint.slot != kNoSlot;
+      const bool hinted = KeyHintNames(key) && t_key_hint.slot != kNoSlot;
       const uint32_t slot = hinted ? t_key_hint.slot : KeySlot(key);
       set.Add(Keyspace::ShardOfSlot(slot));
       SetDispatchedSlot(static_cast<size_t>(p), slot);
