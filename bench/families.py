@@ -14,16 +14,21 @@ Workloads (sizes at --scale 1):
   xreadgroup  on that stream: XREADGROUP GROUP g c COUNT 1 STREAMS s > then XACK s g id,
               200,000 of each (ops = reads + acks)
   setbit      SETBIT bm <random bit below 2^27> 1, 1,000,000 (a 128 Mbit bitmap)
-  bitcount    BITCOUNT bm on that 16 MB bitmap, 300
+  bitcount    BITCOUNT bm on that 16 MB bitmap, 1,000
   pfadd       PFADD hll <random element>, 1,000,000 (one key: dense after a few thousand)
-  pfcount     PFCOUNT hll after a PFADD each time (the cache invalidated: the real count), 20,000
-              pairs (ops = the PFCOUNTs; the PFADDs' CPU is subtracted at the pfadd rate)
+  pfcount     PFCOUNT hll after a PFADD of a new element each time, 200,000 pairs (the cached
+              count is invalidated only when the PFADD changed a register, as in Redis) (ops = the PFCOUNTs; the PFADDs' CPU is subtracted at the pfadd rate)
   geoadd      GEOADD g lon lat m<i>, 1,000,000 random points over Europe; memory per point
   geosearch   GEOSEARCH g FROMLONLAT lon lat BYRADIUS 20 km ASC COUNT 10, 20,000
 
-Every command is sent at pipeline 30 (batches of 30, one connection, the next batch after
-the previous one's replies) by this script on core 1; each server runs alone on core 0
-(HotKV with --threads 1). CPU per op = the server process's utime+stime growth over the
+Every command is sent at pipeline 30 by this script on core 1; each server runs alone on
+core 0 (HotKV with --threads 1). With --conns 1 (the default) batches of 30 go over one
+connection, the next batch after the previous one's replies, so the server sleeps and
+wakes once per batch and that wake-up's kernel time (~1.2 µs per op here, the same for
+every server) is part of each figure. With --conns 50 (the setting of the 12-command CPU
+benchmark, bench/run.sh) the batches go round-robin over 50 connections, up to 50 in
+flight, as redis-benchmark -c 50 -P 30 sends them; xreadgroup (each read needs the
+previous reply's ids) always uses one connection. CPU per op = the server process's utime+stime growth over the
 workload / operations. A server that does not know a command (unknown command) is
 reported as such. Results: bench/results/families_<date_time>/summary.md + results.json.
 """
@@ -121,14 +126,26 @@ def encode(cmds):
     return b"".join(out)
 
 
+# Extra connections for --conns N (opened per server by main(); empty with --conns 1).
+EXTRA_CONNS = []
+
+
 def run_pipelined(conn, cmds):
-    """Sends `cmds` (a list of arg lists) in batches of PIPELINE; returns the error replies."""
+    """Sends `cmds` (a list of arg lists) in batches of PIPELINE over `conn` and the extra
+    connections, one batch in flight per connection; returns the error replies."""
+    conns = [conn] + EXTRA_CONNS
+    batches = [(encode(cmds[i:i + PIPELINE]), len(cmds[i:i + PIPELINE]))
+               for i in range(0, len(cmds), PIPELINE)]
     errors = []
-    for i in range(0, len(cmds), PIPELINE):
-        batch = cmds[i:i + PIPELINE]
-        for r in conn.call_many(encode(batch), len(batch)):
-            if isinstance(r, RespError):
-                errors.append(str(r))
+    for g in range(0, len(batches), len(conns)):
+        group = list(zip(conns, batches[g:g + len(conns)]))
+        for c, (enc, _) in group:
+            c.s.sendall(enc)
+        for c, (_, k) in group:
+            for _ in range(k):
+                r = c.read()
+                if isinstance(r, RespError):
+                    errors.append(str(r))
     return errors
 
 
@@ -144,7 +161,7 @@ def measure(srv, conn, cmds, ops=None):
     """CPU ns per op of running `cmds` at pipeline 30 (None if the server refused them)."""
     u0, s0 = proc_user_sys_s(srv.pid)
     t0 = time.perf_counter()
-    errors = run_pipelined(conn, cmds)
+    errors = run_pipelined(conn, cmds)  # (encoding inside: client-side time only)
     wall = time.perf_counter() - t0
     u1, s1 = proc_user_sys_s(srv.pid)
     cpu = (u1 - u0) + (s1 - s0)
@@ -169,8 +186,8 @@ def workloads(scale, rng, values="num"):
     else:
         vals = [b"v%07d" % rng.randrange(10**7) for _ in range(1024)]
     xadd_n, xrg_n = n(1_000_000), n(200_000)
-    setbit_n, bitcount_n = n(1_000_000), max(PIPELINE, int(300 * max(scale, 0.1)))
-    pfadd_n, pfcount_n = n(1_000_000), n(20_000)
+    setbit_n, bitcount_n = n(1_000_000), max(PIPELINE, int(1000 * max(scale, 0.1)))
+    pfadd_n, pfcount_n = n(1_000_000), n(200_000)
     geo_n, geos_n = n(1_000_000), n(20_000)
 
     def xadd(srv, c, r):
@@ -271,7 +288,8 @@ def render(res, a):
              f"`bench/families.py --scale {a.scale}{' --only ' + a.only if a.only else ''}"
              f"{' --values ' + a.values if a.values != 'num' else ''}"
              f"{''.join(' --hotkv-arg=' + x for x in a.hotkv_arg)} "
-             f"--servers {','.join(kinds)}`. Pipeline {PIPELINE}, one connection, server on "
+             f"--servers {','.join(kinds)} --conns {a.conns}`. Pipeline {PIPELINE}, "
+             f"{'one connection' if a.conns == 1 else f'{a.conns} connections (xreadgroup: one)'}, server on "
              "core 0 (HotKV --threads 1), client on core 1.", "",
              "Server CPU per operation (ns):", "",
              "| workload | ops | " + " | ".join(names[k] for k in kinds) +
@@ -324,12 +342,14 @@ def main():
                     help="XADD's field values: 8 digits (default) or 8 non-numeric characters")
     ap.add_argument("--hotkv-arg", action="append", default=[],
                     help="an extra HotKV argument (repeat: --hotkv-arg=--io-backend --hotkv-arg=epoll)")
+    ap.add_argument("--conns", type=int, default=1,
+                    help="connections with a batch in flight each (1: sequential batches)")
     ap.add_argument("--no-record", action="store_true")
     a = ap.parse_args()
     kinds = [k for k in a.servers.split(",") if k != "redis88" or PEER_88.exists()]
     os.sched_setaffinity(0, {1 % os.cpu_count()})
     stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
-    res = {"date": stamp, "loadavg": loadavg(), "machine": f"{os.cpu_count()} CPUs, "
+    res = {"date": stamp, "conns": a.conns, "loadavg": loadavg(), "machine": f"{os.cpu_count()} CPUs, "
            f"{os.uname().release}", "scale": a.scale, "servers": {}, "workloads": []}
     work = tempfile.mkdtemp(prefix="hotkv-families-bench-")
     try:
@@ -338,6 +358,7 @@ def main():
             r = res["servers"][kind] = {}
             try:
                 c = Conn(srv.port)
+                EXTRA_CONNS[:] = [Conn(srv.port) for _ in range(a.conns - 1)]
                 for name, fn in workloads(a.scale, random.Random(a.seed), a.values):
                     if a.only and name not in a.only.split(","):
                         continue
@@ -346,6 +367,9 @@ def main():
                     fn(srv, c, r)
                     log(f"{kind} {name}: {r.get(name)}")
             finally:
+                for x in EXTRA_CONNS:
+                    x.s.close()
+                EXTRA_CONNS.clear()
                 srv.stop()
     finally:
         stop_all()
@@ -353,7 +377,7 @@ def main():
     summary = render(res, a)
     print(summary)
     if not a.no_record:
-        out = ROOT / "bench/results" / f"families_{stamp}"
+        out = ROOT / "bench/results" / f"families{'' if a.conns == 1 else f'-c{a.conns}'}_{stamp}"
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.json").write_text(json.dumps(res, indent=1))
         (out / "summary.md").write_text(summary)
