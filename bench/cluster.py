@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Issue 16's cluster benchmark: a 3-node HotKV cluster and a 3-node Redis 7.0 cluster on
-this machine, one after the other, driven by `redis-benchmark --cluster` on the 12
+"""Issue 16's cluster benchmark: a 3-node HotKV cluster, a 3-node Redis 7.0 cluster and
+(when its binary is found: HOTKV_BENCH_REDIS8, else ../shared/peers/redis-8.8/) a 3-node
+Redis 8.8 cluster on this machine, one after the other, driven by `redis-benchmark --cluster` on the 12
 reference commands at pipeline 100 with 256-byte values.
 
     bench/cluster.py                          # both clusters, every command
     bench/cluster.py --requests 200000        # a quicker look
-    bench/cluster.py --servers redis7         # one kind
+    bench/cluster.py --servers redis7         # one kind (hotkv, redis7, redis8)
     bench/cluster.py --commands SET,GET       # some commands
 
 For each kind: three nodes (`--cluster-enabled yes`, their own temp dirs and
@@ -39,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "harness"))
 from common import cli, loadavg, log, port_is_free, proc_cpu_s, stop_all  # noqa: E402
 import common  # noqa: E402
+from servers import find_redis8  # noqa: E402
 
 ROOT = HERE.parent
 COMMANDS = ["PING", "SET", "GET", "MGET", "SETNX", "APPEND", "INCR", "LPUSH", "RPUSH",
@@ -166,25 +168,37 @@ def run_kind(kind, binary, args, outdir):
     return rows
 
 
+NAMES = {"hotkv": "HotKV", "redis7": "Redis 7.0", "redis8": "Redis 8.8"}
+
+
 def summary(rows, args, meta):
     by = {(r["kind"], r["command"]): r for r in rows}
-    lines = [f"# 3-node cluster, HotKV vs Redis 7.0 (issue 16), {meta['date']}", "",
+    kinds = [k for k in ("hotkv", "redis8", "redis7") if any(r["kind"] == k for r in rows)]
+    peers = [k for k in kinds if k != "hotkv"]
+    lines = [f"# 3-node cluster, HotKV vs {' and '.join(NAMES[k] for k in peers) or 'nothing'} "
+             f"(issue 16), {meta['date']}", "",
              f"Machine: {meta['machine']}; load average at start {meta['load']}. "
              f"Command: `{meta['command']}`.", "",
              f"Each kind: 3 nodes on loopback, `redis-cli --cluster create`, then "
              f"`redis-benchmark --cluster -c {args.clients} -P {args.pipeline} -d {args.value_size} "
              f"-r {args.keyspace} -n {args.requests}` per command; server CPU = utime+stime growth "
              f"of the 3 server processes / requests. Unpinned (servers and client share the CPUs).", "",
-             "| command | HotKV ops/s | Redis 7.0 ops/s | HotKV ns/op | Redis 7.0 ns/op | CPU ratio |",
-             "|---|---|---|---|---|---|"]
-    for cmd in args.commands:
-        h, r = by.get(("hotkv", cmd), {}), by.get(("redis7", cmd), {})
+             "| command | " + " | ".join(f"{NAMES[k]} ops/s" for k in kinds) + " | "
+             + " | ".join(f"{NAMES[k]} ns/op" for k in kinds)
+             + "".join(f" | CPU HotKV / {NAMES[k]}" for k in peers if "hotkv" in kinds) + " |",
+             "|---|" + "---|" * (2 * len(kinds) + (len(peers) if "hotkv" in kinds else 0))]
 
-        def fmt(v, f="{:,.0f}"):
-            return f.format(v) if isinstance(v, (int, float)) else (v or "-")
-        ratio = (h["ns_per_op"] / r["ns_per_op"]) if h.get("ns_per_op") and r.get("ns_per_op") else None
-        lines.append(f"| {cmd} | {fmt(h.get('rps'))} | {fmt(r.get('rps'))} | {fmt(h.get('ns_per_op'))} | "
-                     f"{fmt(r.get('ns_per_op'))} | {fmt(ratio, '{:.2f}')} |")
+    def fmt(v, f="{:,.0f}"):
+        return f.format(v) if isinstance(v, (int, float)) else (v or "-")
+    for cmd in args.commands:
+        got = {k: by.get((k, cmd), {}) for k in kinds}
+        cells = [fmt(got[k].get("rps")) for k in kinds] + [fmt(got[k].get("ns_per_op")) for k in kinds]
+        if "hotkv" in kinds:
+            h = got["hotkv"].get("ns_per_op")
+            for k in peers:
+                r = got[k].get("ns_per_op")
+                cells.append(fmt(h / r if h and r else None, "{:.2f}"))
+        lines.append(f"| {cmd} | " + " | ".join(cells) + " |")
     errors = [r for r in rows if r["status"] != "ok"]
     if errors:
         lines += ["", "Errors:", ""] + [f"- {r['kind']} {r['command']}: {r.get('error')}" for r in errors]
@@ -193,7 +207,8 @@ def summary(rows, args, meta):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--servers", default="hotkv,redis7")
+    ap.add_argument("--servers", default="hotkv,redis8,redis7",
+                    help="kinds, in run order (redis8 left out when its binary is not found)")
     ap.add_argument("--commands", default=",".join(COMMANDS))
     ap.add_argument("--requests", type=int, default=2_000_000)
     ap.add_argument("--clients", type=int, default=50)
@@ -204,7 +219,11 @@ def main():
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     args.commands = [c.strip().upper() for c in args.commands.split(",") if c.strip()]
-    binaries = {"hotkv": str(Path(args.build_dir) / "hotkv-server"), "redis7": shutil.which("redis-server")}
+    binaries = {"hotkv": str(Path(args.build_dir) / "hotkv-server"), "redis7": shutil.which("redis-server"),
+                "redis8": find_redis8()}
+    if not binaries["redis8"] and "redis8" in args.servers:
+        log("Redis 8.8 not found (HOTKV_BENCH_REDIS8): left out")
+        args.servers = ",".join(k for k in args.servers.split(",") if k.strip() != "redis8")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d_%H%M%S")
     outdir = Path(args.out) if args.out else HERE / "results" / f"cluster_{stamp}"
     (outdir / "raw").mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Memory of 1,000,000 small hashes (5 fields each), HotKV vs Debian's redis-server, and
+# Memory of 1,000,000 small hashes (5 fields each), HotKV vs Redis 8.8 (when found:
+# HOTKV_BENCH_REDIS8, else ../shared/peers/redis-8.8/) and Debian's redis-server 7.0, and
 # of 1,000,000 string keys x 256-byte values. Loads the same data into each server (one
 # at a time) with `redis-cli --pipe`, then reads VmRSS and INFO used_memory.
 #
@@ -16,6 +17,10 @@ while [ $# -gt 0 ]; do
 done
 BIN=build/release/hotkv-server
 [ -x "$BIN" ] || make build > /dev/null
+# shellcheck source=bench/server_lib.sh
+. bench/server_lib.sh   # redis8_binary
+R8=$(redis8_binary || true)
+[ -n "$R8" ] || echo "bench: Redis 8.8 not found (HOTKV_BENCH_REDIS8): hotkv and redis 7.0 only" >&2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -47,6 +52,7 @@ measure() {  # server data-file -> "rss_bytes used_memory_bytes"
   case "$1" in
     hotkv) "$BIN" --port "$port" > /dev/null 2>&1 & pid=$! ;;
     redis) redis-server --port "$port" --save '' --appendonly no > /dev/null 2>&1 & pid=$! ;;
+    redis8) "$R8" --port "$port" --save '' --appendonly no > /dev/null 2>&1 & pid=$! ;;
   esac
   for _ in $(seq 100); do redis-cli -p "$port" ping > /dev/null 2>&1 && break; sleep 0.05; done
   local base
@@ -65,6 +71,14 @@ read -r hb hr hu hk he < <(measure hotkv "$TMP/hashes.resp" user:1)
 read -r rb rr ru rk re < <(measure redis "$TMP/hashes.resp" user:1)
 read -r sb sr su sk se < <(measure hotkv "$TMP/strings.resp" key:000000000001)
 read -r tb tr tu tk te < <(measure redis "$TMP/strings.resp" key:000000000001)
+# Redis 8.8's rows, or zeros (left out of the table) when it is absent.
+r8h="0 0 0 0 -"; r8s="0 0 0 0 -"
+if [ -n "$R8" ]; then
+  r8h=$(measure redis8 "$TMP/hashes.resp" user:1)
+  r8s=$(measure redis8 "$TMP/strings.resp" key:000000000001)
+fi
+read -r ab ar au ak ae <<< "$r8h"
+read -r cb cr cu ck ce <<< "$r8s"
 
 # The section goes to the run's own folder; bench/RESULTS.md holds the current figures,
 # updated by hand.
@@ -74,8 +88,11 @@ mkdir -p "$RUN_DIR"
 import datetime, os, platform, subprocess
 cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
 n = $N
-rows = [("$N hashes x 5 fields", "hotkv", $hb, $hr, $hu, $hk, "$he"), ("", "redis 7.0", $rb, $rr, $ru, $rk, "$re"),
-        ("$N strings x 256 B", "hotkv", $sb, $sr, $su, $sk, "$se"), ("", "redis 7.0", $tb, $tr, $tu, $tk, "$te")]
+rows = [("$N hashes x 5 fields", "hotkv", $hb, $hr, $hu, $hk, "$he"), ("", "redis 8.8", $ab, $ar, $au, $ak, "$ae"),
+        ("", "redis 7.0", $rb, $rr, $ru, $rk, "$re"),
+        ("$N strings x 256 B", "hotkv", $sb, $sr, $su, $sk, "$se"), ("", "redis 8.8", $cb, $cr, $cu, $ck, "$ce"),
+        ("", "redis 7.0", $tb, $tr, $tu, $tk, "$te")]
+rows = [r for r in rows if r[3]]  # Redis 8.8 absent: zeros
 print(f"## Memory: small hashes and 256-byte strings — {datetime.date.today()}\n")
 print(f"Machine: {cpu}, {os.cpu_count()} cores, kernel {platform.release()}. Command: \`bench/hash_memory.sh --keys {n}\` "
       "(same data piped with \`redis-cli --pipe\` into each server; RSS from /proc/<pid>/status after loading, "
@@ -85,7 +102,9 @@ print("| data | server | keys | encoding | RSS MiB | RSS bytes/key | used_memory
 print("|---|---|---|---|---|---|---|")
 for d, s, base, rss, used, keys, enc in rows:
     print(f"| {d} | {s} | {keys} | {enc} | {rss/2**20:.1f} | {(rss-base)/max(keys,1):.1f} | {used/2**20:.1f} |")
-print(f"\nRatio HotKV/Redis RSS: hashes {$hr/$rr:.2f}, strings {$sr/$tr:.2f}.")
+if $ar:
+    print(f"\nRatio HotKV/Redis 8.8 RSS: hashes {$hr/max($ar, 1):.2f}, strings {$sr/max($cr, 1):.2f}.")
+print(f"Ratio HotKV/Redis 7.0 RSS: hashes {$hr/$rr:.2f}, strings {$sr/$tr:.2f}.")
 PY
 cat "$RUN_DIR/summary.md"
 echo "wrote $RUN_DIR/summary.md"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Persistence benchmark: HotKV vs Debian's redis-server (7.0) in one run (issue 15).
+"""Persistence benchmark: HotKV vs Redis 8.8 (when found) and Debian's redis-server (7.0) in one run (issue 15).
 
     bench/persistence.py                 # 1,000,000 keys x 256 B + 100,000 hashes/lists/zsets
     bench/persistence.py --quick         # 100,000 keys + 10,000 of each, shorter windows
@@ -47,6 +47,17 @@ sys.path.insert(0, ROOT)
 import redis  # noqa: E402  (Debian's python3-redis)
 
 
+def redis8_binary():
+    """Redis 8.8: $HOTKV_BENCH_REDIS8, else ../shared/peers/redis-8.8/redis-server beside
+    the checkout or its parent (a worktree); None when there is none."""
+    for cand in (os.environ.get("HOTKV_BENCH_REDIS8", ""),
+                 os.path.join(ROOT, "..", "shared", "peers", "redis-8.8", "redis-server"),
+                 os.path.join(ROOT, "..", "..", "shared", "peers", "redis-8.8", "redis-server")):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -92,11 +103,11 @@ class Server:
     def start(self, wait_loaded=True):
         args = [self.binary, "--port", str(self.port), "--dir", self.dir,
                 "--dbfilename", "dump.rdb", "--save", ""] + self.extra
-        if self.kind == "redis":
+        if self.kind.startswith("redis"):
             args += ["--appendonly", "no"] if "--appendonly" not in self.extra else []
         self.log = open(os.path.join(self.dir, f"{self.kind}.log"), "ab")
         self.t_start = time.monotonic()
-        self.proc = subprocess.Popen(["taskset", "-c", "0" if self.kind == "redis" else "0,1"] + args,
+        self.proc = subprocess.Popen(["taskset", "-c", "0" if self.kind.startswith("redis") else "0,1"] + args,
                                      stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
@@ -321,7 +332,9 @@ def main():
     ap.add_argument("--keys", type=int, default=None)
     ap.add_argument("--small", type=int, default=None)
     ap.add_argument("--rate", type=int, default=20000, help="fixed-rate load, GET+SET together")
-    ap.add_argument("--servers", default="hotkv,redis")
+    ap.add_argument("--servers", default="hotkv,redis8,redis",
+                    help="hotkv, redis (Debian's 7.0), redis8 (Redis 8.8: HOTKV_BENCH_REDIS8 or "
+                         "../shared/peers/redis-8.8/redis-server; left out when absent)")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build/release"))
     ap.add_argument("--no-record", action="store_true")
     ap.add_argument("--no-aof", action="store_true", help="skip the AOF CPU-per-SET runs")
@@ -341,7 +354,10 @@ def main():
     aof_requests = a.aof_requests or (200_000 if a.quick else 2_000_000)
     hotkv = os.path.join(a.build_dir, "hotkv-server")
     loadgen = os.path.join(a.build_dir, "tools/loadgen/hotkv-loadgen")
-    binaries = {"hotkv": hotkv, "redis": shutil.which("redis-server")}
+    binaries = {"hotkv": hotkv, "redis": shutil.which("redis-server"), "redis8": redis8_binary()}
+    if "redis8" in a.servers.split(",") and not binaries["redis8"]:
+        print("Redis 8.8 not found (HOTKV_BENCH_REDIS8): left out", flush=True)
+        a.servers = ",".join(k for k in a.servers.split(",") if k != "redis8")
     stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
     base = tempfile.mkdtemp(prefix="hotkv-persist-bench-")
     results = {"keys": keys, "small": small, "rate": a.rate, "date": stamp,
@@ -402,9 +418,13 @@ def main():
         print(f"written to {os.path.relpath(out, ROOT)}/")
 
 
+NAMES = {"hotkv": "HotKV", "redis": "Redis 7.0", "redis8": "Redis 8.8"}
+
+
 def render(res, a):
     s = res["servers"]
     kinds = list(s)
+    peers = [k for k in kinds if k != "hotkv"] if "hotkv" in kinds else []
     lines = [f"# Persistence benchmark, {res['date']}", "",
              f"Machine: {res['machine']}. Command: `bench/persistence.py "
              f"{'--quick ' if a.quick else ''}--rate {a.rate} --servers {a.servers}"
@@ -414,8 +434,9 @@ def render(res, a):
              f"Load average at start: {' '.join(res.get('loadavg_at_start', []))}. "
              f"Data: {res['keys']:,} strings x 256 B + {res['small']:,} each of 5-field hashes, "
              f"10-element lists, 10-member sorted sets.", "",
-             "| | " + " | ".join(kinds) + (" | HotKV / Redis |" if len(kinds) == 2 else " |"),
-             "|---|" + "---|" * (len(kinds) + (1 if len(kinds) == 2 else 0))]
+             "| | " + " | ".join(NAMES.get(k, k) for k in kinds)
+             + "".join(f" | HotKV / {NAMES.get(k, k)}" for k in peers) + " |",
+             "|---|" + "---|" * (len(kinds) + len(peers))]
 
     def row(name, fn, fmt="{:.2f}"):
         vals = []
@@ -425,10 +446,11 @@ def render(res, a):
             except (KeyError, TypeError):
                 vals.append(None)
         cells = [fmt.format(v) if isinstance(v, (int, float)) else str(v) for v in vals]
-        if len(kinds) == 2 and all(isinstance(v, (int, float)) and v for v in vals):
-            cells.append(f"{vals[0] / vals[1]:.2f}")
-        elif len(kinds) == 2:
-            cells.append("")
+        by = dict(zip(kinds, vals))
+        for k in peers:
+            h, p = by["hotkv"], by[k]
+            ok = isinstance(h, (int, float)) and isinstance(p, (int, float)) and p
+            cells.append(f"{h / p:.2f}" if ok else "")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     row("keys", lambda r: r["keys_total"], "{:,}")
     row("RDB file (MB)", lambda r: r["rdb_bytes"] / 1e6)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Pub/sub delivery latency, HotKV vs Debian's redis-server, in one run (issue 4).
+# Pub/sub delivery latency, HotKV vs Redis 8.8 (when found: HOTKV_BENCH_REDIS8, else
+# ../shared/peers/redis-8.8/) and Debian's redis-server 7.0, in one run (issue 4).
 #
 #   bench/pubsub_latency.sh [--quick] [--rates "20000 100000 200000"] [--channels 1]
 #
@@ -28,6 +29,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# shellcheck source=bench/server_lib.sh
+. bench/server_lib.sh   # redis8_binary (its start_server is replaced below)
+R8=$(redis8_binary || true)
+[ -n "$R8" ] || echo "bench: Redis 8.8 not found (HOTKV_BENCH_REDIS8): hotkv and redis 7.0 only" >&2
+SERVERS="redis${R8:+ redis8} hotkv-1t hotkv"
 BIN=build/release/hotkv-server
 LG=build/release/tools/loadgen/hotkv-loadgen
 [ -x "$BIN" ] && [ -x "$LG" ] || make build >/dev/null
@@ -40,6 +46,7 @@ start_server() {  # name -> sets PID PORT
     hotkv) taskset -c 0,1 "$BIN" --port "$PORT" > /dev/null 2>&1 & PID=$! ;;
     hotkv-1t) taskset -c 0 "$BIN" --port "$PORT" --threads 1 > /dev/null 2>&1 & PID=$! ;;
     redis) taskset -c 0 redis-server --port "$PORT" --save '' --appendonly no > /dev/null 2>&1 & PID=$! ;;
+    redis8) taskset -c 0 "$R8" --port "$PORT" --save '' --appendonly no > /dev/null 2>&1 & PID=$! ;;
   esac
   for _ in $(seq 100); do redis-cli -p "$PORT" ping > /dev/null 2>&1 && return; sleep 0.05; done
   echo "server $1 did not start" >&2; exit 1
@@ -48,7 +55,7 @@ start_server() {  # name -> sets PID PORT
 OUT=$(mktemp -d)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 for rate in $RATES; do
-  for srv in redis hotkv-1t hotkv; do
+  for srv in $SERVERS; do
     start_server "$srv"
     taskset -c 1 "$LG" --port "$PORT" --mode pubsub --rate "$rate" --publishers 64 \
       --subscribers 100 --channels "$CHANNELS" --payload 128 --duration "$DURATION" \
@@ -62,20 +69,22 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 # updated by hand.
 RUN_DIR=bench/results/pubsub-latency_$(date +%Y-%m-%d_%H%M%S)$QUICK
 mkdir -p "$RUN_DIR"
-/usr/bin/python3 - "$OUT" "$RATES" "$CHANNELS" "$DURATION" "$LOAD_BEFORE" "$LOAD_AFTER" <<'PY' > "$RUN_DIR/summary.md"
+/usr/bin/python3 - "$OUT" "$RATES" "$CHANNELS" "$DURATION" "$LOAD_BEFORE" "$LOAD_AFTER" "$SERVERS" <<'PY' > "$RUN_DIR/summary.md"
 import json, os, sys, datetime, platform, subprocess
 out, rates, channels, duration, lb, la = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+servers = sys.argv[7].split()
 cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
 print(f"## Pub/sub delivery latency — {datetime.date.today()}\n")
 print(f"Machine: {cpu}, {os.cpu_count()} cores, kernel {platform.release()}; load average before {lb}, after {la}.")
 print(f"Command: `bench/pubsub_latency.sh --rates \"{' '.join(rates)}\" --channels {channels}` — "
       f"`hotkv-loadgen --mode pubsub --rate R --publishers 64 "
       f"--subscribers 100 --channels {channels} --payload 128 --duration {duration}` on core 1; "
-      "servers on core 0 (redis-server 7.0, `hotkv --threads 1`) or cores 0-1 (`hotkv`, default threads).\n")
+      "servers on core 0 (redis = redis-server 7.0, redis8 = Redis 8.8, `hotkv-1t` = `hotkv --threads 1`) "
+      "or cores 0-1 (`hotkv`, default threads).\n")
 print("| deliveries/s asked | server | achieved | sustained | p50 µs | p99 µs | p99.9 µs | lost | reordered | generator behind |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rates:
-    for srv in ["redis", "hotkv-1t", "hotkv"]:
+    for srv in servers:
         p = os.path.join(out, f"{srv}-{r}.json")
         try:
             d = json.load(open(p))
