@@ -149,7 +149,7 @@ void Snapshotter::LoadAtStartup() {
   loading_start_s_ = NowS();
   const int64_t t0 = MonotonicUs();
   Status st = LoadSnapshotFile(server_->keyspace(), path, LoadOpts(), true, &load_,
-                               Access("key-load-delay"));
+                               Access("key-load-delay"), false, server_->num_workers());
   if (!st.ok()) {
     if (load_.cancel.load()) {
       return;

@@ -195,7 +195,7 @@ Result<WriteStats> WriteSnapshotFile(Keyspace& ks, const std::string& dest,
 
 Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOptions& opts,
                         bool take_locks, LoadProgress* progress, const AccessStamp& access,
-                        bool merge) {
+                        bool merge, int lanes) {
   const int64_t now_ms = WallClockMs();
   auto on_key = [&](rdb::LoadedKey&& k) -> Status {
     Entry* e = k.entry;
@@ -253,7 +253,14 @@ Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOp
   };
   rdb::LoadOptions with_functions = opts;
   LoadFunctionsWith(&with_functions);
-  Result<rdb::LoadStats> r = rdb::LoadFile(path, with_functions, on_key, on_progress);
+  // Several lanes only when each insertion takes its shard's lock (a caller that holds
+  // every lock, DEBUG RELOAD, loads on its own thread).
+  if (!take_locks) lanes = 1;
+  auto lane_of = [lanes](std::string_view key) {
+    return static_cast<int>(Keyspace::ShardOf(key) % static_cast<uint32_t>(lanes));
+  };
+  Result<rdb::LoadStats> r =
+      rdb::LoadFileParallel(path, with_functions, lanes, lane_of, on_key, on_progress);
   if (!r.ok()) {
     return r.status();
   }

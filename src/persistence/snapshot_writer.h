@@ -84,9 +84,12 @@ struct LoadProgress {
 };
 
 // Loads `path` into `ks` (which should be empty). An error names the file, the offset
-// and the problem (rdb::LoadFile's message), or a duplicate key.
+// and the problem (rdb::LoadFile's message), or a duplicate key. With `take_locks` and
+// lanes > 1 the values are decoded and inserted by `lanes` threads, each owning the
+// shards ShardOf(key) % lanes (rdb::LoadFileParallel; start-up loading, while the
+// workers only answer -LOADING).
 Status LoadSnapshotFile(Keyspace& ks, const std::string& path, const rdb::LoadOptions& opts,
                         bool take_locks, LoadProgress* progress, const AccessStamp& access = {},
-                        bool merge = false);
+                        bool merge = false, int lanes = 1);
 
 }  // namespace hotkv::persistence

@@ -16,6 +16,7 @@
 
 #include "rdb/format.h"
 #include "rdb/rdb.h"
+#include "rdb/scan.h"
 
 namespace hotkv::rdb {
 namespace {
@@ -52,18 +53,32 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+Result<LoadStats> ScanMapped(const std::string& path, const uint8_t* base, size_t size,
+                             const LoadOptions& opts, KeySink& sink,
+                             const std::function<void(uint64_t, uint64_t)>& on_progress);
+
 }  // namespace
 
-Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
-                           const std::function<Status(LoadedKey&&)>& on_key,
+Status LoadError(const std::string& path, size_t offset, const std::string& message) {
+  return Status::InvalidArgument(path + ": offset " + std::to_string(offset) + ": " + message);
+}
+
+Result<LoadStats> ScanFile(const std::string& path, const LoadOptions& opts, KeySink& sink,
                            const std::function<void(uint64_t, uint64_t)>& on_progress) {
   MappedFile file;
   if (Status st = file.Open(path); !st.ok()) return st;
-  const uint8_t* base = file.data();
-  const size_t size = file.size();
-  auto fail = [&](size_t offset, const std::string& msg) {
-    return Status::InvalidArgument(path + ": offset " + std::to_string(offset) + ": " + msg);
-  };
+  Result<LoadStats> r = ScanMapped(path, file.data(), file.size(), opts, sink, on_progress);
+  Status done = sink.Finish(r.ok() ? Status() : r.status());
+  if (!done.ok()) return done;
+  return r;
+}
+
+namespace {
+
+Result<LoadStats> ScanMapped(const std::string& path, const uint8_t* base, size_t size,
+                             const LoadOptions& opts, KeySink& sink,
+                             const std::function<void(uint64_t, uint64_t)>& on_progress) {
+  auto fail = [&](size_t offset, const std::string& msg) { return LoadError(path, offset, msg); };
 
   LoadStats stats;
   if (size < 9 || memcmp(base, "REDIS", 5) != 0) {
@@ -184,18 +199,34 @@ Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
     if (type > kTypeLast) return fail(op_offset, "Unknown RDB encoding type " + std::to_string(type));
     std::string_view key;
     if (!r.String(&s1, &key)) return fail(op_offset, r.error());
-    bool empty = false;
-    Result<Entry*> e = LoadObject(r, type, key, expire_ms >= 0, opts.limits, opts.zset_limits, &empty);
-    if (!e.ok() && !empty) return fail(op_offset, e.status().message());
-    if (e.ok()) {
-      LoadedKey k;
-      k.db = db;
-      k.entry = *e;
-      k.expire_ms = expire_ms;
-      k.idle_seconds = idle;
-      k.lfu_freq = freq;
-      ++stats.keys;
-      if (Status st = on_key(std::move(k)); !st.ok()) return st;
+    LoadedKey k;
+    k.db = db;
+    k.expire_ms = expire_ms;
+    k.idle_seconds = idle;
+    k.lfu_freq = freq;
+    const uint8_t* value = r.pos();
+    bool handed_raw = false;
+    if (CanSkipValue(type) && sink.WantsRaw(type)) {
+      if (SkipValue(r, type)) {
+        RawKey raw{op_offset, type, std::string(key), value, r.pos(), std::move(k)};
+        ++stats.keys;
+        if (Status st = sink.Raw(std::move(raw)); !st.ok()) return st;
+        handed_raw = true;
+      } else {
+        // A value that cannot be skipped is decoded here, so that its error is the one a
+        // decoder reports (the skip reads only lengths).
+        r = Reader(base, value, base + size);
+      }
+    }
+    if (!handed_raw) {
+      bool empty = false;
+      Result<Entry*> e = LoadObject(r, type, key, expire_ms >= 0, opts.limits, opts.zset_limits, &empty);
+      if (!e.ok() && !empty) return fail(op_offset, e.status().message());
+      if (e.ok()) {
+        k.entry = *e;
+        ++stats.keys;
+        if (Status st = sink.Decoded(op_offset, std::move(k)); !st.ok()) return st;
+      }
     }
     expire_ms = -1;
     idle.reset();
@@ -222,6 +253,28 @@ Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
   stats.bytes = r.offset();
   if (on_progress) on_progress(stats.bytes, size);
   return stats;
+}
+
+// LoadFile's sink: every key decoded by the scanner and handed on at once.
+class InlineSink final : public KeySink {
+ public:
+  explicit InlineSink(const std::function<Status(LoadedKey&&)>& on_key) : on_key_(on_key) {}
+  bool WantsRaw(uint8_t) const override { return false; }
+  Status Decoded(size_t, LoadedKey&& k) override { return on_key_(std::move(k)); }
+  Status Raw(RawKey&&) override { return Status::FailedPrecondition("raw key in an inline load"); }
+  Status Finish(Status scan) override { return scan; }
+
+ private:
+  const std::function<Status(LoadedKey&&)>& on_key_;
+};
+
+}  // namespace
+
+Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
+                           const std::function<Status(LoadedKey&&)>& on_key,
+                           const std::function<void(uint64_t, uint64_t)>& on_progress) {
+  InlineSink sink(on_key);
+  return ScanFile(path, opts, sink, on_progress);
 }
 
 }  // namespace hotkv::rdb

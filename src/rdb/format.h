@@ -129,6 +129,9 @@ class Encoder {
 class Reader {
  public:
   Reader(const uint8_t* begin, const uint8_t* end) : base_(begin), p_(begin), end_(end) {}
+  // Reading [pos, end) of a buffer that starts at `base` (offsets count from `base`).
+  Reader(const uint8_t* base, const uint8_t* pos, const uint8_t* end)
+      : base_(base), p_(pos), end_(end) {}
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
@@ -173,5 +176,12 @@ class Reader {
 Result<Entry*> LoadObject(Reader& r, uint8_t type, std::string_view key, bool expire_block,
                           const types::EncodingLimits& limits,
                           const types::ZSetLimits& zset_limits, bool* empty);
+
+// Whether SkipValue knows where a value of `type` ends without decoding it: strings and
+// every list, set, sorted-set and hash encoding; not streams or module values.
+bool CanSkipValue(uint8_t type);
+// Moves `r` past one value of a type CanSkipValue accepts, reading only its lengths (the
+// same length checks as LoadObject; the content is checked when it is decoded).
+bool SkipValue(Reader& r, uint8_t type);
 
 }  // namespace hotkv::rdb

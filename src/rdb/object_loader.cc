@@ -394,6 +394,82 @@ Entry* ObjectLoader::LoadHashWithTtls(uint8_t type) {
 
 }  // namespace
 
+bool CanSkipValue(uint8_t type) {
+  switch (type) {
+    case kTypeString:
+    case kTypeList: case kTypeListZiplist: case kTypeListQuicklist: case kTypeListQuicklist2:
+    case kTypeSet: case kTypeSetIntset: case kTypeSetListpack:
+    case kTypeZSet: case kTypeZSet2: case kTypeZSetZiplist: case kTypeZSetListpack:
+    case kTypeHash: case kTypeHashZipmap: case kTypeHashZiplist: case kTypeHashListpack:
+    case kTypeHashMetadataPreGa: case kTypeHashListpackExPreGa:
+    case kTypeHashMetadata: case kTypeHashListpackEx:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool SkipValue(Reader& r, uint8_t type) {
+  // The count checks are LoadObject's (r.Count's minimum bytes per item), so a corrupt
+  // count fails here as it would there.
+  uint64_t n;
+  const uint8_t* p;
+  switch (type) {
+    case kTypeString:
+    case kTypeListZiplist: case kTypeSetIntset: case kTypeSetListpack:
+    case kTypeZSetZiplist: case kTypeZSetListpack:
+    case kTypeHashZipmap: case kTypeHashZiplist: case kTypeHashListpack:
+    case kTypeHashListpackExPreGa:
+      return r.SkipString();
+    case kTypeHashListpackEx:
+      return r.Bytes(8, &p) && r.SkipString();
+    case kTypeList: case kTypeSet: case kTypeListQuicklist:
+      if (!r.Count(&n, 1)) return false;
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!r.SkipString()) return false;
+      }
+      return true;
+    case kTypeListQuicklist2:
+      if (!r.Count(&n, 1)) return false;
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t container;
+        if (!r.Len(&container) || !r.SkipString()) return false;
+      }
+      return true;
+    case kTypeHash:
+      if (!r.Count(&n, 2)) return false;
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!r.SkipString() || !r.SkipString()) return false;
+      }
+      return true;
+    case kTypeZSet:
+    case kTypeZSet2:
+      if (!r.Count(&n, type == kTypeZSet ? 2 : 9)) return false;
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!r.SkipString()) return false;
+        if (type == kTypeZSet2) {
+          if (!r.Bytes(8, &p)) return false;
+          continue;
+        }
+        uint8_t len;
+        if (!r.U8(&len)) return false;
+        if (len < 253 && !r.Bytes(len, &p)) return false;  // 253..255: nan, +inf, -inf
+      }
+      return true;
+    case kTypeHashMetadata:
+    case kTypeHashMetadataPreGa:
+      if (type == kTypeHashMetadata && !r.Bytes(8, &p)) return false;
+      if (!r.Count(&n, 3)) return false;
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t ttl;
+        if (!r.Len(&ttl) || !r.SkipString() || !r.SkipString()) return false;
+      }
+      return true;
+    default:
+      return r.Fail("Unknown RDB encoding type " + std::to_string(type));
+  }
+}
+
 Result<Entry*> LoadObject(Reader& r, uint8_t type, std::string_view key, bool expire_block,
                           const types::EncodingLimits& limits,
                           const types::ZSetLimits& zset_limits, bool* empty) {

@@ -234,4 +234,15 @@ Result<LoadStats> LoadFile(const std::string& path, const LoadOptions& opts,
                            const std::function<Status(LoadedKey&&)>& on_key,
                            const std::function<void(uint64_t, uint64_t)>& on_progress = {});
 
+// LoadFile with `lanes` threads decoding values and calling on_key (rdb/parallel_loader.cc):
+// the calling thread reads the file in order, skipping over each string, list, set,
+// sorted-set and hash value (streams and module values it decodes itself), and the lane
+// lane_of(key) decodes the value and calls on_key — so on_key runs on `lanes` threads at
+// once, each lane's keys in file order. The error returned is the one at the lowest file
+// offset, as LoadFile reports it. lanes <= 1: LoadFile.
+Result<LoadStats> LoadFileParallel(const std::string& path, const LoadOptions& opts, int lanes,
+                                   const std::function<int(std::string_view key)>& lane_of,
+                                   const std::function<Status(LoadedKey&&)>& on_key,
+                                   const std::function<void(uint64_t, uint64_t)>& on_progress = {});
+
 }  // namespace hotkv::rdb

@@ -14,18 +14,14 @@
 
 #include "rdb/rdb.h"
 #include "rdb_builder.h"
+#include "rdb_fixture_util.h"
 
 namespace hotkv::rdb {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Fixture(const std::string& name) { return std::string(RDB_FIXTURE_DIR) + "/" + name; }
+using testing::Corrupt;
+using testing::Fixture;
+using testing::ReadFile;
 
 std::string Unhex(const std::string& hex) {
   std::string out;
@@ -72,16 +68,6 @@ bool TryPayload(std::string p) {
   }
   Entry::Free(*e);
   return true;
-}
-
-void Corrupt(std::string* s, size_t from, size_t to, std::mt19937_64& rng) {
-  if (to <= from) return;
-  const size_t at = from + rng() % (to - from);
-  switch (rng() % 3) {
-    case 0: (*s)[at] ^= static_cast<char>(1 << (rng() % 8)); break;
-    case 1: (*s)[at] = static_cast<char>(rng()); break;
-    default: (*s)[at] = static_cast<char>((rng() % 2) ? 0xFF : 0x00); break;
-  }
 }
 
 TEST(RdbFuzz, PayloadsTruncatedAndFlipped) {
@@ -153,14 +139,8 @@ TEST_P(RdbFileFuzz, TruncatedAndFlipped) {
   close(fd);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, RdbFileFuzz,
-                         ::testing::Values("redis70.rdb", "redis88.rdb", "redis88_cluster.rdb",
-                                           "redis88_vset.rdb", "redis88_hfe.rdb"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) c = isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, RdbFileFuzz, ::testing::ValuesIn(testing::FixtureFiles()),
+                         [](const auto& info) { return testing::FixtureTestName(info.param); });
 
 }  // namespace
 }  // namespace hotkv::rdb
