@@ -1,11 +1,13 @@
 """Vector sets in an AOF base written as commands (aof-use-rdb-preamble no).
 
 Redis 8.8 has no command form for them (its rewrite child crashes on a vector set with
-aof-use-rdb-preamble no), so HotKV writes one VADD per element (FP32 vector as VEMB
-gives it, quantisation, M, SETATTR) and a REDUCE set as a RESTORE of its DUMP payload.
-After a restart (and in Redis 8.8, when present, loading the same directory) VCARD,
-VDIM, the quantisation, VEMB (within float rounding), VGETATTR and VSIM (TRUTH: exact
-results, and the graph search) are the same.
+aof-use-rdb-preamble no), so HotKV writes one VADD per element (an FP32 vector that
+VADD stores as the element is stored: for Q8 the same codes and range; quantisation, M,
+SETATTR) and a REDUCE set as a RESTORE of its DUMP payload. After a restart, after a
+DEBUG RELOAD (the RDB loader, which rebuilds Q8 elements the same way), and in Redis 8.8
+loading the same directory (compared with the sets Redis 8.8 builds from the original
+commands), VCARD, VDIM, the quantisation, M, VEMB (within float rounding), VGETATTR and
+VSIM (TRUTH and the graph search: labels and scores) are the same.
 """
 import os
 import random
@@ -103,7 +105,11 @@ def test_vector_sets_in_a_command_base(tmp_path, tmp_path_factory):
     assert base.count(b"$4\r\nVADD\r\n") == 3 * 120 and base.count(b"$7\r\nRESTORE\r\n") == 1
     assert b"$7\r\nSETATTR\r\n" in base and b"$7\r\nNOQUANT\r\n" in base
     srv = start(tmp_path, "--appendonly", "yes")
-    assert_same(view(srv.client(decode_responses=False)), expected, "HotKV")
+    c = srv.client(decode_responses=False)
+    assert_same(view(c), expected, "HotKV")
+    # Through an RDB image too: its loader gives Q8 elements the same codes and range.
+    assert c.execute_command("DEBUG", "RELOAD")
+    assert_same(view(c), expected, "DEBUG RELOAD")
     srv.stop()
     # Redis 8.8 replays the same directory (VADD and RESTORE of its own encoding) into
     # the sets it builds from the original commands (its Q8 VSIM scores are its own).
