@@ -23,9 +23,24 @@ pytestmark = pytest.mark.hotkv_only
 SETS = ("v:q8", "v:f32", "v:bin", "v:reduce")
 
 
+STARTED = []  # every server a test started, stopped at its end even when it fails
+
+
+@pytest.fixture(autouse=True)
+def _stop_servers():
+    yield
+    while STARTED:
+        srv = STARTED.pop()
+        if srv.alive():
+            srv.proc.kill()
+            srv.proc.wait()
+
+
 def start(tmp_path, *extra):
-    return ServerProcess(["--dir", str(tmp_path), "--threads", "2", *extra],
-                         tmp_path=tmp_path).start()
+    srv = ServerProcess(["--dir", str(tmp_path), "--threads", "2", *extra],
+                        tmp_path=tmp_path).start()
+    STARTED.append(srv)
+    return srv
 
 
 def fp32(v):

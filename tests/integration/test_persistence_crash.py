@@ -24,12 +24,27 @@ pytestmark = pytest.mark.hotkv_only
 
 WRITERS = 3
 MAX_WRITES = 20000  # per writer: the bound of the load
-PRELOAD = 400       # keys the slowed child writes (2.5 ms each: about 1 s)
+PRELOAD = 400       # keys the slowed child writes (25 ms each: 10 s, cut short by the kill)
+
+
+STARTED = []  # every server a test started, stopped at its end even when it fails
+
+
+@pytest.fixture(autouse=True)
+def _stop_servers():
+    yield
+    while STARTED:
+        srv = STARTED.pop()
+        if srv.alive():
+            srv.proc.kill()
+            srv.proc.wait()
 
 
 def start(tmp_path, *extra):
-    return ServerProcess(["--dir", str(tmp_path), "--threads", "2", "--appendonly", "yes",
-                          *extra], tmp_path=tmp_path).start()
+    srv = ServerProcess(["--dir", str(tmp_path), "--threads", "2", "--appendonly", "yes",
+                        *extra], tmp_path=tmp_path).start()
+    STARTED.append(srv)
+    return srv
 
 
 class Load:
@@ -102,7 +117,7 @@ def preload(c):
 
 
 def test_kill9_during_bgrewriteaof_loses_nothing_acknowledged(tmp_path):
-    srv = start(tmp_path, "--appendfsync", "always", "--rdb-key-save-delay", "2500")
+    srv = start(tmp_path, "--appendfsync", "always", "--rdb-key-save-delay", "25000")
     c = srv.client()
     preload(c)
     bases = manifest_bases(tmp_path)
@@ -128,7 +143,7 @@ def test_kill9_during_bgrewriteaof_loses_nothing_acknowledged(tmp_path):
 
 
 def test_kill9_during_bgsave_with_aof_always_loses_nothing_acknowledged(tmp_path):
-    srv = start(tmp_path, "--appendfsync", "always", "--rdb-key-save-delay", "2500")
+    srv = start(tmp_path, "--appendfsync", "always", "--rdb-key-save-delay", "25000")
     c = srv.client()
     preload(c)
     load = Load(srv)
