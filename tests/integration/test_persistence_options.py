@@ -138,7 +138,8 @@ def test_rdbcompression_files_load_in_redis70_and_compress(tmp_path, tmp_path_fa
     c = srv.client()
     fill(c)
     assert c.config_set("rdbcompression", "no") and c.save()
-    assert (d / "dump.rdb").stat().st_size == sizes["no"]
+    # (aux fields such as used-mem may differ by a few bytes)
+    assert abs((d / "dump.rdb").stat().st_size - sizes["no"]) < 64, sizes
     srv.stop()
 
 
