@@ -49,8 +49,8 @@ NOTES = {
                     "has them in its vectorset module",
     "auth": "the default user only (requirepass); no ACL users",
     "migrate": "connections to targets are cached per worker thread (an idle one is closed at "
-               "that worker's next MIGRATE after 10 s, not by a timer); RESTORE-ASKING is never "
-               "sent (no cluster mode yet); a key changed by another client while MIGRATE "
+               "that worker's next MIGRATE after 10 s, not by a timer); a key changed by another "
+               "client while MIGRATE "
                "talked to the target is not deleted (see docs/persistence.md)",
     "hello": "AUTH with the default user only",
     "vadd": "M up to 255; CAS runs the insert at once (never under a keyspace lock); non-finite components refused; see docs/vector.md",

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -14,7 +16,9 @@
 #include "engine/entry.h"
 #include "engine/extension_value.h"
 #include "engine/keyspace.h"
+#include "engine/vector_set_value.h"
 #include "json/json_node.h"
+#include "rdb/rdb.h"
 #include "server/function_hooks.h"
 #include "server/search_hooks.h"
 #include "server/write_stream.h"
@@ -171,6 +175,71 @@ void WriteStreamKey(CommandFile& f, std::string_view key, const types::StreamVal
   }
 }
 
+// A vector set (Redis 8.8's own rewrite has no form for one: its child crashes with
+// aof-use-rdb-preamble no). One VADD per element, in the set's order, with the vector
+// as VEMB gives it (dequantised, times its norm: VADD normalises and quantises it again
+// to the same stored form), the quantisation, M and the attributes, so that HotKV and
+// Redis 8 replay it. A REDUCE set holds only the projections, and VADD REDUCE wants the
+// vectors before projection: it goes as a RESTORE of its DUMP payload (Redis 8's
+// vector-set encoding, which both load). Sets with another metric, or made by
+// VSIM.CREATEINDEX, have neither form and are refused, as in an RDB base.
+Status WriteVectorSetKey(CommandFile& f, const Entry& e) {
+  const std::string_view key = e.key();
+  const VectorSet& set = *e.As<VectorSetValue>()->set;
+  const vector::IndexOptions& opts = set.options();
+  if (opts.metric != vector::Metric::kCosine || set.persistent()) {
+    return Status::InvalidArgument("the AOF base cannot hold the vector set '" +
+                                   std::string(key) + "' (" +
+                                   (set.persistent() ? std::string("VSIM.CREATEINDEX")
+                                                     : std::string(vector::MetricName(opts.metric)) +
+                                                           " metric") +
+                                   ") as commands");
+  }
+  if (set.projection_input_dim() != 0) {
+    const std::string payload = rdb::DumpPayload(e, true);
+    if (payload.empty()) {
+      return Status::InvalidArgument("the AOF base cannot hold the vector set '" +
+                                     std::string(key) + "'");
+    }
+    f.Add({"RESTORE", key, "0", payload});
+    return Status::Ok();
+  }
+  const char* quant = opts.quant == vector::Quantization::kQ8       ? "Q8"
+                      : opts.quant == vector::Quantization::kBinary ? "BIN"
+                                                                    : "NOQUANT";
+  const std::string m = std::to_string(opts.m);
+  // Labels and attributes first (the RDB writer does the same), then each vector.
+  std::vector<std::pair<std::string, std::string>> elements;
+  elements.reserve(set.index().size());
+  set.index().ForEachElement([&](const vector::ElementView& v) {
+    elements.emplace_back(std::string(v.label), std::string(v.attributes));
+  });
+  std::string blob;
+  std::vector<float> x;
+  for (const auto& [label, attributes] : elements) {
+    if (opts.quant == vector::Quantization::kQ8) {
+      std::optional<vector::RawVector> raw = set.index().GetRawVector(label);
+      if (!raw) {
+        continue;  // removed meanwhile (only with a caller holding the locks)
+      }
+      x = vector::Q8Preimage(*raw);
+    } else {
+      std::optional<std::vector<float>> v = set.index().GetVector(label);
+      if (!v) {
+        continue;
+      }
+      x = std::move(*v);
+    }
+    blob.assign(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
+    if (attributes.empty()) {
+      f.Add({"VADD", key, "FP32", blob, label, quant, "M", m});
+    } else {
+      f.Add({"VADD", key, "FP32", blob, label, quant, "M", m, "SETATTR", attributes});
+    }
+  }
+  return Status::Ok();
+}
+
 Status WriteKey(CommandFile& f, const Entry& e) {
   const std::string_view key = e.key();
   if (e.type() == kValueTypeExtension) {
@@ -232,6 +301,11 @@ Status WriteKey(CommandFile& f, const Entry& e) {
       break;
     case ValueType::kStream:
       WriteStreamKey(f, key, *e.As<types::StreamValue>());
+      break;
+    case ValueType::kVectorSet:
+      if (Status st = WriteVectorSetKey(f, e); !st.ok()) {
+        return st;
+      }
       break;
     default:
       if (e.type() == kValueTypeExtension) {

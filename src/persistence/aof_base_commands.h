@@ -17,7 +17,8 @@ class Keyspace;
 namespace hotkv::persistence {
 
 // Writes the base to `path` (created, fsynced). Keys past their TTL at `now_ms` are left
-// out. Vector sets are refused (no command form replays them exactly yet).
+// out. Vector sets go as VADD commands (a REDUCE set as a RESTORE of its DUMP payload);
+// those with another metric than cosine, or made by VSIM.CREATEINDEX, are refused.
 Status WriteCommandBase(const std::string& path, Keyspace& ks, int64_t now_ms);
 
 }  // namespace hotkv::persistence

@@ -89,9 +89,13 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
     fprintf(stderr, "# AOF write error looks solved, HotKV can write again.\n");
   }
   // no-appendfsync-on-rewrite yes: no fsync while a rewrite child writes (the next fsync
-  // after it covers everything written meanwhile).
-  if (fsync_now && unsynced_ &&
-      !(no_fsync_on_rewrite_.load(std::memory_order_relaxed) && rewrite_in_progress_.load())) {
+  // after it covers everything written meanwhile). As in Redis, the records written are
+  // then answered without their fsync (appendfsync always included): the callers take
+  // fsync_deferred_ as durable, so no writer waits for the rewrite to end.
+  fsync_deferred_ = fsync_now && unsynced_ &&
+                    no_fsync_on_rewrite_.load(std::memory_order_relaxed) &&
+                    rewrite_in_progress_.load();
+  if (fsync_now && unsynced_ && !fsync_deferred_) {
     const int64_t fsync_start = threshold > 0 ? MonotonicUs() : 0;
     const int rc = fdatasync(fd_);
     if (threshold > 0 && policy_.load(std::memory_order_relaxed) == kFsyncAlways) {
@@ -121,7 +125,7 @@ void Aof::WaitDurable(uint64_t seq) {
     return;  // the fsync of another thread covered these records
   }
   const uint64_t complete = FlushLocked(true);
-  if (!unsynced_) {
+  if (!unsynced_ || fsync_deferred_) {
     MarkDurable(complete);
   }
 }
@@ -146,7 +150,7 @@ void Aof::WriterLoop() {
       // expiry, evictions) fsynced, once a second like everysec.
       const bool sync = waiters || (policy != kFsyncNo && now - last_fsync_ms_ >= 1000);
       const uint64_t complete = FlushLocked(sync);
-      if (!unsynced_) {
+      if (!unsynced_ || fsync_deferred_) {
         MarkDurable(complete);
       }
     }

@@ -112,6 +112,7 @@ class Aof : public AofService {
   std::atomic<bool> timestamps_{false};
   std::atomic<bool> no_fsync_on_rewrite_{false};
   bool unsynced_ = false;
+  bool fsync_deferred_ = false;  // the last FlushLocked skipped its fsync for a rewrite
   int64_t last_fsync_ms_ = 0;
   std::string dir_, prefix_;
   AofManifest manifest_;

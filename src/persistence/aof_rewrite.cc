@@ -215,7 +215,7 @@ Status Aof::NewBase(bool fresh, bool base_only) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     unlink(tmp.c_str());
     return Status::IoError("the AOF rewrite child failed writing " + tmp +
-                           " (vector sets are not written to RDB yet, or an I/O error)");
+                           " (a vector set with no Redis form, or an I/O error)");
   }
   if (rename(tmp.c_str(), (dir_ + "/" + base_name).c_str()) != 0) {
     return Status::IoError("rename " + tmp + ": " + strerror(errno));

@@ -298,12 +298,20 @@ Entry* LoadVectorSet(Reader& r, std::string_view key, bool expire_block, bool* e
     const uint32_t range_bits = static_cast<uint32_t>(l2_and_range >> 32);
     memcpy(&l2, &l2_bits, 4);
     memcpy(&range, &range_bits, 4);
-    // The vector as given to VADD: stored form, dequantised, times its norm.
-    for (uint32_t j = 0; j < dim; ++j) {
+    // The vector as given to VADD: stored form, dequantised, times its norm; for Q8 the
+    // one that quantises back to the same codes and range (vector::Q8Preimage), so VSIM
+    // scores are those of the writer's set.
+    if (quant == kQuantQ8) {
+      vector::RawVector raw;
+      raw.quant = vector::Quantization::kQ8;
+      raw.data.assign(data.data(), dim);
+      raw.norm = l2;
+      raw.q8_range = range;
+      vec = vector::Q8Preimage(raw);
+    }
+    for (uint32_t j = 0; j < dim && quant != kQuantQ8; ++j) {
       float x;
-      if (quant == kQuantQ8) {
-        x = static_cast<float>(static_cast<int8_t>(data[j])) * range / 127.0f;
-      } else if (quant == kQuantBin) {
+      if (quant == kQuantBin) {
         const bool bit = (static_cast<uint8_t>(data[j / 8]) >> (j % 8)) & 1;
         x = (bit ? 1.0f : -1.0f) / std::sqrt(static_cast<float>(dim));
       } else {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hotkv::vector {
 
@@ -100,6 +101,15 @@ struct RawVector {
   float norm = 0.0f;      // L2 norm of the vector as given.
   float q8_range = 0.0f;  // kQ8: codes -127..127 stand for [-range, range].
 };
+
+// A vector that, given to VADD (normalised, then quantised to Q8), is stored as `raw`
+// (a Q8 element) again: the same codes and the same range, so VEMB and VSIM scores stay.
+// The dequantised vector (code * range / 127) is not of unit length, and normalising it
+// would scale the range by 1/length; instead the components at the largest code stay
+// at +-range and the others are scaled by one factor to make the length 1, as long as
+// every code still rounds to itself (else the dequantised vector). Times raw.norm.
+// Used by the RDB loader and the AOF rewrite's VADD commands.
+std::vector<float> Q8Preimage(const RawVector& raw);
 
 // A neighbour link of an element, as VLINKS reports it.
 struct Link {

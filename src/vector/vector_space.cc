@@ -24,6 +24,42 @@ const char* MetricName(Metric metric) {
   return "unknown";
 }
 
+std::vector<float> Q8Preimage(const RawVector& raw) {
+  const size_t dim = raw.data.size();
+  const double range = raw.q8_range;
+  std::vector<double> u(dim);
+  int top = 0;  // the largest |code| (127 unless the vector is zero)
+  for (size_t j = 0; j < dim; j++) {
+    const int code = static_cast<int8_t>(raw.data[j]);
+    u[j] = code * range / 127.0;
+    top = std::max(top, std::abs(code));
+  }
+  // The components at the largest code stay at +-range (they set the range).
+  auto fixed = [&](size_t j) { return std::abs(static_cast<int8_t>(raw.data[j])) == top; };
+  double rest = 0.0, target = 1.0;
+  for (size_t j = 0; j < dim; j++) {
+    (fixed(j) ? target : rest) += (fixed(j) ? -1.0 : 1.0) * u[j] * u[j];
+  }
+  if (top > 0 && rest > 0.0 && target > 0.0) {
+    const double scale = std::sqrt(target / rest);
+    bool ok = true;
+    for (size_t j = 0; j < dim && ok; j++) {
+      const int code = static_cast<int8_t>(raw.data[j]);
+      ok = fixed(j) || (std::abs(code * scale - code) < 0.45 && std::abs(code * scale) < top);
+    }
+    if (ok) {
+      for (size_t j = 0; j < dim; j++) {
+        u[j] = fixed(j) ? u[j] : u[j] * scale;
+      }
+    }
+  }
+  std::vector<float> out(dim);
+  for (size_t j = 0; j < dim; j++) {
+    out[j] = static_cast<float>(u[j] * raw.norm);
+  }
+  return out;
+}
+
 const char* QuantizationName(Quantization quant) {
   switch (quant) {
     case Quantization::kFloat32:

@@ -350,26 +350,8 @@ def test_config_set_appendonly_inside_multi_does_not_hang(tmp_path):
     srv.stop()
 
 
-def test_kill9_during_bgrewriteaof(tmp_path):
-    """A kill -9 while the rewrite child writes the base: the restart uses the manifest that
-    names the old base, the old incr files and the new incr file, and nothing is lost."""
-    srv = start(tmp_path, "--appendonly", "yes", "--appendfsync", "always")
-    r = srv.client()
-    p = r.pipeline(transaction=False)
-    for i in range(200000):
-        p.set(f"bulk:{i}", "v" * 64)
-        if i % 5000 == 4999:
-            p.execute()
-    p.execute()
-    r.bgrewriteaof()
-    r.set("during", "1")  # goes to the new incr file
-    in_progress = r.info("persistence")["aof_rewrite_in_progress"]
-    kill9(srv)
-    srv = start(tmp_path, "--appendonly", "yes")
-    r = srv.client()
-    assert r.dbsize() == 200001 and r.get("during") == "1"
-    print(f"killed with aof_rewrite_in_progress={in_progress}")
-    srv.stop()
+# kill -9 during BGREWRITEAOF (and during BGSAVE) under a write load, with the child
+# provably running: test_persistence_crash.py.
 
 
 def test_aof_wins_over_dump_rdb_at_start_up(tmp_path):

@@ -1,7 +1,7 @@
 // Streams through DUMP payloads (RDB_TYPE_STREAM_LISTPACKS_2): entries across nodes with
 // differing fields and deletions, metadata, groups, PELs and consumers come back equal.
-// Interoperability with Redis 7.0 and 8.8 payloads is checked by
-// tests/integration/test_streams_groups.py and by hand (see docs/architecture.md).
+// Interoperability with live Redis 7.0 and 8.8 (DUMP payloads and dump.rdb files both
+// ways, redis-check-rdb) is checked by tests/integration/test_stream_interop.py.
 #include <gtest/gtest.h>
 
 #include <string>

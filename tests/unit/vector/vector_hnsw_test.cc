@@ -2,6 +2,8 @@
 // search options (epsilon, exact, filters) and the accessors the command layer uses.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <malloc.h>
 
 #include <algorithm>
@@ -133,6 +135,31 @@ TEST(HnswIndexTest, RawVectors) {
   raw = bin->GetRawVector("a");
   ASSERT_EQ(raw->data.size(), 8u);
   EXPECT_EQ(static_cast<uint8_t>(raw->data[0]), 0b101);
+}
+
+// Q8Preimage: re-adding the pre-image of a Q8 element stores the same codes and range
+// (the dequantised vector would give a range scaled by 1/length), and the same norm.
+TEST(HnswIndexTest, Q8PreimageStoresTheSameForm) {
+  auto a = MakeIndex(24, Metric::kCosine, Quantization::kQ8);
+  auto b = MakeIndex(24, Metric::kCosine, Quantization::kQ8);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  int same_range = 0;
+  for (int i = 0; i < 200; i++) {
+    std::vector<float> v(24);
+    for (float& x : v) x = u(rng);
+    if (i % 10 == 0) v[3] = v[5] = 4.0f;  // ties at the largest component
+    const std::string label = "e" + std::to_string(i);
+    ASSERT_TRUE(*a->Add(label, v));
+    const RawVector raw = *a->GetRawVector(label);
+    ASSERT_TRUE(*b->Add(label, Q8Preimage(raw)));
+    const RawVector again = *b->GetRawVector(label);
+    EXPECT_EQ(again.data, raw.data) << i;
+    EXPECT_NEAR(again.norm, raw.norm, raw.norm * 1e-6) << i;
+    EXPECT_NEAR(again.q8_range, raw.q8_range, raw.q8_range * 1e-6) << i;
+    same_range += std::abs(again.q8_range - raw.q8_range) <= raw.q8_range * 1e-6;
+  }
+  EXPECT_EQ(same_range, 200);
 }
 
 TEST(HnswIndexTest, LabelsAreBinarySafe) {
