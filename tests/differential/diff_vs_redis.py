@@ -769,17 +769,34 @@ def run_extremes(hc, rc):
     return out
 
 
-def notifications(sub):
-    """The keyspace/keyevent messages waiting on a subscriber, without "expired" ones: when
-    a key whose TTL has passed is removed depends on each server's expiry cycle."""
+SENTINEL = b"__keyevent@0__:__diff_sentinel__"
+
+
+def notifications(sub, publisher):
+    """The keyspace/keyevent messages a batch caused on a subscriber, without "expired"
+    ones (when a key whose TTL has passed is removed depends on each server's expiry
+    cycle). `publisher` (the batch's own connection; None inside MULTI, where a PUBLISH
+    would be queued) publishes a sentinel after the batch:
+    messages are read until it arrives, then for a short while more (HotKV delivers a
+    keyspace event and a later PUBLISH from different workers, so the sentinel may
+    overtake an event by a little), so a slow delivery on a busy machine is not cut off
+    into the next batch."""
     out = []
-    sub.s.settimeout(0.3)  # the first message may still be on its way
+    seen_sentinel = publisher is None  # inside MULTI: the short wait alone, as before
+    if publisher is not None:
+        publisher.send(["PUBLISH", SENTINEL, "x"])
+    sub.s.settimeout(5 if publisher is not None else 0.3)
     try:
         while True:
             msg = sub.read()
+            if msg[2] == SENTINEL:
+                seen_sentinel = True
+                sub.s.settimeout(0.02)
+                continue
             if msg[3] != b"expired" and not msg[2].endswith(b":expired"):
                 out.append(msg[2:])
-            sub.s.settimeout(0.02)
+            if seen_sentinel:
+                sub.s.settimeout(0.02)
     except (socket.timeout, BlockingIOError):
         pass
     sub.s.settimeout(5)
@@ -888,8 +905,11 @@ def main():
             b = rc.send(cmd_args)
             if subs:
                 batch.append(cmd_args)
-            if subs and (len(batch) == 20 or n == args.count - 1):
-                ea, eb = notifications(subs[0]), notifications(subs[1])
+            multi_open = (cmd == "MULTI" and a == ("s", b"OK")) or (
+                in_multi and cmd not in ("EXEC", "DISCARD"))
+            if subs and ((len(batch) >= 20 and not multi_open) or n == args.count - 1):
+                ea = notifications(subs[0], None if multi_open else hc)
+                eb = notifications(subs[1], None if multi_open else rc)
                 # LMOVE/RPOPLPUSH: HotKV sends the pop before the push, as the docs
                 # promise; Redis sends the push first. Compare such batches unordered
                 # (and those with an EXEC, which may run a move queued earlier).
