@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,9 @@ struct StreamId {
   bool Incr();
   bool Decr();
   std::string ToString() const;
+  // Writes "ms-seq" into buf (at least kTextMax bytes, no NUL); returns its length.
+  static constexpr size_t kTextMax = 41;
+  size_t Format(char* buf) const;
   // Parses "ms-seq" or "ms" (seq = missing_seq). No "-", "+" or "*".
   static std::optional<StreamId> Parse(std::string_view s, uint64_t missing_seq);
 
@@ -185,7 +189,7 @@ class StreamValue {
   StreamId LastEntryId() const;
 
   // Appends an entry; `id` must be greater than last_id(). `fv` alternates field, value.
-  void Append(const StreamId& id, const std::vector<std::string_view>& fv,
+  void Append(const StreamId& id, std::span<const std::string_view> fv,
               const StreamNodeLimits& limits);
 
   // Visits live entries with ids in [start, end] (ascending, or descending with `rev`),
