@@ -27,6 +27,7 @@
 #ifndef HOTKV_TYPES_STREAM_H_
 #define HOTKV_TYPES_STREAM_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -82,7 +83,19 @@ struct PendingEntry {
   int64_t delivery_time = 0;  // ms
   uint64_t delivery_count = 0;
   uint64_t nack_seq = 0;  // order of the last XNACK (for nacked entries)
+  // Order of the last change of delivery_time (StampDelivery): among entries delivered in
+  // the same millisecond, XREADGROUP ... CLAIM takes the one stamped first, as Redis 8.8
+  // does (its time index keeps entries of equal time in the order they were stamped, not
+  // by id). 0: loaded (RDB), ordered by id among themselves.
+  uint64_t time_seq = 0;
 };
+
+// Sets a pending entry's delivery time and stamps the order of that change.
+inline void StampDelivery(PendingEntry& pe, int64_t time_ms) {
+  static std::atomic<uint64_t> counter{0};  // streams of several shards stamp at once
+  pe.delivery_time = time_ms;
+  pe.time_seq = counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 // One more delivery; saturates at INT64_MAX (XNACK FATAL's count), as Redis 8.8 does.
 inline void BumpDeliveryCount(PendingEntry& pe) {
