@@ -11,7 +11,8 @@ switched on (callgrind_control -i on) for the measured commands only, sent at pi
 as bench/families.py sends them, and the profile is dumped. Reported: instructions (Ir)
 per operation, every instruction of the process counted (event loop, parsing, reply). The
 profiles stay in --out for callgrind_annotate. Sizes are smaller than families.py's where
-the setup would take long under valgrind (geo: 200,000 points, so ~5x fewer per search).
+the setup would take long under valgrind (geo: 200,000 points, so ~5x fewer per search;
+GEOADD adds 6,000 new members to those 200,000).
 """
 import argparse
 import glob
@@ -98,6 +99,13 @@ def workloads(rng, vals):
             cmds.append([b"GEOADD", b"g", lon, lat, b"m%d" % i])
         run_pipelined(c, cmds)
 
+    def geoadds(n):
+        out = []
+        for i in range(n):
+            lon, lat = europe(rng)
+            out.append([b"GEOADD", b"g", lon, lat, b"n%d" % i])
+        return out
+
     def geos(n):
         out = []
         for _ in range(n):
@@ -117,6 +125,11 @@ def workloads(rng, vals):
         # ops = pairs; the PFCOUNT alone is this minus pfadd's figure
         "pfadd+pfcount": (pf(20000), pfcount_cmds(3000)),
         "geosearch": (geo_setup, geos(600)),
+        # new members into the 200,000-point set
+        "geoadd": (geo_setup, geoadds(6000)),
+        # PFCOUNT alone on a key whose cached cardinality is valid (the common case of
+        # families.py's pfcount after 1M PFADDs: a PFADD there rarely raises a register)
+        "pfcount-hit": (pf(20000) + [[b"PFCOUNT", b"hll"]], [[b"PFCOUNT", b"hll"]] * 6000),
     }
 
 

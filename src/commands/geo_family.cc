@@ -74,7 +74,9 @@ void GeoAddCommand(CommandContext& ctx) {
     return ctx.rb().Error(errors::kSyntax);
   }
   const size_t n = words / 3;
-  std::vector<ZAddPair> pairs(n);
+  ZAddPair inline_pairs[8];  // most GEOADDs carry a few points: no allocation for them
+  std::vector<ZAddPair> heap_pairs(n > 8 ? n : 0);
+  ZAddPair* pairs = n > 8 ? heap_pairs.data() : inline_pairs;
   for (size_t j = 0; j < n; j++) {
     auto p = ParseGeoLonLat(ctx, idx + 3 * j);
     if (!p) {
@@ -82,7 +84,7 @@ void GeoAddCommand(CommandContext& ctx) {
     }
     pairs[j] = {static_cast<double>(types::GeoScore(p->lon, p->lat)), ctx.arg(idx + 3 * j + 2)};
   }
-  ZAddAndReply(ctx, ctx.arg(1), opts.flags, opts.ch, pairs.data(), n);
+  ZAddAndReply(ctx, ctx.arg(1), opts.flags, opts.ch, pairs, n);
 }
 
 namespace {

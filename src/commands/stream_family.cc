@@ -11,6 +11,7 @@
 // negative is 0); XDEL parses every id before deleting and records the largest deleted id;
 // XSETID checks against the top item, the length and max-deleted-entry-id.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -181,7 +182,7 @@ bool ParseAddTrim(CommandContext& ctx, bool xadd, AddTrimArgs* a) {
 // The command as it must be replayed: `~` -> `=` with the threshold it reached, and the
 // generated id (XADD). Empty when the command replays as it ran.
 void PropagateRewritten(CommandContext& ctx, const AddTrimArgs& a, const StreamValue& s,
-                        const std::string* id) {
+                        const std::string_view* id) {
   if (!ctx.propagating()) {
     return;
   }
@@ -232,7 +233,7 @@ void PropagateRemoved(CommandContext& ctx, std::string_view key, const StreamVal
 // IDMPAUTO's idempotent id: a hash of the entry's field/value pairs in any order
 // (XXH3-64 of the sorted, length-prefixed pairs, as hex). Redis's own value differs; it
 // only matters inside one server and its write stream, which replays IDMPAUTO as given.
-std::string ContentIid(const std::vector<std::string_view>& fv) {
+std::string ContentIid(std::span<const std::string_view> fv) {
   std::vector<std::string> pairs;
   for (size_t j = 0; j + 1 < fv.size(); j += 2) {
     std::string p = std::to_string(fv[j].size());
@@ -283,8 +284,9 @@ void XAddCommand(CommandContext& ctx) {
     s = NewStream(ctx);
     db.Insert(ref, Entry::NewObject(key, ValueType::kStream, s, false));
   }
-  std::vector<std::string_view> fv(ctx.args().begin() + static_cast<std::ptrdiff_t>(field_pos),
-                                   ctx.args().end());
+  // The field/value arguments, in place (no copy per XADD).
+  const std::span<const std::string_view> fv(ctx.args().data() + field_pos,
+                                             ctx.argc() - field_pos);
   std::string auto_iid;
   std::string_view iid = a.iid;
   if (a.idmp != AddTrimArgs::Idmp::kNone) {
@@ -339,7 +341,8 @@ void XAddCommand(CommandContext& ctx) {
   if (a.idmp != AddTrimArgs::Idmp::kNone) {
     s->EnsureIdmp().Record(a.pid, iid, id, IdmpMaxSize(ctx, *s));
   }
-  const std::string id_text = id.ToString();
+  char id_buf[StreamId::kTextMax];
+  const std::string_view id_text(id_buf, id.Format(id_buf));
   ctx.rb().Bulk(id_text);
   ctx.KeyModified(key, notify::kStream, "xadd");
   const bool by_effect = TrimByEffect(a, *s);

@@ -135,7 +135,7 @@ void XClaimCommand(CommandContext& ctx) {
     }
     if (force && pe == nullptr) {
       auto fresh = std::make_unique<PendingEntry>();
-      fresh->delivery_time = now;
+      StampDelivery(*fresh, now);
       fresh->delivery_count = 1;
       pe = fresh.get();
       g->pel.emplace(id, std::move(fresh));
@@ -147,7 +147,7 @@ void XClaimCommand(CommandContext& ctx) {
       continue;
     }
     g->Reassign(pe, id, consumer);
-    pe->delivery_time = delivery_time;
+    StampDelivery(*pe, delivery_time);
     if (retry_count >= 0) {
       pe->delivery_count = static_cast<uint64_t>(retry_count);
     } else if (!justid) {
@@ -237,7 +237,7 @@ void XAutoClaimCommand(CommandContext& ctx) {
       continue;
     }
     g->Reassign(pe, id, consumer);
-    pe->delivery_time = now;
+    StampDelivery(*pe, now);
     if (!justid) {
       types::BumpDeliveryCount(*pe);
     }

@@ -14,7 +14,7 @@
 //
 // XREADGROUP ... CLAIM min-idle-time (Redis 8.4), for ">" only: the group's pending entries
 // idle at least that long (those XNACK released first, in nack order, then oldest delivery
-// first; deleted entries skipped) are claimed by
+// first, equal times in the order they were delivered; deleted entries skipped) are claimed by
 // the consumer and delivered before new entries, within COUNT; with CLAIM every entry
 // comes as [id, fields, idle ms, delivery count] (the count before this delivery; 0 and 0
 // for new entries). A blocked CLAIM reader is also served when a wake finds entries idle
@@ -173,7 +173,11 @@ std::vector<ClaimCandidate> ClaimCandidates(const StreamValue& s, const StreamGr
     if (xn) {
       return x.pe->nack_seq < y.pe->nack_seq;
     }
-    return x.delivery_time != y.delivery_time ? x.delivery_time < y.delivery_time : x.id < y.id;
+    if (x.delivery_time != y.delivery_time) {
+      return x.delivery_time < y.delivery_time;
+    }
+    // Equal times: in the order they were stamped (Redis 8.8's time index), then by id.
+    return x.pe->time_seq != y.pe->time_seq ? x.pe->time_seq < y.pe->time_seq : x.id < y.id;
   };
   std::sort(out.begin(), out.end(), older);
   size_t kept = 0;
@@ -222,7 +226,7 @@ size_t ServeGroupNew(CommandContext& ctx, const ReadArgs& a, std::string_view ke
       return true;
     });
     g.Reassign(pe, cc.id, &c);
-    pe->delivery_time = now;
+    types::StampDelivery(*pe, now);
     types::BumpDeliveryCount(*pe);
     c.active_time = now;
     PropagateXClaim(ctx, key, a.group, g, cc.id, *pe);
@@ -287,7 +291,7 @@ void ServeGroupHistory(CommandContext& ctx, const ReadArgs& a, StreamValue& s,
       ReplyStreamId(rb, it->first);
       rb.NullArray();
     } else {
-      it->second->delivery_time = ctx.now_ms();
+      types::StampDelivery(*it->second, ctx.now_ms());
       types::BumpDeliveryCount(*it->second);
     }
     n++;

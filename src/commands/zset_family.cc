@@ -74,6 +74,9 @@ ZAddOptions ParseZAddOptions(CommandContext& ctx, size_t first, bool geo) {
   o.next = first;
   for (; o.next < ctx.argc(); o.next++) {
     std::string_view a = ctx.arg(o.next);
+    if (a.size() != 2 && a.size() != 4) {
+      break;  // not NX XX CH GT LT INCR (a score or a longitude: no compares)
+    }
     if (EqualsIgnoreCase(a, "NX")) {
       o.flags.nx = true;
     } else if (EqualsIgnoreCase(a, "XX")) {

@@ -2,6 +2,7 @@
 
 #include "common/double_format.h"
 #include "common/grisu2.h"
+#include "common/parse_digits.h"
 
 #include <cctype>
 #include <cerrno>
@@ -18,8 +19,9 @@ std::optional<int64_t> ParseInt64(std::string_view s) {
   if (s.empty() || s.size() > 20) {
     return std::nullopt;
   }
-  if (s.size() == 1 && s[0] == '0') {
-    return 0;
+  if (s.size() == 1) {  // "0".."9" (SETBIT's value, COUNT 1, ...)
+    const unsigned d = static_cast<unsigned char>(s[0]) - '0';
+    return d <= 9 ? std::optional<int64_t>(d) : std::nullopt;
   }
   size_t i = 0;
   bool negative = false;
@@ -36,14 +38,11 @@ std::optional<int64_t> ParseInt64(std::string_view s) {
   }
   if (s.size() - i <= 18) {
     // Up to 18 digits cannot overflow (10^18 - 1 < 2^63): no per-digit range check.
-    int64_t v = 0;
-    for (; i < s.size(); i++) {
-      const unsigned d = static_cast<unsigned char>(s[i]) - '0';
-      if (d > 9) {
-        return std::nullopt;
-      }
-      v = v * 10 + static_cast<int64_t>(d);
+    uint64_t u;
+    if (!ParseDigits(s.data() + i, s.size() - i, &u)) {
+      return std::nullopt;
     }
+    const auto v = static_cast<int64_t>(u);
     return negative ? -v : v;
   }
   uint64_t v = 0;
@@ -90,7 +89,55 @@ std::optional<uint64_t> ParseUint64(std::string_view s) {
   return v;
 }
 
+namespace {
+
+// Clinger's fast path for the common [-]digits[.digits] with at most 15 digits in all:
+// the digits are an exact integer below 2^53 and the power of ten (<= 10^15) is exact, so
+// one IEEE division gives the correctly rounded double, which is what glibc's strtod
+// returns (it rounds correctly). Anything else (exponents, "inf", '+', more digits, a
+// leading or trailing '.') returns false and goes through strtod.
+inline bool ParseDoubleFast(std::string_view s, double* out) {
+  static constexpr double kPow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char* p = s.data();
+  size_t n = s.size();
+  const bool negative = n != 0 && p[0] == '-';
+  if (negative) {
+    p++;
+    n--;
+  }
+  if (n == 0 || n > 16) {
+    return false;
+  }
+  // One pass: the digits as one integer, and where the '.' is (at most one).
+  uint64_t m = 0;
+  size_t dot = n;
+  for (size_t i = 0; i < n; i++) {
+    const unsigned d = static_cast<unsigned char>(p[i]) - '0';
+    if (d <= 9) {
+      m = m * 10 + d;
+    } else if (p[i] == '.' && dot == n) {
+      dot = i;
+    } else {
+      return false;
+    }
+  }
+  const size_t frac = dot == n ? 0 : n - dot - 1;
+  if (dot == 0 || (dot != n && frac == 0) || dot + frac > 15) {
+    return false;
+  }
+  const double v = static_cast<double>(m) / kPow10[frac];
+  *out = negative ? -v : v;
+  return true;
+}
+
+}  // namespace
+
 std::optional<double> ParseDouble(std::string_view s) {
+  double fast;
+  if (ParseDoubleFast(s, &fast)) {
+    return fast;
+  }
   if (s.empty() || s.size() >= 512 || isspace(static_cast<unsigned char>(s[0]))) {
     return std::nullopt;
   }

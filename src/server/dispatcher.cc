@@ -536,6 +536,22 @@ bool SnapshotHintFits(const CommandSpec* cmd) {
   return cmd->name != "move" && cmd->name != "copy";
 }
 
+// A command whose only key spec runs from a fixed position to the last argument (PFCOUNT,
+// EXISTS, DEL, MGET, ...), called with exactly one key: that key's position, without the
+// key-spec walk (GetKeys and its vector); else -1.
+inline int LoneRangeKey(const CommandSpec* cmd, size_t argc) {
+  if (cmd->key_specs.size() != 1 || cmd->getkeys != nullptr) {
+    return -1;
+  }
+  const KeySpec& k = cmd->key_specs[0];
+  if (k.begin != KeySpec::Begin::kIndex || k.find != KeySpec::Find::kRange || k.lastkey != -1 ||
+      k.limit > 1 || (k.flags & kKeyNotKey) || k.index <= 0 ||
+      static_cast<size_t>(k.index) + 1 != argc) {
+    return -1;
+  }
+  return k.index;
+}
+
 // Runs the handler with the key locks taken (unless the caller holds them already).
 //
 // self_locking commands (VSIM, VADD, VSIM.SEARCH, ...) are run with no lock: their
@@ -556,6 +572,8 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       if (static_cast<size_t>(cmd->single_key_index) < ctx.argc()) {
         single = cmd->single_key_index;
       }
+    } else if (const int lone = LoneRangeKey(cmd, ctx.argc()); lone > 0) {
+      single = lone;
     } else {
       key_pos.clear();
       cmd->GetKeys(ctx.args(), &key_pos);

@@ -352,6 +352,15 @@ void Worker::Flush(Connection* c) {
 void Worker::PrefetchBatch(size_t n, int db) {
   Keyspace& ks = server_->keyspace();
   const CommandTable& table = server_->commands();
+  // A pipeline often names one key over and over (XADD to a stream, PFADD to one HLL,
+  // INCR of a counter): a key equal to the previous command's reuses its slot and hash
+  // (no second CRC16 and hash) and is not prefetched again.
+  std::string_view prev_key;
+  uint32_t prev_slot = 0;
+  uint64_t prev_hash = 0;
+  bool have_prev = false;
+  static_assert(kBatch <= 32);
+  uint32_t repeats = 0;  // bit i: command i names the key of an earlier one
   for (size_t i = 0; i < n; i++) {
     ParsedCommand& pc = batch_[i];
     pc.cmd = table.Find(pc.args[0]);
@@ -360,21 +369,32 @@ void Worker::PrefetchBatch(size_t n, int db) {
       continue;
     }
     pc.key = pc.cmd->first_key;
+    const std::string_view key = pc.args[pc.key];
+    if (have_prev && key == prev_key) {
+      pc.hash = prev_hash;
+      pc.shard = prev_slot;
+      repeats |= uint32_t{1} << i;
+      continue;
+    }
     // pc.shard keeps the key's cluster slot (its shard is ShardOfSlot of it), for the
     // key hint: an insert's per-slot count then needs no second CRC16.
     uint32_t shard, slot;
-    LocateKey(pc.args[pc.key], &shard, &pc.hash, &slot);
-    pc.shard = slot != kNoSlot ? slot : KeySlot(pc.args[pc.key]);
+    LocateKey(key, &shard, &pc.hash, &slot);
+    pc.shard = slot != kNoSlot ? slot : KeySlot(key);
     __builtin_prefetch(&ks.shard(shard).db(db));
+    prev_key = key;
+    prev_slot = pc.shard;
+    prev_hash = pc.hash;
+    have_prev = true;
   }
   Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
   for (size_t i = 0; i < n; i++) {
-    if (batch_[i].key >= 0) {
+    if (batch_[i].key >= 0 && ((repeats >> i) & 1) == 0) {
       view.PrefetchSlot(Keyspace::ShardOfSlot(batch_[i].shard), batch_[i].hash);
     }
   }
   for (size_t i = 0; i < n; i++) {
-    if (batch_[i].key >= 0) {
+    if (batch_[i].key >= 0 && ((repeats >> i) & 1) == 0) {
       view.PrefetchEntry(Keyspace::ShardOfSlot(batch_[i].shard), batch_[i].hash);
     }
   }

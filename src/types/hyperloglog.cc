@@ -211,19 +211,14 @@ std::string NewSparse() {
   return s;
 }
 
+// Bytes 8..15, little-endian (x86-64 loads them as they are).
 uint64_t CachedCard(std::string_view v) {
-  uint64_t card = 0;
-  for (int i = 7; i >= 0; i--) {
-    card = (card << 8) | static_cast<uint8_t>(v[8 + i]);
-  }
+  uint64_t card;
+  memcpy(&card, v.data() + 8, sizeof(card));
   return card;
 }
 
-void StoreCard(char* value, uint64_t card) {
-  for (int i = 0; i < 8; i++) {
-    value[8 + i] = static_cast<char>((card >> (8 * i)) & 0xff);
-  }
-}
+void StoreCard(char* value, uint64_t card) { memcpy(value + 8, &card, sizeof(card)); }
 
 uint8_t DenseGet(const uint8_t* regs, int index) {
   const size_t byte = static_cast<size_t>(index) * kBits / 8;

@@ -3,11 +3,13 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
 
+#include "common/parse_digits.h"
 #include "common/string_util.h"
 
 namespace hotkv::types {
@@ -41,26 +43,35 @@ bool StreamId::Decr() {
   return true;
 }
 
-namespace {
-
-// Writes v's decimal digits ending at `end`; returns where they start.
-char* FormatU64Backwards(uint64_t v, char* end) {
+size_t StreamId::Format(char* buf) const {
+  // XADDs in one millisecond share the ms part: its digits are kept per thread and
+  // copied (13 digits by division cost ~150 instructions per XADD); the sequence is
+  // usually a few digits.
+  thread_local uint64_t last_ms = 0;
+  thread_local char last_text[20] = {'0'};
+  thread_local size_t last_len = 1;
+  if (ms != last_ms) {
+    last_len = static_cast<size_t>(std::to_chars(last_text, last_text + 20, ms).ptr - last_text);
+    last_ms = ms;
+  }
+  memcpy(buf, last_text, last_len);
+  char* p = buf + last_len;
+  *p++ = '-';
+  char tmp[20];
+  char* t = tmp + sizeof(tmp);
+  uint64_t v = seq;
   do {
-    *--end = static_cast<char>('0' + v % 10);
+    *--t = static_cast<char>('0' + v % 10);
     v /= 10;
   } while (v != 0);
-  return end;
+  const auto n = static_cast<size_t>(tmp + sizeof(tmp) - t);
+  memcpy(p, t, n);
+  return last_len + 1 + n;
 }
 
-}  // namespace
-
 std::string StreamId::ToString() const {
-  char buf[41];  // 20 digits, '-', 20 digits
-  char* end = buf + sizeof(buf);
-  char* p = FormatU64Backwards(seq, end);
-  *--p = '-';
-  p = FormatU64Backwards(ms, p);
-  return std::string(p, static_cast<size_t>(end - p));
+  char buf[kTextMax];
+  return std::string(buf, Format(buf));
 }
 
 namespace {
@@ -167,13 +178,9 @@ inline std::optional<int64_t> ItemInteger(std::string_view s) {
   if (n - i0 > 18) {
     return ParseInt64(s);
   }
-  uint64_t v = 0;
-  for (size_t i = i0; i < n; i++) {
-    const unsigned d = static_cast<unsigned char>(s[i]) - '0';
-    if (d > 9) {
-      return std::nullopt;
-    }
-    v = v * 10 + d;
+  uint64_t v;
+  if (!ParseDigits(s.data() + i0, n - i0, &v)) {
+    return std::nullopt;
   }
   return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
 }
@@ -247,7 +254,8 @@ inline std::string_view GetItem(const char* data, size_t* pos, StreamNumBuf* num
   return s;
 }
 
-// Whether the item at *pos equals `s` (and moves past it).
+// Whether the item at *pos equals `s` (and moves past it). Field names are short: they
+// are compared in place, without a call to memcmp.
 inline bool ItemEquals(const char* data, size_t* pos, std::string_view s) {
   const uint64_t h = GetVarint(data, pos);
   if (h & 1) {
@@ -255,9 +263,21 @@ inline bool ItemEquals(const char* data, size_t* pos, std::string_view s) {
     const size_t n = FormatInt64(UnZigzag(h >> 1), buf);
     return std::string_view(buf, n) == s;
   }
-  std::string_view item(data + *pos, h >> 1);
-  *pos += h >> 1;
-  return item == s;
+  const size_t len = h >> 1;
+  const char* item = data + *pos;
+  *pos += len;
+  if (len != s.size()) {
+    return false;
+  }
+  if (len <= 16) {
+    for (size_t i = 0; i < len; i++) {
+      if (item[i] != s[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return memcmp(item, s.data(), len) == 0;
 }
 
 size_t VarintSize(uint64_t v) {
@@ -388,7 +408,7 @@ class StreamBlock {
     }
   }
 
-  bool SameAsMaster(const std::vector<std::string_view>& fv) const {
+  bool SameAsMaster(std::span<const std::string_view> fv) const {
     size_t pos = 0;
     size_t n = GetVarint(data.data(), &pos);
     if (n * 2 != fv.size()) {
@@ -402,7 +422,7 @@ class StreamBlock {
     return true;
   }
 
-  void AppendEntry(const StreamId& id, const std::vector<std::string_view>& fv) {
+  void AppendEntry(const StreamId& id, std::span<const std::string_view> fv) {
     // Written through a pointer into room made once (at most 10 bytes per varint), then
     // cut to what was written.
     size_t bound = 31;
@@ -451,10 +471,11 @@ class StreamBlock {
 
 namespace {
 
-size_t EncodedSize(const std::vector<std::string_view>& fv) {
+size_t EncodedSize(std::span<const std::string_view> fv) {
   size_t n = 24;
   for (std::string_view s : fv) {
-    n += VarintSize(uint64_t{s.size()} * 2) + s.size();  // integers take no more
+    // integers take no more; a string under 64 bytes has a one-byte header
+    n += (s.size() < 64 ? 1 : VarintSize(uint64_t{s.size()} * 2)) + s.size();
   }
   return n;
 }
@@ -570,7 +591,7 @@ void StreamValue::RemoveBlock(size_t i) {
   blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-void StreamValue::Append(const StreamId& id, const std::vector<std::string_view>& fv,
+void StreamValue::Append(const StreamId& id, std::span<const std::string_view> fv,
                          const StreamNodeLimits& limits) {
   StreamBlock* b = blocks_.empty() ? nullptr : blocks_.back();
   if (b != nullptr) {

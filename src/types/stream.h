@@ -27,12 +27,14 @@
 #ifndef HOTKV_TYPES_STREAM_H_
 #define HOTKV_TYPES_STREAM_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +54,9 @@ struct StreamId {
   bool Incr();
   bool Decr();
   std::string ToString() const;
+  // Writes "ms-seq" into buf (at least kTextMax bytes, no NUL); returns its length.
+  static constexpr size_t kTextMax = 41;
+  size_t Format(char* buf) const;
   // Parses "ms-seq" or "ms" (seq = missing_seq). No "-", "+" or "*".
   static std::optional<StreamId> Parse(std::string_view s, uint64_t missing_seq);
 
@@ -78,7 +83,19 @@ struct PendingEntry {
   int64_t delivery_time = 0;  // ms
   uint64_t delivery_count = 0;
   uint64_t nack_seq = 0;  // order of the last XNACK (for nacked entries)
+  // Order of the last change of delivery_time (StampDelivery): among entries delivered in
+  // the same millisecond, XREADGROUP ... CLAIM takes the one stamped first, as Redis 8.8
+  // does (its time index keeps entries of equal time in the order they were stamped, not
+  // by id). 0: loaded (RDB), ordered by id among themselves.
+  uint64_t time_seq = 0;
 };
+
+// Sets a pending entry's delivery time and stamps the order of that change.
+inline void StampDelivery(PendingEntry& pe, int64_t time_ms) {
+  static std::atomic<uint64_t> counter{0};  // streams of several shards stamp at once
+  pe.delivery_time = time_ms;
+  pe.time_seq = counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 // One more delivery; saturates at INT64_MAX (XNACK FATAL's count), as Redis 8.8 does.
 inline void BumpDeliveryCount(PendingEntry& pe) {
@@ -185,7 +202,7 @@ class StreamValue {
   StreamId LastEntryId() const;
 
   // Appends an entry; `id` must be greater than last_id(). `fv` alternates field, value.
-  void Append(const StreamId& id, const std::vector<std::string_view>& fv,
+  void Append(const StreamId& id, std::span<const std::string_view> fv,
               const StreamNodeLimits& limits);
 
   // Visits live entries with ids in [start, end] (ascending, or descending with `rev`),

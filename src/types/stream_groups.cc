@@ -145,7 +145,7 @@ PendingEntry* StreamGroup::AddPending(const StreamId& id, StreamConsumer* c, int
   if (it == pel.end()) {
     auto pe = std::make_unique<PendingEntry>();
     pe->consumer = c;
-    pe->delivery_time = now_ms;
+    StampDelivery(*pe, now_ms);
     pe->delivery_count = 1;
     PendingEntry* raw = pe.get();
     pel.emplace(id, std::move(pe));
@@ -154,7 +154,7 @@ PendingEntry* StreamGroup::AddPending(const StreamId& id, StreamConsumer* c, int
   }
   PendingEntry* pe = it->second.get();
   Reassign(pe, id, c);
-  pe->delivery_time = now_ms;
+  StampDelivery(*pe, now_ms);
   pe->delivery_count = 1;
   return pe;
 }

@@ -117,7 +117,8 @@ ZAddOutcome ZSetValue::Add(std::string_view member, double score, ZAddFlags flag
     ConvertToTree(listpack_.size() + 1);
   }
 
-  if (ZEntry* entry = tree_->Find(member)) {
+  const uint64_t hash = ZHashMember(member);  // once for the find and the insert
+  if (ZEntry* entry = tree_->Find(member, hash)) {
     const ZAddOutcome outcome = existing(entry->score());
     if (outcome.result == ZAddResult::kUpdated) {
       tree_->UpdateScore(entry, outcome.score);
@@ -127,7 +128,7 @@ ZAddOutcome ZSetValue::Add(std::string_view member, double score, ZAddFlags flag
   if (flags.xx) {
     return {ZAddResult::kNotPerformed, score};
   }
-  tree_->Insert(member, score);
+  tree_->Insert(member, score, hash);
   return {ZAddResult::kAdded, score};
 }
 

@@ -24,10 +24,10 @@ std::unique_ptr<ZTreeSet> ZTreeSet::Adopt(ZMemberTable table, const std::vector<
   return set;
 }
 
-void ZTreeSet::Insert(std::string_view member, double score) {
+void ZTreeSet::Insert(std::string_view member, double score, uint64_t hash) {
   ZEntry* entry = ZEntry::Create(member, score);
   entry_bytes_ += entry->AllocatedBytes();
-  table_.Insert(entry, ZHashMember(member));
+  table_.Insert(entry, hash);
   tree_.Insert(entry);
 }
 

@@ -39,8 +39,11 @@ class ZTreeSet {
   size_t size() const { return tree_.size(); }
 
   ZEntry* Find(std::string_view member) const { return table_.Find(member, ZHashMember(member)); }
+  // With the member's hash (ZHashMember) computed once for a find-then-insert (ZADD).
+  ZEntry* Find(std::string_view member, uint64_t hash) const { return table_.Find(member, hash); }
   // Precondition: `member` is absent.
-  void Insert(std::string_view member, double score);
+  void Insert(std::string_view member, double score) { Insert(member, score, ZHashMember(member)); }
+  void Insert(std::string_view member, double score, uint64_t hash);
   // Changes the score of `entry` (from Find).
   void UpdateScore(ZEntry* entry, double score) { tree_.UpdateScore(entry, score); }
   // Removes `member`; returns its score, or nullopt if absent.

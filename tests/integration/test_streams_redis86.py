@@ -54,6 +54,25 @@ def test_claim_delivers_idle_pending_oldest_first_then_new(claimable):
     assert (g["last-delivered-id"], g["entries-read"], g["lag"]) == ("5-0", 5, 0)
 
 
+def test_claim_takes_equal_delivery_times_in_the_order_they_were_set(r):
+    """Redis 8.8's time index keeps pending entries of equal delivery time in the order
+    their times were set, not by id: XCLAIM ... TIME T for 3-0, 1-0, 2-0 claims them in
+    that order, and entries claimed together by one XREADGROUP (one time) come back in
+    the order that command claimed them (checked against Redis 8.8)."""
+    r.delete("s")
+    for i in range(1, 6):
+        r.xadd("s", {"f": str(i)}, id=f"{i}-0")
+    r.xgroup_create("s", "g", "0")
+    r.xreadgroup("g", "c1", {"s": ">"}, count=3)
+    for id_ in ("3-0", "1-0", "2-0"):
+        cmd(r, "XCLAIM", "s", "g", "c1", "0", id_, "TIME", str(LONG_AGO), "JUSTID")
+    reply = cmd(r, "XREADGROUP", "GROUP", "g", "c2", "CLAIM", "0", "STREAMS", "s", ">")
+    assert [e[0] for e in reply[0][1]] == ["3-0", "1-0", "2-0", "4-0", "5-0"]
+    # All five now share one delivery time, stamped in that order.
+    reply = cmd(r, "XREADGROUP", "GROUP", "g", "c3", "COUNT", "2", "CLAIM", "0", "STREAMS", "s", ">")
+    assert [e[0] for e in reply[0][1]] == ["3-0", "1-0"]
+
+
 def test_claim_count_covers_claimed_and_new(claimable):
     r = claimable
     idle = "1000000"  # 1000 s: the entries claimed just now are not idle enough

@@ -1,11 +1,16 @@
 // Number parsing/formatting and glob matching with Redis's rules.
 #include "common/string_util.h"
+#include "common/parse_digits.h"
 #include "common/double_format.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 namespace hotkv {
 namespace {
@@ -70,6 +75,84 @@ TEST(ParseDouble, AcceptsInfRejectsNan) {
   EXPECT_FALSE(ParseDouble("1x"));
   EXPECT_FALSE(ParseDouble(""));
   EXPECT_FALSE(ParseDouble("1e400"));
+}
+
+// ParseDigits (eight digits at a time) against a digit-by-digit loop: every length 0..19,
+// random digits, and each position replaced by the bytes around '0'..'9' (and bytes
+// whose +6 carries into the next one).
+TEST(ParseDigits, MatchesDigitLoop) {
+  std::mt19937_64 rng(22);
+  const unsigned char junk[] = {0, '/', ':', '@', ' ', '-', '.', 0x7F, 0x80, 0xB0, 0xF9,
+                                0xFA, 0xFF, 0x2A, 0x2F, 0x3A, 0x3F, 0x40};
+  for (size_t n = 0; n <= 19; n++) {
+    for (int round = 0; round < 200; round++) {
+      char buf[24];
+      uint64_t want = 0;
+      for (size_t i = 0; i < n; i++) {
+        const int d = static_cast<int>(rng() % 10);
+        buf[i] = static_cast<char>('0' + d);
+        want = want * 10 + static_cast<uint64_t>(d);
+      }
+      uint64_t got = 12345;
+      ASSERT_TRUE(ParseDigits(buf, n, &got)) << std::string(buf, n);
+      EXPECT_EQ(got, want) << std::string(buf, n);
+      if (n == 0) {
+        continue;
+      }
+      const size_t pos = rng() % n;
+      for (unsigned char j : junk) {
+        char bad[24];
+        memcpy(bad, buf, n);
+        bad[pos] = static_cast<char>(j);
+        EXPECT_FALSE(ParseDigits(bad, n, &got)) << n << " " << pos << " " << int(j);
+      }
+    }
+  }
+}
+
+// ParseDouble's fast path ([-]digits[.digits], up to 15 digits) returns strtod's double,
+// bit for bit (the sign of zero included); inputs it does not take go to strtod.
+TEST(ParseDouble, FastPathMatchesStrtod) {
+  std::mt19937_64 rng(7);
+  auto strtod_bits = [](const std::string& t) {
+    char* end = nullptr;
+    const double v = strtod(t.c_str(), &end);
+    EXPECT_EQ(end, t.c_str() + t.size()) << t;
+    return v;
+  };
+  auto same = [](double a, double b) { return memcmp(&a, &b, sizeof(a)) == 0; };
+  std::vector<std::string> cases = {"0", "-0", "0.0", "-0.0", "1", "1.5", "00.5", "007",
+                                    "1.", ".5", "-.5", "-", "180", "-180.000000", "85.05112878",
+                                    "999999999999999", "9999999999999999", "0.000000000000001",
+                                    "123456789012345.6", "1.7976931348623157", "0.1", "0.3"};
+  for (int i = 0; i < 50000; i++) {
+    const int int_digits = 1 + static_cast<int>(rng() % 9);
+    const int frac_digits = static_cast<int>(rng() % 10);
+    std::string t = rng() % 2 ? "-" : "";
+    for (int k = 0; k < int_digits; k++) {
+      t += static_cast<char>('0' + rng() % 10);
+    }
+    if (frac_digits > 0) {
+      t += '.';
+      for (int k = 0; k < frac_digits; k++) {
+        t += static_cast<char>('0' + rng() % 10);
+      }
+    }
+    cases.push_back(t);
+  }
+  for (const std::string& t : cases) {
+    char* end = nullptr;
+    const double ref = strtod(t.c_str(), &end);
+    auto got = ParseDouble(t);
+    if (end != t.c_str() + t.size()) {
+      EXPECT_FALSE(got) << t;
+      continue;
+    }
+    ASSERT_TRUE(got) << t;
+    EXPECT_TRUE(same(*got, ref)) << t << " " << *got << " vs " << ref;
+  }
+  EXPECT_TRUE(same(*ParseDouble("-0"), strtod_bits("-0")));
+  EXPECT_TRUE(std::signbit(*ParseDouble("-0.0")));
 }
 
 // fpconv_dtoa's layout without d2string's integer shortcut (Redis >= 7.2's DEBUG

@@ -49,9 +49,11 @@ TEST(RdbStream, DumpPayloadRoundTrip) {
     std::string v = std::to_string(i * 977);
     std::string big(i % 11 == 0 ? 5000 : 3, 'x');
     if (i % 4 == 0) {
-      s->Append({1700000000000 + i, i % 3}, {"other", v, "k", big}, {});
+      const std::vector<std::string_view> fv = {"other", v, "k", big};
+      s->Append({1700000000000 + i, i % 3}, fv, {});
     } else {
-      s->Append({1700000000000 + i, i % 3}, {"f", v, "g", "-12"}, {});
+      const std::vector<std::string_view> fv = {"f", v, "g", "-12"};
+      s->Append({1700000000000 + i, i % 3}, fv, {});
     }
   }
   s->Delete({1700000000010, 1});
