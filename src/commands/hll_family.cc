@@ -284,7 +284,7 @@ void RegisterHllCommands(CommandTable& t) {
                  "key [element ...]"}});
   t.Add({.name = "pfcount",
          .arity = -2,
-         .flags = "readonly may_replicate",
+         .flags = "readonly may_replicate lock_exclusive",
          .acl = "@read @hyperloglog @slow",
          .keys = {PfCountKeys()},
          .handler = PfCountCommand,

@@ -29,7 +29,7 @@ constexpr FlagName kCommandFlags[] = {
     {"allow_busy", kCmdAllowBusy}, {"protected", kCmdProtected},
     {"touches_arbitrary_keys", kCmdTouchesArbitraryKeys},
     {"self_locking", kCmdSelfLocking}, {"all_shards", kCmdAllShards},
-    {"subscribed_ok", kCmdSubscribedOk},
+    {"subscribed_ok", kCmdSubscribedOk}, {"lock_exclusive", kCmdLockExclusive},
 };
 
 constexpr FlagName kKeyFlags[] = {

@@ -56,6 +56,10 @@ enum CommandFlag : uint32_t {
   kCmdSelfLocking = 1u << 27,
   kCmdAllShards = 1u << 28,    // touches the whole keyspace (EXEC must lock every shard)
   kCmdSubscribedOk = 1u << 29, // allowed in RESP2 subscribed mode
+  // A read that may change its key's value (PFCOUNT stores the count it computed in the
+  // HLL header, and tells WATCH and the write stream): the dispatcher locks its shards
+  // as for a write, so no other reader of the shard runs meanwhile.
+  kCmdLockExclusive = 1u << 30,
 };
 
 enum KeySpecFlag : uint32_t {

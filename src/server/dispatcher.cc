@@ -499,7 +499,7 @@ void RunWithLockSet(CommandContext& ctx, const CommandSpec* cmd, ShardLockSet se
       lock = &unborrowed;
     }
     t_snapshot_key_hint = snapshot_hint;  // the first run only: more shards are reads
-    const bool locked = lock->LockUnlessBusy(ks, !cmd->is(kCmdWrite));
+    const bool locked = lock->LockUnlessBusy(ks, !cmd->is(kCmdWrite | kCmdLockExclusive));
     t_snapshot_key_hint = nullptr;
     snapshot_hint = nullptr;
     if (!locked) [[unlikely]] {
@@ -604,7 +604,7 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
     Shard& s = ks.shard(shard);
     // A read needs no snapshot pre-write check (engine/keyspace.h, ShardLock); a write
     // during a walk snapshot saves just its key first when it can say so.
-    const bool write = cmd->is(kCmdWrite);
+    const bool write = cmd->is(kCmdWrite | kCmdLockExclusive);
     SnapshotKeyHint hint;
     if (write && g_snapshot_epoch.load(std::memory_order_relaxed) != 0 &&
         SnapshotHintFits(cmd)) [[unlikely]] {
@@ -654,8 +654,8 @@ void RunCommand(CommandContext& ctx, const CommandSpec* cmd, bool locks_held) {
       set.Add(Keyspace::ShardOfSlot(slot));
       SetDispatchedSlot(static_cast<size_t>(p), slot);
     }
-    if (cmd->is(kCmdWrite) && g_snapshot_epoch.load(std::memory_order_relaxed) != 0 &&
-        SnapshotHintFits(cmd)) [[unlikely]] {
+    if (cmd->is(kCmdWrite | kCmdLockExclusive) &&
+        g_snapshot_epoch.load(std::memory_order_relaxed) != 0 && SnapshotHintFits(cmd)) [[unlikely]] {
       thread_local std::vector<std::string_view> keys;
       keys.clear();
       for (int p : key_pos) {
