@@ -338,14 +338,16 @@ Status PromptCache::Put(const PutRequest& req, int64_t now_ms, const ChangeFn& c
   return Status::Ok();
 }
 
-size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_ms) {
+template <typename KeyAt>
+size_t PromptCache::LongestOf(size_t count, const KeyAt& key_at, int64_t now_ms) {
   std::lock_guard<std::mutex> g(mu_);
   size_t n = 0;
   Block* prev = nullptr;
   // The use ticks of the matches, in order; kept in a local and stored once (the loop
   // runs once per block of a prompt: 4,000 for a long one).
   uint64_t clock = clock_;
-  for (std::string_view k : keys) {
+  for (size_t i = 0; i < count; i++) {
+    const std::string_view k = key_at(i);
     // The keys of a prompt are usually a chain: look among the previous block's first
     // children before the hash table. They were allocated one after the other, so this
     // walk touches memory close together where the table's buckets are scattered.
@@ -386,6 +388,16 @@ size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_
   clock_ = clock;
   hits_ += n;
   return n;
+}
+
+size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_ms) {
+  return LongestOf(keys.size(), [keys](size_t i) { return keys[i]; }, now_ms);
+}
+
+size_t PromptCache::LongestPacked(std::string_view blob, size_t width, int64_t now_ms) {
+  return LongestOf(
+      blob.size() / width, [blob, width](size_t i) { return blob.substr(i * width, width); },
+      now_ms);
 }
 
 void PromptCache::Get(std::span<const std::string_view> keys, int64_t now_ms,
