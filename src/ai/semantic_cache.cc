@@ -17,11 +17,14 @@ constexpr uint32_t kCandidates = 8;    // nearest entries one semantic lookup co
 // data (bench/results/ai-scache_2026-12-03_070553).
 constexpr uint32_t kLookupEf = 40;
 constexpr double kScoreSlack = 1e-6;   // float distances: a similarity this close counts
-// The first, radius-bounded walk of a semantic lookup (SemanticCache::Get): RediSearch's
-// range-walk EPSILON, and the walk ends after this many polls of its stop check, one per
-// 32 expanded nodes: a near-duplicate is reached in far fewer, a wide radius (a low
-// threshold) would expand most of the graph.
-constexpr double kRangeEpsilon = 0.01;
+// The first, radius-bounded walk of a semantic lookup (SemanticCache::Get). EPSILON 0: a
+// node is expanded only when it is closer than every node expanded before it (or within
+// the radius), so the walk goes straight towards the query; with RediSearch's 0.01 a
+// miss in high dimensions, where most distances lie within 1% of each other, expanded
+// dozens of nodes for nothing. The walk ends after this many polls of its stop check,
+// one per 32 expanded nodes: a near-duplicate is reached in far fewer, a wide radius (a
+// low threshold) would expand most of the graph.
+constexpr double kRangeEpsilon = 0.0;
 constexpr int kRangeWalkPolls = 2;
 constexpr size_t kItemOverhead = 160;  // maps, list and set nodes per entry (estimate)
 
