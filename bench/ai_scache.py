@@ -285,7 +285,7 @@ def closed_loop(port, pid, kind, queries, clients, seconds):
             "hits_right": sum(r["ok"] for r in rs), "hits_wrong": sum(r["wrong"] for r in rs),
             "misses": sum(r["none"] for r in rs),
             "server_cpu_us": (1e6 * (s1 - s0) / done) if s0 is not None else None,
-            "workers": "+".join(str(sum(1 for r in rs if r["worker"] == w))
+            "workers": " ".join(f"w{w}:{sum(1 for r in rs if r['worker'] == w)}"
                                 for w in sorted({r["worker"] for r in rs if r["worker"] is not None})),
             "loadavg": loadavg().split()[0],
             "errors": [e for r in rs for e in r["errors"]][:3]}
@@ -362,7 +362,7 @@ def render(out):
         L.append(f"| {k} | {b['entries']:,} | {b['entries_per_s']:,.0f} | "
                  f"{fmt(b['server_cpu_us_per_entry'])} | {b['used_memory_mb']:,.1f} |")
     L += ["", "## Lookups", "",
-          "| lookup | clients | round | lookups/s | p50 ms | p99 ms | right hits | wrong hits | misses | server CPU µs/lookup | clients per worker | load (1 min) |",
+          "| lookup | clients | round | lookups/s | p50 ms | p99 ms | right hits | wrong hits | misses | server CPU µs/lookup | clients per worker (io-thread) | load (1 min) |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in out["points"]:
         L.append(f"| {LABEL[r['kind']]} | {r['clients']} | {r.get('rep', 0) + 1} | {r['lookups_per_s']:,.0f} | "
