@@ -5,6 +5,7 @@ RedisVL way (FT.SEARCH VECTOR_RANGE, then EXPIRE on a hit) on the same HotKV ser
     bench/ai_scache.py                                  # 100,000 prompts x 1536 dims
     bench/ai_scache.py --n 5000 --seconds 2             # a quick look / build-rate probe
     bench/ai_scache.py --attach 7104                    # a server already running
+    bench/ai_scache.py --n 50000 --repeat 2             # every point twice, in turn
 
 Data (numpy, seeded): --n cached prompts of --dim dims in --clusters topics. A prompt's
 embedding is its topic's centre plus noise (cosine ~0.6 between prompts of a topic, ~0
@@ -39,7 +40,8 @@ flight; --seconds per point after a warm-up pass), at each client count in --cli
                    VectorRangeQuery num_results 1, then expire() per hit) — two round trips
 - ft-miss:         the same FT.SEARCH with a random vector (no EXPIRE)
 Per point: lookups/s, p50/p99 latency (ms, client side, whole lookup incl. the EXPIRE),
-hit accuracy, server CPU per lookup. Results: bench/results/ai-scache_<stamp>/summary.md
+hit accuracy, server CPU per lookup, the server worker (CLIENT INFO io-thread) each
+client's connection landed on, the 1-minute load average. Results: bench/results/ai-scache_<stamp>/summary.md
 + results.json.
 """
 import argparse
