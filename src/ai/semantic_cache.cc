@@ -20,8 +20,8 @@ constexpr double kScoreSlack = 1e-6;   // float distances: a similarity this clo
 // The first, radius-bounded walk of a semantic lookup (SemanticCache::Get). EPSILON 0: a
 // node is expanded only when it is closer than every node expanded before it (or within
 // the radius), so the walk goes straight towards the query; with RediSearch's 0.01 a
-// miss in high dimensions, where most distances lie within 1% of each other, expanded
-// dozens of nodes for nothing. The walk ends after this many polls of its stop check,
+// miss in high dimensions, where most distances lie within 1% of each other, would
+// expand dozens of nodes for nothing. The walk ends after this many polls of its stop check,
 // one per 32 expanded nodes: a near-duplicate is reached in far fewer, a wide radius (a
 // low threshold) would expand most of the graph.
 constexpr double kRangeEpsilon = 0.0;
