@@ -180,8 +180,8 @@ class PromptCache {
     return b.expire_at_ms != 0 && b.expire_at_ms <= now_ms;
   }
   Block* FindLocked(std::string_view key);
-  // Longest over keys key_at(0) .. key_at(count - 1).
-  template <typename KeyAt>
+  // Longest over keys key_at(0) .. key_at(count - 1), each W bytes when W is not 0.
+  template <size_t W, typename KeyAt>
   size_t LongestOf(size_t count, const KeyAt& key_at, int64_t now_ms);
   Block* FindLiveLocked(std::string_view key, int64_t now_ms);
   void UseLocked(Block* b);

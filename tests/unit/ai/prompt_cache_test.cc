@@ -71,6 +71,23 @@ TEST(PromptCacheTest, LongestPackedMatchesLongest) {
   EXPECT_EQ(pc.LongestPacked(broken, 16, 0), 20u);
   EXPECT_EQ(pc.LongestPacked(blob, 32, 0), 0u);
   EXPECT_EQ(pc.LongestPacked(blob, 8, 0), 0u);
+  // 32-byte keys (the other fixed-width compare) and a width of no fixed compare (24).
+  PromptCache wide({});
+  std::string blob32, blob24;
+  for (int i = 0; i < 5; i++) {
+    std::string k32(32, static_cast<char>('a' + i)), k24(24, static_cast<char>('a' + i));
+    k32[31] = '\0';
+    ASSERT_TRUE(Put(wide, k32, V(1), i == 0 ? std::nullopt
+                                            : std::optional<std::string_view>(blob32.substr(32 * (i - 1), 32)))
+                    .ok());
+    ASSERT_TRUE(Put(wide, k24, V(1)).ok());
+    blob32 += k32;
+    blob24 += k24;
+  }
+  EXPECT_EQ(wide.LongestPacked(blob32, 32, 0), 5u);
+  EXPECT_EQ(wide.LongestPacked(blob24, 24, 0), 5u);
+  blob32[32 * 3] = 'z';
+  EXPECT_EQ(wide.LongestPacked(blob32, 32, 0), 3u);
   std::vector<std::string_view> views(keys.begin(), keys.begin() + 20);
   EXPECT_EQ(pc.Longest(views, 0), 20u);
   EXPECT_TRUE(pc.CheckInvariants().ok());
