@@ -5,6 +5,7 @@ RedisVL way (FT.SEARCH VECTOR_RANGE, then EXPIRE on a hit) on the same HotKV ser
     bench/ai_scache.py                                  # 100,000 prompts x 1536 dims
     bench/ai_scache.py --n 5000 --seconds 2             # a quick look / build-rate probe
     bench/ai_scache.py --attach 7104                    # a server already running
+    bench/ai_scache.py --n 50000 --repeat 2             # every point twice, in turn
 
 Data (numpy, seeded): --n cached prompts of --dim dims in --clusters topics. A prompt's
 embedding is its topic's centre plus noise (cosine ~0.6 between prompts of a topic, ~0
@@ -39,7 +40,8 @@ flight; --seconds per point after a warm-up pass), at each client count in --cli
                    VectorRangeQuery num_results 1, then expire() per hit) — two round trips
 - ft-miss:         the same FT.SEARCH with a random vector (no EXPIRE)
 Per point: lookups/s, p50/p99 latency (ms, client side, whole lookup incl. the EXPIRE),
-hit accuracy, server CPU per lookup. Results: bench/results/ai-scache_<stamp>/summary.md
+hit accuracy, server CPU per lookup, the server worker (CLIENT INFO io-thread) each
+client's connection landed on, the 1-minute load average. Results: bench/results/ai-scache_<stamp>/summary.md
 + results.json.
 """
 import argparse
@@ -201,6 +203,12 @@ def _client(port, kind, queries, start, deadline, min_count, outq):
     import redis
     r = redis.Redis(host="127.0.0.1", port=port)
     r.ping()
+    # The worker (io-thread) serving this connection: the kernel spreads connections over
+    # the workers' SO_REUSEPORT listeners by a hash, so 4 clients can land 3 + 1 or 4 + 0.
+    try:
+        worker = int(r.execute_command("CLIENT", "INFO").split(b"io-thread=", 1)[1].split()[0])
+    except Exception:  # noqa: BLE001 - a peer without the field
+        worker = None
     lat, ok, wrong, none = [], 0, 0, 0
     errors = []
     nq = len(queries)
@@ -246,7 +254,8 @@ def _client(port, kind, queries, start, deadline, min_count, outq):
         done += 1
         if t1 >= deadline and done >= min_count:
             break
-    outq.put({"lat": lat, "ok": ok, "wrong": wrong, "none": none, "errors": errors})
+    outq.put({"lat": lat, "ok": ok, "wrong": wrong, "none": none, "errors": errors,
+              "worker": worker})
 
 
 def closed_loop(port, pid, kind, queries, clients, seconds):
@@ -278,6 +287,9 @@ def closed_loop(port, pid, kind, queries, clients, seconds):
             "hits_right": sum(r["ok"] for r in rs), "hits_wrong": sum(r["wrong"] for r in rs),
             "misses": sum(r["none"] for r in rs),
             "server_cpu_us": (1e6 * (s1 - s0) / done) if s0 is not None else None,
+            "workers": " ".join(f"w{w}:{sum(1 for r in rs if r['worker'] == w)}"
+                                for w in sorted({r["worker"] for r in rs if r["worker"] is not None})),
+            "loadavg": loadavg().split()[0],
             "errors": [e for r in rs for e in r["errors"]][:3]}
 
 
@@ -352,24 +364,25 @@ def render(out):
         L.append(f"| {k} | {b['entries']:,} | {b['entries_per_s']:,.0f} | "
                  f"{fmt(b['server_cpu_us_per_entry'])} | {b['used_memory_mb']:,.1f} |")
     L += ["", "## Lookups", "",
-          "| lookup | clients | lookups/s | p50 ms | p99 ms | right hits | wrong hits | misses | server CPU µs/lookup |",
-          "|---|---|---|---|---|---|---|---|---|"]
+          "| lookup | clients | round | lookups/s | p50 ms | p99 ms | right hits | wrong hits | misses | server CPU µs/lookup | clients per worker (io-thread) | load (1 min) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in out["points"]:
-        L.append(f"| {LABEL[r['kind']]} | {r['clients']} | {r['lookups_per_s']:,.0f} | "
+        L.append(f"| {LABEL[r['kind']]} | {r['clients']} | {r.get('rep', 0) + 1} | {r['lookups_per_s']:,.0f} | "
                  f"{r['p50_ms']:.3f} | {r['p99_ms']:.3f} | {r['hits_right']} | {r['hits_wrong']} | "
-                 f"{r['misses']} | {fmt(r['server_cpu_us'])} |")
-    by = {(r["kind"], r["clients"]): r for r in out["points"]}
+                 f"{r['misses']} | {fmt(r['server_cpu_us'])} | {r.get('workers', '-')} | {r.get('loadavg', '-')} |")
+    by = {(r["kind"], r["clients"], r.get("rep", 0)): r for r in out["points"]}
     L += ["", "## Targets", "",
-          "| clients | SCACHE semantic hit p50 / FT+EXPIRE hit p50 (≤ 0.5) | SCACHE exact hit p50 / FT+EXPIRE hit p50 | exact p50 / semantic p50 (≤ 0.2) | SCACHE miss p50 / FT miss p50 | SCACHE semantic hit p50 / FT KNN 1 + EXPIRE hit p50 | SCACHE miss p50 / FT KNN 1 miss p50 |",
+          "| clients (round) | SCACHE semantic hit p50 / FT+EXPIRE hit p50 (≤ 0.5) | SCACHE exact hit p50 / FT+EXPIRE hit p50 | exact p50 / semantic p50 (≤ 0.2) | SCACHE miss p50 / FT miss p50 | SCACHE semantic hit p50 / FT KNN 1 + EXPIRE hit p50 | SCACHE miss p50 / FT KNN 1 miss p50 |",
           "|---|---|---|---|---|---|---|"]
-    for cl in out["clients"]:
-        sem, ex, fh = by.get(("scache-semantic", cl)), by.get(("scache-exact", cl)), by.get(("ft-hit", cl))
-        sm, fm = by.get(("scache-miss", cl)), by.get(("ft-miss", cl))
+    for cl, rep in [(cl, rep) for rep in range(out.get("repeat", 1)) for cl in out["clients"]]:
+        sem, ex, fh = (by.get(("scache-semantic", cl, rep)), by.get(("scache-exact", cl, rep)),
+                       by.get(("ft-hit", cl, rep)))
+        sm, fm = by.get(("scache-miss", cl, rep)), by.get(("ft-miss", cl, rep))
 
         def ratio(a, b):
             return f"{a['p50_ms'] / b['p50_ms']:.2f}" if a and b else "-"
-        kh, km = by.get(("ft-knn-hit", cl)), by.get(("ft-knn-miss", cl))
-        L.append(f"| {cl} | {ratio(sem, fh)} | {ratio(ex, fh)} | {ratio(ex, sem)} | {ratio(sm, fm)} | "
+        kh, km = by.get(("ft-knn-hit", cl, rep)), by.get(("ft-knn-miss", cl, rep))
+        L.append(f"| {cl} ({rep + 1}) | {ratio(sem, fh)} | {ratio(ex, fh)} | {ratio(ex, sem)} | {ratio(sm, fm)} | "
                  f"{ratio(sem, kh)} | {ratio(sm, km)} |")
     errs = [(r["kind"], e) for r in out["points"] for e in r["errors"]]
     errs += [(k, e) for k, b in out["build"].items() for e in b["errors"]]
@@ -389,6 +402,9 @@ def main():
     p.add_argument("--queries", type=int, default=1000, help="hit queries, and as many misses")
     p.add_argument("--clients", default="1,4,16")
     p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--repeat", type=int, default=1,
+                   help="rounds of every client count and kind, one after the other "
+                        "(each round runs the kinds in turn: an A/B under a changing load)")
     p.add_argument("--kinds", default="scache-exact,scache-semantic,scache-miss,ft-hit,ft-miss")
     p.add_argument("--stores", default="scache,ft", help="which stores to build (profiling: scache)")
     p.add_argument("--build-only", action="store_true", help="stop after the builds")
@@ -405,7 +421,7 @@ def main():
     out = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "machine": f"{platform.node()} {os.cpu_count()} CPUs {platform.machine()} {platform.release()}",
            "loadavg": loadavg(), "command": shlex.join(["bench/ai_scache.py"] + sys.argv[1:]),
-           "clients": a.clients, "seconds": a.seconds, "clusters": a.clusters,
+           "clients": a.clients, "seconds": a.seconds, "repeat": a.repeat, "clusters": a.clusters,
            "redis_py": redis.__version__, "note": a.note, "build": {}, "points": [],
            "commands": []}
     log(f"generating {a.n} x {a.dim} embeddings")
@@ -442,11 +458,12 @@ def main():
                              if k == "ft-knn-hit" else ""))
                 for kind in kinds:  # warm-up: every query once
                     closed_loop(port, pid, kind, queries[kind], max(a.clients), 0)
-                for cl in a.clients:
+                for rep, cl in [(rep, cl) for rep in range(a.repeat) for cl in a.clients]:
                     for kind in kinds:
                         r = closed_loop(port, pid, kind, queries[kind], cl, a.seconds)
+                        r["rep"] = rep
                         out["points"].append(r)
-                        log(f"{kind} clients {cl}: {r['lookups_per_s']:,.0f}/s p50 {r['p50_ms']:.3f} "
+                        log(f"{kind} clients {cl} (round {rep + 1}, workers {r['workers']}): {r['lookups_per_s']:,.0f}/s p50 {r['p50_ms']:.3f} "
                             f"p99 {r['p99_ms']:.3f} ms right {r['hits_right']} wrong {r['hits_wrong']} "
                             f"miss {r['misses']}{' ERR ' + r['errors'][0] if r['errors'] else ''}")
                         (outdir / "results.json").write_text(json.dumps(out, indent=1, default=str))

@@ -3,7 +3,8 @@
 # same keys, and per 4,000 pipelined EXISTS (callgrind: the figure for A/B comparisons on
 # a shared machine, user space only).
 #
-#   bench/pcache_callgrind.sh OUTDIR [ROUNDS]      # BIN=... for another build
+#   bench/pcache_callgrind.sh OUTDIR [ROUNDS]      # BIN=... for another build, KEYS=bin16
+#                                                  # for 16-byte binary keys (both ways)
 #
 # The server (--threads 1) runs under `valgrind --tool=callgrind --instr-atstart=no`;
 # bench/pcache_callgrind_load.py sets up the chain and the string keys uninstrumented,
@@ -26,7 +27,7 @@ for _ in $(seq 300); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; slee
 LOAD=(/usr/bin/python3 bench/pcache_callgrind_load.py "$PORT" "$OUT/keys")
 "${LOAD[@]}" setup
 {
-  echo "# $(date -u +%FT%TZ) $BIN --threads 1 under callgrind; $ROUNDS requests per mode"
+  echo "# $(date -u +%FT%TZ) $BIN --threads 1 under callgrind; $ROUNDS requests per mode; KEYS=${KEYS:-hex32}"
   echo "# load average at start: $(cat /proc/loadavg)"
 } >"$OUT/summary.txt"
 for mode in longest blob exists; do

@@ -10,7 +10,8 @@
 #
 #   bench/pcache_targets.sh OUTDIR [prefix|big|all] [rounds]
 #   BIN=... (default build/release/hotkv-server)  BASE=<another hotkv-server: A/B rows>
-#   REPS_PREFIX=300 REPS_BIG=20 BLOCKS=4000
+#   REPS_PREFIX=300 REPS_BIG=20 BLOCKS=4000 KEYS=hex32|bin16 (prefixbench --keys: 32 hex
+#   digits, or 16 raw bytes for LONGEST, LONGESTBLOB and the EXISTS way alike)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/server_lib.sh
@@ -25,13 +26,14 @@ BV=build/release/tools/bigvalue/hotkv-bigvalue
 REPS_PREFIX=${REPS_PREFIX:-300}
 REPS_BIG=${REPS_BIG:-20}
 BLOCKS=${BLOCKS:-4000}
+KEYS=${KEYS:-hex32}
 
 stop() { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }
 hdr() { echo "== $1 | $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
 prefix() {
   local f=$OUT/prefix.txt
-  echo "# $PB --blocks $BLOCKS --reps $REPS_PREFIX (client: taskset -c 1), servers on core 0: $BIN --threads 1${BASE:+, base $BASE}, Redis 8.8 --save '' --appendonly no" >>"$f"
+  echo "# $PB --blocks $BLOCKS --reps $REPS_PREFIX --keys $KEYS (client: taskset -c 1), servers on core 0: $BIN --threads 1${BASE:+, base $BASE}, Redis 8.8 --save '' --appendonly no" >>"$f"
   for r in $(seq "$ROUNDS"); do
     for b in "$BIN" $BASE "$BIN epoll"; do
       local bin=${b% epoll} be=io_uring
@@ -39,15 +41,15 @@ prefix() {
       BIN=$bin start_server hotkv --bind 127.0.0.1 --save '' --io-backend $be
       hdr "hotkv $bin, $be (round $r)" >>"$f"
       taskset -c 1 "$PB" --port "$PORT" --pid "$PID" --blocks "$BLOCKS" --reps "$REPS_PREFIX" \
-        --modes longest,blob,exists >>"$f"
+        --keys "$KEYS" --modes longest,blob,exists >>"$f"
       stop
     done
     start_server redis8 --bind 127.0.0.1
     hdr "redis 8.8 (round $r)" >>"$f"
-    taskset -c 1 "$PB" --port "$PORT" --pid "$PID" --blocks "$BLOCKS" --reps "$REPS_PREFIX" --modes exists >>"$f"
+    taskset -c 1 "$PB" --port "$PORT" --pid "$PID" --blocks "$BLOCKS" --reps "$REPS_PREFIX" --keys "$KEYS" --modes exists >>"$f"
     stop
     hdr "floor (round $r): bare receiving thread on core 0" >>"$f"
-    taskset -c 0,1 "$PB" --blocks "$BLOCKS" --reps "$REPS_PREFIX" --modes floor >>"$f"
+    taskset -c 0,1 "$PB" --blocks "$BLOCKS" --reps "$REPS_PREFIX" --keys "$KEYS" --modes floor >>"$f"
   done
 }
 

@@ -338,14 +338,37 @@ Status PromptCache::Put(const PutRequest& req, int64_t now_ms, const ChangeFn& c
   return Status::Ok();
 }
 
-size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_ms) {
+template <size_t W, typename KeyAt>
+size_t PromptCache::LongestOf(size_t count, const KeyAt& key_at, int64_t now_ms) {
+  // Whether c's key is k. With a width known here (LONGESTBLOB of 16- or 32-byte keys,
+  // always kept inline), a fixed compare of 8-byte words: no size dispatch per block.
+  static_assert(W == 0 || W == 16 || W == 32);
+  static_assert(W <= kInlineKey);
+  auto key_is = [](const Block* c, std::string_view k) {
+    if constexpr (W != 0) {
+      if (c->key_len != W) {
+        return false;
+      }
+      uint64_t x[W / 8], y[W / 8];
+      memcpy(x, c->key_inline, W);
+      memcpy(y, k.data(), W);
+      uint64_t d = 0;
+      for (size_t j = 0; j < W / 8; j++) {
+        d |= x[j] ^ y[j];
+      }
+      return d == 0;
+    } else {
+      return c->KeyIs(k);
+    }
+  };
   std::lock_guard<std::mutex> g(mu_);
   size_t n = 0;
   Block* prev = nullptr;
   // The use ticks of the matches, in order; kept in a local and stored once (the loop
   // runs once per block of a prompt: 4,000 for a long one).
   uint64_t clock = clock_;
-  for (std::string_view k : keys) {
+  for (size_t i = 0; i < count; i++) {
+    const std::string_view k = key_at(i);
     // The keys of a prompt are usually a chain: look among the previous block's first
     // children before the hash table. They were allocated one after the other, so this
     // walk touches memory close together where the table's buckets are scattered.
@@ -354,7 +377,7 @@ size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_
       int tries = 0;
       for (Block* c = prev->first_child; c != nullptr && tries < kChildProbes;
            c = c->next_sibling, tries++) {
-        if (c->KeyIs(k)) {
+        if (key_is(c, k)) {
           b = c;
           break;
         }
@@ -386,6 +409,24 @@ size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_
   clock_ = clock;
   hits_ += n;
   return n;
+}
+
+size_t PromptCache::Longest(std::span<const std::string_view> keys, int64_t now_ms) {
+  return LongestOf<0>(keys.size(), [keys](size_t i) { return keys[i]; }, now_ms);
+}
+
+size_t PromptCache::LongestPacked(std::string_view blob, size_t width, int64_t now_ms) {
+  const size_t count = blob.size() / width;
+  const char* p = blob.data();
+  switch (width) {
+    case 16:
+      return LongestOf<16>(count, [p](size_t i) { return std::string_view(p + i * 16, 16); }, now_ms);
+    case 32:
+      return LongestOf<32>(count, [p](size_t i) { return std::string_view(p + i * 32, 32); }, now_ms);
+    default:
+      return LongestOf<0>(
+          count, [p, width](size_t i) { return std::string_view(p + i * width, width); }, now_ms);
+  }
 }
 
 void PromptCache::Get(std::span<const std::string_view> keys, int64_t now_ms,

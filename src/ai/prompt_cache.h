@@ -109,6 +109,9 @@ class PromptCache {
   // The number of leading keys present; each match is a use (hits += matches, misses +1
   // when a key is absent).
   size_t Longest(std::span<const std::string_view> keys, int64_t now_ms);
+  // The same for the keys packed end to end in `blob`, each `width` bytes (a trailing
+  // partial key is ignored): no view per key is built (PCACHE.LONGESTBLOB).
+  size_t LongestPacked(std::string_view blob, size_t width, int64_t now_ms);
   // The values of `keys` (null: absent); each present one is a use.
   void Get(std::span<const std::string_view> keys, int64_t now_ms, std::vector<BlockValue>* out);
   // Removes blocks and their descendants; returns the number of present blocks removed.
@@ -177,6 +180,9 @@ class PromptCache {
     return b.expire_at_ms != 0 && b.expire_at_ms <= now_ms;
   }
   Block* FindLocked(std::string_view key);
+  // Longest over keys key_at(0) .. key_at(count - 1), each W bytes when W is not 0.
+  template <size_t W, typename KeyAt>
+  size_t LongestOf(size_t count, const KeyAt& key_at, int64_t now_ms);
   Block* FindLiveLocked(std::string_view key, int64_t now_ms);
   void UseLocked(Block* b);
   void SetExpiryLocked(Block* b, int64_t expire_at_ms);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace hotkv::ai {
 namespace {
@@ -16,6 +17,15 @@ constexpr uint32_t kCandidates = 8;    // nearest entries one semantic lookup co
 // data (bench/results/ai-scache_2026-12-03_070553).
 constexpr uint32_t kLookupEf = 40;
 constexpr double kScoreSlack = 1e-6;   // float distances: a similarity this close counts
+// The first, radius-bounded walk of a semantic lookup (SemanticCache::Get). EPSILON 0: a
+// node is expanded only when it is closer than every node expanded before it (or within
+// the radius), so the walk goes straight towards the query; with RediSearch's 0.01 a
+// miss in high dimensions, where most distances lie within 1% of each other, would
+// expand dozens of nodes for nothing. The walk ends after this many polls of its stop check,
+// one per 32 expanded nodes: a near-duplicate is reached in far fewer, a wide radius (a
+// low threshold) would expand most of the graph.
+constexpr double kRangeEpsilon = 0.0;
+constexpr int kRangeWalkPolls = 2;
 constexpr size_t kItemOverhead = 160;  // maps, list and set nodes per entry (estimate)
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
@@ -55,6 +65,16 @@ Status CheckVector(std::span<const float> v, uint32_t dim) {
   }
   return Status::Ok();
 }
+
+// Stops a range walk at its `polls`-th poll.
+class WalkLimit final : public vector::StopCheck {
+ public:
+  explicit WalkLimit(int polls) : left_(polls) {}
+  bool ShouldStop() const override { return --left_ <= 0; }
+
+ private:
+  mutable int left_;
+};
 
 }  // namespace
 
@@ -315,14 +335,47 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
   if (exact_hit.has_value()) {
     return exact_hit;
   }
-  // 2. The semantic strategy.
+  // 2. The semantic strategy. First a walk bounded by the threshold's radius (the
+  // range walk FT.SEARCH VECTOR_RANGE uses, without its KNN beam): a semantic hit is a
+  // near-duplicate, which a best-first walk that only goes towards the query reaches in
+  // a few steps, for a fraction of a beam search's distances; the nearest live entry it
+  // met within the radius is the hit. The walk is cut after kRangeWalkPolls x 32
+  // expanded nodes (a wide radius, or a ball of many entries: then the nearest met so
+  // far). When it met no entry within the radius (a miss, or a walk stuck short of the
+  // ball), the beam search below decides, as before: no hit the beam search finds is
+  // lost, and a miss costs the short walk more.
+  const float radius =
+      threshold > 0.0
+          ? static_cast<float>(vector::DistanceFromSimilarity(options_.metric, threshold - kScoreSlack))
+          : std::numeric_limits<float>::infinity();
+  if (std::isfinite(radius)) {
+    WalkLimit limit(kRangeWalkPolls);
+    Result<std::vector<vector::SearchHit>> found =
+        index->SearchRange(req.vec, radius, kRangeEpsilon, /*ef=*/0, req.filter, &limit);
+    if (!found.ok()) {
+      return found.status();
+    }
+    if (!found->empty()) {
+      std::optional<Hit> hit;
+      {
+        std::lock_guard lock(mu_);
+        if (index_ == index) {
+          hit = PickLocked(*found, threshold, now_ms, changes, &victims);
+        }
+      }
+      RemoveLabels(*index, victims);
+      victims.clear();
+      if (hit.has_value()) {
+        return hit;
+      }
+    }
+  }
   vector::SearchParams params;
   params.k = kCandidates;
   params.ef = std::max(std::min(options_.ef, kLookupEf), kCandidates);
   params.filter = req.filter;
-  if (threshold > 0.0) {
-    params.max_distance =
-        static_cast<float>(vector::DistanceFromSimilarity(options_.metric, threshold - kScoreSlack));
+  if (std::isfinite(radius)) {
+    params.max_distance = radius;
   }
   for (int round = 0; round < 2; round++) {
     Result<std::vector<vector::SearchHit>> found = index->Search(req.vec, params);
@@ -333,27 +386,7 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
     {
       std::lock_guard lock(mu_);
       if (index_ == index) {
-        for (const vector::SearchHit& h : *found) {
-          const double sim = vector::SimilarityFromDistance(options_.metric, h.distance);
-          if (sim + kScoreSlack < threshold) {
-            break;
-          }
-          std::optional<uint64_t> id = IdOfLabel(h.label);
-          if (!id) {
-            continue;
-          }
-          auto it = items_.find(*id);
-          if (it == items_.end()) {
-            continue;  // being inserted or removed
-          }
-          if (Expired(it->second, now_ms)) {
-            UnlinkLocked(*id, &victims);
-            expirations_++;
-            continue;
-          }
-          hit = HitLocked(it->second, Strategy::kSemantic, std::min(sim, 1.0), now_ms, changes);
-          break;
-        }
+        hit = PickLocked(*found, threshold, now_ms, changes, &victims);
       }
       if (!hit.has_value() && (victims.empty() || round == 1)) {
         misses_++;
@@ -367,6 +400,32 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
     }
   }
   return std::optional<Hit>();
+}
+
+std::optional<SemanticCache::Hit> SemanticCache::PickLocked(
+    const std::vector<vector::SearchHit>& found, double threshold, int64_t now_ms,
+    const ChangeFn& changes, std::vector<std::string>* victims) {
+  for (const vector::SearchHit& h : found) {
+    const double sim = vector::SimilarityFromDistance(options_.metric, h.distance);
+    if (sim + kScoreSlack < threshold) {
+      break;
+    }
+    std::optional<uint64_t> id = IdOfLabel(h.label);
+    if (!id) {
+      continue;
+    }
+    auto it = items_.find(*id);
+    if (it == items_.end()) {
+      continue;  // being inserted or removed
+    }
+    if (Expired(it->second, now_ms)) {
+      UnlinkLocked(*id, victims);
+      expirations_++;
+      continue;
+    }
+    return HitLocked(it->second, Strategy::kSemantic, std::min(sim, 1.0), now_ms, changes);
+  }
+  return std::nullopt;
 }
 
 bool SemanticCache::Touch(uint64_t id, int64_t expire_at_ms, int64_t now_ms, const ChangeFn& changes) {

@@ -172,6 +172,12 @@ class SemanticCache {
   void UnlinkLocked(uint64_t id, std::vector<std::string>* victims);
   // Under mu_: removes up to `limit` expired entries.
   void SweepLocked(int64_t now_ms, size_t limit, std::vector<std::string>* victims);
+  // Under mu_: the first search result (nearest first) at or above `threshold` that is a
+  // live entry, recorded as a semantic hit; expired ones met are unlinked (labels to
+  // `victims`). nullopt when none.
+  std::optional<Hit> PickLocked(const std::vector<vector::SearchHit>& found, double threshold,
+                                int64_t now_ms, const ChangeFn& changes,
+                                std::vector<std::string>* victims);
   // Under mu_: records a hit on `it`.
   Hit HitLocked(Item& it, Strategy s, double similarity, int64_t now_ms, const ChangeFn& changes);
   void SetExpiryLocked(Item& it, int64_t expire_at_ms);

@@ -4,18 +4,23 @@
 // both, so that neither side pays for a slow client.
 //
 //   hotkv-prefixbench --port P [--pid SERVER_PID] [--blocks 4000] [--reps 300]
-//                     [--modes longest,blob,exists,floor] [--setup 1]
+//                     [--modes longest,blob,exists,floor] [--setup 1] [--keys hex32|bin16]
 //
-// Keys: N block keys of 32 lower-case hex digits (a seeded PRNG; the shape of PUTTOKENS'
-// keys), stored as a chain (PCACHE.PUT prefixbench:ns k_i v PARENT k_i-1) and as strings
-// (SET prefixbench:k_i v) with 64-byte values. Modes, each `reps` timed rounds after 20
-// warm-up rounds, one request written with one send, all replies read:
-//   longest  PCACHE.LONGEST prefixbench:ns k_1 .. k_N       -> N
-//   blob     PCACHE.LONGESTBLOB prefixbench:ns 32 k_1..k_N  -> N (one argument)
-//   exists   EXISTS prefixbench:k_1 .. EXISTS prefixbench:k_N, pipelined -> N x 1
-//   floor    no server: a thread of this process receives the longest and the exists
-//            requests' bytes and writes the same replies, parsing nothing (what the
-//            kernel's loopback costs for those bytes; its CPU per round is the thread's).
+// Keys: N block keys (a seeded PRNG), stored as a chain (PCACHE.PUT prefixbench:ns k_i v
+// PARENT k_i-1) and as strings with 64-byte values. --keys hex32 (default): 32 lower-case
+// hex digits, the shape of PUTTOKENS' keys, strings SET prefixbench:k_i; --keys bin16:
+// 16 raw bytes (a 128-bit hash as binary, what a client that hashes its own blocks can
+// send), strings SET k_i (the same 16 bytes, no prefix: the smallest EXISTS request).
+// Modes, each `reps` timed rounds after 20 warm-up rounds, one request written with one
+// send, all replies read:
+//   longest  PCACHE.LONGEST prefixbench:ns k_1 .. k_N          -> N
+//   blob     PCACHE.LONGESTBLOB prefixbench:ns W k_1..k_N      -> N (one argument; W the
+//            key width, 32 or 16)
+//   exists   EXISTS <string key 1> .. EXISTS <string key N>, pipelined -> N x 1
+//   floor    no server: a thread of this process receives the longest, the blob and the
+//            exists requests' bytes and writes the same replies, parsing nothing (what
+//            the kernel's loopback costs for those bytes; its CPU per round is the
+//            thread's).
 // Per row: request bytes, round trip (median, p10, p90 µs), server CPU per round (µs: the
 // sum of /proc/PID/task/*/schedstat run time, and utime/stime from /proc/PID/stat, 10 ms
 // ticks, so only meaningful over many rounds), and CPU per block (ns).
@@ -233,6 +238,7 @@ int main(int argc, char** argv) {
   int port = 0, reps = 300, pid = 0, setup = 1;
   size_t blocks = 4000;
   std::string modes = "longest,blob,exists,floor";
+  std::string key_form = "hex32";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--port") port = atoi(argv[i + 1]);
@@ -241,6 +247,7 @@ int main(int argc, char** argv) {
     else if (k == "--pid") pid = atoi(argv[i + 1]);
     else if (k == "--modes") modes = argv[i + 1];
     else if (k == "--setup") setup = atoi(argv[i + 1]);
+    else if (k == "--keys") key_form = argv[i + 1];
     else {
       fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -248,13 +255,27 @@ int main(int argc, char** argv) {
   }
   auto has = [&](const char* m) { return ("," + modes + ",").find(std::string(",") + m + ",") != std::string::npos; };
   std::mt19937_64 rng(19);
+  if (key_form != "hex32" && key_form != "bin16") {
+    fprintf(stderr, "--keys must be hex32 or bin16\n");
+    return 2;
+  }
+  const bool bin = key_form == "bin16";
   std::vector<std::string> keys(blocks);
   for (std::string& k : keys) {
-    char hex[33];
-    snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(rng()),
-             static_cast<unsigned long long>(rng()));
-    k = hex;
+    const uint64_t hi = rng(), lo = rng();
+    if (bin) {
+      k.resize(16);
+      memcpy(k.data(), &hi, 8);
+      memcpy(k.data() + 8, &lo, 8);
+    } else {
+      char hex[33];
+      snprintf(hex, sizeof(hex), "%016llx%016llx", static_cast<unsigned long long>(hi),
+               static_cast<unsigned long long>(lo));
+      k = hex;
+    }
   }
+  const std::string width = std::to_string(keys.empty() ? 32 : keys[0].size());
+  auto string_key = [&](const std::string& k) { return bin ? k : "prefixbench:" + k; };
   const std::string ns = "prefixbench:ns";
   const std::string value(64, 'v');
   const std::string n_reply = ":" + std::to_string(blocks) + "\r\n";
@@ -267,11 +288,11 @@ int main(int argc, char** argv) {
   Append(&longest_req, longest_args);
   std::string blob;
   for (const std::string& k : keys) blob += k;
-  Append(&blob_req, {"PCACHE.LONGESTBLOB", ns, "32", blob});
-  for (const std::string& k : keys) Append(&exists_req, {"EXISTS", "prefixbench:" + k});
+  Append(&blob_req, {"PCACHE.LONGESTBLOB", ns, width, blob});
+  for (const std::string& k : keys) Append(&exists_req, {"EXISTS", string_key(k)});
 
-  printf("# hotkv-prefixbench: %zu blocks, %d rounds per row (after 20 warm-up rounds), port %d, pid %d\n",
-         blocks, reps, port, pid);
+  printf("# hotkv-prefixbench: %zu blocks, keys %s, %d rounds per row (after 20 warm-up rounds), port %d, pid %d\n",
+         blocks, key_form.c_str(), reps, port, pid);
   if (has("longest") || has("blob") || has("exists")) {
     if (port == 0) {
       fprintf(stderr, "--port needed\n");
@@ -299,7 +320,7 @@ int main(int argc, char** argv) {
       }
       if (has("exists")) {
         for (size_t i = 0; i < blocks; i++) {
-          Append(&req, {"SET", "prefixbench:" + keys[i], value});
+          Append(&req, {"SET", string_key(keys[i]), value});
           if (++n == 500) flush();
         }
       }
@@ -312,6 +333,7 @@ int main(int argc, char** argv) {
   }
   if (has("floor")) {
     Print(Floor("floor-L", longest_req, n_reply, reps), blocks);
+    Print(Floor("floor-B", blob_req, n_reply, reps), blocks);
     Print(Floor("floor-E", exists_req, exists_reply, reps), blocks);
   }
   return 0;

@@ -46,6 +46,53 @@ TEST(PromptCacheTest, ChainTreeLongestAndDescendants) {
   EXPECT_TRUE(pc.CheckInvariants().ok());
 }
 
+// LongestPacked (PCACHE.LONGESTBLOB): the same answers as Longest over the blob's
+// width-byte keys, binary bytes included; a trailing partial key is ignored.
+TEST(PromptCacheTest, LongestPackedMatchesLongest) {
+  PromptCache pc({});
+  std::mt19937_64 rng(5);
+  std::vector<std::string> keys(50);
+  for (size_t i = 0; i < keys.size(); i++) {
+    keys[i].resize(16);
+    for (char& ch : keys[i]) ch = static_cast<char>(rng());
+    keys[i][3] = '\0';
+    ASSERT_TRUE(Put(pc, keys[i], V(2), i == 0 ? std::nullopt
+                                              : std::optional<std::string_view>(keys[i - 1]))
+                    .ok());
+  }
+  std::string blob;
+  for (const std::string& k : keys) blob += k;
+  EXPECT_EQ(pc.LongestPacked(blob, 16, 0), 50u);
+  EXPECT_EQ(pc.LongestPacked(blob + "tail", 16, 0), 50u);
+  EXPECT_EQ(pc.LongestPacked(blob.substr(0, 16 * 7), 16, 0), 7u);
+  EXPECT_EQ(pc.LongestPacked(blob.substr(16), 16, 0), 49u);  // presence, not a root
+  std::string broken = blob;
+  broken[16 * 20 + 5] ^= 1;
+  EXPECT_EQ(pc.LongestPacked(broken, 16, 0), 20u);
+  EXPECT_EQ(pc.LongestPacked(blob, 32, 0), 0u);
+  EXPECT_EQ(pc.LongestPacked(blob, 8, 0), 0u);
+  // 32-byte keys (the other fixed-width compare) and a width of no fixed compare (24).
+  PromptCache wide({});
+  std::string blob32, blob24;
+  for (int i = 0; i < 5; i++) {
+    std::string k32(32, static_cast<char>('a' + i)), k24(24, static_cast<char>('a' + i));
+    k32[31] = '\0';
+    ASSERT_TRUE(Put(wide, k32, V(1), i == 0 ? std::nullopt
+                                            : std::optional<std::string_view>(blob32.substr(32 * (i - 1), 32)))
+                    .ok());
+    ASSERT_TRUE(Put(wide, k24, V(1)).ok());
+    blob32 += k32;
+    blob24 += k24;
+  }
+  EXPECT_EQ(wide.LongestPacked(blob32, 32, 0), 5u);
+  EXPECT_EQ(wide.LongestPacked(blob24, 24, 0), 5u);
+  blob32[32 * 3] = 'z';
+  EXPECT_EQ(wide.LongestPacked(blob32, 32, 0), 3u);
+  std::vector<std::string_view> views(keys.begin(), keys.begin() + 20);
+  EXPECT_EQ(pc.Longest(views, 0), 20u);
+  EXPECT_TRUE(pc.CheckInvariants().ok());
+}
+
 TEST(PromptCacheTest, ExpiryCappedByParentAndReplacedShorter) {
   PromptCache pc({.budget_bytes = 0, .ttl_ms = 0});
   ASSERT_TRUE(Put(pc, "a", V(1), std::nullopt, 0, 10000).ok());

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "ai/scache_value.h"
 #include "engine/extension_value.h"
@@ -134,6 +136,149 @@ TEST(SemanticCache, NarrowLookupBeamFindsEveryNearDuplicate) {
     found += h.has_value() && h->id == uint64_t(i + 1);
   }
   EXPECT_EQ(found, kN);
+}
+
+// A semantic lookup walks the ball of the threshold's radius first: with several
+// entries in it, the nearest one (that passes the filter) is the hit.
+TEST(SemanticCache, SemanticHitIsTheNearestEntryWithinTheThreshold) {
+  auto c = Make(Opts());
+  const uint64_t a = Put(*c, At(0), "a", 0, std::nullopt, R"({"k":"a"})");
+  Put(*c, At(6), "b", 0, std::nullopt, R"({"k":"b"})");
+  const uint64_t d = Put(*c, At(12), "d", 0, std::nullopt, R"({"k":"d"})");
+  Put(*c, At(40), "far", 0, std::nullopt, R"({"k":"far"})");
+  // 0.99 similarity: within 11.5 degrees. From 10 degrees: d at 2, b at 4, a at 10.
+  auto h = Lookup(*c, At(10), 0, std::nullopt, 0.99);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, d);
+  auto only_a = vector::FilterExpression::Compile(".k == \"a\"");
+  ASSERT_TRUE(only_a.ok());
+  h = Lookup(*c, At(10), 0, std::nullopt, 0.99, only_a.value().get());
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, a);
+  auto only_far = vector::FilterExpression::Compile(".k == \"far\"");
+  EXPECT_FALSE(Lookup(*c, At(10), 0, std::nullopt, 0.99, only_far.value().get()).has_value());
+  // A threshold so low that every entry is within it: still the nearest.
+  h = Lookup(*c, At(38), 0, std::nullopt, 0.0001);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->response, "far");
+  const auto st = c->GetStats();
+  EXPECT_EQ(st.hits_semantic, 3u);
+  EXPECT_EQ(st.misses, 1u);
+}
+
+// A low threshold makes the radius walk's ball most of the graph; the walk is cut short
+// and its nearest entry met is the hit: checked against brute force on random data.
+TEST(SemanticCache, WideThresholdHitIsStillTheNearest) {
+  constexpr int kDim = 8, kN = 3000, kQueries = 60;
+  SemanticCacheOptions o = Opts(kDim);
+  o.threshold = 0.001;
+  auto c = Make(o);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  auto unit = [](std::vector<float> v) {
+    double n = 0;
+    for (float f : v) n += double(f) * f;
+    for (float& f : v) f = static_cast<float>(f / std::sqrt(n));
+    return v;
+  };
+  std::vector<std::vector<float>> vecs;
+  for (int i = 0; i < kN; i++) {
+    std::vector<float> v(kDim);
+    for (float& f : v) f = g(rng);
+    vecs.push_back(unit(v));
+    ASSERT_EQ(Put(*c, vecs.back(), "r", 0), uint64_t(i + 1));
+  }
+  int nearest = 0;
+  for (int q = 0; q < kQueries; q++) {
+    std::vector<float> v(kDim);
+    for (float& f : v) f = g(rng);
+    v = unit(v);
+    double best = -2;
+    uint64_t best_id = 0;
+    for (int i = 0; i < kN; i++) {
+      double dot = 0;
+      for (int j = 0; j < kDim; j++) dot += double(v[j]) * vecs[i][j];
+      if (dot > best) {
+        best = dot;
+        best_id = uint64_t(i + 1);
+      }
+    }
+    auto h = Lookup(*c, v, 0);
+    ASSERT_TRUE(h.has_value());
+    nearest += h->id == best_id;
+  }
+  EXPECT_GE(nearest, kQueries * 9 / 10);
+}
+
+// Lookups on two threads while a third adds and deletes other entries: every lookup of a
+// near-duplicate of a stable entry hits that entry, with its own response.
+TEST(SemanticCache, ConcurrentLookupsWhileEntriesChurn) {
+  constexpr int kDim = 32, kStable = 400, kLookups = 400, kChurn = 400;
+  SemanticCacheOptions o = Opts(kDim);
+  o.threshold = 0.95;
+  auto c = Make(o);
+  std::mt19937 rng(23);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  auto unit = [](std::vector<float> v) {
+    double n = 0;
+    for (float f : v) n += double(f) * f;
+    for (float& f : v) f = static_cast<float>(f / std::sqrt(n));
+    return v;
+  };
+  auto random_unit = [&](std::mt19937& r) {
+    std::vector<float> v(kDim);
+    for (float& f : v) f = g(r);
+    return unit(v);
+  };
+  std::vector<std::vector<float>> stable;
+  for (int i = 0; i < kStable; i++) {
+    stable.push_back(random_unit(rng));
+    ASSERT_EQ(Put(*c, stable.back(), "s" + std::to_string(i), 0), uint64_t(i + 1));
+  }
+  std::atomic<int> wrong{0}, missed{0};
+  auto reader = [&](uint32_t seed) {
+    std::mt19937 r(seed);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    for (int k = 0; k < kLookups; k++) {
+      const int i = static_cast<int>(r() % kStable);
+      std::vector<float> q = stable[i];
+      for (float& f : q) f += 0.02f * n(r);
+      SemanticCache::GetRequest req;
+      std::vector<float> qu = unit(q);
+      req.vec = qu;
+      auto h = c->Get(req, 0, {});
+      if (!h.ok() || !h->has_value()) {
+        missed++;
+      } else if ((*h)->id != uint64_t(i + 1) || (*h)->response != "s" + std::to_string(i)) {
+        wrong++;
+      }
+    }
+  };
+  std::thread r1(reader, 1), r2(reader, 2);
+  std::thread writer([&] {
+    std::mt19937 r(3);
+    std::vector<uint64_t> added;
+    for (int k = 0; k < kChurn; k++) {
+      if (k % 3 == 2 && !added.empty()) {
+        c->Delete(added.back(), 0, {});
+        added.pop_back();
+        continue;
+      }
+      SemanticCache::SetRequest s;
+      std::vector<float> v = random_unit(r);
+      s.vec = v;
+      s.response = "churn";
+      auto id = c->Set(s, 0, {});
+      if (id.ok()) added.push_back(*id);
+    }
+  });
+  r1.join();
+  r2.join();
+  writer.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(missed.load(), 0);
+  const auto st = c->GetStats();
+  EXPECT_EQ(st.hits_semantic, uint64_t(2 * kLookups));
 }
 
 TEST(SemanticCache, ExactPromptWinsWithoutSearch) {
