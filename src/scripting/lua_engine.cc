@@ -381,6 +381,50 @@ int GuardedSetMetatable(lua_State* L) {
   return lua_gettop(L);
 }
 
+// Registry: read-only proxies of the metatables GuardedGetMetatable hands out, by
+// metatable (one proxy each, so that getmetatable(_G) == getmetatable(_G)).
+const char kMetatableProxiesKey = 0;
+
+// getmetatable: a read-only proxy answers for the table it stands for, as Redis 7+'s
+// read-only tables are the tables themselves (so a decoded cjson array's metatable has no
+// metatable: nil, where the proxy's own answer would be its __metatable, false). A
+// metatable found that way is handed out read-only too (Redis protects metatables of its
+// read-only tables as well), through one proxy per metatable.
+int GuardedGetMetatable(lua_State* L) {
+  luaL_checkany(L, 1);
+  lua_settop(L, 1);
+  const bool ro = IsReadOnly(L, 1);
+  if (ro) {
+    Unproxy(L, 1);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);  // 2: Lua's getmetatable of the table itself
+  if (!ro || !lua_istable(L, 2) || IsReadOnly(L, 2)) {
+    return 1;
+  }
+  lua_pushlightuserdata(L, const_cast<char*>(&kMetatableProxiesKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);  // 3
+  if (!lua_istable(L, 3)) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 2);
+    lua_pushlightuserdata(L, const_cast<char*>(&kMetatableProxiesKey));
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
+  lua_pushvalue(L, 2);
+  lua_rawget(L, 3);  // 4
+  if (!lua_isnil(L, 4)) {
+    return 1;
+  }
+  lua_pop(L, 1);
+  PushReadOnlyProxy(L, 2);  // 4
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 4);
+  lua_rawset(L, 3);
+  return 1;
+}
+
 int OsClock(lua_State* L) {
   lua_pushnumber(L, static_cast<lua_Number>(clock()) / CLOCKS_PER_SEC);
   return 1;
@@ -545,6 +589,9 @@ void LuaEngine::OpenLibraries() {
   lua_getglobal(L_, "setmetatable");
   lua_pushcclosure(L_, GuardedSetMetatable, 1);
   lua_setglobal(L_, "setmetatable");
+  lua_getglobal(L_, "getmetatable");
+  lua_pushcclosure(L_, GuardedGetMetatable, 1);
+  lua_setglobal(L_, "getmetatable");
   lua_pushcfunction(L_, SafeLoadString);
   lua_setglobal(L_, "loadstring");
   lua_pushcfunction(L_, SafeLoad);
