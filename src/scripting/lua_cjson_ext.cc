@@ -276,11 +276,15 @@ int Decode(lua_State* L) {
 
 // --- encode: marked tables as arrays ---
 
+// The metatable's own __is_cjson_array field, read raw as Redis 8's encoder does (a
+// decoded array's metatable is a read-only proxy: its table is read).
 bool IsMarked(lua_State* L, int idx) {
   if (!lua_getmetatable(L, idx)) {
     return false;
   }
-  lua_getfield(L, -1, "__is_cjson_array");
+  UnproxyReadOnly(L, lua_gettop(L));
+  lua_pushstring(L, "__is_cjson_array");
+  lua_rawget(L, -2);
   bool marked = lua_toboolean(L, -1);
   lua_pop(L, 2);
   return marked;
@@ -501,13 +505,9 @@ void ExtendCjson(lua_State* L) {
 }
 
 void NoteCjsonMetatable(lua_State* L, int mt_index) {
-  if (!lua_istable(L, mt_index)) {
-    return;
-  }
-  lua_getfield(L, mt_index, "__is_cjson_array");
-  const bool marked = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  if (marked) {
+  // Any metatable: it may be given __is_cjson_array later (mt.__is_cjson_array = true
+  // after setmetatable), which encode must then see.
+  if (lua_istable(L, mt_index)) {
     SetArraysSeen(L);
   }
 }

@@ -510,6 +510,8 @@ std::string NumberToArg(double v) { return DoubleToString(v); }
 
 void RaiseScriptError(lua_State* L, std::string_view msg) { RaiseRedisError(L, msg); }
 
+void UnproxyReadOnly(lua_State* L, int idx) { Unproxy(L, idx); }
+
 void PushReadOnlyProxy(lua_State* L, int table) {
   table = table < 0 ? lua_gettop(L) + table + 1 : table;
   lua_createtable(L, 0, 0);  // the proxy
