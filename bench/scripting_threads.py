@@ -56,6 +56,15 @@ def bench(port, calls, args, conns, threads):
     return None
 
 
+def workload_args(a, port):
+    """The rate limiter's EVALSHA, or (--workload incr) a plain INCR on the same keys: the
+    part of a difference between thread counts that is not the script's."""
+    if a.workload == "incr":
+        return ["INCR", "rl:__rand_int__"]
+    sha = cli(port, "SCRIPT", "LOAD", SMALL).strip()
+    return ["EVALSHA", sha, "1", "rl:__rand_int__", "60"]
+
+
 def ctx_switches(pid):
     vol = invol = 0
     for tid in os.listdir(f"/proc/{pid}/task"):
@@ -76,8 +85,7 @@ def cpu_round(a, threads, workdir, logdir):
             "--threads", str(threads), "--save", "", "--dir", workdir] + a.hotkv_args.split()
     srv = Server(f"hotkv-t{threads}", argv, a.cores, logdir).start()
     try:
-        sha = cli(srv.port, "SCRIPT", "LOAD", SMALL).strip()
-        args = ["EVALSHA", sha, "1", "rl:__rand_int__", "60"]
+        args = workload_args(a, srv.port)
         bench(srv.port, a.calls // 10, args, a.conns, a.bench_threads)  # warm-up
         u0, s0 = proc_user_sys_s(srv.pid)
         v0, i0 = ctx_switches(srv.pid)
@@ -110,8 +118,7 @@ def callgrind_round(a, threads, workdir, logdir):
             workdir] + a.hotkv_args.split()
     srv = Server(f"hotkv-cg-t{threads}", argv, a.cores, logdir).start(timeout=120)
     try:
-        sha = cli(srv.port, "SCRIPT", "LOAD", SMALL).strip()
-        args = ["EVALSHA", sha, "1", "rl:__rand_int__", "60"]
+        args = workload_args(a, srv.port)
         bench(srv.port, 2000, args, a.conns, 1)  # every worker compiles the script
         subprocess.run(["callgrind_control", "-i", "on", str(srv.pid)], check=True,
                        capture_output=True, timeout=60)
@@ -138,14 +145,15 @@ def main():
     ap.add_argument("--cores", default="0-1")
     ap.add_argument("--hotkv-args", default="")
     ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--workload", choices=("evalsha", "incr"), default="evalsha")
     a = ap.parse_args()
     stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
-    out = ROOT / "bench" / "results" / f"scripting-threads_{stamp}"
+    out = ROOT / "bench" / "results" / f"scripting-threads_{stamp}{'_incr' if a.workload == 'incr' else ''}"
     out.mkdir(parents=True, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="hotkv-scripting-threads-")
     res = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "load": loadavg(),
            "machine": f"{platform.node()} {os.cpu_count()} CPUs {platform.machine()} "
-                      f"{platform.release()}", "mode": "callgrind" if a.callgrind else "cpu",
+                      f"{platform.release()}", "mode": "callgrind" if a.callgrind else "cpu", "workload": a.workload,
            "rounds": []}
     try:
         for r in range(1 if a.callgrind else a.rounds):
@@ -160,7 +168,8 @@ def main():
         stop_all()
     res["commands"] = [" ".join(sys.argv)] + COMMANDS
     (out / "results.json").write_text(json.dumps(res, indent=2))
-    lines = [f"# EVALSHA rate limiter, --threads 1 vs 2 ({res['mode']}), {res['date']}", "",
+    what = "EVALSHA rate limiter" if a.workload == "evalsha" else "INCR (no script)"
+    lines = [f"# {what}, --threads 1 vs 2 ({res['mode']}), {res['date']}", "",
              f"Machine: {res['machine']}; load average at start {res['load']}.", ""]
     if a.callgrind:
         lines += ["| threads | instructions per call |", "|---|---|"]
