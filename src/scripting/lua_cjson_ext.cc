@@ -276,15 +276,13 @@ int Decode(lua_State* L) {
 
 // --- encode: marked tables as arrays ---
 
-// The metatable's own __is_cjson_array field, read raw as Redis 8's encoder does (a
-// decoded array's metatable is a read-only proxy: its table is read).
+// The metatable's __is_cjson_array, read as Redis 8's encoder does (through __index: a
+// decoded array's metatable is a read-only proxy, and so may a user's be).
 bool IsMarked(lua_State* L, int idx) {
   if (!lua_getmetatable(L, idx)) {
     return false;
   }
-  UnproxyReadOnly(L, lua_gettop(L));
-  lua_pushstring(L, "__is_cjson_array");
-  lua_rawget(L, -2);
+  lua_getfield(L, -1, "__is_cjson_array");
   bool marked = lua_toboolean(L, -1);
   lua_pop(L, 2);
   return marked;

@@ -276,12 +276,18 @@ bool IsReadOnly(lua_State* L, int index) {
   return ro;
 }
 
-// setmetatable and rawset refuse the read-only tables, as Redis 7's Lua does.
+// rawset (and setmetatable, below) refuse the read-only tables, as Redis 7's Lua does.
+// The arguments are checked here, as Lua's own function would: its errors then name the
+// function and the script's line ("user_script:1: bad argument #1 to 'rawset' ..."),
+// which they cannot when Lua's function is called from this one.
 int GuardedCall(lua_State* L) {
   if (IsReadOnly(L, 1)) {
     lua_pushstring(L, "Attempt to modify a readonly table");
     lua_error(L);
   }
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -374,6 +380,12 @@ int GuardedSetMetatable(lua_State* L) {
     lua_pushstring(L, "Attempt to modify a readonly table");
     lua_error(L);
   }
+  const int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
+  if (luaL_getmetafield(L, 1, "__metatable")) {
+    luaL_error(L, "cannot change a protected metatable");
+  }
   NoteCjsonMetatable(L, 2);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
@@ -388,8 +400,9 @@ const char kMetatableProxiesKey = 0;
 // getmetatable: a read-only proxy answers for the table it stands for, as Redis 7+'s
 // read-only tables are the tables themselves (so a decoded cjson array's metatable has no
 // metatable: nil, where the proxy's own answer would be its __metatable, false). A
-// metatable found that way is handed out read-only too (Redis protects metatables of its
-// read-only tables as well), through one proxy per metatable.
+// metatable found that way, and the strings' metatable, are handed out read-only (Redis
+// protects them too: getmetatable('').__index = nil is "Attempt to modify a readonly
+// table"), through one proxy per metatable.
 int GuardedGetMetatable(lua_State* L) {
   luaL_checkany(L, 1);
   lua_settop(L, 1);
@@ -397,10 +410,11 @@ int GuardedGetMetatable(lua_State* L) {
   if (ro) {
     Unproxy(L, 1);
   }
+  const bool protect = ro || lua_type(L, 1) == LUA_TSTRING;
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_pushvalue(L, 1);
-  lua_call(L, 1, 1);  // 2: Lua's getmetatable of the table itself
-  if (!ro || !lua_istable(L, 2) || IsReadOnly(L, 2)) {
+  lua_call(L, 1, 1);  // 2: Lua's getmetatable of the value itself
+  if (!protect || !lua_istable(L, 2) || IsReadOnly(L, 2)) {
     return 1;
   }
   lua_pushlightuserdata(L, const_cast<char*>(&kMetatableProxiesKey));
@@ -509,8 +523,6 @@ void SetNum(lua_State* L, const char* name, lua_Number v) {
 std::string NumberToArg(double v) { return DoubleToString(v); }
 
 void RaiseScriptError(lua_State* L, std::string_view msg) { RaiseRedisError(L, msg); }
-
-void UnproxyReadOnly(lua_State* L, int idx) { Unproxy(L, idx); }
 
 void PushReadOnlyProxy(lua_State* L, int table) {
   table = table < 0 ? lua_gettop(L) + table + 1 : table;

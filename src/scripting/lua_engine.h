@@ -124,9 +124,6 @@ class LuaEngine {
 // Pushes a read-only view of the table at `table` (a proxy, as the library tables: its
 // fields read through, writes and rawset/setmetatable refused, pairs/next see the table).
 void PushReadOnlyProxy(lua_State* L, int table);
-// Replaces the value at `idx` (a positive index) by the table it is a read-only view of,
-// if it is one.
-void UnproxyReadOnly(lua_State* L, int idx);
 // Pushes {err = msg} (what redis.pcall returns for a failed command).
 void PushErrorTable(lua_State* L, std::string_view msg);
 
