@@ -765,10 +765,19 @@ std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
 }
 
 CachedScript* LuaEngine::FindScript(std::string_view sha) {
+  if (last_script_ != nullptr && sha.size() == last_script_->sha.size() &&
+      memcmp(sha.data(), last_script_->sha.data(), sha.size()) == 0 &&
+      !last_script_->evicted.load(std::memory_order_relaxed)) [[likely]] {
+    return last_script_;
+  }
   auto it = local_.find(sha);
   if (it != local_.end()) {
     CachedScript* s = it->second.script.get();
     if (s == nullptr || !s->evicted.load(std::memory_order_relaxed)) [[likely]] {
+      if (s != nullptr) {
+        last_script_ = s;
+        last_fn_ref_ = it->second.fn_ref;
+      }
       return s;
     }
     DropScript(it);  // evicted from the shared cache (EVAL's LRU): NOSCRIPT, as Redis
@@ -781,6 +790,8 @@ CachedScript* LuaEngine::FindScript(std::string_view sha) {
 }
 
 void LuaEngine::DropScript(LocalMap::iterator it) {
+  last_script_ = nullptr;
+  last_fn_ref_ = LUA_NOREF;
   if (it->second.fn_ref != LUA_NOREF) {
     luaL_unref(L_, LUA_REGISTRYINDEX, it->second.fn_ref);
   }
@@ -811,8 +822,15 @@ CachedScript* LuaEngine::KeepScript(std::shared_ptr<CachedScript> script) {
 }
 
 std::string LuaEngine::PushScript(const CachedScript& script) {
+  if (&script == last_script_ && last_fn_ref_ != LUA_NOREF) [[likely]] {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, last_fn_ref_);
+    return {};
+  }
   auto it = local_.find(std::string_view(script.sha));
   if (it != local_.end() && it->second.fn_ref != LUA_NOREF) {
+    if (&script == last_script_) {
+      last_fn_ref_ = it->second.fn_ref;
+    }
     lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second.fn_ref);
     return {};
   }
@@ -829,6 +847,9 @@ std::string LuaEngine::PushScript(const CachedScript& script) {
   }
   lua_pushvalue(L_, -1);
   int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+  if (&script == last_script_) {
+    last_fn_ref_ = ref;
+  }
   if (it == local_.end()) {
     // Not from FindScript/KeepScript (FCALL's callers may push their own): kept by ref only.
     local_.emplace(script.sha, LocalScript{ScriptCache::Instance().Find(script.sha), ref});

@@ -163,7 +163,12 @@ void ScriptRun::Unlock() {
     ks.shard(s).lock.unlock();
   }
   extra_.clear();
-  mine_.Unlock(ks);
+  if (mine_single_ >= 0) {
+    ks.shard(static_cast<uint32_t>(mine_single_)).lock.unlock();  // no walk over the set
+    mine_single_ = -1;
+  } else {
+    mine_.Unlock(ks);
+  }
   mine_ = ShardLockSet{};
 }
 
@@ -397,6 +402,8 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                  LockContendedUnlessBusy(ks, shard, read_only_);
         if (!locked) {
           mine_ = ShardLockSet{};
+        } else {
+          mine_single_ = static_cast<int>(shard);
         }
       } else {
         for (std::string_view k : keys) {

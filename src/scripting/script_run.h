@@ -120,6 +120,7 @@ class ScriptRun {
   bool all_held_ = false;
   ShardLockSet held_;    // everything this thread holds while the script runs
   ShardLockSet mine_;    // locked in ascending order at the start (released at the end)
+  int mine_single_ = -1;  // mine_'s only shard, when the run has one key (Unlock)
   std::vector<uint32_t> extra_;  // try-locked during the run (released at the end)
   const ShardLockSet* outer_ = nullptr;  // EXEC's set when the script runs inside EXEC
   int db_ = 0;  // the script's selected database (SELECT inside a script)
