@@ -104,10 +104,13 @@ def cpu_round(a, threads, workdir, logdir):
 
 
 def callgrind_total(path):
+    total = None
     for line in Path(path).read_text(errors="replace").splitlines():
-        if line.startswith("summary:") or line.startswith("totals:"):
+        if line.startswith("totals:"):  # ("summary:" is 0 with --instr-atstart=no)
             return int(line.split()[1])
-    return None
+        if line.startswith("summary:"):
+            total = int(line.split()[1])
+    return total
 
 
 def callgrind_round(a, threads, workdir, logdir):
