@@ -276,6 +276,8 @@ int Decode(lua_State* L) {
 
 // --- encode: marked tables as arrays ---
 
+// The metatable's __is_cjson_array, read as Redis 8's encoder does (through __index: a
+// decoded array's metatable is a read-only proxy, and so may a user's be).
 bool IsMarked(lua_State* L, int idx) {
   if (!lua_getmetatable(L, idx)) {
     return false;
@@ -501,13 +503,9 @@ void ExtendCjson(lua_State* L) {
 }
 
 void NoteCjsonMetatable(lua_State* L, int mt_index) {
-  if (!lua_istable(L, mt_index)) {
-    return;
-  }
-  lua_getfield(L, mt_index, "__is_cjson_array");
-  const bool marked = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  if (marked) {
+  // Any metatable: it may be given __is_cjson_array later (mt.__is_cjson_array = true
+  // after setmetatable), which encode must then see.
+  if (lua_istable(L, mt_index)) {
     SetArraysSeen(L);
   }
 }

@@ -10,11 +10,10 @@
 // Done around the library's own decode/encode (the parsing and the texts of every error
 // stay lua-cjson's): decode runs lua-cjson's decode, then (setting on) walks the JSON text
 // beside the result to mark the arrays; encode runs lua-cjson's encode directly unless a
-// marked table may exist in this state (one was decoded, or setmetatable was given a
-// metatable with __is_cjson_array), and then gives it a copy of each marked table with its
-// #t elements (an empty one as a placeholder string, replaced by [] in the output). A
-// metatable made first and given __is_cjson_array only afterwards is not noticed until
-// such a table is decoded or set (docs/scripting.md).
+// marked table may exist in this state (one was decoded, or setmetatable was called with
+// a table: its __is_cjson_array may be set later), and then gives it a copy of each
+// marked table with its #t elements (an empty one as a placeholder string, replaced by []
+// in the output).
 //
 // Thread safety: per lua_State, as the library.
 #pragma once
@@ -25,7 +24,7 @@ namespace hotkv::scripting {
 
 // Extends the cjson table on top of the stack in place.
 void ExtendCjson(lua_State* L);
-// setmetatable's hook: a metatable with __is_cjson_array (at `mt_index`) marks the state.
+// setmetatable's hook: a table metatable (at `mt_index`) makes encode look for marks.
 void NoteCjsonMetatable(lua_State* L, int mt_index);
 
 }  // namespace hotkv::scripting

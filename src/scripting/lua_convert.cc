@@ -55,7 +55,9 @@ size_t Push(lua_State* L, std::string_view r, size_t start, bool resp3, int dept
   if (start >= r.size()) {
     return 0;
   }
-  luaL_checkstack(L, 4, "reply too deep");
+  if (depth > 0) {  // a C function has LUA_MINSTACK free slots: the top level fits
+    luaL_checkstack(L, 4, "reply too deep");
+  }
   size_t pos = start + 1;
   std::string_view line;
   if (!Line(r, &pos, &line)) {

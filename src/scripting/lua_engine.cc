@@ -276,12 +276,18 @@ bool IsReadOnly(lua_State* L, int index) {
   return ro;
 }
 
-// setmetatable and rawset refuse the read-only tables, as Redis 7's Lua does.
+// rawset (and setmetatable, below) refuse the read-only tables, as Redis 7's Lua does.
+// The arguments are checked here, as Lua's own function would: its errors then name the
+// function and the script's line ("user_script:1: bad argument #1 to 'rawset' ..."),
+// which they cannot when Lua's function is called from this one.
 int GuardedCall(lua_State* L) {
   if (IsReadOnly(L, 1)) {
     lua_pushstring(L, "Attempt to modify a readonly table");
     lua_error(L);
   }
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -374,11 +380,63 @@ int GuardedSetMetatable(lua_State* L) {
     lua_pushstring(L, "Attempt to modify a readonly table");
     lua_error(L);
   }
+  const int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
+  if (luaL_getmetafield(L, 1, "__metatable")) {
+    luaL_error(L, "cannot change a protected metatable");
+  }
   NoteCjsonMetatable(L, 2);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
   return lua_gettop(L);
+}
+
+// Registry: read-only proxies of the metatables GuardedGetMetatable hands out, by
+// metatable (one proxy each, so that getmetatable(_G) == getmetatable(_G)).
+const char kMetatableProxiesKey = 0;
+
+// getmetatable: a read-only proxy answers for the table it stands for, as Redis 7+'s
+// read-only tables are the tables themselves (so a decoded cjson array's metatable has no
+// metatable: nil, where the proxy's own answer would be its __metatable, false). A
+// metatable found that way, and the strings' metatable, are handed out read-only (Redis
+// protects them too: getmetatable('').__index = nil is "Attempt to modify a readonly
+// table"), through one proxy per metatable.
+int GuardedGetMetatable(lua_State* L) {
+  luaL_checkany(L, 1);
+  lua_settop(L, 1);
+  const bool ro = IsReadOnly(L, 1);
+  if (ro) {
+    Unproxy(L, 1);
+  }
+  const bool protect = ro || lua_type(L, 1) == LUA_TSTRING;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);  // 2: Lua's getmetatable of the value itself
+  if (!protect || !lua_istable(L, 2) || IsReadOnly(L, 2)) {
+    return 1;
+  }
+  lua_pushlightuserdata(L, const_cast<char*>(&kMetatableProxiesKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);  // 3
+  if (!lua_istable(L, 3)) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 2);
+    lua_pushlightuserdata(L, const_cast<char*>(&kMetatableProxiesKey));
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
+  lua_pushvalue(L, 2);
+  lua_rawget(L, 3);  // 4
+  if (!lua_isnil(L, 4)) {
+    return 1;
+  }
+  lua_pop(L, 1);
+  PushReadOnlyProxy(L, 2);  // 4
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 4);
+  lua_rawset(L, 3);
+  return 1;
 }
 
 int OsClock(lua_State* L) {
@@ -545,6 +603,9 @@ void LuaEngine::OpenLibraries() {
   lua_getglobal(L_, "setmetatable");
   lua_pushcclosure(L_, GuardedSetMetatable, 1);
   lua_setglobal(L_, "setmetatable");
+  lua_getglobal(L_, "getmetatable");
+  lua_pushcclosure(L_, GuardedGetMetatable, 1);
+  lua_setglobal(L_, "getmetatable");
   lua_pushcfunction(L_, SafeLoadString);
   lua_setglobal(L_, "loadstring");
   lua_pushcfunction(L_, SafeLoad);
@@ -704,10 +765,19 @@ std::string LuaEngine::Compile(std::string_view code, const char* chunk_name) {
 }
 
 CachedScript* LuaEngine::FindScript(std::string_view sha) {
+  if (last_script_ != nullptr && sha.size() == last_script_->sha.size() &&
+      memcmp(sha.data(), last_script_->sha.data(), sha.size()) == 0 &&
+      !last_script_->evicted.load(std::memory_order_relaxed)) [[likely]] {
+    return last_script_;
+  }
   auto it = local_.find(sha);
   if (it != local_.end()) {
     CachedScript* s = it->second.script.get();
     if (s == nullptr || !s->evicted.load(std::memory_order_relaxed)) [[likely]] {
+      if (s != nullptr) {
+        last_script_ = s;
+        last_fn_ref_ = it->second.fn_ref;
+      }
       return s;
     }
     DropScript(it);  // evicted from the shared cache (EVAL's LRU): NOSCRIPT, as Redis
@@ -720,6 +790,8 @@ CachedScript* LuaEngine::FindScript(std::string_view sha) {
 }
 
 void LuaEngine::DropScript(LocalMap::iterator it) {
+  last_script_ = nullptr;
+  last_fn_ref_ = LUA_NOREF;
   if (it->second.fn_ref != LUA_NOREF) {
     luaL_unref(L_, LUA_REGISTRYINDEX, it->second.fn_ref);
   }
@@ -750,8 +822,15 @@ CachedScript* LuaEngine::KeepScript(std::shared_ptr<CachedScript> script) {
 }
 
 std::string LuaEngine::PushScript(const CachedScript& script) {
+  if (&script == last_script_ && last_fn_ref_ != LUA_NOREF) [[likely]] {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, last_fn_ref_);
+    return {};
+  }
   auto it = local_.find(std::string_view(script.sha));
   if (it != local_.end() && it->second.fn_ref != LUA_NOREF) {
+    if (&script == last_script_) {
+      last_fn_ref_ = it->second.fn_ref;
+    }
     lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second.fn_ref);
     return {};
   }
@@ -768,6 +847,9 @@ std::string LuaEngine::PushScript(const CachedScript& script) {
   }
   lua_pushvalue(L_, -1);
   int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+  if (&script == last_script_) {
+    last_fn_ref_ = ref;
+  }
   if (it == local_.end()) {
     // Not from FindScript/KeepScript (FCALL's callers may push their own): kept by ref only.
     local_.emplace(script.sha, LocalScript{ScriptCache::Instance().Find(script.sha), ref});

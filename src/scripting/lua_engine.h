@@ -113,6 +113,10 @@ class LuaEngine {
   };
   using LocalMap = std::unordered_map<std::string, LocalScript, StringHash, std::equal_to<>>;
   LocalMap local_;
+  // The script FindScript found last and its compiled function (LUA_NOREF: not yet):
+  // a repeated EVALSHA finds and pushes it without the two map lookups.
+  CachedScript* last_script_ = nullptr;
+  int last_fn_ref_ = -2;
   uint64_t swept_evictions_ = 0;  // ScriptCache::evictions() at the last sweep (KeepScript)
   void DropScript(LocalMap::iterator it);
   ScriptRun* current_ = nullptr;

@@ -163,7 +163,12 @@ void ScriptRun::Unlock() {
     ks.shard(s).lock.unlock();
   }
   extra_.clear();
-  mine_.Unlock(ks);
+  if (mine_single_ >= 0) {
+    ks.shard(static_cast<uint32_t>(mine_single_)).lock.unlock();  // no walk over the set
+    mine_single_ = -1;
+  } else {
+    mine_.Unlock(ks);
+  }
   mine_ = ShardLockSet{};
 }
 
@@ -367,10 +372,21 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
     abort_for_all_ = false;
     resp_ = 2;
     db_ = caller_.client().db();
-    // Only cluster mode checks it (Call): no CRC16 of the key per run otherwise.
+    key0_ = {};
+    if (!keys.empty()) {
+      key0_ = keys[0];
+      if (KeyHintNames(key0_) && t_key_hint.slot != kNoSlot) {
+        key0_slot_ = t_key_hint.slot;  // pipeline-prefetch located it already
+        key0_hash_ = t_key_hint.hash;
+      } else {
+        key0_slot_ = KeySlot(key0_);
+        key0_hash_ = HashKey(key0_);
+      }
+    }
+    // Only cluster mode checks it (Call).
     cluster_slot_ = keys.empty() || GetClusterScriptHooks() == nullptr
                         ? -1
-                        : static_cast<int>(KeySlot(keys[0]));
+                        : static_cast<int>(key0_slot_);
     ops_ = 0;
     if (outer_ == nullptr) {
       bool locked = false;
@@ -379,13 +395,15 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
         all_held_ = true;
       } else if (keys.size() == 1) {
         // One key (the common case): its shard directly, no walk over the set's words.
-        const uint32_t shard = Keyspace::ShardOf(keys[0]);
+        const uint32_t shard = Keyspace::ShardOfSlot(key0_slot_);
         mine_.Add(shard);
         ShardLock& lock = ks.shard(shard).lock;
         locked = (read_only_ ? lock.try_lock_read() : lock.try_lock()) ||
                  LockContendedUnlessBusy(ks, shard, read_only_);
         if (!locked) {
           mine_ = ShardLockSet{};
+        } else {
+          mine_single_ = static_cast<int>(shard);
         }
       } else {
         for (std::string_view k : keys) {
@@ -524,7 +542,35 @@ int ScriptRun::Call(lua_State* L, bool raise) {
       return fail(err);
     }
   }
-  if (!all_held_ && !cmd->key_specs.empty()) {
+  // A command of one key (INCR, GET, EXPIRE, ...): its slot and hash go to the handler
+  // as the key hint (engine/database.h), so its lookup computes neither again.
+  struct HintGuard {  // every way out (errors raise as C++ exceptions) drops the hint
+    bool set = false;
+    ~HintGuard() {
+      if (set) {
+        t_key_hint = KeyHint{};  // the key's bytes belong to the script's Lua string
+      }
+    }
+  } hint;
+  if (cmd->single_key_index > 0 && static_cast<size_t>(cmd->single_key_index) < argv.size()) {
+    const std::string_view key = argv[static_cast<size_t>(cmd->single_key_index)];
+    uint32_t slot;
+    uint64_t hash;
+    if (key.size() == key0_.size() && key0_.data() != nullptr &&
+        memcmp(key.data(), key0_.data(), key.size()) == 0) {
+      slot = key0_slot_;
+      hash = key0_hash_;
+    } else {
+      slot = KeySlot(key);
+      hash = HashKey(key);
+    }
+    const uint32_t shard = Keyspace::ShardOfSlot(slot);
+    if (!all_held_ && !AcquireShard(shard, &err)) {
+      return fail(err);
+    }
+    SetKeyHint(key, shard, hash, slot);
+    hint.set = true;
+  } else if (!all_held_ && !cmd->key_specs.empty()) {
     thread_local std::vector<int> key_pos;
     key_pos.clear();
     cmd->GetKeys(argv, &key_pos);

@@ -120,10 +120,17 @@ class ScriptRun {
   bool all_held_ = false;
   ShardLockSet held_;    // everything this thread holds while the script runs
   ShardLockSet mine_;    // locked in ascending order at the start (released at the end)
+  int mine_single_ = -1;  // mine_'s only shard, when the run has one key (Unlock)
   std::vector<uint32_t> extra_;  // try-locked during the run (released at the end)
   const ShardLockSet* outer_ = nullptr;  // EXEC's set when the script runs inside EXEC
   int db_ = 0;  // the script's selected database (SELECT inside a script)
   int cluster_slot_ = -1;  // cluster mode: the slot the script's keys are in (-1: none yet)
+  // KEYS[1], located once per run: redis.call on a key with the same bytes (the script's
+  // KEYS[1] is another copy of them) reuses its slot and hash instead of computing them
+  // twice more (its lock, then the handler's lookup, through the key hint).
+  std::string_view key0_;
+  uint32_t key0_slot_ = 0;
+  uint64_t key0_hash_ = 0;
   uint64_t start_cycles_ = 0;
   uint64_t ops_ = 0;
   int64_t threshold_ms_ = -2;  // busy-reply-threshold, read by the hook's first check

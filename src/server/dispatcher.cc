@@ -163,16 +163,35 @@ bool LockContendedUnlessBusy(Keyspace& ks, uint32_t shard, bool read_only) {
 }
 
 namespace {
+// A WATCH (or UNWATCH) of one key waiting for the busy run that holds its shard. The
+// waiter owns it (on its stack) and keeps it queued until done or withdrawn.
 struct PendingWatch {
   uint32_t shard;
   int db;
-  std::string key;
+  std::string_view key;
   Client* client;
+  bool unwatch;
   bool done = false;
 };
 std::mutex g_pending_watch_mu;
 std::vector<PendingWatch*> g_pending_watches;  // guarded by g_pending_watch_mu
 std::atomic<int> g_pending_watch_count{0};
+
+void Withdraw(PendingWatch* w) {  // g_pending_watch_mu held
+  auto it = std::find(g_pending_watches.begin(), g_pending_watches.end(), w);
+  if (it != g_pending_watches.end()) {
+    g_pending_watches.erase(it);
+    g_pending_watch_count.fetch_sub(1, std::memory_order_release);
+  }
+}
+
+void DoPending(Keyspace& ks, const PendingWatch& w) {
+  if (w.unwatch) {
+    UnwatchKey(ks.shard(w.shard), w.db, w.key, w.client);
+  } else {
+    WatchKey(ks.shard(w.shard), w.db, w.key, w.client);
+  }
+}
 }  // namespace
 
 void DrainPendingWatches(Keyspace& ks, const ShardLockSet& held) {
@@ -183,7 +202,7 @@ void DrainPendingWatches(Keyspace& ks, const ShardLockSet& held) {
   for (auto it = g_pending_watches.begin(); it != g_pending_watches.end();) {
     PendingWatch* w = *it;
     if (held.Contains(w->shard)) {
-      WatchKey(ks.shard(w->shard), w->db, w->key, w->client);
+      DoPending(ks, *w);
       w->done = true;
       it = g_pending_watches.erase(it);
       g_pending_watch_count.fetch_sub(1, std::memory_order_release);
@@ -195,44 +214,55 @@ void DrainPendingWatches(Keyspace& ks, const ShardLockSet& held) {
 
 namespace {
 
-// Registers one watch on a shard that is busy or taken: locked when it comes free, or by
-// the busy run holding it (DrainPendingWatches). False after the time limit.
-bool WatchOnBusyShard(Keyspace& ks, uint32_t shard, int db, std::string_view key, Client* c) {
-  PendingWatch w{shard, db, std::string(key), c};
-  {
-    std::lock_guard<std::mutex> g(g_pending_watch_mu);
-    g_pending_watches.push_back(&w);
-    g_pending_watch_count.fetch_add(1, std::memory_order_release);
-  }
+// Does one watch or unwatch on a shard that is taken: under its lock once it comes free,
+// or by the busy run holding it (DrainPendingWatches), which is asked only once the shard
+// is registered as busy (a run not busy yet ends or becomes busy). `limit_us` < 0 waits
+// as long as it takes; false after the limit. A thread whose own script is paused here
+// (Worker::ServeWhileBusy) serves the requests on that script's shards while it waits.
+bool OnTakenShard(Keyspace& ks, PendingWatch& w, double limit_us) {
+  bool queued = false;
   const uint64_t t0 = CyclesNow();
-  ShardLock& lock = ks.shard(shard).lock;
+  ShardLock& lock = ks.shard(w.shard).lock;
   for (int spins = 0;; spins++) {
-    {
+    if (queued) {
       std::lock_guard<std::mutex> g(g_pending_watch_mu);
       if (w.done) {
         return true;
       }
-    }
-    if (lock.try_lock()) {
-      // Free again (the run ended): withdraw the request, unless it was served.
+    } else if ((spins & 15) == 0 && g_busy_scripts.load(std::memory_order_relaxed) != 0 &&
+               ShardIsBusy(w.shard)) {
       std::lock_guard<std::mutex> g(g_pending_watch_mu);
-      auto it = std::find(g_pending_watches.begin(), g_pending_watches.end(), &w);
-      if (it != g_pending_watches.end()) {
-        g_pending_watches.erase(it);
-        g_pending_watch_count.fetch_sub(1, std::memory_order_release);
-        WatchKey(ks.shard(shard), db, key, c);
+      g_pending_watches.push_back(&w);
+      g_pending_watch_count.fetch_add(1, std::memory_order_release);
+      queued = true;
+    }
+    if (w.unwatch ? lock.try_lock_read() : lock.try_lock()) {
+      // Free again (the run ended): withdraw the request, unless it was served.
+      bool served = false;
+      if (queued) {
+        std::lock_guard<std::mutex> g(g_pending_watch_mu);
+        served = w.done;
+        Withdraw(&w);
+      }
+      if (!served) {
+        DoPending(ks, w);
       }
       lock.unlock();
       return true;
     }
-    if ((spins & 63) == 0 &&
-        static_cast<double>(CyclesNow() - t0) / CyclesPerMicrosecond() > 1000000.0) {
+    if (t_paused_locks != nullptr) [[unlikely]] {
+      DrainPendingWatches(ks, *t_paused_locks);
+    }
+    if (limit_us >= 0 && (spins & 63) == 0 &&
+        static_cast<double>(CyclesNow() - t0) / CyclesPerMicrosecond() > limit_us) {
+      if (!queued) {
+        return false;
+      }
       std::lock_guard<std::mutex> g(g_pending_watch_mu);
       if (w.done) {
         return true;
       }
-      g_pending_watches.erase(std::find(g_pending_watches.begin(), g_pending_watches.end(), &w));
-      g_pending_watch_count.fetch_sub(1, std::memory_order_release);
+      Withdraw(&w);
       return false;
     }
     if (spins < 256) {
@@ -243,7 +273,18 @@ bool WatchOnBusyShard(Keyspace& ks, uint32_t shard, int db, std::string_view key
   }
 }
 
+// Registers one watch on a shard that is busy or taken. False after a second.
+bool WatchOnBusyShard(Keyspace& ks, uint32_t shard, int db, std::string_view key, Client* c) {
+  PendingWatch w{shard, db, key, c, /*unwatch=*/false};
+  return OnTakenShard(ks, w, 1000000.0);
+}
+
 }  // namespace
+
+bool UnwatchOnTakenShard(Keyspace& ks, uint32_t shard, int db, std::string_view key, Client* c) {
+  PendingWatch w{shard, db, key, c, /*unwatch=*/true};
+  return OnTakenShard(ks, w, t_busy_gate != nullptr ? 1000000.0 : -1.0);
+}
 
 void WatchDuringBusy(CommandContext& ctx) {
   Client& c = ctx.client();
@@ -882,8 +923,8 @@ bool HeldByPause(Server& s, Client& c, const CommandSpec* cmd, int64_t now) {
 // processCommand during a busy script): only allow_busy commands run. Those that touch
 // WATCHed keys (WATCH, UNWATCH, DISCARD, RESET, and a refused EXEC dropping its watches)
 // use the shards the paused script holds without locking them (PausedScriptHoldsShard);
-// a shard held by a busy script of another worker gives -BUSY instead (waiting for it
-// would stall this worker's script too).
+// on a shard held by a busy script of another worker the watch is added or removed by
+// that run (busy_watch.h), which this worker waits for (up to a second).
 bool BusyElsewhere(uint32_t shard) { return !PausedScriptHoldsShard(shard) && ShardIsBusy(shard); }
 
 bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec* cmd,
@@ -892,15 +933,9 @@ bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec
   if (!cmd->is(kCmdAllowBusy)) {
     if (c.in_multi() && n == "exec") {
       // As Redis's rejectCommand: a refused EXEC discards the transaction and its
-      // watches (unless one is on another worker's busy shard: they stay until UNWATCH).
+      // watches (those on another worker's busy shard through that run).
       c.EndMulti();
-      bool busy_watch = false;
-      for (const WatchedKey& wk : c.watched_keys()) {
-        busy_watch = busy_watch || BusyElsewhere(Keyspace::ShardOf(wk.key));
-      }
-      if (!busy_watch) {
-        UnwatchAll(w.server().keyspace(), c);
-      }
+      UnwatchAllUnlessStuck(w.server().keyspace(), c);
       rb.Error(std::string("EXECABORT Transaction discarded because of: ") + t_busy_gate);
       WorkerStats::Inc(w.command_stats()[cmd->id].rejected);
       return true;
@@ -908,24 +943,23 @@ bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec
     Reject(w, c, rb, cmd, t_busy_gate);
     return true;
   }
-  bool touches_watches = false;
   if (n == "watch") {
-    for (size_t i = 1; i < args.size() && !touches_watches; i++) {
-      touches_watches = BusyElsewhere(Keyspace::ShardOf(args[i]));
+    for (size_t i = 1; i < args.size(); i++) {
+      if (BusyElsewhere(Keyspace::ShardOf(args[i]))) {
+        // A key on another worker's busy script's shard: registered by that run.
+        CommandContext ctx(w.server(), w, c, rb, args, cmd, CachedNowMs());
+        WatchDuringBusy(ctx);
+        return true;
+      }
     }
+    return false;
   }
-  if (n == "unwatch" || n == "discard" || n == "reset") {
-    for (const WatchedKey& wk : c.watched_keys()) {
-      touches_watches = touches_watches || BusyElsewhere(Keyspace::ShardOf(wk.key));
-    }
-  }
-  if (touches_watches) {
-    if (n == "watch") {
-      // A key on another worker's busy script's shard: registered by that run.
-      CommandContext ctx(w.server(), w, c, rb, args, cmd, CachedNowMs());
-      WatchDuringBusy(ctx);
-      return true;
-    }
+  // UNWATCH, DISCARD (in MULTI) and RESET drop the watches: those on another worker's
+  // busy shard are dropped here through that run (the handler then finds none left);
+  // a run stuck in one long command for a second gives -BUSY, the rest still watched.
+  const bool unwatches = n == "unwatch" || n == "reset" || (n == "discard" && c.in_multi());
+  if (unwatches && !c.watched_keys().empty() &&
+      !UnwatchAllUnlessStuck(w.server().keyspace(), c)) {
     Reject(w, c, rb, cmd, t_busy_gate);
     return true;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "server/busy_watch.h"
 #include "server/client.h"
 #include "server/dispatcher.h"
 
@@ -62,20 +63,17 @@ void InvalidateWatchesInDb(Shard& s, int db) {
   }
 }
 
-namespace {
-
-// Removes c's registration for one watched key; the key's shard lock is held.
-void RemoveWatcher(Shard& s, const WatchedKey& wk, Client& c) {
+void UnwatchKey(Shard& s, int db, std::string_view key, Client* c) {
   ShardState* st = StateIfAny(s);
-  if (st == nullptr) {
+  if (st == nullptr || st->watchers.empty()) {
     return;
   }
-  auto it = st->watchers.find(DbKey(wk.db, wk.key));
+  auto it = st->watchers.find(DbKey(db, key));
   if (it == st->watchers.end()) {
     return;
   }
   auto& v = it->second;
-  auto pos = std::find(v.begin(), v.end(), &c);
+  auto pos = std::find(v.begin(), v.end(), c);
   if (pos != v.end()) {
     v.erase(pos);
     g_watch_registrations.fetch_sub(1, std::memory_order_relaxed);
@@ -85,6 +83,8 @@ void RemoveWatcher(Shard& s, const WatchedKey& wk, Client& c) {
   }
 }
 
+namespace {
+
 void ClearWatchList(Client& c) {
   c.watched_keys().clear();
   c.watch_dirty().store(false, std::memory_order_relaxed);
@@ -93,26 +93,43 @@ void ClearWatchList(Client& c) {
 
 }  // namespace
 
-void UnwatchAll(Keyspace& ks, Client& c) {
-  for (const WatchedKey& wk : c.watched_keys()) {
+bool UnwatchAllUnlessStuck(Keyspace& ks, Client& c) {
+  std::vector<WatchedKey>& keys = c.watched_keys();
+  size_t done = 0;
+  for (; done < keys.size(); done++) {
+    const WatchedKey& wk = keys[done];
     const uint32_t shard = Keyspace::ShardOf(wk.key);
     Shard& s = ks.shard(shard);
     // Served while this thread's script is busy: a shard the paused script holds is
     // used without locking it (SetThisThreadBusyGate).
     if (PausedScriptHoldsShard(shard)) [[unlikely]] {
-      RemoveWatcher(s, wk, c);
+      UnwatchKey(s, wk.db, wk.key, &c);
       continue;
     }
-    s.lock.lock_read();  // the shard's watch list only: no key changes
-    RemoveWatcher(s, wk, c);
-    s.lock.unlock();
+    if (s.lock.try_lock_read()) [[likely]] {  // the shard's watch list only: no key changes
+      UnwatchKey(s, wk.db, wk.key, &c);
+      s.lock.unlock();
+      continue;
+    }
+    // Taken: waits for it, or has the busy script holding it remove the watch.
+    if (!UnwatchOnTakenShard(ks, shard, wk.db, wk.key, &c)) {
+      break;
+    }
+  }
+  if (done < keys.size()) {
+    keys.erase(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(done));
+    c.watch_len.store(keys.size(), std::memory_order_relaxed);
+    return false;
   }
   ClearWatchList(c);
+  return true;
 }
+
+void UnwatchAll(Keyspace& ks, Client& c) { UnwatchAllUnlessStuck(ks, c); }
 
 void UnwatchAllLocked(Keyspace& ks, Client& c) {
   for (const WatchedKey& wk : c.watched_keys()) {
-    RemoveWatcher(ks.shard(Keyspace::ShardOf(wk.key)), wk, c);
+    UnwatchKey(ks.shard(Keyspace::ShardOf(wk.key)), wk.db, wk.key, &c);
   }
   ClearWatchList(c);
 }

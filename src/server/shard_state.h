@@ -3,8 +3,9 @@
 //
 // Keys are stored as "<db as 4 bytes><key>" so one map serves every database.
 //
-// Thread safety: every function requires the shard's lock, except UnwatchAll, which
-// takes the locks itself (so it must not run with any of them held).
+// Thread safety: every function requires the shard's lock, except UnwatchAll and
+// UnwatchAllUnlessStuck, which take the locks themselves (so they must not run with any
+// of them held, the paused script's shards of Worker::ServeWhileBusy aside).
 #pragma once
 
 #include <atomic>
@@ -39,12 +40,20 @@ inline ShardState* StateIfAny(Shard& s) { return static_cast<ShardState*>(s.ext.
 extern std::atomic<int64_t> g_watch_registrations;
 
 void WatchKey(Shard& s, int db, std::string_view key, Client* c);
+// Removes c's registration for one key (if any).
+void UnwatchKey(Shard& s, int db, std::string_view key, Client* c);
 // Marks every client watching `key` in `db` dirty (their EXEC will fail).
 void TouchWatchedKey(Shard& s, int db, std::string_view key);
 // Marks every client watching any key of `db` in this shard dirty (FLUSHDB, SWAPDB).
 void InvalidateWatchesInDb(Shard& s, int db);
-// Removes all of a client's watches (UNWATCH, EXEC, DISCARD, disconnect).
+// Removes all of a client's watches (UNWATCH, EXEC, DISCARD, disconnect). A key whose
+// shard another worker's busy script holds is removed by that run (dispatcher.h
+// UnwatchOnTakenShard), as Redis runs UNWATCH during a busy script.
 void UnwatchAll(Keyspace& ks, Client& c);
+// The same, for a busy script's own worker serving its other connections (the thread's
+// busy gate is set): false, with the keys not removed yet still watched, when another
+// worker's busy run did not remove one within a second (it is stuck in one command).
+bool UnwatchAllUnlessStuck(Keyspace& ks, Client& c);
 // The same with the shard locks of all of the client's watched keys already held by
 // the caller (EXEC, which locks them to check the watches).
 void UnwatchAllLocked(Keyspace& ks, Client& c);

@@ -364,11 +364,35 @@ void Worker::PrefetchBatch(size_t n, int db) {
   for (size_t i = 0; i < n; i++) {
     ParsedCommand& pc = batch_[i];
     pc.cmd = table.Find(pc.args[0]);
-    if (pc.cmd == nullptr || pc.cmd->first_key <= 0 || pc.cmd->movable_keys ||
-        static_cast<size_t>(pc.cmd->first_key) >= pc.args.size()) {
+    if (pc.cmd == nullptr) {
       continue;
     }
-    pc.key = pc.cmd->first_key;
+    if (pc.cmd->first_key > 0 && !pc.cmd->movable_keys &&
+        static_cast<size_t>(pc.cmd->first_key) < pc.args.size()) {
+      pc.key = pc.cmd->first_key;
+    } else if (pc.cmd->getkeys == nullptr && !pc.cmd->key_specs.empty() &&
+               pc.cmd->key_specs[0].begin == KeySpec::Begin::kIndex &&
+               pc.cmd->key_specs[0].find == KeySpec::Find::kKeyNum &&
+               pc.cmd->key_specs[0].firstkey > pc.cmd->key_specs[0].keynumidx &&
+               !(pc.cmd->key_specs[0].flags & kKeyNotKey)) {
+      // A counted first key (EVALSHA sha 1 key ..., FCALL, ZUNION, LMPOP): there when
+      // the count is a plain number from 1 on (a bad count is the handler's to report).
+      const KeySpec& k = pc.cmd->key_specs[0];
+      const size_t count_pos = static_cast<size_t>(k.index + k.keynumidx);
+      const size_t key_pos = static_cast<size_t>(k.index + k.firstkey);
+      if (key_pos >= pc.args.size()) {
+        continue;
+      }
+      const std::string_view count = pc.args[count_pos];
+      const auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+      if (count.empty() || count.size() > 9 || count[0] == '0' ||
+          !std::all_of(count.begin(), count.end(), digit)) {
+        continue;
+      }
+      pc.key = static_cast<int>(key_pos);
+    } else {
+      continue;
+    }
     const std::string_view key = pc.args[pc.key];
     if (have_prev && key == prev_key) {
       pc.hash = prev_hash;

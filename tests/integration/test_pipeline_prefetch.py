@@ -10,7 +10,7 @@ def workload(seed, n):
     cmds = []
     for i in range(n):
         k = f"key:{rnd.randrange(300)}"
-        op = rnd.randrange(16)
+        op = rnd.randrange(17)
         if op == 0:
             cmds.append(("SET", k, f"v{rnd.randrange(1000)}"))
         elif op == 1:
@@ -43,6 +43,13 @@ def workload(seed, n):
             # queued commands and EXEC: keys named by commands that are not run at once
             cmds += [("MULTI",), ("GET", k), ("INCR", f"ctr:{rnd.randrange(50)}"),
                      ("SET", f"key:{rnd.randrange(300)}", "m"), ("EXEC",)]
+        elif op == 15:
+            # counted keys (the first one is prefetched when the count is 1 or more),
+            # also with counts that are 0, malformed or too large
+            n = rnd.choice(["1", "2", "0", "01", "-1", "x", "9"])
+            cmds.append(("EVAL", "return redis.call('INCR', KEYS[1] or 'ctr:0')", n,
+                         f"ctr:{rnd.randrange(50)}", k))
+            cmds.append(("ZUNION", n, f"z:{rnd.randrange(5)}", f"z:{rnd.randrange(5)}"))
         else:
             cmds.append(("GET",))  # rejected before it runs (wrong arity)
     return cmds

@@ -282,6 +282,96 @@ def test_watch_on_another_workers_busy_shard(start_server):
     assert watcher.command("EXEC") is None
 
 
+def worker_of(conn):
+    return conn.command("CLIENT", "INFO").split(b"io-thread=")[1].split(b" ")[0]
+
+
+def connect_on(srv, ref, same):
+    """A new connection on `ref`'s worker (same) or on another one; any connection on a
+    redis-server (one thread). Skips when the server never placed one there."""
+    if IS_REDIS:
+        return srv.raw()
+    want = worker_of(ref)
+    for _ in range(200):
+        conn = srv.raw()
+        if (worker_of(conn) == want) == same:
+            return conn
+        conn.close()
+    pytest.skip("no connection landed on the wanted worker")
+
+
+def assert_watches_gone(srv, conns, key):
+    """After the scripts: no watch left, and none left behind in the shard either (a
+    write to `key` does not fail a later transaction watching another key)."""
+    assert [watch_count(x) for x in conns] == [0] * len(conns)
+    writer = srv.raw()
+    for x in conns:
+        assert x.command("WATCH", "unrelated") == "OK"
+    assert writer.command("SET", key, "changed") == "OK"
+    for x in conns:
+        assert x.command("MULTI") == "OK"
+        assert x.command("GET", "unrelated") == "QUEUED"
+        assert x.command("EXEC") == [None]
+
+
+def test_unwatch_discard_reset_of_a_watch_on_a_busy_shard(start_server):
+    """Redis runs UNWATCH, DISCARD and RESET during a busy script, also for a client
+    watching the script's key. With HotKV the client is on another worker than the busy
+    script: the watch is removed by the busy run itself (the shard is locked), and the
+    command does not wait for the script to end (the socket timeout would fail it)."""
+    srv, c = start(start_server, threads=2)
+    runner = srv.raw(timeout=60)
+    w = [connect_on(srv, runner, same=False) for _ in range(4)]
+    assert w[0].command("WATCH", "bk") == "OK"
+    assert w[1].command("WATCH", "bk") == "OK"
+    assert w[1].command("MULTI") == "OK"
+    assert w[2].command("WATCH", "bk", "elsewhere") == "OK"
+    assert w[3].command("WATCH", "bk") == "OK"
+    runner.send_command("EVAL", "redis.call('get', KEYS[1]) " + LOOP, "1", "bk")
+    assert wait_busy(c, BUSY_EVAL, "GET", "bk")
+    assert w[0].command("UNWATCH") == "OK"
+    assert w[1].command("DISCARD") == "OK"
+    assert w[2].command("RESET") == "RESET"
+    # WATCH then UNWATCH again while the script runs.
+    assert w[3].command("WATCH", "bk", "other") == "OK"
+    assert w[3].command("UNWATCH") == "OK"
+    assert c.command("SCRIPT", "KILL") == "OK"
+    assert runner.read_reply().startswith(KILLED)
+    assert_watches_gone(srv, w, "bk")
+
+
+@pytest.mark.hotkv_only
+def test_unwatch_on_a_busy_worker_of_a_watch_on_another_busy_worker(start_server):
+    """Two busy scripts on two workers. Clients of the first one's worker (served by it
+    between two Lua instructions, as Redis's processEventsWhileBlocked) watch the second
+    script's key: UNWATCH, DISCARD, RESET and a refused EXEC drop those watches through
+    the second run instead of answering -BUSY."""
+    srv, probe = start(start_server, threads=2)
+    runner_a = srv.raw(timeout=60)
+    runner_b = connect_on(srv, runner_a, same=False)
+    runner_b.sock.settimeout(60)
+    w = [connect_on(srv, runner_a, same=True) for _ in range(4)]
+    for x in w:
+        assert x.command("WATCH", "kb") == "OK"
+    assert w[1].command("MULTI") == "OK"
+    assert w[3].command("MULTI") == "OK"
+    runner_b.send_command("EVAL", "redis.call('get', KEYS[1]) " + LOOP, "1", "kb")
+    assert wait_busy(probe, BUSY_EVAL, "GET", "kb")
+    runner_a.send_command("EVAL", "redis.call('get', KEYS[1]) " + LOOP, "1", "ka")
+    assert wait_busy(w[0], BUSY_EVAL, "GET", "ka")  # w[0]'s worker is serving while busy
+    assert w[0].command("UNWATCH") == "OK"
+    assert w[1].command("DISCARD") == "OK"
+    assert w[2].command("RESET") == "RESET"
+    assert w[3].command("EXEC") == "EXECABORT Transaction discarded because of: " + BUSY_EVAL
+    # And WATCH, through the other run, then UNWATCH again.
+    assert w[0].command("WATCH", "kb", "ka") == "OK"
+    assert w[0].command("UNWATCH") == "OK"
+    assert probe.command("SCRIPT", "KILL") == "OK"
+    assert runner_a.read_reply().startswith(KILLED)
+    assert runner_b.read_reply().startswith(KILLED)
+    assert_watches_gone(srv, w, "kb")
+
+
 # The commands Redis 8.8 flags allow_busy (COMMAND INFO), container subcommands as
 # "container|sub". HotKV flags the same ones among those it has (no REPLCONF yet).
 REDIS_ALLOW_BUSY = {"auth", "discard", "function|kill", "function|stats", "hello", "multi",

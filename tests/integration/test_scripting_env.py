@@ -123,6 +123,42 @@ def test_redis_err_handler_is_a_global(r):
                   0) == ["ERR boom", "@user_script", 1]
 
 
+@pytest.mark.parametrize("script, expected", [
+    ("return tostring(getmetatable(getmetatable('')))", "nil"),
+    ("return tostring(getmetatable('').__index == string)", "true"),
+    ("return tostring(rawequal(getmetatable(''), getmetatable('x')))", "true"),
+    ("return type(getmetatable(_G).__index)", "function"),
+    ("return tostring(rawequal(getmetatable(_G), getmetatable(_G)))", "true"),
+    ("return tostring(getmetatable(getmetatable(_G)))", "nil"),
+    ("return tostring(getmetatable(redis))", "nil"),
+    ("return tostring(getmetatable(string))", "nil"),
+    ("return tostring(getmetatable(KEYS))", "nil"),
+    ("return tostring(getmetatable(setmetatable({}, {__metatable = false})))", "false"),
+])
+def test_getmetatable(r, script, expected):
+    """getmetatable answers for the read-only tables as Redis's (real tables with a
+    read-only flag; HotKV's are proxies)."""
+    assert r.eval(script, 0) == expected
+
+
+@pytest.mark.parametrize("script, message", [
+    ("getmetatable('').__index = nil", "user_script:1: Attempt to modify a readonly table"),
+    ("getmetatable(_G).__index = nil", "user_script:1: Attempt to modify a readonly table"),
+    ("setmetatable(nil, {})",
+     "user_script:1: bad argument #1 to 'setmetatable' (table expected, got nil)"),
+    ("setmetatable({}, 1)",
+     "user_script:1: bad argument #2 to 'setmetatable' (nil or table expected)"),
+    ("setmetatable(setmetatable({}, {__metatable = 1}), {})",
+     "user_script:1: cannot change a protected metatable"),
+    ("rawset(1, 2, 3)", "user_script:1: bad argument #1 to 'rawset' (table expected, got number)"),
+    ("getmetatable()", "user_script:1: bad argument #1 to 'getmetatable' (value expected)"),
+])
+def test_metatable_misuse_errors(server, r, script, message):
+    assert message in script_error(server, script)
+    # The strings' metatable is intact for the next script.
+    assert r.eval("return ('abc'):upper()", 0) == "ABC"
+
+
 @pytest.mark.redis8
 def test_cjson_decode_array_with_array_mt(r):
     try:
@@ -142,11 +178,21 @@ def test_cjson_decode_array_with_array_mt(r):
                       "r[#r+1] = k .. '=' .. tostring(v) end return r", 0) == ["__is_cjson_array=true"]
         assert r.eval("cjson.decode_array_with_array_mt(true) return tostring("
                       "getmetatable(cjson.decode('[1]')) == getmetatable(cjson.decode('[]')))", 0) == "false"
+        # The metatable is a plain (read-only) table: no metatable of its own.
+        assert r.eval("cjson.decode_array_with_array_mt(true) return tostring(getmetatable("
+                      "getmetatable(cjson.decode('[1]'))))", 0) == "nil"
+        assert r.eval("cjson.decode_array_with_array_mt(true) local t = cjson.decode('[1]') "
+                      "return tostring(rawequal(getmetatable(t), getmetatable(t)))", 0) == "true"
         assert r.eval("cjson.decode_array_with_array_mt(true) "
                       "return {pcall(cjson.decode, '[1,')}", 0) == [
             None, "Expected value but found T_END at character 4"]
-        # Any table whose metatable says __is_cjson_array encodes as an array.
+        # Any table whose metatable says __is_cjson_array encodes as an array, also when
+        # the field is set after setmetatable or comes through the metatable's __index.
         assert r.eval("return cjson.encode(setmetatable({}, {__is_cjson_array = true}))", 0) == "[]"
+        assert r.eval("local mt = {} local t = setmetatable({}, mt) mt.__is_cjson_array = true "
+                      "return cjson.encode(t)", 0) == "[]"
+        assert r.eval("return cjson.encode(setmetatable({}, setmetatable({}, "
+                      "{__index = {__is_cjson_array = true}})))", 0) == "[]"
         # Instances have their own setting.
         assert r.eval("cjson.decode_array_with_array_mt(false) local c2 = cjson.new() "
                       "c2.decode_array_with_array_mt(true) return {cjson.encode(cjson.decode('[]')), "
