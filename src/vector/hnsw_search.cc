@@ -38,6 +38,7 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
                                                     int stop_level) const {
   uint32_t cur = entry.id;
   float cur_dist = Distance(record, cur);
+  uint32_t ids[kMaxBatch];
   for (int l = entry.level; l > stop_level; --l) {
     const uint32_t lvl = static_cast<uint32_t>(l);
     const uint32_t cap = internal::ListCapacity(lvl, layout_);
@@ -45,13 +46,21 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
       changed = false;
       uint8_t* list = internal::ListPtr(Node(cur), lvl, layout_);
       const uint32_t n = std::min(internal::LoadCount(list), cap);
+      // All neighbours' headers and records are requested before the first distance,
+      // so their misses overlap (as in SearchLayer).
       for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t id = internal::LoadId(list, i);
+        ids[i] = internal::LoadId(list, i);
+        const uint8_t* nb = Node(ids[i]);
+        __builtin_prefetch(nb);
+        PrefetchRecord(nb, layout_, prefetch_lines_);
+      }
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t id = ids[i];
         const uint8_t* nb = Node(id);
         if (!Traversable(internal::LoadState(nb, layout_)) || internal::NodeLevel(nb) < lvl) {
           continue;
         }
-        const float d = space_.Distance(record, internal::Record(nb, layout_));
+        const float d = space_.DistanceBounded(record, internal::Record(nb, layout_), cur_dist);
         if (d < cur_dist) {
           cur = id;
           cur_dist = d;
@@ -118,7 +127,10 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
       if (!Traversable(state) || (level > 0 && internal::NodeLevel(nb) < level)) {
         continue;
       }
-      const float d = space_.Distance(record, internal::Record(nb, layout_));
+      // With the beam full only d < bound matters: the kernel may stop early.
+      const float d = s.top.size() < ef
+                          ? space_.Distance(record, internal::Record(nb, layout_))
+                          : space_.DistanceBounded(record, internal::Record(nb, layout_), bound);
       if (s.top.size() < ef || d < bound) {
         s.candidates.push({d, ids[j]});
         if (state == kLive) {
@@ -203,7 +215,11 @@ void HnswIndex::SearchBase(const uint8_t* record, uint32_t start, float start_di
       if (!Traversable(state)) {
         continue;
       }
-      const float d = space_.Distance(record, internal::Record(nb, layout_));
+      // With the beam full and k results in hand, only d < the beam's worst matters.
+      const float d = s.top.size() < ef || s.filtered.size() < k
+                          ? space_.Distance(record, internal::Record(nb, layout_))
+                          : space_.DistanceBounded(record, internal::Record(nb, layout_),
+                                                   s.top.top().dist);
       const bool admit = s.top.size() < ef || d < s.top.top().dist ||
                          (s.filtered.size() < k && d <= max_dist);
       if (!admit) {
