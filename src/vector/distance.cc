@@ -40,15 +40,6 @@ uint32_t HammingScalar(const uint64_t* a, const uint64_t* b, size_t words) {
   return sum;
 }
 
-// No early stop in the scalar variants (they exist for old CPUs and as a reference).
-float L2F32BoundedScalar(const float* a, const float* b, size_t n, float /*bound*/) {
-  return L2F32Scalar(a, b, n);
-}
-
-float DotF32UnitBoundedScalar(const float* a, const float* b, size_t n, float /*bound*/) {
-  return DotF32Scalar(a, b, n);
-}
-
 bool CpuHasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
          __builtin_cpu_supports("popcnt");
@@ -79,10 +70,8 @@ SimdLevel CappedLevel() {
 }  // namespace
 
 namespace internal {
-const DistanceKernels kScalarKernels = {SimdLevel::kScalar,         L2F32Scalar,
-                                        DotF32Scalar,               DotI8Scalar,
-                                        HammingScalar,              L2F32BoundedScalar,
-                                        DotF32UnitBoundedScalar};
+const DistanceKernels kScalarKernels = {SimdLevel::kScalar, L2F32Scalar, DotF32Scalar,
+                                        DotI8Scalar, HammingScalar};
 }  // namespace internal
 
 const char* SimdLevelName(SimdLevel level) {

@@ -37,24 +37,7 @@ struct DistanceKernels {
   int32_t (*dot_i8)(const int8_t* a, const int8_t* b, size_t n);
   // Number of differing bits.
   uint32_t (*hamming)(const uint64_t* a, const uint64_t* b, size_t words);
-  // Early-abandoning variants for graph walks, which only need to know whether a
-  // distance is below the current bound. Each returns exactly (bit for bit) what its
-  // full kernel returns, or — once the part of the vectors read so far proves the
-  // answer cannot be below `bound` — stops there and returns +infinity (l2) or
-  // -infinity (dot), skipping the rest of the vectors' memory. Checked every 128
-  // components.
-  // l2_f32, stopping once the running sum of squares reaches `bound`.
-  float (*l2_f32_bounded)(const float* a, const float* b, size_t n, float bound);
-  // dot_f32 of two vectors of L2 norm <= 1 (+ rounding; cosine records), stopping once
-  // 1 - dot is certainly >= `bound`: half the running sum of squared differences,
-  // a lower bound of 1 - dot for such vectors, exceeds bound + kUnitDotMargin.
-  float (*dot_f32_unit_bounded)(const float* a, const float* b, size_t n, float bound);
 };
-
-// Slack of dot_f32_unit_bounded's test: covers the rounding of both sums and norms that
-// differ from 1 by rounding (|norm^2 - 1| up to ~1e-5), so a stop never changes a
-// comparison of 1 - dot_f32 with the bound.
-inline constexpr float kUnitDotMargin = 1e-4f;
 
 // The highest level this CPU supports (ignoring HOTKV_VECTOR_SIMD).
 SimdLevel DetectSimdLevel();

@@ -38,13 +38,7 @@ HOTKV_AVX2 inline int32_t HorizontalSum256i(__m256i v) {
   return _mm_cvtsi128_si32(lo);
 }
 
-// The full kernels and their early-abandoning variants (distance.h) share one body, so
-// the variants' sums are the same operations in the same order: bit-identical results.
-// The running sums are checked every 128 components (every 4th step of 32 here).
-inline bool CheckpointAfter(size_t next, size_t n) { return (next & 127) == 0 && next < n; }
-
-template <bool kBounded>
-HOTKV_AVX2 inline float L2F32Avx2Impl(const float* a, const float* b, size_t n, [[maybe_unused]] float bound) {
+HOTKV_AVX2 float L2F32Avx2(const float* a, const float* b, size_t n) {
   __m256 acc0 = _mm256_setzero_ps();
   __m256 acc1 = _mm256_setzero_ps();
   __m256 acc2 = _mm256_setzero_ps();
@@ -59,15 +53,6 @@ HOTKV_AVX2 inline float L2F32Avx2Impl(const float* a, const float* b, size_t n, 
     acc1 = _mm256_fmadd_ps(d1, d1, acc1);
     acc2 = _mm256_fmadd_ps(d2, d2, acc2);
     acc3 = _mm256_fmadd_ps(d3, d3, acc3);
-    if constexpr (kBounded) {
-      // The final sum adds non-negative terms to these lanes and reduces them in this
-      // same order: it can only be >= this partial one.
-      if (CheckpointAfter(i + 32, n) &&
-          HorizontalSum256(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3))) >=
-              bound) {
-        return __builtin_inff();
-      }
-    }
   }
   for (; i + 8 <= n; i += 8) {
     __m256 d = _mm256_sub_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
@@ -81,51 +66,17 @@ HOTKV_AVX2 inline float L2F32Avx2Impl(const float* a, const float* b, size_t n, 
   return sum;
 }
 
-HOTKV_AVX2 float L2F32Avx2(const float* a, const float* b, size_t n) {
-  return L2F32Avx2Impl<false>(a, b, n, 0.0f);
-}
-HOTKV_AVX2 float L2F32BoundedAvx2(const float* a, const float* b, size_t n, float bound) {
-  return L2F32Avx2Impl<true>(a, b, n, bound);
-}
-
-template <bool kBounded>
-HOTKV_AVX2 inline float DotF32Avx2Impl(const float* a, const float* b, size_t n, [[maybe_unused]] float bound) {
+HOTKV_AVX2 float DotF32Avx2(const float* a, const float* b, size_t n) {
   __m256 acc0 = _mm256_setzero_ps();
   __m256 acc1 = _mm256_setzero_ps();
   __m256 acc2 = _mm256_setzero_ps();
   __m256 acc3 = _mm256_setzero_ps();
-  // Bounded: the squared differences too; for vectors of norm <= 1, half their sum is a
-  // lower bound of 1 - dot that only grows.
-  [[maybe_unused]] __m256 sq0 = _mm256_setzero_ps();
-  [[maybe_unused]] __m256 sq1 = _mm256_setzero_ps();
-  [[maybe_unused]] const float stop = 2.0f * (bound + kUnitDotMargin);
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    const __m256 a0 = _mm256_loadu_ps(a + i);
-    const __m256 a1 = _mm256_loadu_ps(a + i + 8);
-    const __m256 a2 = _mm256_loadu_ps(a + i + 16);
-    const __m256 a3 = _mm256_loadu_ps(a + i + 24);
-    const __m256 b0 = _mm256_loadu_ps(b + i);
-    const __m256 b1 = _mm256_loadu_ps(b + i + 8);
-    const __m256 b2 = _mm256_loadu_ps(b + i + 16);
-    const __m256 b3 = _mm256_loadu_ps(b + i + 24);
-    acc0 = _mm256_fmadd_ps(a0, b0, acc0);
-    acc1 = _mm256_fmadd_ps(a1, b1, acc1);
-    acc2 = _mm256_fmadd_ps(a2, b2, acc2);
-    acc3 = _mm256_fmadd_ps(a3, b3, acc3);
-    if constexpr (kBounded) {
-      const __m256 d0 = _mm256_sub_ps(a0, b0);
-      const __m256 d1 = _mm256_sub_ps(a1, b1);
-      const __m256 d2 = _mm256_sub_ps(a2, b2);
-      const __m256 d3 = _mm256_sub_ps(a3, b3);
-      sq0 = _mm256_fmadd_ps(d0, d0, sq0);
-      sq1 = _mm256_fmadd_ps(d1, d1, sq1);
-      sq0 = _mm256_fmadd_ps(d2, d2, sq0);
-      sq1 = _mm256_fmadd_ps(d3, d3, sq1);
-      if (CheckpointAfter(i + 32, n) && HorizontalSum256(_mm256_add_ps(sq0, sq1)) >= stop) {
-        return -__builtin_inff();
-      }
-    }
+    acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc1);
+    acc2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), acc2);
+    acc3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), acc3);
   }
   for (; i + 8 <= n; i += 8) {
     acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
@@ -135,13 +86,6 @@ HOTKV_AVX2 inline float DotF32Avx2Impl(const float* a, const float* b, size_t n,
     sum += a[i] * b[i];
   }
   return sum;
-}
-
-HOTKV_AVX2 float DotF32Avx2(const float* a, const float* b, size_t n) {
-  return DotF32Avx2Impl<false>(a, b, n, 0.0f);
-}
-HOTKV_AVX2 float DotF32UnitBoundedAvx2(const float* a, const float* b, size_t n, float bound) {
-  return DotF32Avx2Impl<true>(a, b, n, bound);
 }
 
 HOTKV_AVX2 int32_t DotI8Avx2(const int8_t* a, const int8_t* b, size_t n) {
@@ -210,8 +154,7 @@ HOTKV_AVX512 inline uint64_t HorizontalSum512u64(__m512i v) {
          static_cast<uint64_t>(_mm_extract_epi64(q, 1));
 }
 
-template <bool kBounded>
-HOTKV_AVX512 inline float L2F32Avx512Impl(const float* a, const float* b, size_t n, [[maybe_unused]] float bound) {
+HOTKV_AVX512 float L2F32Avx512(const float* a, const float* b, size_t n) {
   __m512 acc0 = _mm512_setzero_ps();
   __m512 acc1 = _mm512_setzero_ps();
   __m512 acc2 = _mm512_setzero_ps();
@@ -226,14 +169,6 @@ HOTKV_AVX512 inline float L2F32Avx512Impl(const float* a, const float* b, size_t
     acc1 = _mm512_fmadd_ps(d1, d1, acc1);
     acc2 = _mm512_fmadd_ps(d2, d2, acc2);
     acc3 = _mm512_fmadd_ps(d3, d3, acc3);
-    if constexpr (kBounded) {
-      // As in the AVX2 variant: the final sum can only be >= this partial one.
-      if (CheckpointAfter(i + 64, n) &&
-          HorizontalSum512(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3))) >=
-              bound) {
-        return __builtin_inff();
-      }
-    }
   }
   for (; i + 16 <= n; i += 16) {
     __m512 d = _mm512_sub_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i));
@@ -247,49 +182,17 @@ HOTKV_AVX512 inline float L2F32Avx512Impl(const float* a, const float* b, size_t
   return HorizontalSum512(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
 }
 
-HOTKV_AVX512 float L2F32Avx512(const float* a, const float* b, size_t n) {
-  return L2F32Avx512Impl<false>(a, b, n, 0.0f);
-}
-HOTKV_AVX512 float L2F32BoundedAvx512(const float* a, const float* b, size_t n, float bound) {
-  return L2F32Avx512Impl<true>(a, b, n, bound);
-}
-
-template <bool kBounded>
-HOTKV_AVX512 inline float DotF32Avx512Impl(const float* a, const float* b, size_t n, [[maybe_unused]] float bound) {
+HOTKV_AVX512 float DotF32Avx512(const float* a, const float* b, size_t n) {
   __m512 acc0 = _mm512_setzero_ps();
   __m512 acc1 = _mm512_setzero_ps();
   __m512 acc2 = _mm512_setzero_ps();
   __m512 acc3 = _mm512_setzero_ps();
-  [[maybe_unused]] __m512 sq0 = _mm512_setzero_ps();
-  [[maybe_unused]] __m512 sq1 = _mm512_setzero_ps();
-  [[maybe_unused]] const float stop = 2.0f * (bound + kUnitDotMargin);
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
-    const __m512 a0 = _mm512_loadu_ps(a + i);
-    const __m512 a1 = _mm512_loadu_ps(a + i + 16);
-    const __m512 a2 = _mm512_loadu_ps(a + i + 32);
-    const __m512 a3 = _mm512_loadu_ps(a + i + 48);
-    const __m512 b0 = _mm512_loadu_ps(b + i);
-    const __m512 b1 = _mm512_loadu_ps(b + i + 16);
-    const __m512 b2 = _mm512_loadu_ps(b + i + 32);
-    const __m512 b3 = _mm512_loadu_ps(b + i + 48);
-    acc0 = _mm512_fmadd_ps(a0, b0, acc0);
-    acc1 = _mm512_fmadd_ps(a1, b1, acc1);
-    acc2 = _mm512_fmadd_ps(a2, b2, acc2);
-    acc3 = _mm512_fmadd_ps(a3, b3, acc3);
-    if constexpr (kBounded) {
-      const __m512 d0 = _mm512_sub_ps(a0, b0);
-      const __m512 d1 = _mm512_sub_ps(a1, b1);
-      const __m512 d2 = _mm512_sub_ps(a2, b2);
-      const __m512 d3 = _mm512_sub_ps(a3, b3);
-      sq0 = _mm512_fmadd_ps(d0, d0, sq0);
-      sq1 = _mm512_fmadd_ps(d1, d1, sq1);
-      sq0 = _mm512_fmadd_ps(d2, d2, sq0);
-      sq1 = _mm512_fmadd_ps(d3, d3, sq1);
-      if (CheckpointAfter(i + 64, n) && HorizontalSum512(_mm512_add_ps(sq0, sq1)) >= stop) {
-        return -__builtin_inff();
-      }
-    }
+    acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
+    acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), acc1);
+    acc2 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 32), _mm512_loadu_ps(b + i + 32), acc2);
+    acc3 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 48), _mm512_loadu_ps(b + i + 48), acc3);
   }
   for (; i + 16 <= n; i += 16) {
     acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
@@ -300,14 +203,6 @@ HOTKV_AVX512 inline float DotF32Avx512Impl(const float* a, const float* b, size_
                            acc1);
   }
   return HorizontalSum512(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
-}
-
-HOTKV_AVX512 float DotF32Avx512(const float* a, const float* b, size_t n) {
-  return DotF32Avx512Impl<false>(a, b, n, 0.0f);
-}
-HOTKV_AVX512 float DotF32UnitBoundedAvx512(const float* a, const float* b, size_t n,
-                                           float bound) {
-  return DotF32Avx512Impl<true>(a, b, n, bound);
 }
 
 HOTKV_AVX512 int32_t DotI8Avx512(const int8_t* a, const int8_t* b, size_t n) {
@@ -357,17 +252,12 @@ HOTKV_AVX512_POPCNT uint32_t HammingAvx512(const uint64_t* a, const uint64_t* b,
 }  // namespace
 
 namespace internal {
-const DistanceKernels kAvx2Kernels = {SimdLevel::kAvx2, L2F32Avx2,         DotF32Avx2,
-                                      DotI8Avx2,        HammingAvx2,       L2F32BoundedAvx2,
-                                      DotF32UnitBoundedAvx2};
-const DistanceKernels kAvx512Kernels = {SimdLevel::kAvx512,  L2F32Avx512,
-                                        DotF32Avx512,        DotI8Avx512,
-                                        HammingAvx512,       L2F32BoundedAvx512,
-                                        DotF32UnitBoundedAvx512};
-const DistanceKernels kAvx512NoPopcntKernels = {SimdLevel::kAvx512,  L2F32Avx512,
-                                                DotF32Avx512,        DotI8Avx512,
-                                                HammingAvx2,         L2F32BoundedAvx512,
-                                                DotF32UnitBoundedAvx512};
+const DistanceKernels kAvx2Kernels = {SimdLevel::kAvx2, L2F32Avx2, DotF32Avx2, DotI8Avx2,
+                                      HammingAvx2};
+const DistanceKernels kAvx512Kernels = {SimdLevel::kAvx512, L2F32Avx512, DotF32Avx512,
+                                        DotI8Avx512, HammingAvx512};
+const DistanceKernels kAvx512NoPopcntKernels = {SimdLevel::kAvx512, L2F32Avx512, DotF32Avx512,
+                                                DotI8Avx512, HammingAvx2};
 }  // namespace internal
 
 }  // namespace hotkv::vector

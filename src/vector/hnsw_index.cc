@@ -346,8 +346,7 @@ uint32_t HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& can
     if (!take_all) {
       const uint8_t* rec = internal::Record(nb, layout_);
       for (size_t j = 0; j < kept; ++j) {
-        if (space_.DistanceBounded(rec, internal::Record(Node(cands[j].second), layout_), dist) <
-            dist) {
+        if (Distance(rec, cands[j].second) < dist) {
           good = false;
           break;
         }
@@ -469,7 +468,7 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
       if (j + 1 < pos) {
         internal::PrefetchRecord(Node(ids[j + 1]), layout_, prefetch_lines_);
       }
-      if (space_.DistanceBounded(src_rec, internal::Record(Node(ids[j]), layout_), dist) < dist) {
+      if (space_.Distance(src_rec, internal::Record(Node(ids[j]), layout_)) < dist) {
         return;  // Pruned: every old link stays (they all passed before).
       }
     }
@@ -483,9 +482,7 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
       if (i + 1 < count) {
         internal::PrefetchRecord(Node(ids[i + 1]), layout_, prefetch_lines_);
       }
-      const float bound = owner_dist(i);
-      if (space_.DistanceBounded(internal::Record(Node(ids[i]), layout_),
-                                 internal::Record(Node(source), layout_), bound) < bound) {
+      if (Distance(internal::Record(Node(ids[i]), layout_), source) < owner_dist(i)) {
         continue;
       }
       out[kept++] = ids[i];
@@ -527,8 +524,7 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
       if (c.clean && cands[j].clean) {
         continue;
       }
-      if (space_.DistanceBounded(nb_rec, internal::Record(Node(cands[j].id), layout_), c.dist) <
-          c.dist) {
+      if (Distance(nb_rec, cands[j].id) < c.dist) {
         good = false;
         break;
       }

@@ -11,6 +11,7 @@
 #include "vector/hnsw_index.h"
 #include "vector/hnsw_internal.h"
 #include "vector/visited.h"
+#include "vector/exp_flags.h"  // EXP
 
 namespace hotkv::vector {
 
@@ -51,8 +52,10 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
       for (uint32_t i = 0; i < n; ++i) {
         ids[i] = internal::LoadId(list, i);
         const uint8_t* nb = Node(ids[i]);
+        if (!exp::g_nogdpf) {  // EXP
         __builtin_prefetch(nb);
         PrefetchRecord(nb, layout_, prefetch_lines_);
+        }
       }
       for (uint32_t i = 0; i < n; ++i) {
         const uint32_t id = ids[i];
@@ -60,7 +63,7 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
         if (!Traversable(internal::LoadState(nb, layout_)) || internal::NodeLevel(nb) < lvl) {
           continue;
         }
-        const float d = space_.DistanceBounded(record, internal::Record(nb, layout_), cur_dist);
+        const float d = space_.Distance(record, internal::Record(nb, layout_));
         if (d < cur_dist) {
           cur = id;
           cur_dist = d;
@@ -127,10 +130,7 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
       if (!Traversable(state) || (level > 0 && internal::NodeLevel(nb) < level)) {
         continue;
       }
-      // With the beam full only d < bound matters: the kernel may stop early.
-      const float d = s.top.size() < ef
-                          ? space_.Distance(record, internal::Record(nb, layout_))
-                          : space_.DistanceBounded(record, internal::Record(nb, layout_), bound);
+      const float d = space_.Distance(record, internal::Record(nb, layout_));
       if (s.top.size() < ef || d < bound) {
         s.candidates.push({d, ids[j]});
         if (state == kLive) {
@@ -215,11 +215,7 @@ void HnswIndex::SearchBase(const uint8_t* record, uint32_t start, float start_di
       if (!Traversable(state)) {
         continue;
       }
-      // With the beam full and k results in hand, only d < the beam's worst matters.
-      const float d = s.top.size() < ef || s.filtered.size() < k
-                          ? space_.Distance(record, internal::Record(nb, layout_))
-                          : space_.DistanceBounded(record, internal::Record(nb, layout_),
-                                                   s.top.top().dist);
+      const float d = space_.Distance(record, internal::Record(nb, layout_));
       const bool admit = s.top.size() < ef || d < s.top.top().dist ||
                          (s.filtered.size() < k && d <= max_dist);
       if (!admit) {

@@ -50,26 +50,6 @@ class VectorSpace {
   // cosine, multiplied back by `norm`.
   std::vector<float> Decode(const uint8_t* record, float norm) const;
 
-  // Distance(a, b) when it is below `bound`; otherwise Distance(a, b) or +infinity.
-  // For graph walks, which compare each distance with the current bound: float32 L2 and
-  // cosine records stop reading the vectors once the part read proves the distance is
-  // not below the bound (distance.h: a comparison with `bound` comes out the same); the
-  // other spaces compute it whole.
-  float DistanceBounded(const uint8_t* a, const uint8_t* b, float bound) const {
-    switch (kind_) {
-      case Kind::kF32L2:
-        return kernels_->l2_f32_bounded(AsFloat(a), AsFloat(b), dim_, bound);
-      case Kind::kF32Dot:
-        if (metric_ == Metric::kCosine) {  // Unit-length (or zero) records.
-          return 1.0f - kernels_->dot_f32_unit_bounded(AsFloat(a), AsFloat(b), dim_, bound);
-        }
-        break;
-      default:
-        break;
-    }
-    return Distance(a, b);
-  }
-
   // Distance between two records; see types.h for its meaning per metric.
   float Distance(const uint8_t* a, const uint8_t* b) const {
     switch (kind_) {

@@ -1,9 +1,7 @@
 // Distance kernels (every SIMD variant against scalar) and vector encodings.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
-#include <limits>
 #include <random>
 #include <vector>
 
@@ -113,118 +111,6 @@ TEST(VectorDistanceTest, UnalignedInputs) {
       float got = k.dot_f32(buf_a.data() + off, buf_b.data() + 1, 784);
       float want = scalar.dot_f32(buf_a.data() + off, buf_b.data() + 1, 784);
       EXPECT_NEAR(got, want, 1e-2);
-    }
-  }
-}
-
-std::vector<float> Normalised(std::vector<float> v) {
-  double sq = 0.0;
-  for (float x : v) {
-    sq += static_cast<double>(x) * x;
-  }
-  const float norm = static_cast<float>(std::sqrt(sq));
-  const float mul = norm > 0.0f ? 1.0f / norm : 1.0f;  // As VectorSpace::Encode.
-  for (float& x : v) {
-    x *= mul;
-  }
-  return v;
-}
-
-// The early-abandoning kernels return exactly the full kernel's value, or stop with
-// +-infinity only where the full distance is not below the bound, so a graph walk's
-// comparisons come out the same.
-TEST(VectorDistanceTest, BoundedKernelsAgreeWithFullOnes) {
-  std::mt19937 rng(19);
-  std::normal_distribution<float> noise(0.0f, 1.0f);
-  size_t stops = 0;
-  size_t stop_chances = 0;
-  for (SimdLevel level : SupportedLevels()) {
-    const DistanceKernels& k = KernelsFor(level);
-    for (size_t dim : kDims) {
-      for (int rep = 0; rep < 6; ++rep) {
-        // L2 on arbitrary vectors.
-        std::vector<float> a = RandomFloats(dim, rng);
-        std::vector<float> b = RandomFloats(dim, rng);
-        const float l2 = k.l2_f32(a.data(), b.data(), dim);
-        for (float f : {0.0f, 0.25f, 0.5f, 0.9f, 1.0f, 1.1f}) {
-          for (float bound : {l2 * f, std::nextafter(l2 * f, 0.0f), std::nextafter(l2 * f, 1e30f)}) {
-            const float got = k.l2_f32_bounded(a.data(), b.data(), dim, bound);
-            if (l2 < bound) {
-              EXPECT_EQ(got, l2) << SimdLevelName(level) << " dim=" << dim << " bound=" << bound;
-            } else if (got != l2) {
-              EXPECT_EQ(got, std::numeric_limits<float>::infinity())
-                  << SimdLevelName(level) << " dim=" << dim;
-            }
-            if (f == 0.25f && dim >= 512 && level != SimdLevel::kScalar) {
-              ++stop_chances;
-              stops += got != l2 ? 1 : 0;
-            }
-          }
-        }
-        EXPECT_EQ(k.l2_f32_bounded(a.data(), b.data(), dim, std::numeric_limits<float>::infinity()),
-                  l2);
-
-        // Cosine records: unit vectors, near ones (small distances, as a walk meets),
-        // and a zero vector (cosine's zero record).
-        std::vector<float> u = Normalised(RandomFloats(dim, rng));
-        std::vector<float> v = Normalised(RandomFloats(dim, rng));
-        if (rep % 3 == 1) {
-          for (size_t i = 0; i < dim; ++i) {
-            v[i] = u[i] + 0.05f * noise(rng) / std::sqrt(static_cast<float>(dim));
-          }
-          v = Normalised(v);
-        } else if (rep % 3 == 2 && dim > 1) {
-          std::fill(v.begin(), v.end(), 0.0f);
-        }
-        const float dot = k.dot_f32(u.data(), v.data(), dim);
-        const float dist = 1.0f - dot;
-        for (float f : {0.0f, 0.25f, 0.5f, 0.9f, 0.99f, 1.0f, 1.01f, 1.5f}) {
-          for (float bound : {dist * f, std::nextafter(dist * f, -1.0f),
-                              std::nextafter(dist * f, 1e30f)}) {
-            const float got = k.dot_f32_unit_bounded(u.data(), v.data(), dim, bound);
-            if (dist < bound) {
-              EXPECT_EQ(got, dot) << SimdLevelName(level) << " dim=" << dim << " bound=" << bound;
-            } else if (got != dot) {
-              EXPECT_EQ(got, -std::numeric_limits<float>::infinity())
-                  << SimdLevelName(level) << " dim=" << dim;
-            }
-            if (f == 0.25f && dim >= 512 && rep % 3 == 0 && level != SimdLevel::kScalar) {
-              ++stop_chances;
-              stops += got != dot ? 1 : 0;
-            }
-          }
-        }
-      }
-    }
-  }
-  // They do stop early where the first part already settles it (not the scalar ones).
-  if (stop_chances > 0) {
-    EXPECT_GT(stops, stop_chances / 2);
-  }
-}
-
-TEST(VectorSpaceTest, BoundedDistanceIsDistanceBelowTheBound) {
-  std::mt19937 rng(23);
-  for (Metric metric : {Metric::kCosine, Metric::kL2, Metric::kInnerProduct}) {
-    for (Quantization quant : {Quantization::kFloat32, Quantization::kQ8}) {
-      VectorSpace space(784, metric, quant);
-      std::vector<uint8_t> a(space.record_bytes());
-      std::vector<uint8_t> b(space.record_bytes());
-      for (int rep = 0; rep < 20; ++rep) {
-        space.Encode(RandomFloats(784, rng), a.data());
-        space.Encode(RandomFloats(784, rng), b.data());
-        const float d = space.Distance(a.data(), b.data());
-        for (float f : {0.1f, 0.5f, 1.0f, 2.0f}) {
-          const float bound = d >= 0.0f ? d * f : d / f;
-          const float got = space.DistanceBounded(a.data(), b.data(), bound);
-          if (d < bound) {
-            EXPECT_EQ(got, d) << MetricName(metric) << " " << QuantizationName(quant);
-          } else {
-            EXPECT_TRUE(got == d || got == std::numeric_limits<float>::infinity())
-                << MetricName(metric) << " " << QuantizationName(quant);
-          }
-        }
-      }
     }
   }
 }
