@@ -33,18 +33,27 @@ double ThreadCpu() {
 }
 
 struct Variant {
-  bool nohuge = false, nogdpf = false;
+  bool nohuge = false, nogdpf = false, nogdvis = false, pflist = false;
+  unsigned pfnext = 0, pflines = 0;
   void Apply() const {
     vector::exp::g_nohuge = nohuge;
     vector::exp::g_nogdpf = nogdpf;
+    vector::exp::g_pflist = pflist;
+    vector::exp::g_nogdvis = nogdvis;
+    vector::exp::g_pfnext = pfnext;
+    vector::exp::g_pflines = pflines;
   }
 };
 
 Variant ParseVariant(const std::string& s) {
   Variant v;
-  if (s == "old") v = {true, true};
+  if (s == "old") v = {true, true, true};
   else if (s == "nohuge") v.nohuge = true;
   else if (s == "nogdpf") v.nogdpf = true;
+  else if (s == "pflist") v.pflist = true;
+  else if (s == "nogdvis") v.nogdvis = true;
+  else if (s.rfind("lines", 0) == 0) v.pflines = static_cast<unsigned>(std::stoul(s.substr(5)));
+  else if (s.rfind("pf", 0) == 0) v.pfnext = static_cast<unsigned>(std::stoul(s.substr(2)));
   else if (s != "new") { std::fprintf(stderr, "bad variant %s\n", s.c_str()); std::exit(2); }
   return v;
 }
@@ -111,6 +120,13 @@ int Main(int argc, char** argv) {
       build_cpu[v] += ThreadCpu() - t0;
     }
   }
+  auto dump = [](const char* what, double per) {
+    auto& g = vector::exp::g_dist;
+    std::printf("%s distances per op: L0 %.0f/%.0f L1 %.0f/%.0f L2 %.0f/%.0f L3+ %.0f/%.0f greedy %.0f/%.0f (query/insert-ef)\n", what,
+                g[0][0] / per, g[0][1] / per, g[1][0] / per, g[1][1] / per, g[2][0] / per, g[2][1] / per, g[3][0] / per, g[3][1] / per, g[4][0] / per, g[4][1] / per);
+    std::memset(g, 0, sizeof(g));
+  };
+  dump("build", 2.0 * ds.n);
   std::printf("build %s: %.0f vectors/CPU-s (%.3f ms/vector) | %s: %.0f (%.3f ms) | A/B CPU %.3f\n",
               an.c_str(), ds.n / build_cpu[0], 1e3 * build_cpu[0] / ds.n, bn.c_str(),
               ds.n / build_cpu[1], 1e3 * build_cpu[1] / ds.n, build_cpu[0] / build_cpu[1]);
@@ -145,6 +161,7 @@ int Main(int argc, char** argv) {
       }
     }
     const double nq = static_cast<double>(ds.nq * qreps);
+    dump("query", 2.0 * nq);
       std::printf("ef=%zu %s: recall %.4f, %.0f q/CPU-s | %s: recall %.4f, %.0f q/CPU-s | A/B CPU %.3f\n",
                 ef, an.c_str(), hits[0] / double(ds.nq * k), nq / qcpu[0], bn.c_str(),
                 hits[1] / double(ds.nq * k), nq / qcpu[1], qcpu[0] / qcpu[1]);

@@ -39,6 +39,17 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
                                                     int stop_level) const {
   uint32_t cur = entry.id;
   float cur_dist = Distance(record, cur);
+  if (entry.level <= stop_level) {
+    return {cur, cur_dist};
+  }
+  // A node measured once is never measured again, on this layer or a lower one (upper
+  // layers' nodes are on every layer below): its distance was not below the best one
+  // then, and the best one only improves, so it could not be chosen. Same walk, fewer
+  // distances: consecutive nodes of a walk share many neighbours.
+  VisitedTable& visited = ThreadVisitedTable();
+  visited.Reset(high_water_.load(std::memory_order_acquire));
+  visited.TestAndSet(cur);
+  const bool use_visited = !exp::g_nogdvis;  // EXP
   uint32_t ids[kMaxBatch];
   for (int l = entry.level; l > stop_level; --l) {
     const uint32_t lvl = static_cast<uint32_t>(l);
@@ -47,22 +58,29 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
       changed = false;
       uint8_t* list = internal::ListPtr(Node(cur), lvl, layout_);
       const uint32_t n = std::min(internal::LoadCount(list), cap);
-      // All neighbours' headers and records are requested before the first distance,
-      // so their misses overlap (as in SearchLayer).
+      // The new neighbours' headers and records are requested before the first
+      // distance, so their misses overlap (as in SearchLayer).
+      uint32_t k = 0;
       for (uint32_t i = 0; i < n; ++i) {
-        ids[i] = internal::LoadId(list, i);
-        const uint8_t* nb = Node(ids[i]);
+        const uint32_t id = internal::LoadId(list, i);
+        if (use_visited && visited.Test(id)) {
+          continue;
+        }
+        const uint8_t* nb = Node(id);
         if (!exp::g_nogdpf) {  // EXP
         __builtin_prefetch(nb);
         PrefetchRecord(nb, layout_, prefetch_lines_);
         }
+        ids[k++] = id;
       }
-      for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t id = ids[i];
+      for (uint32_t j = 0; j < k; ++j) {
+        const uint32_t id = ids[j];
         const uint8_t* nb = Node(id);
         if (!Traversable(internal::LoadState(nb, layout_)) || internal::NodeLevel(nb) < lvl) {
-          continue;
+          continue;  // Not marked: it may be traversable on a lower layer or later.
         }
+        visited.TestAndSet(id);
+        ++exp::g_dist[4][stop_level > 0];  // EXP
         const float d = space_.Distance(record, internal::Record(nb, layout_));
         if (d < cur_dist) {
           cur = id;
@@ -120,18 +138,26 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
         continue;
       }
       const uint8_t* nb = Node(ids[i]);
-      PrefetchRecord(nb, layout_, prefetch_lines_);
+      PrefetchRecord(nb, layout_, exp::g_pflines ? exp::g_pflines : prefetch_lines_);  // EXP
       ids[k] = ids[i];
       nodes[k++] = nb;
     }
+    const uint32_t ahead = exp::g_pfnext;  // EXP
     for (uint32_t j = 0; j < k; ++j) {
       const uint8_t* nb = nodes[j];
+      if (ahead != 0 && j + ahead < k) {  // EXP
+        const uint8_t* p = nodes[j + ahead] + layout_.state_offset + 64 * prefetch_lines_;
+        const uint8_t* e = nodes[j + ahead] + layout_.record_offset + layout_.record_bytes;
+        for (; p < e; p += 64) __builtin_prefetch(p);
+      }
       const uint32_t state = internal::LoadState(nb, layout_);
       if (!Traversable(state) || (level > 0 && internal::NodeLevel(nb) < level)) {
         continue;
       }
       const float d = space_.Distance(record, internal::Record(nb, layout_));
+      ++exp::g_dist[std::min<uint32_t>(level, 3)][ef >= 200];  // EXP
       if (s.top.size() < ef || d < bound) {
+        if (exp::g_pflist) PrefetchList0(nb);  // EXP
         s.candidates.push({d, ids[j]});
         if (state == kLive) {
           s.top.push({d, ids[j]});
