@@ -12,7 +12,6 @@
 #include "vector/epoch.h"
 #include "vector/hnsw_internal.h"
 #include "vector/visited.h"
-#include "vector/exp_flags.h"  // EXP
 
 namespace hotkv::vector {
 
@@ -347,7 +346,6 @@ uint32_t HnswIndex::SelectNeighbors(std::vector<std::pair<float, uint32_t>>& can
     if (!take_all) {
       const uint8_t* rec = internal::Record(nb, layout_);
       for (size_t j = 0; j < kept; ++j) {
-        ++exp::g_dist[3][0];  // EXP select
         if (Distance(rec, cands[j].second) < dist) {
           good = false;
           break;
@@ -442,7 +440,6 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
     bool known[kMaxLinks] = {};
     auto owner_dist = [&](uint32_t i) {
       if (!known[i]) {
-        ++exp::g_dist[2][0];  // EXP prune
         to_owner[i] = Distance(rec, ids[i]);
         known[i] = true;
       }
@@ -471,7 +468,6 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
       if (j + 1 < pos) {
         internal::PrefetchRecord(Node(ids[j + 1]), layout_, prefetch_lines_);
       }
-      ++exp::g_dist[2][0];  // EXP
       if (space_.Distance(src_rec, internal::Record(Node(ids[j]), layout_)) < dist) {
         return;  // Pruned: every old link stays (they all passed before).
       }
@@ -486,7 +482,6 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
       if (i + 1 < count) {
         internal::PrefetchRecord(Node(ids[i + 1]), layout_, prefetch_lines_);
       }
-      ++exp::g_dist[2][0];  // EXP
       if (Distance(internal::Record(Node(ids[i]), layout_), source) < owner_dist(i)) {
         continue;
       }
@@ -511,7 +506,6 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
     if (i + 1 < count) {
       internal::PrefetchRecord(Node(ids[i + 1]), layout_, prefetch_lines_);
     }
-    ++exp::g_dist[2][0];  // EXP
     cands.push_back({Distance(rec, ids[i]), ids[i], i < clean});
   }
   std::sort(cands.begin(), cands.end(), [](const PruneCand& a, const PruneCand& b) {
@@ -530,7 +524,6 @@ void HnswIndex::PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32
       if (c.clean && cands[j].clean) {
         continue;
       }
-      ++exp::g_dist[2][0];  // EXP
       if (Distance(nb_rec, cands[j].id) < c.dist) {
         good = false;
         break;

@@ -11,7 +11,6 @@
 #include "vector/hnsw_index.h"
 #include "vector/hnsw_internal.h"
 #include "vector/visited.h"
-#include "vector/exp_flags.h"  // EXP
 
 namespace hotkv::vector {
 
@@ -49,7 +48,6 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
   VisitedTable& visited = ThreadVisitedTable();
   visited.Reset(high_water_.load(std::memory_order_acquire));
   visited.TestAndSet(cur);
-  const bool use_visited = !exp::g_nogdvis;  // EXP
   uint32_t ids[kMaxBatch];
   for (int l = entry.level; l > stop_level; --l) {
     const uint32_t lvl = static_cast<uint32_t>(l);
@@ -63,14 +61,12 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
       uint32_t k = 0;
       for (uint32_t i = 0; i < n; ++i) {
         const uint32_t id = internal::LoadId(list, i);
-        if (use_visited && visited.Test(id)) {
+        if (visited.Test(id)) {
           continue;
         }
         const uint8_t* nb = Node(id);
-        if (!exp::g_nogdpf) {  // EXP
         __builtin_prefetch(nb);
         PrefetchRecord(nb, layout_, prefetch_lines_);
-        }
         ids[k++] = id;
       }
       for (uint32_t j = 0; j < k; ++j) {
@@ -80,7 +76,6 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
           continue;  // Not marked: it may be traversable on a lower layer or later.
         }
         visited.TestAndSet(id);
-        ++exp::g_dist[4][stop_level > 0];  // EXP
         const float d = space_.Distance(record, internal::Record(nb, layout_));
         if (d < cur_dist) {
           cur = id;
@@ -138,26 +133,18 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
         continue;
       }
       const uint8_t* nb = Node(ids[i]);
-      PrefetchRecord(nb, layout_, exp::g_pflines ? exp::g_pflines : prefetch_lines_);  // EXP
+      PrefetchRecord(nb, layout_, prefetch_lines_);
       ids[k] = ids[i];
       nodes[k++] = nb;
     }
-    const uint32_t ahead = exp::g_pfnext;  // EXP
     for (uint32_t j = 0; j < k; ++j) {
       const uint8_t* nb = nodes[j];
-      if (ahead != 0 && j + ahead < k) {  // EXP
-        const uint8_t* p = nodes[j + ahead] + layout_.state_offset + 64 * prefetch_lines_;
-        const uint8_t* e = nodes[j + ahead] + layout_.record_offset + layout_.record_bytes;
-        for (; p < e; p += 64) __builtin_prefetch(p);
-      }
       const uint32_t state = internal::LoadState(nb, layout_);
       if (!Traversable(state) || (level > 0 && internal::NodeLevel(nb) < level)) {
         continue;
       }
       const float d = space_.Distance(record, internal::Record(nb, layout_));
-      ++exp::g_dist[std::min<uint32_t>(level, 3)][ef >= 200];  // EXP
       if (s.top.size() < ef || d < bound) {
-        if (exp::g_pflist) PrefetchList0(nb);  // EXP
         s.candidates.push({d, ids[j]});
         if (state == kLive) {
           s.top.push({d, ids[j]});

@@ -8,7 +8,6 @@
 #include <new>
 
 #include "common/memory_usage.h"
-#include "vector/exp_flags.h"  // EXP
 
 namespace hotkv::vector::internal {
 
@@ -77,7 +76,7 @@ void NodeStore::EnsureCapacity(uint32_t n) {
 }
 
 void* NodeStore::MapChunk(size_t bytes) {
-  if (!exp::g_nohuge && mapped_bytes_.load(std::memory_order_relaxed) >= kHugeFromBytes) {
+  if (mapped_bytes_.load(std::memory_order_relaxed) >= kHugeFromBytes) {
     if (static_cast<size_t>(slab_end_ - slab_next_) < bytes) {
       // Too little left for a chunk (chunks of one store are all the same size here):
       // give the rest back and reserve the next slab.
