@@ -38,6 +38,17 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
                                                     int stop_level) const {
   uint32_t cur = entry.id;
   float cur_dist = Distance(record, cur);
+  if (entry.level <= stop_level) {
+    return {cur, cur_dist};
+  }
+  // A node measured once is never measured again, on this layer or a lower one (upper
+  // layers' nodes are on every layer below): its distance was not below the best one
+  // then, and the best one only improves, so it could not be chosen. Same walk, fewer
+  // distances: consecutive nodes of a walk share many neighbours.
+  VisitedTable& visited = ThreadVisitedTable();
+  visited.Reset(high_water_.load(std::memory_order_acquire));
+  visited.TestAndSet(cur);
+  uint32_t ids[kMaxBatch];
   for (int l = entry.level; l > stop_level; --l) {
     const uint32_t lvl = static_cast<uint32_t>(l);
     const uint32_t cap = internal::ListCapacity(lvl, layout_);
@@ -45,12 +56,26 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
       changed = false;
       uint8_t* list = internal::ListPtr(Node(cur), lvl, layout_);
       const uint32_t n = std::min(internal::LoadCount(list), cap);
+      // The new neighbours' headers and records are requested before the first
+      // distance, so their misses overlap (as in SearchLayer).
+      uint32_t k = 0;
       for (uint32_t i = 0; i < n; ++i) {
         const uint32_t id = internal::LoadId(list, i);
-        const uint8_t* nb = Node(id);
-        if (!Traversable(internal::LoadState(nb, layout_)) || internal::NodeLevel(nb) < lvl) {
+        if (visited.Test(id)) {
           continue;
         }
+        const uint8_t* nb = Node(id);
+        __builtin_prefetch(nb);
+        PrefetchRecord(nb, layout_, prefetch_lines_);
+        ids[k++] = id;
+      }
+      for (uint32_t j = 0; j < k; ++j) {
+        const uint32_t id = ids[j];
+        const uint8_t* nb = Node(id);
+        if (!Traversable(internal::LoadState(nb, layout_)) || internal::NodeLevel(nb) < lvl) {
+          continue;  // Not marked: it may be traversable on a lower layer or later.
+        }
+        visited.TestAndSet(id);
         const float d = space_.Distance(record, internal::Record(nb, layout_));
         if (d < cur_dist) {
           cur = id;

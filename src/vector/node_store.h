@@ -32,6 +32,18 @@
 // chunks of 784-dimension nodes that page cost 48 bytes per vector of RSS). Small
 // indexes stay small; big ones pay one predictable branch per lookup.
 //
+// Once a store has kHugeFromBytes of mapped chunks, its next big chunks are carved one
+// after the other out of "slabs": 2 MiB-aligned reservations (MAP_NORESERVE, at least
+// 16 MiB and as large as what the store already maps, so reserved address space stays
+// under twice the used) advised MADV_HUGEPAGE. A graph walk reads one node record after
+// another at random, and a 784-float record spans one or two 4 KiB pages: on 4 KiB
+// pages nearly every distance also pays one or two TLB misses (page walks, nested ones
+// in a virtual machine), which 2 MiB pages remove for everything past the first
+// kHugeFromBytes. What it costs: the 2 MiB page at the growth frontier is resident as a
+// whole (at most 2 MiB per big index, none for indexes under kHugeFromBytes); the
+// chunk accounting (AllocatedBytes, MappedBytes) is unchanged. Where the kernel gives
+// no huge pages (THP "never", no free 2 MiB pages) the slabs are plain 4 KiB mappings.
+//
 // Thread safety: Node()/capacity() are safe from any thread. EnsureCapacity() must be
 // called under the index's allocation mutex.
 #ifndef HOTKV_VECTOR_NODE_STORE_H_
@@ -260,6 +272,10 @@ class NodeStore {
   static constexpr uint32_t kMaxBigShift = 10;
   // Chunks of at least this many bytes are mapped with mmap (zero pages, touched lazily).
   static constexpr size_t kMapThreshold = size_t{64} << 10;
+  // Mapped chunks come from huge-page slabs once the store maps this much.
+  static constexpr size_t kHugeFromBytes = size_t{8} << 20;
+  static constexpr size_t kHugePageBytes = size_t{2} << 20;
+  static constexpr size_t kMinSlabBytes = size_t{16} << 20;
 
   // Chunks 0 .. big_shift_-4 hold the ids below 2^big_shift_: 16, 16, 32, 64, ...
   uint32_t ChunkNodes(uint32_t chunk) const {
@@ -269,8 +285,15 @@ class NodeStore {
     return chunk < big_shift_ - 3 ? (uint32_t{1} << (chunk + 3)) : (uint32_t{1} << big_shift_);
   }
 
+  // Maps `bytes` (a whole number of pages) of zero pages: from the current slab once the
+  // store is big enough (see the file comment), else on its own.
+  void* MapChunk(size_t bytes);
+
   size_t node_bytes_;
   uint32_t big_shift_;
+  // The unused part of the current huge-page slab (guarded like EnsureCapacity).
+  uint8_t* slab_next_ = nullptr;
+  uint8_t* slab_end_ = nullptr;
   std::atomic<uint8_t**> dir_{nullptr};
   uint32_t dir_size_ = 0;
   uint32_t num_chunks_ = 0;

@@ -55,6 +55,34 @@ TEST_P(NodeStoreTest, EveryIdHasItsOwnZeroedBlock) {
   EXPECT_GE(store.AllocatedBytes(), size_t{capacity} * node_bytes);
 }
 
+// Past the first 8 MiB of mapped chunks, a store carves its chunks one after another out
+// of 2 MiB-aligned slabs (advised for transparent huge pages): consecutive chunks are
+// adjacent and a slab starts on a 2 MiB boundary. Nothing is written: the mapping
+// costs address space only.
+TEST(NodeStoreSlabTest, BigStoresCarveAdjacentChunksFromAlignedSlabs) {
+  constexpr size_t kNodeBytes = 3280;  // 784-dim float32, M 16: 256-node chunks
+  constexpr uint32_t kIds = 40000;     // ~131 MB of chunks
+  NodeStore store(kNodeBytes);
+  store.EnsureCapacity(kIds);
+  ASSERT_GE(store.capacity(), kIds);
+  size_t adjacent = 0;
+  size_t aligned = 0;
+  const uint32_t first_slab_id = static_cast<uint32_t>((size_t{8} << 20) / kNodeBytes) + 256;
+  for (uint32_t id = first_slab_id; id + 1 < store.capacity(); ++id) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(store.Node(id));
+    const uintptr_t b = reinterpret_cast<uintptr_t>(store.Node(id + 1));
+    if ((id + 1) % 256 == 0) {  // A chunk boundary.
+      adjacent += b == a + kNodeBytes ? 1 : 0;
+      aligned += b % (uintptr_t{2} << 20) == 0 ? 1 : 0;
+    } else {
+      ASSERT_EQ(b, a + kNodeBytes) << id;
+    }
+  }
+  // 40000 ids: ~120 big chunks in slabs of 16+ MiB; all but a few slab ends adjacent.
+  EXPECT_GE(adjacent, 100u);
+  EXPECT_GE(aligned, 1u);
+}
+
 // 152: 16-dim float32 (512-node chunks); 656: 128-dim, 3280: 784-dim, 6288: 1536-dim
 // (256-node chunks).
 INSTANTIATE_TEST_SUITE_P(NodeSizes, NodeStoreTest, ::testing::Values(152, 656, 3280, 6288));
