@@ -71,6 +71,11 @@ class SnapshotWalk : public ShardSnapshotHook {
     int threads = 0;     // walker threads; 0: one per core
     bool locks_held = false;
     bool paused = false;  // tests: walkers wait for Resume() (hooks still save)
+    // A BGSAVE walk's threads (walkers and writer) run at this nice value
+    // (bgsave-walk-nice): the workers preempt them at once when a request comes, instead
+    // of waiting for the end of a time slice. Not for synchronous saves (locks_held),
+    // which every client waits for.
+    int nice = 0;
     // A list, set, sorted set or hash (without field TTLs) of more elements than this,
     // and without a TTL, is saved by the walker in slices of `slice_elements` (or
     // kChunkBytes), the shard unlocked between them (see "Large keys" below).
@@ -149,13 +154,16 @@ class SnapshotWalk : public ShardSnapshotHook {
   void FinishOpenKey(Shard& shard, uint32_t i);
   // Under the shard lock: queues `c` and, with `shard_done`, marks the shard saved.
   void Commit(Shard& shard, Chunk&& c, bool shard_done);
-  // One bounded chunk of shard `i` (walker, shard locked). Returns whether the shard is
-  // done.
-  bool WalkChunk(uint32_t i, Chunk* c, Status* err);
+  // Queues `c` for the writer; `shard_done`: counts a shard saved (its epoch set already).
+  void Queue(Chunk&& c, bool shard_done);
+  // One bounded chunk of shard `i` into `c` through `enc` (walker, shard locked).
+  // Returns whether the shard is done.
+  bool WalkChunk(uint32_t i, rdb::ChunkEncoder& enc, Chunk* c, Status* err);
   void EncodeLockedShard(Shard& shard);  // locks_held
   SnapshotWalk(Keyspace& ks, Options opts);
   void WalkerMain();
   void WaitForSpace();
+  void LowerPriority() const;  // the calling walk thread: opts_.nice (BGSAVE only)
   void KeyDelay(uint64_t keys);  // the queue below its bound and not paused, or cancelled
   void WriterMain();
   void Fail(Status st);
