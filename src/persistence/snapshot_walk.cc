@@ -147,14 +147,17 @@ void SnapshotWalk::Commit(Shard& shard, Chunk&& c, bool shard_done) {
   Queue(std::move(c), shard_done);
 }
 
-void SnapshotWalk::Queue(Chunk&& c, bool shard_done) {
+void SnapshotWalk::Queue(Chunk&& c, bool shard_done, bool counted) {
   // A slice of a large key is queued even empty (the last one may hold no element): the
   // writer waits for the slice that closes the key.
   const bool queue = !c.bytes.empty() || c.owner != 0;
-  if (!queue && !shard_done) {
+  if (!queue && !shard_done && !counted) {
     return;
   }
   std::lock_guard<std::mutex> g(mu_);
+  if (counted) {
+    unqueued_chunks_.fetch_sub(1, std::memory_order_relaxed);
+  }
   if (shard_done) {
     shards_saved_++;
     if (shards_saved_ == Keyspace::kShardCount) {
@@ -167,7 +170,7 @@ void SnapshotWalk::Queue(Chunk&& c, bool shard_done) {
     queue_.push_back(std::move(c));
   }
   if (shards_saved_ == Keyspace::kShardCount || slice || queued_bytes_ >= kWakeWriterBytes ||
-      cancelled()) {
+      counted || cancelled()) {
     cv_.notify_one();
   }
 }
@@ -408,9 +411,13 @@ void SnapshotWalk::WalkerMain() {
         if (done) {
           s.snapshot_epoch = epoch_;  // its last keys are in `c`: hooks skip the shard
         }
+        // Counted before the unlock: a hook that saves the shard's rest right after it
+        // (SaveShard) may count the last shard saved before `c` is queued, and the
+        // writer must not end the file without `c`.
+        unqueued_chunks_.fetch_add(1, std::memory_order_seq_cst);
         s.lock.unlock();
         enc.CompressDeferred();
-        Queue(std::move(c), done);
+        Queue(std::move(c), done, /*counted=*/true);
       }
       if (!err.ok()) {
         Fail(err);
@@ -483,7 +490,8 @@ void SnapshotWalk::WriterMain() {
           return next != queue_.end();
         }
         next = queue_.begin();
-        return !queue_.empty() || shards_saved_ == Keyspace::kShardCount;
+        return !queue_.empty() || (shards_saved_ == Keyspace::kShardCount &&
+                                   unqueued_chunks_.load(std::memory_order_seq_cst) == 0);
       };
       while (!cv_.wait_for(lk, std::chrono::milliseconds(kWriterPollMs), ready)) {
       }

@@ -154,8 +154,10 @@ class SnapshotWalk : public ShardSnapshotHook {
   void FinishOpenKey(Shard& shard, uint32_t i);
   // Under the shard lock: queues `c` and, with `shard_done`, marks the shard saved.
   void Commit(Shard& shard, Chunk&& c, bool shard_done);
-  // Queues `c` for the writer; `shard_done`: counts a shard saved (its epoch set already).
-  void Queue(Chunk&& c, bool shard_done);
+  // Queues `c` for the writer; `shard_done`: counts a shard saved (its epoch set already);
+  // `counted`: a walker's chunk counted in unqueued_chunks_ (encoded under the lock,
+  // compressed and queued after it).
+  void Queue(Chunk&& c, bool shard_done, bool counted = false);
   // One bounded chunk of shard `i` into `c` through `enc` (walker, shard locked).
   // Returns whether the shard is done.
   bool WalkChunk(uint32_t i, rdb::ChunkEncoder& enc, Chunk* c, Status* err);
@@ -191,6 +193,8 @@ class SnapshotWalk : public ShardSnapshotHook {
   std::deque<Chunk> queue_;
   size_t queued_bytes_ = 0;
   uint32_t shards_saved_ = 0;
+  // Walker chunks encoded but not queued yet: the writer ends only once it is 0.
+  std::atomic<uint32_t> unqueued_chunks_{0};
   bool paused_ = false;
   Status error_;
   WriteStats stats_;
