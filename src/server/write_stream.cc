@@ -124,7 +124,8 @@ class StreamObserver : public KeyObserver {
 
 }  // namespace
 
-struct WriteStream::ThreadBuffer {
+// Cache-line aligned: the buffers of two workers never share a line.
+struct alignas(64) WriteStream::ThreadBuffer {
   // Producer-only state (its thread).
   std::string pending;                // RESP of the record being built
   std::vector<PendingMark> pending_marks;

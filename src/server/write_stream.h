@@ -179,9 +179,13 @@ class WriteStream {
   static thread_local const std::vector<std::string_view>* t_raw_args_;
   static thread_local std::string_view t_raw_;
 
+  // Read by every command (active(), Local()): kept off seq_'s cache line, which every
+  // recorded write of every worker changes (with them on one line, each SET of one
+  // worker made the next command of the other miss on the line).
   std::atomic<int> consumers_{0};
-  std::atomic<uint64_t> seq_{0};
   const uint64_t id_;
+  alignas(64) std::atomic<uint64_t> seq_{0};
+  char seq_line_pad_[64 - sizeof(std::atomic<uint64_t>)];
   std::mutex registry_mu_;  // registration of thread buffers (once per thread)
   std::vector<std::unique_ptr<ThreadBuffer>> buffers_;
   std::atomic<size_t> buffer_count_{0};
