@@ -106,11 +106,6 @@ class WriteStream {
   // was drained before (nothing numbered <= n can still come).
   uint64_t Drain(std::string* out, int* db);
 
-  // The same drain without copying the records: `pieces` are the merged runs where they
-  // lie in the taken thread buffers (and the SELECTs between them), in order, for one
-  // writev. Valid until ReleaseDrained (or the next DrainPieces, which releases first);
-  // release before any other Drain. With several producing threads, whose records
-  // interleave one by one, this saves the consumer a copy of every record.
   struct Mark {  // an entry of a thread buffer (write_stream.cc)
     uint64_t seq;
     int64_t db;
@@ -141,6 +136,11 @@ class WriteStream {
     std::vector<Place> places_;
     std::string selects_;
   };
+  // The same drain without copying the records: `pieces` are the merged runs where they
+  // lie in the taken thread buffers (and the SELECTs between them), in order, for one
+  // writev. Valid until ReleaseDrained (or the next DrainPieces, which releases first);
+  // release before any other Drain. With several producing threads, whose records
+  // interleave one by one, this saves the consumer a copy of every record.
   uint64_t DrainPieces(Drained* d, int* db);
   void ReleaseDrained(Drained* d);
   // Highest sequence number handed out so far.
