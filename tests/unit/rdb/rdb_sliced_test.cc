@@ -124,9 +124,6 @@ TEST(RdbSliced, OnlyCollectionsWithoutFieldTtlsAreSliceable) {
   EXPECT_FALSE(SlicedKeyEncoder::Sliceable(*s));
 }
 
-}  // namespace
-}  // namespace hotkv::rdb
-
 // ChunkEncoder with defer_compression writes strings raw and CompressDeferred rewrites
 // them into exactly the bytes a compressing encoder writes, for every type and string
 // size class (int-encoded, short, compressible, incompressible, a 20 KB value whose
@@ -176,3 +173,6 @@ TEST(RdbChunkEncoder, DeferredCompressionGivesTheCompressedBytes) {
   raw_deferred.CompressDeferred();
   EXPECT_EQ(raw_got, raw_want);
 }
+
+}  // namespace
+}  // namespace hotkv::rdb
