@@ -182,7 +182,9 @@ bool WriteStream::RawIsCanonical(const std::vector<std::string_view>& args) {
   }
   const std::string_view front = args.front(), back = args.back();
   const char* const raw = t_raw_.data();
-  return front.data() == raw + Digits(args.size()) + 3 + Digits(front.size()) + 3 &&
+  // The count and the command name's length: one digit nearly always.
+  auto digits = [](size_t v) { return v < 10 ? 1 : Digits(v); };
+  return front.data() == raw + digits(args.size()) + 3 + digits(front.size()) + 3 &&
          back.data() + back.size() + 2 == raw + t_raw_.size();
 }
 
