@@ -72,9 +72,9 @@ class SnapshotWalk : public ShardSnapshotHook {
     bool locks_held = false;
     bool paused = false;  // tests: walkers wait for Resume() (hooks still save)
     // A BGSAVE walk's threads (walkers and writer) run at this nice value
-    // (bgsave-walk-nice): the workers preempt them at once when a request comes, instead
-    // of waiting for the end of a time slice. Not for synchronous saves (locks_held),
-    // which every client waits for.
+    // (bgsave-walk-nice, default 0): the workers preempt them sooner, but a starved
+    // walker holding a shard lock or the queue's mutex stalls them (docs/persistence.md).
+    // Not for synchronous saves (locks_held), which every client waits for.
     int nice = 0;
     // A list, set, sorted set or hash (without field TTLs) of more elements than this,
     // and without a TTL, is saved by the walker in slices of `slice_elements` (or
