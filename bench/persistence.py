@@ -20,7 +20,9 @@ redis-cli --pipe):
   - load at start-up: the process started on the file until DBSIZE answers the full
     count (no -LOADING), keys/s;
   - server CPU per SET at pipeline 30 (redis-benchmark, 2M requests) with
-    appendonly yes + appendfsync everysec, and with always (requests/s too).
+    appendonly yes + appendfsync everysec, and with always (requests/s too; user and
+    system time apart in results.json and the table; --aof-fsync off adds the same load
+    without the AOF). --hotkv-args applies to these runs too (e.g. "--threads 1").
 A server that refuses a setting (HotKV before the AOF landed) is reported as such.
 
 Results: bench/results/persistence_<date_time>/summary.md and results.json.
@@ -85,9 +87,14 @@ def children(pid):
 
 
 def cpu_ticks(pid):
+    return sum(cpu_split(pid))  # utime + stime
+
+
+def cpu_split(pid):
+    """(utime, stime) of a process in clock ticks."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime + stime
+    return int(fields[11]), int(fields[12])
 
 
 class Server:
@@ -293,9 +300,11 @@ def measure_load(server, keys_total):
             "complete": n == keys_total}
 
 
-def measure_aof(kind, binary, base, fsync, requests):
+def measure_aof(kind, binary, base, fsync, requests, extra=()):
     d = tempfile.mkdtemp(dir=base)
-    srv = Server(kind, binary, d, ["--appendonly", "yes", "--appendfsync", fsync])
+    # fsync "off": appendonly no, the same load (the baseline of what the AOF adds).
+    aof = ["--appendonly", "no"] if fsync == "off" else ["--appendonly", "yes", "--appendfsync", fsync]
+    srv = Server(kind, binary, d, aof + list(extra))
     try:
         srv.start()
     except RuntimeError as e:
@@ -304,19 +313,24 @@ def measure_aof(kind, binary, base, fsync, requests):
             why = f.read().decode(errors="replace").strip().splitlines()[-1:] or [str(e)]
         return {"refused": why[0]}
     try:
-        c0 = cpu_ticks(srv.proc.pid)
+        u0, s0 = cpu_split(srv.proc.pid)
+        c0 = u0 + s0
         t0 = time.monotonic()
         out = subprocess.run(["taskset", "-c", "1", "redis-benchmark", "-p", str(srv.port), "-t", "set",
                               "-P", "30", "-n", str(requests), "-r", "1000000", "-d", "256", "-c", "50",
                               "-q"], capture_output=True, text=True).stdout
         wall = time.monotonic() - t0
-        c1 = cpu_ticks(srv.proc.pid)
+        u1, s1 = cpu_split(srv.proc.pid)
+        c1 = u1 + s1
         hz = os.sysconf("SC_CLK_TCK")
         rps = None
         for part in out.replace("\r", "\n").split("\n"):
             if "requests per second" in part:
                 rps = float(part.split(":")[1].split()[0])
-        return {"cpu_ns_per_set": (c1 - c0) / hz / requests * 1e9, "rps": rps, "wall_s": wall}
+        return {"cpu_ns_per_set": (c1 - c0) / hz / requests * 1e9,
+                "user_ns_per_set": (u1 - u0) / hz / requests * 1e9,
+                "sys_ns_per_set": (s1 - s0) / hz / requests * 1e9,
+                "rps": rps, "wall_s": wall}
     finally:
         srv.stop()
         shutil.rmtree(d, ignore_errors=True)
@@ -347,6 +361,9 @@ def main():
                          "CPU per SET is reported, every run kept in results.json")
     ap.add_argument("--hotkv-args", default="", help="extra options for HotKV's server, "
                     "e.g. \"--bgsave-mode walk\"")
+    ap.add_argument("--aof-fsync", default="everysec,always",
+                    help="AOF settings measured (comma-separated): everysec, always, no, and "
+                         "off (appendonly no: the same load without the AOF)")
     a = ap.parse_args()
     keys = a.keys or (100_000 if a.quick else 1_000_000)
     small = a.small or (10_000 if a.quick else 100_000)
@@ -391,11 +408,13 @@ def main():
                 srv.stop()
             results["servers"][kind] = r
         kinds = a.servers.split(",")
-        for fsync in () if a.no_aof else ("everysec", "always"):
+        for fsync in () if a.no_aof else a.aof_fsync.split(","):
             runs = {k: [] for k in kinds}
             for _ in range(max(1, a.aof_repeat)):
                 for kind in kinds:  # alternated: the machine's load drifts for both
-                    runs[kind].append(measure_aof(kind, binaries[kind], base, fsync, aof_requests))
+                    extra = shlex.split(a.hotkv_args) if kind == "hotkv" else ()
+                    runs[kind].append(measure_aof(kind, binaries[kind], base, fsync, aof_requests,
+                                                  extra))
             for kind in kinds:
                 ok = sorted((x for x in runs[kind] if "cpu_ns_per_set" in x),
                             key=lambda x: x["cpu_ns_per_set"])
@@ -430,7 +449,10 @@ def render(res, a):
              f"{'--quick ' if a.quick else ''}--rate {a.rate} --servers {a.servers}"
              f"{' --hotkv-args ' + shlex.quote(a.hotkv_args) if a.hotkv_args else ''}"
              f"{' --no-aof' if a.no_aof else ''}{' --aof-only' if a.aof_only else ''}"
-             f"{f' --aof-repeat {a.aof_repeat}' if a.aof_repeat > 1 else ''}`. "
+             f"{f' --aof-repeat {a.aof_repeat}' if a.aof_repeat > 1 else ''}"
+             f"{f' --aof-fsync {a.aof_fsync}' if a.aof_fsync != 'everysec,always' else ''}"
+             f"{f' --aof-requests {a.aof_requests}' if a.aof_requests else ''}"
+             f"{f' --build-dir {a.build_dir}' if a.build_dir != os.path.join(ROOT, 'build/release') else ''}`. "
              f"Load average at start: {' '.join(res.get('loadavg_at_start', []))}. "
              f"Data: {res['keys']:,} strings x 256 B + {res['small']:,} each of 5-field hashes, "
              f"10-element lists, 10-member sorted sets.", "",
@@ -465,10 +487,13 @@ def render(res, a):
         row(f"{cmd.upper()} p99 at {a.rate // 2}/s, during BGSAVEs (us)", lambda r, c=cmd: r["p99_bgsave"][c]["p99_us"], "{:.0f}")
     row("load at start-up (s)", lambda r: r["load_s"])
     row("load at start-up (keys/s)", lambda r: r["keys_per_s"], "{:,.0f}")
-    for fsync in ("everysec", "always"):
+    for fsync in [f for f in ("off", "no", "everysec", "always") if any(f"aof_{f}" in r for r in s.values())]:
         row(f"AOF {fsync}: CPU per SET, P30 (ns)",
             lambda r, f=fsync: r[f"aof_{f}"].get("cpu_ns_per_set", r[f"aof_{f}"].get("refused")), "{:.0f}")
         row(f"AOF {fsync}: SET/s, P30", lambda r, f=fsync: r[f"aof_{f}"].get("rps"), "{:,.0f}")
+        row(f"AOF {fsync}: user + sys ns per SET",
+            lambda r, f=fsync: "{:.0f} + {:.0f}".format(r[f"aof_{f}"]["user_ns_per_set"],
+                                                      r[f"aof_{f}"]["sys_ns_per_set"]))
     lines.append("")
     return "\n".join(lines) + "\n"
 

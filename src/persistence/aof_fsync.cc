@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,39 +27,79 @@
 namespace hotkv::persistence {
 
 uint64_t Aof::FlushLocked(bool fsync_now) {
-  // New records go after what a failed write left (retried first, in order).
-  uint64_t complete;
-  if (!timestamps_.load(std::memory_order_relaxed)) {
-    complete = server_.write_stream().Drain(&unwritten_, &cur_db_);
-  } else {
+  // The records go from the thread buffers to the file in one writev (no copy into a
+  // batch of ours: with several workers their records interleave one by one), after
+  // what a failed write left (retried first, in order).
+  WriteStream& ws = server_.write_stream();
+  const uint64_t complete = ws.DrainPieces(&drained_, &cur_db_);
+  std::string ts;
+  if (timestamps_.load(std::memory_order_relaxed) && drained_.bytes > 0) {
     // aof-timestamp-enabled: a "#TS:<unix seconds>" annotation whenever the second
     // changed since the last one, before the records (as Redis's feedAppendOnlyFile).
-    std::string batch;
-    complete = server_.write_stream().Drain(&batch, &cur_db_);
     const int64_t sec = WallClockMs() / 1000;
-    if (!batch.empty() && sec != last_ts_) {
-      unwritten_ += "#TS:" + std::to_string(sec) + "\r\n";
+    if (sec != last_ts_) {
+      ts = "#TS:" + std::to_string(sec) + "\r\n";
       last_ts_ = sec;
     }
-    unwritten_ += batch;
   }
   if (fd_ < 0) {
     unwritten_.clear();
+    ws.ReleaseDrained(&drained_);
     return complete;
   }
+  iov_.clear();
+  if (!unwritten_.empty()) {
+    iov_.push_back({unwritten_.data(), unwritten_.size()});
+  }
+  if (!ts.empty()) {
+    iov_.push_back({ts.data(), ts.size()});
+  }
+  for (const WriteStream::Piece& p : drained_.pieces) {
+    iov_.push_back({const_cast<char*>(p.data), p.size});
+  }
+  const size_t total = unwritten_.size() + ts.size() + drained_.bytes;
   size_t off = 0;
   const int64_t threshold = server_.config().latency_monitor_threshold();
   const int64_t write_start = threshold > 0 ? MonotonicUs() : 0;
-  while (off < unwritten_.size()) {
-    ssize_t n = write(fd_, unwritten_.data() + off, unwritten_.size() - off);
+  size_t first = 0;  // iov_[first] is the first piece not written whole
+  int write_err = 0;
+  while (first < iov_.size()) {
+    const int count = static_cast<int>(std::min<size_t>(iov_.size() - first, IOV_MAX));
+    ssize_t n = writev(fd_, &iov_[first], count);
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n <= 0) {
+      write_err = n < 0 ? errno : 0;
       break;
     }
     off += static_cast<size_t>(n);
+    for (size_t left = static_cast<size_t>(n); left > 0;) {
+      if (left >= iov_[first].iov_len) {
+        left -= iov_[first].iov_len;
+        first++;
+      } else {
+        iov_[first].iov_base = static_cast<char*>(iov_[first].iov_base) + left;
+        iov_[first].iov_len -= left;
+        left = 0;
+      }
+    }
+    while (first < iov_.size() && iov_[first].iov_len == 0) {
+      first++;
+    }
   }
+  if (off < total) {
+    // What is left is kept (copied: the pieces go back to the stream) for the retry.
+    std::string rest;
+    rest.reserve(total - off);
+    for (size_t k = first; k < iov_.size(); k++) {
+      rest.append(static_cast<const char*>(iov_[k].iov_base), iov_[k].iov_len);
+    }
+    unwritten_.swap(rest);
+  } else {
+    unwritten_.clear();
+  }
+  ws.ReleaseDrained(&drained_);
   if (threshold > 0) {
     server_.latency().AddIfNeeded(threshold, "aof-write", (MonotonicUs() - write_start) / 1000);
   }
@@ -65,9 +107,8 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
     current_size_.fetch_add(static_cast<int64_t>(off));
     unsynced_ = true;
   }
-  if (off < unwritten_.size()) {
-    const int err = errno;
-    unwritten_.erase(0, off);
+  if (!unwritten_.empty()) {
+    const int err = write_err;
     SetWriteError(err != 0 ? err : ENOSPC);  // a short write with no errno: as Redis
     if (last_write_ok_.exchange(false)) {
       fprintf(stderr, "# Error writing to the AOF file: %s (retrying; %zu bytes kept)\n",
@@ -82,7 +123,6 @@ uint64_t Aof::FlushLocked(bool fsync_now) {
     }
     return 0;  // not durable: the caller keeps its old durable mark
   }
-  unwritten_.clear();
   if (!last_write_ok_.load(std::memory_order_relaxed)) {
     last_write_ok_.store(true);
     SetWriteError(0);

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -26,6 +27,7 @@
 #include "common/status.h"
 #include "persistence/aof_manifest.h"
 #include "server/aof_service.h"
+#include "server/write_stream.h"
 
 namespace hotkv {
 class Server;
@@ -108,6 +110,8 @@ class Aof : public AofService {
   int fd_ = -1;
   int cur_db_ = -1;
   std::string unwritten_;  // drained but not yet written (after a write error)
+  WriteStream::Drained drained_;  // FlushLocked's drain (pieces of the thread buffers)
+  std::vector<iovec> iov_;        // FlushLocked's writev
   int64_t last_ts_ = 0;    // the last #TS annotation written
   std::atomic<bool> timestamps_{false};
   std::atomic<bool> no_fsync_on_rewrite_{false};

@@ -2,9 +2,12 @@
 #include "persistence/snapshot_walk.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +22,14 @@ namespace {
 // Chunks waiting for the writer: walkers pause above this (hooks on client threads
 // never wait).
 constexpr size_t kMaxQueuedBytes = 64u << 20;
+// The writer is woken once this much is queued (or at the end, or for a large key's
+// slices), not for every chunk: a wake-up per chunk (~20k a second, each a futex call
+// on the walker and a context switch on a core the workers use) competed with the
+// workers. Between wake-ups it looks every kWriterPollMs anyway, which also picks up
+// the keys client threads saved (they never wake it: that would cost their command a
+// system call).
+constexpr size_t kWakeWriterBytes = 1u << 20;
+constexpr int kWriterPollMs = 10;
 
 std::atomic<uint64_t> g_last_epoch{0};
 
@@ -133,24 +144,35 @@ void SnapshotWalk::Commit(Shard& shard, Chunk&& c, bool shard_done) {
   if (shard_done) {
     shard.snapshot_epoch = epoch_;
   }
+  Queue(std::move(c), shard_done);
+}
+
+void SnapshotWalk::Queue(Chunk&& c, bool shard_done, bool counted) {
   // A slice of a large key is queued even empty (the last one may hold no element): the
   // writer waits for the slice that closes the key.
   const bool queue = !c.bytes.empty() || c.owner != 0;
-  if (!queue && !shard_done) {
+  if (!queue && !shard_done && !counted) {
     return;
   }
   std::lock_guard<std::mutex> g(mu_);
+  if (counted) {
+    unqueued_chunks_.fetch_sub(1, std::memory_order_relaxed);
+  }
   if (shard_done) {
     shards_saved_++;
     if (shards_saved_ == Keyspace::kShardCount) {
       EndEpoch();  // every shard is saved: the lock check stops at the epoch load
     }
   }
+  const bool slice = c.owner != 0;
   if (queue && !cancelled()) {
     queued_bytes_ += c.bytes.size();
     queue_.push_back(std::move(c));
   }
-  cv_.notify_one();
+  if (shards_saved_ == Keyspace::kShardCount || slice || queued_bytes_ >= kWakeWriterBytes ||
+      counted || cancelled()) {
+    cv_.notify_one();
+  }
 }
 
 // The hook without a key hint: what is left of the shard, on the caller's thread
@@ -223,10 +245,9 @@ void SnapshotWalk::SaveKeys(Shard& shard, uint64_t epoch, const SnapshotKeyHint&
   Commit(shard, std::move(c), false);
 }
 
-bool SnapshotWalk::WalkChunk(uint32_t i, Chunk* c, Status* err) {
+bool SnapshotWalk::WalkChunk(uint32_t i, rdb::ChunkEncoder& enc, Chunk* c, Status* err) {
   Shard& shard = ks_.shard(i);
   Progress& p = progress_[i];
-  rdb::ChunkEncoder enc(&c->bytes, opts_.write.compress);
   int selected = -1;
   size_t visited = 0;
   while (p.db < ks_.num_dbs()) {
@@ -330,8 +351,17 @@ void SnapshotWalk::Fail(Status st) {
   Cancel();
 }
 
+void SnapshotWalk::LowerPriority() const {
+  if (!opts_.locks_held && opts_.nice > 0) {
+    // Per thread on Linux (the tid names the thread); lowering needs no privilege.
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)),
+                      std::min(opts_.nice, 19));
+  }
+}
+
 void SnapshotWalk::WalkerMain() {
   t_walker = true;
+  LowerPriority();
   for (;;) {
     const uint32_t i = next_shard_.fetch_add(1, std::memory_order_relaxed);
     if (i >= Keyspace::kShardCount) {
@@ -355,21 +385,40 @@ void SnapshotWalk::WalkerMain() {
       }
       Chunk c;
       Status err;
+      // Keys are encoded raw under the lock (a copy) and compressed once it is released
+      // (CompressDeferred): the shard's clients wait for the copy only.
+      rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress, /*defer_compression=*/true);
       s.lock.lock_read();  // the walker's own lock: no pre-write hook
       if (s.snapshot_epoch == epoch_) {
         s.lock.unlock();  // a client's thread saved the rest
         break;
       }
       bool done = false;
-      if (progress_[i].open != nullptr) {
+      const bool slice = progress_[i].open != nullptr;
+      if (slice) {
         SliceOpenKey(i, &c, &err, /*all=*/false);
       } else {
-        done = WalkChunk(i, &c, &err);
+        done = WalkChunk(i, enc, &c, &err);
       }
       open = progress_[i].open != nullptr;
       const uint64_t keys = c.keys;
-      Commit(s, std::move(c), done);
-      s.lock.unlock();
+      if (slice) {
+        // Queued under the lock: a client's write may finish the key (FinishOpenKey)
+        // as soon as it is released, and its slices must reach the writer in order.
+        Commit(s, std::move(c), done);
+        s.lock.unlock();
+      } else {
+        if (done) {
+          s.snapshot_epoch = epoch_;  // its last keys are in `c`: hooks skip the shard
+        }
+        // Counted before the unlock: a hook that saves the shard's rest right after it
+        // (SaveShard) may count the last shard saved before `c` is queued, and the
+        // writer must not end the file without `c`.
+        unqueued_chunks_.fetch_add(1, std::memory_order_seq_cst);
+        s.lock.unlock();
+        enc.CompressDeferred();
+        Queue(std::move(c), done, /*counted=*/true);
+      }
       if (!err.ok()) {
         Fail(err);
       }
@@ -402,6 +451,7 @@ void SnapshotWalk::WaitForSpace() {
 }
 
 void SnapshotWalk::WriterMain() {
+  LowerPriority();
   // Opened here, not in Start: a file that cannot be created fails the save as a fork
   // child's would (BGSAVE has replied "started"; INFO shows the error).
   fd_ = open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -430,7 +480,7 @@ void SnapshotWalk::WriterMain() {
     {
       std::unique_lock<std::mutex> lk(mu_);
       auto next = queue_.end();
-      cv_.wait(lk, [&] {
+      auto ready = [&] {
         if (cancelled()) {
           return true;
         }
@@ -440,8 +490,11 @@ void SnapshotWalk::WriterMain() {
           return next != queue_.end();
         }
         next = queue_.begin();
-        return !queue_.empty() || shards_saved_ == Keyspace::kShardCount;
-      });
+        return !queue_.empty() || (shards_saved_ == Keyspace::kShardCount &&
+                                   unqueued_chunks_.load(std::memory_order_seq_cst) == 0);
+      };
+      while (!cv_.wait_for(lk, std::chrono::milliseconds(kWriterPollMs), ready)) {
+      }
       if (cancelled()) {
         break;
       }

@@ -71,6 +71,11 @@ class SnapshotWalk : public ShardSnapshotHook {
     int threads = 0;     // walker threads; 0: one per core
     bool locks_held = false;
     bool paused = false;  // tests: walkers wait for Resume() (hooks still save)
+    // A BGSAVE walk's threads (walkers and writer) run at this nice value
+    // (bgsave-walk-nice, default 0): the workers preempt them sooner, but a starved
+    // walker holding a shard lock or the queue's mutex stalls them (docs/persistence.md).
+    // Not for synchronous saves (locks_held), which every client waits for.
+    int nice = 0;
     // A list, set, sorted set or hash (without field TTLs) of more elements than this,
     // and without a TTL, is saved by the walker in slices of `slice_elements` (or
     // kChunkBytes), the shard unlocked between them (see "Large keys" below).
@@ -149,13 +154,18 @@ class SnapshotWalk : public ShardSnapshotHook {
   void FinishOpenKey(Shard& shard, uint32_t i);
   // Under the shard lock: queues `c` and, with `shard_done`, marks the shard saved.
   void Commit(Shard& shard, Chunk&& c, bool shard_done);
-  // One bounded chunk of shard `i` (walker, shard locked). Returns whether the shard is
-  // done.
-  bool WalkChunk(uint32_t i, Chunk* c, Status* err);
+  // Queues `c` for the writer; `shard_done`: counts a shard saved (its epoch set already);
+  // `counted`: a walker's chunk counted in unqueued_chunks_ (encoded under the lock,
+  // compressed and queued after it).
+  void Queue(Chunk&& c, bool shard_done, bool counted = false);
+  // One bounded chunk of shard `i` into `c` through `enc` (walker, shard locked).
+  // Returns whether the shard is done.
+  bool WalkChunk(uint32_t i, rdb::ChunkEncoder& enc, Chunk* c, Status* err);
   void EncodeLockedShard(Shard& shard);  // locks_held
   SnapshotWalk(Keyspace& ks, Options opts);
   void WalkerMain();
   void WaitForSpace();
+  void LowerPriority() const;  // the calling walk thread: opts_.nice (BGSAVE only)
   void KeyDelay(uint64_t keys);  // the queue below its bound and not paused, or cancelled
   void WriterMain();
   void Fail(Status st);
@@ -183,6 +193,8 @@ class SnapshotWalk : public ShardSnapshotHook {
   std::deque<Chunk> queue_;
   size_t queued_bytes_ = 0;
   uint32_t shards_saved_ = 0;
+  // Walker chunks encoded but not queued yet: the writer ends only once it is 0.
+  std::atomic<uint32_t> unqueued_chunks_{0};
   bool paused_ = false;
   Status error_;
   WriteStats stats_;

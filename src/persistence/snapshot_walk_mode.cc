@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/string_util.h"
 #include "persistence/snapshot.h"
 
 namespace hotkv::persistence {
@@ -35,6 +36,8 @@ Status Snapshotter::StartWalkLocked(std::unique_lock<std::mutex>& lk) {
   o.dest = DbPath();
   o.write = WriteOpts();
   o.access = Access("rdb-key-save-delay");
+  o.nice = static_cast<int>(
+      ParseInt64(server_->config().GetString("bgsave-walk-nice")).value_or(0));
   Keyspace& ks = server_->keyspace();
   forking_ = true;
   last_try_s_ = WallClockMs() / 1000;

@@ -92,6 +92,12 @@ void Encoder::String(std::string_view s) {
       }
     }
   }
+  if (deferred_ != nullptr && s.size() > 20 && s.size() <= UINT32_MAX) {
+    deferred_->emplace_back(out_->size(), s.size());  // compressed later, as below
+    Len(s.size());
+    Raw(s.data(), s.size());
+    return;
+  }
   // rdbSaveLzfStringObject: only over 20 bytes, and only if it saves 4 bytes or more.
   if (compress_ && s.size() > 20 && s.size() <= UINT32_MAX) {
     size_t outlen = s.size() - 4;

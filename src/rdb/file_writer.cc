@@ -128,11 +128,41 @@ Status FileWriter::WriteRaw(std::string_view bytes) {
 struct ChunkEncoder::Impl {
   std::string* out;
   Encoder enc;
-  Impl(std::string* o, bool compress) : out(o), enc(o, compress) {}
+  bool defer;
+  std::vector<std::pair<size_t, size_t>> deferred;  // {offset of the length, size}
+  Impl(std::string* o, bool compress, bool d)
+      : out(o), enc(o, compress && !d), defer(compress && d) {
+    if (defer) {
+      enc.DeferCompression(&deferred);
+    }
+  }
 };
 
-ChunkEncoder::ChunkEncoder(std::string* out, bool compress) : impl_(new Impl(out, compress)) {}
+ChunkEncoder::ChunkEncoder(std::string* out, bool compress, bool defer_compression)
+    : impl_(new Impl(out, compress, defer_compression)) {}
 ChunkEncoder::~ChunkEncoder() { delete impl_; }
+
+void ChunkEncoder::CompressDeferred() {
+  std::vector<std::pair<size_t, size_t>>& places = impl_->deferred;
+  if (places.empty()) {
+    return;
+  }
+  std::string& in = *impl_->out;
+  std::string res;
+  res.reserve(in.size());
+  Encoder lzf(&res, /*compress=*/true);
+  size_t cur = 0;
+  for (const auto& [at, n] : places) {
+    res.append(in, cur, at - cur);
+    // The raw form Encoder::String wrote: Len(n), then the n bytes.
+    const size_t len_bytes = n < (1u << 6) ? 1 : n < (1u << 14) ? 2 : 5;
+    lzf.String(std::string_view(in.data() + at + len_bytes, n));  // as a compressing encoder
+    cur = at + len_bytes + n;
+  }
+  res.append(in, cur, std::string::npos);
+  in.swap(res);
+  places.clear();
+}
 
 void ChunkEncoder::SelectDb(int db) {
   impl_->enc.Byte(kOpSelectDb);
@@ -141,7 +171,12 @@ void ChunkEncoder::SelectDb(int db) {
 
 Status ChunkEncoder::Key(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds,
                          std::optional<uint8_t> lfu_freq) {
-  return EncodeKey(impl_->enc, *impl_->out, e, expire_ms, idle_seconds, lfu_freq);
+  const size_t deferred = impl_->deferred.size();
+  Status st = EncodeKey(impl_->enc, *impl_->out, e, expire_ms, idle_seconds, lfu_freq);
+  if (!st.ok()) {
+    impl_->deferred.resize(deferred);  // the key's bytes were dropped
+  }
+  return st;
 }
 
 Status FileWriter::Finish() {

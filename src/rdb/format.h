@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 #include "common/status.h"
@@ -102,6 +104,10 @@ std::string ModuleNameFromId(uint64_t id);
 class Encoder {
  public:
   explicit Encoder(std::string* out, bool compress) : out_(out), compress_(compress) {}
+  // Strings over 20 bytes are written raw and their places remembered here, for a later
+  // pass that compresses them (ChunkEncoder's defer_compression): {offset of the length,
+  // string size}.
+  void DeferCompression(std::vector<std::pair<size_t, size_t>>* places) { deferred_ = places; }
 
   void Byte(uint8_t b) { out_->push_back(static_cast<char>(b)); }
   void Raw(const void* p, size_t n) { out_->append(static_cast<const char*>(p), n); }
@@ -122,6 +128,7 @@ class Encoder {
   std::string* out_;
   bool compress_;
   std::string lzf_;  // compression scratch
+  std::vector<std::pair<size_t, size_t>>* deferred_ = nullptr;
 };
 
 // ---- Reading ----

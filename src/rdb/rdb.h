@@ -142,7 +142,11 @@ class FileWriter {
 //   enc.SelectDb(0); enc.Key(*e, -1);  ...  writer.WriteRaw(chunk);
 class ChunkEncoder {
  public:
-  ChunkEncoder(std::string* out, bool compress);
+  // `defer_compression` (with `compress`): the strings LZF may shrink are written raw
+  // and remembered, and CompressDeferred() rewrites them later as a compressing encoder
+  // would have written them: the same bytes, but the encoding (a copy) can run under a
+  // lock and the compression after it is released.
+  ChunkEncoder(std::string* out, bool compress, bool defer_compression = false);
   ~ChunkEncoder();
   ChunkEncoder(const ChunkEncoder&) = delete;
   ChunkEncoder& operator=(const ChunkEncoder&) = delete;
@@ -153,6 +157,9 @@ class ChunkEncoder {
   // error nothing of the key is appended.
   Status Key(const Entry& e, int64_t expire_ms, std::optional<uint64_t> idle_seconds = {},
              std::optional<uint8_t> lfu_freq = {});
+  // With defer_compression: compresses the strings written raw so far, in `out` (which
+  // must hold what this encoder wrote, at the same offsets). Needs no access to the keys.
+  void CompressDeferred();
 
  private:
   struct Impl;

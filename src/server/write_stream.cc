@@ -19,11 +19,7 @@ struct PendingMark {
   int db;
   size_t end;
 };
-struct Mark {
-  uint64_t seq;
-  int64_t db;
-  size_t end;
-};
+using Mark = WriteStream::Mark;
 
 size_t Digits(uint64_t v) {
   size_t n = 1;
@@ -47,15 +43,6 @@ char* PutInt(char* p, char type, uint64_t n) {
   *p++ = '\r';
   *p++ = '\n';
   return p;
-}
-
-// Bytes of args' RESP after the "*<n>\r\n$<len0>\r\n" prefix: from the first argument on.
-size_t RespBodySize(const std::vector<std::string_view>& args) {
-  size_t n = args.front().size() + 2;
-  for (size_t i = 1; i < args.size(); i++) {
-    n += Digits(args[i].size()) + 5 + args[i].size();
-  }
-  return n;
 }
 
 template <typename Args>
@@ -137,7 +124,8 @@ class StreamObserver : public KeyObserver {
 
 }  // namespace
 
-struct WriteStream::ThreadBuffer {
+// Cache-line aligned: the buffers of two workers never share a line.
+struct alignas(64) WriteStream::ThreadBuffer {
   // Producer-only state (its thread).
   std::string pending;                // RESP of the record being built
   std::vector<PendingMark> pending_marks;
@@ -180,17 +168,24 @@ void WriteStream::EncodeCommand(std::string* out, const std::vector<std::string_
   Encode(out, args);
 }
 
-// The client's own bytes when they are exactly what Encode would write: the parser
-// checked every '$' and CRLF, and a count or length written any other way than the
-// shortest (a leading zero, a sign) makes the request longer than
-// its encoded size.
+// The client's own bytes when they are exactly what Encode would write. The request
+// parser accepts counts and lengths only in their shortest form (no leading zero, no
+// sign: protocol/resp_parser.cc, ParseCount and ParseInt64), so a RESP request it parsed
+// is canonical; what is checked here, in O(1), is that `args` is that request's own
+// vector (the dispatcher's arguments are const: nothing replaces one in place) and that
+// its first and last arguments sit where canonical RESP puts them (a count or length
+// written any other way would move them). Before, the whole body's size was summed
+// argument by argument: ~115 instructions per SET.
 bool WriteStream::RawIsCanonical(const std::vector<std::string_view>& args) {
   if (&args != t_raw_args_ || t_raw_.empty()) {
     return false;
   }
-  const size_t body = RespBodySize(args);
-  return t_raw_.size() == Digits(args.size()) + 3 + Digits(args.front().size()) + 3 + body &&
-         args.front().data() == t_raw_.data() + (t_raw_.size() - body);
+  const std::string_view front = args.front(), back = args.back();
+  const char* const raw = t_raw_.data();
+  // The count and the command name's length: one digit nearly always.
+  auto digits = [](size_t v) { return v < 10 ? 1 : Digits(v); };
+  return front.data() == raw + digits(args.size()) + 3 + digits(front.size()) + 3 &&
+         back.data() + back.size() + 2 == raw + t_raw_.size();
 }
 
 void WriteStream::Append(int db, const std::vector<std::string_view>& args) {
@@ -285,40 +280,47 @@ uint64_t WriteStream::LastCommittedByThisThread() {
   return t_buffer_stream_ == id_ ? t_buffer_->last_committed : 0;
 }
 
-uint64_t WriteStream::Drain(std::string* out, int* db) {
-  struct Taken {
-    ThreadBuffer* from;
-    std::string data;
-    std::vector<Mark> marks;
-    size_t next = 0;  // index of the first mark not yet copied
-  };
-  std::vector<Taken> taken;
-  uint64_t complete = 0;
-  {
-    std::lock_guard<std::mutex> g(registry_mu_);
-    taken.resize(buffers_.size());
-    for (size_t i = 0; i < buffers_.size(); i++) {
-      taken[i].from = buffers_[i].get();
-      taken[i].data.swap(buffers_[i]->spare_data);
-      taken[i].marks.swap(buffers_[i]->spare_marks);
-    }
-    for (auto& b : buffers_) {
-      b->lock.lock();
-    }
-    // Every number handed out so far is in a buffer now: Commit takes it under its lock.
-    complete = seq_.load(std::memory_order_acquire);
-    for (size_t i = 0; i < buffers_.size(); i++) {
-      taken[i].data.swap(buffers_[i]->data);
-      taken[i].marks.swap(buffers_[i]->marks);
-    }
-    for (auto& b : buffers_) {
-      b->lock.unlock();
-    }
+struct WriteStream::Taken {
+  ThreadBuffer* from = nullptr;
+  std::string data;
+  std::vector<Mark> marks;
+  size_t next = 0;  // index of the first mark not yet emitted
+};
+
+WriteStream::Drained::Drained() = default;
+WriteStream::Drained::~Drained() = default;
+
+uint64_t WriteStream::TakeAll(std::vector<Taken>* taken) {
+  std::lock_guard<std::mutex> g(registry_mu_);
+  taken->resize(buffers_.size());
+  for (size_t i = 0; i < buffers_.size(); i++) {
+    Taken& t = (*taken)[i];
+    t.from = buffers_[i].get();
+    t.next = 0;
+    t.data.swap(buffers_[i]->spare_data);
+    t.marks.swap(buffers_[i]->spare_marks);
   }
-  // K-way merge by sequence number, a run at a time: from the buffer holding the lowest
-  // next number, every entry numbered below the other buffers' next numbers goes in one
-  // copy (entries of one database; a SELECT between databases). Few buffers: a linear
-  // minimum is enough.
+  for (auto& b : buffers_) {
+    b->lock.lock();
+  }
+  // Every number handed out so far is in a buffer now: Commit takes it under its lock.
+  const uint64_t complete = seq_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < buffers_.size(); i++) {
+    (*taken)[i].data.swap(buffers_[i]->data);
+    (*taken)[i].marks.swap(buffers_[i]->marks);
+  }
+  for (auto& b : buffers_) {
+    b->lock.unlock();
+  }
+  return complete;
+}
+
+// K-way merge by sequence number, a run at a time: from the buffer holding the lowest
+// next number, every entry numbered below the other buffers' next numbers goes in one
+// piece (entries of one database; a SELECT between databases). Few buffers: a linear
+// minimum is enough. `run(t, from, to)`: bytes [from, to) of t.data; `select(db)`.
+template <typename Run, typename Select>
+void WriteStream::Merge(std::vector<Taken>& taken, int* db, Run&& run, Select&& select) {
   for (;;) {
     size_t best = taken.size();
     uint64_t best_seq = 0, second_seq = UINT64_MAX;
@@ -343,8 +345,7 @@ uint64_t WriteStream::Drain(std::string* out, int* db) {
     while (t.next < t.marks.size() && t.marks[t.next].seq < second_seq) {
       const int64_t entry_db = t.marks[t.next].db;
       if (entry_db >= 0 && entry_db != *db) {
-        const std::string n = std::to_string(entry_db);
-        Encode(out, std::initializer_list<std::string_view>{"SELECT", n});
+        select(static_cast<int>(entry_db));
         *db = static_cast<int>(entry_db);
       }
       // The run: following entries of the same database (or of none) below second_seq.
@@ -354,18 +355,15 @@ uint64_t WriteStream::Drain(std::string* out, int* db) {
              (t.marks[last + 1].db < 0 || t.marks[last + 1].db == *db)) {
         last++;
       }
-      const size_t to = t.marks[last].end;
-      if (out->empty() && from == 0 && to == t.data.size()) {
-        out->swap(t.data);  // the whole buffer: no copy (t.data gets out's capacity)
-        t.data.clear();
-      } else {
-        out->append(t.data, from, to - from);
-      }
+      run(t, from, t.marks[last].end);
       t.next = last + 1;
     }
   }
-  // The taken buffers become the spares of the next drain (their capacity kept, unless a
-  // burst made it large).
+}
+
+// The taken buffers become the spares of the next drain (their capacity kept, unless a
+// burst made it large).
+void WriteStream::ReturnSpares(std::vector<Taken>& taken) {
   constexpr size_t kMaxSpare = 16u << 20;
   for (Taken& t : taken) {
     t.data.clear();
@@ -377,7 +375,64 @@ uint64_t WriteStream::Drain(std::string* out, int* db) {
     t.from->spare_data.swap(t.data);
     t.from->spare_marks.swap(t.marks);
   }
+}
+
+uint64_t WriteStream::Drain(std::string* out, int* db) {
+  std::vector<Taken> taken;
+  const uint64_t complete = TakeAll(&taken);
+  Merge(
+      taken, db,
+      [&](Taken& t, size_t from, size_t to) {
+        if (out->empty() && from == 0 && to == t.data.size()) {
+          out->swap(t.data);  // the whole buffer: no copy (t.data gets out's capacity)
+          t.data.clear();
+        } else {
+          out->append(t.data, from, to - from);
+        }
+      },
+      [&](int d) {
+        const std::string n = std::to_string(d);
+        Encode(out, std::initializer_list<std::string_view>{"SELECT", n});
+      });
+  ReturnSpares(taken);
   return complete;
+}
+
+uint64_t WriteStream::DrainPieces(Drained* d, int* db) {
+  ReleaseDrained(d);
+  const uint64_t complete = TakeAll(&d->taken_);
+  // Places first (source, offset, size), pointers once selects_ has stopped growing.
+  constexpr uint32_t kSelects = UINT32_MAX;
+  d->places_.clear();
+  Merge(
+      d->taken_, db,
+      [&](Taken& t, size_t from, size_t to) {
+        d->places_.push_back({static_cast<uint32_t>(&t - d->taken_.data()), from, to - from});
+      },
+      [&](int n) {
+        const size_t at = d->selects_.size();
+        const std::string s = std::to_string(n);
+        Encode(&d->selects_, std::initializer_list<std::string_view>{"SELECT", s});
+        d->places_.push_back({kSelects, at, d->selects_.size() - at});
+      });
+  d->pieces.reserve(d->places_.size());
+  for (const Drained::Place& p : d->places_) {
+    const char* base =
+        p.source == kSelects ? d->selects_.data() : d->taken_[p.source].data.data();
+    d->pieces.push_back({base + p.offset, p.size});
+    d->bytes += p.size;
+  }
+  return complete;
+}
+
+void WriteStream::ReleaseDrained(Drained* d) {
+  if (!d->taken_.empty()) {
+    ReturnSpares(d->taken_);
+    d->taken_.clear();
+  }
+  d->pieces.clear();
+  d->bytes = 0;
+  d->selects_.clear();
 }
 
 }  // namespace hotkv

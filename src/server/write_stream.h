@@ -68,7 +68,8 @@ class WriteStream {
   // number given (0: appended to the pending record).
   uint64_t AppendCommit(int db, const std::vector<std::string_view>& args);
   // The request the calling thread is about to dispatch: its parsed `args` and the RESP
-  // bytes the client sent for it (empty: none, e.g. an inline command). Cleared with
+  // bytes the client sent for it, as the request parser accepted them (which makes them
+  // canonical RESP; empty: none, e.g. an inline command). Cleared with
   // (nullptr, {}) once it ran. Only a pointer and a view are kept.
   static void SetRawRequest(const std::vector<std::string_view>* args, std::string_view raw) {
     t_raw_args_ = args;
@@ -104,6 +105,44 @@ class WriteStream {
   // at the start of a file). Returns n: every record numbered up to n is now in `out` or
   // was drained before (nothing numbered <= n can still come).
   uint64_t Drain(std::string* out, int* db);
+
+  struct Mark {  // an entry of a thread buffer (write_stream.cc)
+    uint64_t seq;
+    int64_t db;
+    size_t end;
+  };
+  struct Taken;
+  struct Piece {
+    const char* data;
+    size_t size;
+  };
+  class Drained {
+   public:
+    Drained();
+    ~Drained();
+    Drained(const Drained&) = delete;
+    Drained& operator=(const Drained&) = delete;
+    std::vector<Piece> pieces;
+    size_t bytes = 0;  // the pieces' total size
+
+   private:
+    friend class WriteStream;
+    struct Place {
+      uint32_t source;  // index in taken_, or UINT32_MAX: selects_
+      size_t offset;
+      size_t size;
+    };
+    std::vector<Taken> taken_;
+    std::vector<Place> places_;
+    std::string selects_;
+  };
+  // The same drain without copying the records: `pieces` are the merged runs where they
+  // lie in the taken thread buffers (and the SELECTs between them), in order, for one
+  // writev. Valid until ReleaseDrained (or the next DrainPieces, which releases first);
+  // release before any other Drain. With several producing threads, whose records
+  // interleave one by one, this saves the consumer a copy of every record.
+  uint64_t DrainPieces(Drained* d, int* db);
+  void ReleaseDrained(Drained* d);
   // Highest sequence number handed out so far.
   uint64_t last_seq() const { return seq_.load(std::memory_order_acquire); }
 
@@ -127,6 +166,12 @@ class WriteStream {
   // Whether `args` is the raw request set on this thread and its bytes are what Encode
   // would write for it.
   static bool RawIsCanonical(const std::vector<std::string_view>& args);
+  // Drain's steps: take every thread's committed records, merge them by number, give
+  // the buffers back as spares.
+  uint64_t TakeAll(std::vector<Taken>* taken);
+  template <typename Run, typename Select>
+  static void Merge(std::vector<Taken>& taken, int* db, Run&& run, Select&& select);
+  static void ReturnSpares(std::vector<Taken>& taken);
 
   // The calling thread's buffer of the stream it used last (one stream per server).
   static thread_local ThreadBuffer* t_buffer_;
@@ -134,9 +179,13 @@ class WriteStream {
   static thread_local const std::vector<std::string_view>* t_raw_args_;
   static thread_local std::string_view t_raw_;
 
+  // Read by every command (active(), Local()): kept off seq_'s cache line, which every
+  // recorded write of every worker changes (with them on one line, each SET of one
+  // worker made the next command of the other miss on the line).
   std::atomic<int> consumers_{0};
-  std::atomic<uint64_t> seq_{0};
   const uint64_t id_;
+  alignas(64) std::atomic<uint64_t> seq_{0};
+  char seq_line_pad_[64 - sizeof(std::atomic<uint64_t>)];
   std::mutex registry_mu_;  // registration of thread buffers (once per thread)
   std::vector<std::unique_ptr<ThreadBuffer>> buffers_;
   std::atomic<size_t> buffer_count_{0};

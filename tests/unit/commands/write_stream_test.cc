@@ -363,6 +363,77 @@ TEST(WriteStreamMerge, DrainAppends) {
   ws.RemoveConsumer();
 }
 
+// DrainPieces hands out the merged runs where they lie (no copy): their concatenation is
+// exactly what Drain would write, SELECTs included, for records of several threads
+// interleaved by number across databases; after ReleaseDrained the next drain holds only
+// what came later.
+TEST(WriteStreamMerge, DrainPiecesEqualsDrain) {
+  WriteStream ws;
+  ws.AddConsumer();
+  // Two producing threads taking turns (each a buffer of its own): A B A A B, in
+  // databases 0 0 1 1 0.
+  const std::vector<std::pair<int, int>> steps = {{0, 0}, {1, 0}, {0, 1}, {0, 1}, {1, 0}};
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t turn = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; t++) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < steps.size(); i++) {
+        if (steps[i].first != t) {
+          continue;
+        }
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait(lk, [&] { return turn == i; });
+        ws.Append(steps[i].second, {"SET", "k" + std::to_string(i), "v"});
+        ws.Commit();
+        turn++;
+        cv.notify_all();
+      }
+    });
+  }
+  for (auto& th : threads) {
+    th.join();
+  }
+  std::string expected;
+  WriteStream::EncodeCommand(&expected, {"SELECT", "0"});
+  WriteStream::EncodeCommand(&expected, {"SET", "k0", "v"});
+  WriteStream::EncodeCommand(&expected, {"SET", "k1", "v"});
+  WriteStream::EncodeCommand(&expected, {"SELECT", "1"});
+  WriteStream::EncodeCommand(&expected, {"SET", "k2", "v"});
+  WriteStream::EncodeCommand(&expected, {"SET", "k3", "v"});
+  WriteStream::EncodeCommand(&expected, {"SELECT", "0"});
+  WriteStream::EncodeCommand(&expected, {"SET", "k4", "v"});
+  WriteStream::Drained d;
+  int db = -1;
+  EXPECT_EQ(ws.DrainPieces(&d, &db), 5u);
+  std::string got;
+  for (const WriteStream::Piece& p : d.pieces) {
+    got.append(p.data, p.size);
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(d.bytes, expected.size());
+  EXPECT_EQ(d.pieces.size(), 7u);  // 3 SELECTs, 4 runs (k2 k3: one run)
+  EXPECT_EQ(db, 0);
+  ws.ReleaseDrained(&d);
+  EXPECT_TRUE(d.pieces.empty());
+  ws.Append(0, {"DEL", "k0"});
+  ws.Commit();
+  EXPECT_EQ(ws.DrainPieces(&d, &db), 6u);
+  got.clear();
+  for (const WriteStream::Piece& p : d.pieces) {
+    got.append(p.data, p.size);
+  }
+  expected.clear();
+  WriteStream::EncodeCommand(&expected, {"DEL", "k0"});
+  EXPECT_EQ(got, expected);
+  ws.ReleaseDrained(&d);
+  std::string out;
+  EXPECT_EQ(ws.Drain(&out, &db), 6u);
+  EXPECT_EQ(out, "");
+  ws.RemoveConsumer();
+}
+
 // AppendCommit commits at once when nothing is pending (the dispatcher's common case);
 // behind a pending record, or inside a MULTI, it only appends, and Commit commits both in
 // order. The raw request's bytes are copied when they are canonical RESP, else encoded.

@@ -124,5 +124,55 @@ TEST(RdbSliced, OnlyCollectionsWithoutFieldTtlsAreSliceable) {
   EXPECT_FALSE(SlicedKeyEncoder::Sliceable(*s));
 }
 
+// ChunkEncoder with defer_compression writes strings raw and CompressDeferred rewrites
+// them into exactly the bytes a compressing encoder writes, for every type and string
+// size class (int-encoded, short, compressible, incompressible, a 20 KB value whose
+// length takes 5 bytes), expiry and IDLE opcodes between them.
+TEST(RdbChunkEncoder, DeferredCompressionGivesTheCompressedBytes) {
+  std::string incompressible;
+  uint32_t x = 12345;
+  for (int i = 0; i < 300; i++) {
+    x = x * 1103515245u + 12345u;
+    incompressible.push_back(static_cast<char>(x >> 24));
+  }
+  std::vector<EntryPtr> entries;
+  entries.emplace_back(Entry::NewString("int", "12345", false));
+  entries.emplace_back(Entry::NewString("short", "hello", false));
+  entries.emplace_back(Entry::NewString("k:" + std::string(30, 'k'), std::string(256, 'a'), false));
+  entries.emplace_back(Entry::NewString("random", incompressible, false));
+  entries.emplace_back(Entry::NewString("big", std::string(20000, 'z') + "end", false));
+  entries.emplace_back(Entry::NewString("mid", std::string(100, 'm') + incompressible, false));
+  for (EntryPtr& e : LargeEntries()) {
+    entries.push_back(std::move(e));
+  }
+  std::string want, got;
+  ChunkEncoder plain(&want, /*compress=*/true);
+  ChunkEncoder deferred(&got, /*compress=*/true, /*defer_compression=*/true);
+  plain.SelectDb(3);
+  deferred.SelectDb(3);
+  for (size_t i = 0; i < entries.size(); i++) {
+    const int64_t expire = i % 2 == 0 ? -1 : 1700000000000 + static_cast<int64_t>(i);
+    ASSERT_TRUE(plain.Key(*entries[i], expire, i % 3 == 0 ? std::optional<uint64_t>(7)
+                                                          : std::nullopt).ok());
+    ASSERT_TRUE(deferred.Key(*entries[i], expire, i % 3 == 0 ? std::optional<uint64_t>(7)
+                                                             : std::nullopt).ok());
+  }
+  EXPECT_GT(got.size(), want.size());  // raw until compressed
+  deferred.CompressDeferred();
+  EXPECT_EQ(got, want);
+  deferred.CompressDeferred();  // nothing left to do
+  EXPECT_EQ(got, want);
+  // Without compression the deferred encoder writes the plain bytes and keeps them.
+  std::string raw_want, raw_got;
+  ChunkEncoder raw_plain(&raw_want, false);
+  ChunkEncoder raw_deferred(&raw_got, false, /*defer_compression=*/true);
+  for (const EntryPtr& e : entries) {
+    ASSERT_TRUE(raw_plain.Key(*e, -1).ok());
+    ASSERT_TRUE(raw_deferred.Key(*e, -1).ok());
+  }
+  raw_deferred.CompressDeferred();
+  EXPECT_EQ(raw_got, raw_want);
+}
+
 }  // namespace
 }  // namespace hotkv::rdb

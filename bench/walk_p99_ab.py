@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""p99 of a fixed-rate GET+SET load during back-to-back BGSAVEs, settings alternated on
+ONE server process (issue 15: what the walk's p99 is made of).
+
+    bench/walk_p99_ab.py [--server BIN] [--keys 500000] [--rate 20000] [--secs 8]
+                         [--rounds 3] [--variants quiet,walk-nice0,walk-nice19,fork]
+                         [--out DIR]
+
+One server (HotKV, on cores 0,1 as bench/persistence.py runs it) is filled once with
+--keys strings of 256 B (hotkv-loadgen --load); then, round after round, each variant
+runs in turn: its settings are applied with CONFIG SET, and hotkv-loadgen sends GET and
+SET at --rate/2 each (open loop, 25 connections each, on core 1) for --secs seconds while
+a client thread runs BGSAVEs back to back (BGSAVE, then INFO persistence every 5 ms until
+it is done, as bench/persistence.py's saver). Alternating the variants within one
+process cancels most of the drift of a shared machine between them; a run of one
+variant is still only indicative (the machine's other load moves p99 by 10x).
+
+Variants (comma-separated):
+  quiet           no BGSAVE (the baseline of the ratio)
+  walk-nice<N>    bgsave-mode walk, bgsave-walk-nice N
+  walk-nice<N>-nocomp  the same with rdbcompression no
+  fork            bgsave-mode fork
+  walk            bgsave-mode walk, nothing else set (a build without bgsave-walk-nice)
+Prints one line per run and a table of medians; --out writes runs.json there.
+"""
+import argparse
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def apply(c, variant):
+    if variant == "quiet":
+        return False
+    if variant == "fork":
+        c.config_set("bgsave-mode", "fork")
+        c.config_set("rdbcompression", "yes")
+        return True
+    if variant == "walk":
+        c.config_set("bgsave-mode", "walk")
+        c.config_set("rdbcompression", "yes")
+        return True
+    assert variant.startswith("walk-nice"), variant
+    rest = variant[len("walk-nice"):]
+    nocomp = rest.endswith("-nocomp")
+    nice = rest[:-len("-nocomp")] if nocomp else rest
+    c.config_set("bgsave-mode", "walk")
+    c.config_set("bgsave-walk-nice", nice)
+    c.config_set("rdbcompression", "no" if nocomp else "yes")
+    return True
+
+
+def wait_bgsave(c):
+    while c.info("persistence").get("rdb_bgsave_in_progress", 0):
+        time.sleep(0.005)
+
+
+def run_one(port, loadgen, args, saving):
+    c = redis.Redis(port=port, socket_timeout=600)
+    wait_bgsave(c)
+    stop = threading.Event()
+    saves = []
+
+    def saver():
+        cc = redis.Redis(port=port, socket_timeout=600)
+        while not stop.is_set():
+            t0 = time.monotonic()
+            try:
+                cc.bgsave()
+            except redis.exceptions.ResponseError:
+                wait_bgsave(cc)
+                continue
+            wait_bgsave(cc)
+            saves.append(time.monotonic() - t0)
+
+    th = None
+    if saving:
+        th = threading.Thread(target=saver)
+        th.start()
+        time.sleep(0.2)
+    procs = [subprocess.Popen(
+        ["taskset", "-c", "1", loadgen, "--port", str(port), "--rate", str(args.rate // 2),
+         "--duration", str(args.secs), "--warmup", "1", "--command", cmd, "--keyspace",
+         str(args.keys), "--connections", "25", "--json"], stdout=subprocess.PIPE, text=True)
+        for cmd in ("get", "set")]
+    res = {}
+    for cmd, p in zip(("get", "set"), procs):
+        out, _ = p.communicate()
+        try:
+            j = json.loads(out.strip().splitlines()[-1])
+            lat = j.get("latency_us")
+            res[cmd] = lat["p99"] if lat else None
+        except (ValueError, IndexError, TypeError, KeyError):
+            res[cmd] = None
+    if th:
+        stop.set()
+        th.join()
+    res["saves"] = len(saves)
+    res["save_s"] = statistics.median(saves) if saves else None
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--server", default=os.path.join(ROOT, "build/release/hotkv-server"))
+    ap.add_argument("--loadgen",
+                    default=os.path.join(ROOT, "build/release/tools/loadgen/hotkv-loadgen"))
+    ap.add_argument("--keys", type=int, default=500_000)
+    ap.add_argument("--rate", type=int, default=20_000)
+    ap.add_argument("--secs", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--variants", default="quiet,walk-nice0,walk-nice19,fork")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    variants = a.variants.split(",")
+    d = tempfile.mkdtemp(prefix="walk-p99-")
+    port = free_port()
+    log = open(os.path.join(d, "server.log"), "wb")
+    srv = subprocess.Popen(["taskset", "-c", "0,1", a.server, "--port", str(port), "--dir", d,
+                            "--save", "", "--bind", "127.0.0.1"], stdout=log,
+                           stderr=subprocess.STDOUT)
+    runs = []
+    head = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            "loadavg_at_start": open("/proc/loadavg").read().split()[:3],
+            "server": a.server, "keys": a.keys, "rate": a.rate, "secs": a.secs,
+            "machine": f"{os.cpu_count()} CPUs, {os.uname().release}"}
+    print(json.dumps(head), flush=True)
+    try:
+        c = redis.Redis(port=port, socket_timeout=600)
+        for _ in range(300):
+            try:
+                c.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.05)
+        subprocess.run(["taskset", "-c", "1", a.loadgen, "--port", str(port), "--load",
+                        str(a.keys), "--value-size", "256", "--pipeline", "64",
+                        "--connections", "8"], check=True, stdout=subprocess.DEVNULL)
+        for rnd in range(a.rounds):
+            for v in variants:
+                saving = apply(c, v)
+                la = open("/proc/loadavg").read().split()[0]
+                r = run_one(port, a.loadgen, a, saving)
+                r.update({"variant": v, "round": rnd, "loadavg": la})
+                runs.append(r)
+                print(json.dumps(r), flush=True)
+    finally:
+        srv.send_signal(signal.SIGKILL)
+        srv.wait()
+    print()
+    print("| variant | GET p99 ms (median) | SET p99 ms (median) | runs: GET / SET p99 ms | BGSAVEs per run | BGSAVE s (median) |")
+    print("|---|---|---|---|---|---|")
+
+    def ms(x):
+        return f"{x / 1000:.1f}" if isinstance(x, (int, float)) else "n/s"
+    for v in variants:
+        rs = [r for r in runs if r["variant"] == v]
+        g = [r["get"] for r in rs if r["get"] is not None]
+        s = [r["set"] for r in rs if r["set"] is not None]
+        sv = [r["save_s"] for r in rs if r["save_s"]]
+        gm = ms(statistics.median(g)) if g else "n/s"
+        sm = ms(statistics.median(s)) if s else "n/s"
+        each = ", ".join(f"{ms(r['get'])} / {ms(r['set'])}" for r in rs)
+        saves = ", ".join(str(r["saves"]) for r in rs)
+        svm = f"{statistics.median(sv):.2f}" if sv else "-"
+        print(f"| {v} | {gm} | {sm} | {each} | {saves} | {svm} |")
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "runs.json"), "w") as f:
+            json.dump({"head": head, "runs": runs}, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
