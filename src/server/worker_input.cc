@@ -352,6 +352,7 @@ void Worker::Flush(Connection* c) {
 void Worker::PrefetchBatch(size_t n, int db) {
   Keyspace& ks = server_->keyspace();
   const CommandTable& table = server_->commands();
+  bool keys = false;
   for (size_t i = 0; i < n; i++) {
     ParsedCommand& pc = batch_[i];
     pc.cmd = table.Find(pc.args[0]);
@@ -359,6 +360,7 @@ void Worker::PrefetchBatch(size_t n, int db) {
         static_cast<size_t>(pc.cmd->first_key) >= pc.args.size()) {
       continue;
     }
+    keys = true;
     pc.key = pc.cmd->first_key;
     // pc.shard keeps the key's cluster slot (its shard is ShardOfSlot of it), for the
     // key hint: an insert's per-slot count then needs no second CRC16.
@@ -366,6 +368,9 @@ void Worker::PrefetchBatch(size_t n, int db) {
     LocateKey(pc.args[pc.key], &shard, &pc.hash, &slot);
     pc.shard = slot != kNoSlot ? slot : KeySlot(pc.args[pc.key]);
     __builtin_prefetch(&ks.shard(shard).db(db));
+  }
+  if (!keys) {
+    return;  // keyless commands (PING): nothing to fetch
   }
   Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
   for (size_t i = 0; i < n; i++) {
