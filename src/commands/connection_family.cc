@@ -32,7 +32,7 @@ void PingCommand(CommandContext& ctx) {
   if (ctx.argc() == 2) {
     return ctx.rb().Bulk(ctx.arg(1));
   }
-  ctx.rb().SimpleString("PONG");
+  ctx.rb().Raw("+PONG\r\n");  // SimpleString("PONG"), without the call
 }
 
 void EchoCommand(CommandContext& ctx) { ctx.rb().Bulk(ctx.arg(1)); }

@@ -1,5 +1,6 @@
 #include "server/command_table.h"
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -155,6 +156,19 @@ struct ShortIndex {
   int shift = 64;
 };
 ShortIndex g_short_index;
+// Bumped by every Finalize: a thread's last-found name (below) from before is stale.
+std::atomic<uint64_t> g_short_index_generation{1};
+
+// The name this thread found last, as LoadShortName's raw (unfolded) words: a pipeline
+// usually repeats its command, and the same bytes are then matched without case folding,
+// hashing or probing. Filled only through the short index, so the generation check also
+// says which table it belongs to (the index's owner).
+struct LastFound {
+  uint64_t w0 = 0, w1 = 0, len = 0;
+  uint64_t generation = 0;
+  const CommandSpec* spec = nullptr;
+};
+thread_local constinit LastFound t_last_found;
 
 }  // namespace
 
@@ -516,6 +530,7 @@ void CommandTable::Finalize() {
     index_[i] = c.get();
   }
   ShortIndex& si = g_short_index;
+  g_short_index_generation.fetch_add(1, std::memory_order_relaxed);
   si.owner = this;
   si.mask = cap - 1;
   si.shift = 64 - __builtin_ctzll(cap);
@@ -543,15 +558,22 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   uint64_t w0, w1;
   const ShortIndex& si = g_short_index;
   if (si.owner == this && LoadShortName(name, &w0, &w1)) {
+    const uint64_t len = name.size();
+    LastFound& last = t_last_found;
+    const uint64_t generation = g_short_index_generation.load(std::memory_order_relaxed);
+    if (last.w0 == w0 && last.w1 == w1 && last.len == len && last.generation == generation) {
+      return last.spec;
+    }
+    const uint64_t raw0 = w0, raw1 = w1;
     w0 = FoldWord(w0);
     w1 = FoldWord(w1);
-    const uint64_t len = name.size();
     for (size_t i = ShortNameHash(w0, w1, len) >> si.shift;; i = (i + 1) & si.mask) {
       const ShortName& e = si.slots[i];
       if (e.spec == nullptr) {
         return nullptr;
       }
       if (e.w0 == w0 && e.w1 == w1 && e.len == len) {
+        last = LastFound{raw0, raw1, len, generation, e.spec};
         return e.spec;
       }
     }

@@ -146,8 +146,6 @@ struct alignas(64) WriteStream::ThreadBuffer {
 
 thread_local WriteStream::ThreadBuffer* WriteStream::t_buffer_ = nullptr;
 thread_local uint64_t WriteStream::t_buffer_stream_ = 0;
-thread_local const std::vector<std::string_view>* WriteStream::t_raw_args_ = nullptr;
-thread_local std::string_view WriteStream::t_raw_;
 
 WriteStream::WriteStream()
     : id_(g_stream_ids.fetch_add(1, std::memory_order_relaxed)),

@@ -176,8 +176,10 @@ class WriteStream {
   // The calling thread's buffer of the stream it used last (one stream per server).
   static thread_local ThreadBuffer* t_buffer_;
   static thread_local uint64_t t_buffer_stream_;
-  static thread_local const std::vector<std::string_view>* t_raw_args_;
-  static thread_local std::string_view t_raw_;
+  // Defined here, constant-initialised: other files (the worker, once per command)
+  // access them directly instead of through a TLS wrapper call.
+  static inline thread_local constinit const std::vector<std::string_view>* t_raw_args_ = nullptr;
+  static inline thread_local constinit std::string_view t_raw_{};
 
   // Read by every command (active(), Local()): kept off seq_'s cache line, which every
   // recorded write of every worker changes (with them on one line, each SET of one

@@ -173,5 +173,39 @@ TEST(CommandTableTest, FindMatchesNamesOfEveryLengthInAnyCase) {
   EXPECT_EQ(t.Find(std::string(100, 'a')), nullptr);
 }
 
+// Find remembers the name this thread found last (a pipeline repeats its command): the
+// same bytes again, other names in between, other case, and a table built afterwards (at
+// the same address as a destroyed one, or beside it) all get their own table's spec.
+TEST(CommandTableTest, FindsLastNameAgainAndNeverFromAnotherTable) {
+  for (int round = 0; round < 3; round++) {
+    CommandTable t;
+    // Different arity per round: a stale spec from the previous round would show.
+    t.Add({.name = "ping", .arity = -1 - round, .flags = "fast"});
+    t.Add({.name = "get", .arity = 2, .flags = "readonly fast"});
+    t.Finalize();
+    const CommandSpec* ping = t.Find("ping");
+    ASSERT_NE(ping, nullptr);
+    EXPECT_EQ(ping->arity, -1 - round);
+    EXPECT_EQ(t.Find("ping"), ping);
+    EXPECT_EQ(t.Find("PING"), ping);
+    EXPECT_EQ(t.Find("get")->name, "get");
+    EXPECT_EQ(t.Find("ping"), ping);
+    EXPECT_EQ(t.Find("pong"), nullptr);
+    EXPECT_EQ(t.Find("pin"), nullptr);
+    EXPECT_EQ(t.Find("ping"), ping);
+  }
+  CommandTable a;
+  a.Add({.name = "ping", .arity = -1, .flags = "fast"});
+  a.Finalize();
+  const CommandSpec* in_a = a.Find("ping");
+  CommandTable b;
+  b.Add({.name = "ping", .arity = -2, .flags = "fast"});
+  b.Finalize();
+  const CommandSpec* in_b = b.Find("ping");
+  ASSERT_NE(in_b, nullptr);
+  EXPECT_NE(in_b, in_a);
+  EXPECT_EQ(in_b->arity, -2);
+}
+
 }  // namespace
 }  // namespace hotkv
