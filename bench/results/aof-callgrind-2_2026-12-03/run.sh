@@ -4,13 +4,13 @@
 # keys, 200k SETs, redis-benchmark -c 50 -P 30 -d 256). With two threads the epoll
 # backend: under valgrind the io_uring backend with two workers hung in the preload.
 #   BASE=/tmp/aofbase/hotkv-server NEW=build/release/hotkv-server \
-#     bench/results/aof-callgrind_2026-12-04/run.sh
+#     bench/results/aof-callgrind-2_2026-12-03/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 run() {  # name binary extra
   d=$(mktemp -d /tmp/aofcg.XXXXXX)
   KEYS=100000 N=200000 BIN=$2 EXTRA="$3 --dir $d" bench/callgrind_per_op.sh hotkv "/tmp/$1" SET >/dev/null
-  cp "/tmp/$1/summary.txt" "bench/results/aof-callgrind_2026-12-04/summary-$1.txt"
+  cp "/tmp/$1/summary.txt" "bench/results/aof-callgrind-2_2026-12-03/summary-$1.txt"
 }
 AOF="--appendonly yes --appendfsync everysec"
 run aofcg-base-t1-on "$BASE" "--threads 1 $AOF"
