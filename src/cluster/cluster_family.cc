@@ -21,6 +21,7 @@
 #include "server/command_context.h"
 #include "server/command_table.h"
 #include "server/config.h"
+#include "server/dispatched_slots.h"
 #include "server/server.h"
 #include "server/slot_stats_hooks.h"
 
@@ -233,6 +234,13 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
             state_->cluster_ok()) [[likely]] {
           if (stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
             t_routed_slot = static_cast<int>(slot);
+          }
+          // Hand the keys' slot on (server/dispatched_slots.h): the dispatcher locks
+          // their shard and MGET / MSET locate them without a second CRC16 per key
+          // (~1,100 instructions per 10-key MSET). Dispatch drops it after the command.
+          BeginDispatchedSlots(args);
+          for (int i = ks.index; i <= argc + ks.lastkey; i += ks.step) {
+            SetDispatchedSlot(static_cast<size_t>(i), slot);
           }
           return true;
         }

@@ -2,8 +2,9 @@
 // "still hold keys" check (database 0, as Redis Cluster has only that one).
 //
 // Over the keyspace's per-slot counts and per-slot key index (Keyspace::CountKeysInSlot
-// / GetKeysInSlot, engine/keyspace.h): no shard scan. They take the slot's shard lock
-// unless this thread holds it (EXEC, scripts).
+// / GetKeysInSlot, engine/keyspace.h): no shard scan, except once for a slot's first
+// iteration (which builds its index). They take the slot's shard lock unless this thread
+// holds it (EXEC, scripts).
 #pragma once
 
 #include <cstdint>

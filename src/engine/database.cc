@@ -99,10 +99,7 @@ void Database::SlotAdd(KeyRef& ref, Entry* e) {
   DbTable& t = *ref.table;
   const uint32_t local = ref.slot & (kSlotsPerShard - 1);
   t.slot_keys[local]++;
-  if (ks_->slot_index()) [[unlikely]] {
-    if (t.slot_index == nullptr) {
-      t.slot_index = std::make_unique<SlotIndex>();
-    }
+  if (t.slot_indexed & (1u << local)) [[unlikely]] {
     t.slot_index->slots[local].Insert(ref.hash, e);
   }
 }
@@ -114,8 +111,15 @@ void Database::SlotRemove(KeyRef& ref, const Entry* e) {
   DbTable& t = *ref.table;
   const uint32_t local = ref.slot & (kSlotsPerShard - 1);
   t.slot_keys[local]--;
-  if (t.slot_index != nullptr) [[unlikely]] {
+  if (t.slot_indexed & (1u << local)) [[unlikely]] {
     KeyTable& st = t.slot_index->slots[local];
+    if (t.slot_keys[local] == 0) {
+      // The slot emptied (migrated away, deleted): its set goes; a later GetKeysInSlot
+      // builds it again if the slot fills up again.
+      st = KeyTable();
+      t.slot_indexed &= static_cast<uint16_t>(~(1u << local));
+      return;
+    }
     const size_t pos = st.FindPointer(ref.hash, e);
     if (pos != KeyTable::kNotFound) {
       st.EraseAt(pos);
@@ -125,7 +129,11 @@ void Database::SlotRemove(KeyRef& ref, const Entry* e) {
 
 void Database::SlotReplace(const KeyRef& ref, const Entry* old, Entry* e) {
   const uint32_t slot = ref.slot != kNoSlot ? ref.slot : KeySlot(e->key());
-  KeyTable& st = ref.table->slot_index->slots[slot & (kSlotsPerShard - 1)];
+  const uint32_t local = slot & (kSlotsPerShard - 1);
+  if (!(ref.table->slot_indexed & (1u << local))) {
+    return;  // another slot of the shard is indexed, not this one
+  }
+  KeyTable& st = ref.table->slot_index->slots[local];
   const size_t pos = st.FindPointer(ref.hash, old);
   if (pos != KeyTable::kNotFound) {
     st.Replace(pos, e);

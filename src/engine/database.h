@@ -173,7 +173,7 @@ class Database {
   void SlotAdd(KeyRef& ref, Entry* e);
   void SlotRemove(KeyRef& ref, const Entry* e);
   static void SlotMoved(const KeyRef& ref, const Entry* old, Entry* e) {
-    if (ref.table->slot_index != nullptr) [[unlikely]] {
+    if (ref.table->slot_indexed != 0) [[unlikely]] {
       SlotReplace(ref, old, e);
     }
   }

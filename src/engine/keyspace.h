@@ -38,7 +38,9 @@ inline constexpr uint32_t kSlotsPerShard = 16;
 // Per-slot sets of a table's entries (cluster mode, see Keyspace::SetSlotIndex): one
 // KeyTable per slot of the shard, keyed by the same HashKey as the main table and
 // holding the same Entry pointers (it owns none). Found and removed by pointer, so a
-// block that moved (Relocated: the old one already freed) is never read.
+// block that moved (Relocated: the old one already freed) is never read. Only the slots
+// whose bit is set in DbTable::slot_indexed are kept (built on first use, see
+// Keyspace::GetKeysInSlot); the others' tables are empty.
 struct SlotIndex {
   KeyTable slots[kSlotsPerShard];
 };
@@ -55,9 +57,14 @@ struct DbTable {
   std::unique_ptr<std::set<std::string, std::less<>>> field_ttl_keys;
   std::string field_ttl_cursor;
   // Keys per cluster slot of this shard (index slot & 15), kept on every insert and
-  // delete; with the slot index on, the entries of each slot (made on the first key).
+  // delete. With the slot index on (cluster mode), the entries of the slots whose bit
+  // (1 << (slot & 15)) is set in slot_indexed: a slot's set is built by the first
+  // GetKeysInSlot that needs it (one pass over this table), kept by every insert,
+  // delete and re-allocation from then on, and dropped when the slot empties. Slots
+  // nobody iterates (almost all, outside a reshard) cost one bit test per new key.
   std::array<uint32_t, kSlotsPerShard> slot_keys{};
-  std::unique_ptr<SlotIndex> slot_index;
+  uint16_t slot_indexed = 0;
+  std::unique_ptr<SlotIndex> slot_index;  // made with the first indexed slot
 
   size_t expires() const { return volatile_keys.size(); }
   void NoteFieldTtls(std::string_view key) {
@@ -307,10 +314,12 @@ class Keyspace {
   size_t DbSize(int db);
 
   // ---- Cluster slots ----
-  // Whether tables keep a per-slot index of their entries (SlotIndex), so that
-  // GetKeysInSlot visits only the slot's keys. Set once at start, before any key exists
-  // (cluster-enabled); without it GetKeysInSlot scans the slot's shard. Per-slot counts
-  // are kept either way.
+  // Whether GetKeysInSlot keeps a per-slot index of the entries of the slots it was
+  // asked for (SlotIndex, DbTable::slot_indexed), so that later calls for the slot visit
+  // only its keys: its first call scans the slot's shard once and builds the slot's set,
+  // which every insert and delete then keeps up to date until the slot empties. Set at
+  // start (cluster-enabled); without it every GetKeysInSlot scans the slot's shard.
+  // Per-slot counts are kept either way.
   void SetSlotIndex(bool on) { slot_index_ = on; }
   bool slot_index() const { return slot_index_; }
   // Keys of `db` in cluster slot `slot` (expired ones not yet removed included, as
@@ -318,7 +327,8 @@ class Keyspace {
   // `locked` (the caller holds it).
   size_t CountKeysInSlot(int db, uint32_t slot, bool locked = false);
   // Appends up to `count` keys of database 0 in `slot` to `out` (any order; each key once
-  // per call). With the slot index: touches only that slot's keys. Locks as above.
+  // per call). With the slot index: touches only that slot's keys once the slot's set
+  // exists (the first call for a slot with keys builds it). Locks as above.
   void GetKeysInSlot(uint32_t slot, size_t count, std::vector<std::string>* out,
                      bool locked = false, int db = 0);
   struct DbStats {

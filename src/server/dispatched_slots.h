@@ -1,6 +1,8 @@
 // The cluster slots of a multi-key command's keys, as the dispatcher computed them to
 // lock their shards (RunCommand), for the handler to reuse: MGET and MSET locate each key
-// with one CRC16 instead of two.
+// with one CRC16 instead of two. In cluster mode the router fills them first when it
+// routed the command by them (all keys in one slot), and the dispatcher keeps them: one
+// CRC16 per key in all.
 //
 //   uint32_t slot = DispatchedKeySlot(ctx.args(), i);   // kNoSlot: not known, compute it
 //
@@ -47,6 +49,14 @@ inline void SetDispatchedSlot(size_t i, uint32_t slot) {
 }
 // ... and the command is over.
 inline void EndDispatchedSlots() { dispatched_slots_internal::t_args = nullptr; }
+// Whether the slots of `args`' keys were given already for this command (the cluster
+// router computed them to route it, before the dispatcher locks): the dispatcher then
+// takes them instead of computing them again. Dispatch ends them after every command,
+// so they never outlive it (a later command may reuse the same argument vector).
+inline bool DispatchedSlotsGiven(const std::vector<std::string_view>& args) {
+  using namespace dispatched_slots_internal;
+  return args.data() == t_args && args.size() == t_argc;
+}
 
 // The slot of argument `i` of the running command (whose arguments are `args`), or
 // kNoSlot when the dispatcher did not compute it.

@@ -688,14 +688,21 @@ inline int LoneRangeKey(const CommandSpec* cmd, size_t argc) {
     // Each key's slot is kept for the handler (server/dispatched_slots.h): MGET and MSET
     // then locate their keys without a second CRC16.
     ShardLockSet set;
-    BeginDispatchedSlots(ctx.args());
+    // The cluster router may have given them already (all keys in one slot).
+    const bool given = DispatchedSlotsGiven(ctx.args());
+    if (!given) {
+      BeginDispatchedSlots(ctx.args());
+    }
     for (int p : key_pos) {
-      const std::string_view key = ctx.arg(p);
-      // (The first key's slot may come with the pipeline-prefetch hint.)
-      const bool hinted = KeyHintNames(key) && t_key_hint.slot != kNoSlot;
-      const uint32_t slot = hinted ? t_key_hint.slot : KeySlot(key);
+      uint32_t slot = given ? DispatchedKeySlot(ctx.args(), static_cast<size_t>(p)) : kNoSlot;
+      if (slot == kNoSlot) {
+        const std::string_view key = ctx.arg(p);
+        // (The first key's slot may come with the pipeline-prefetch hint.)
+        const bool hinted = KeyHintNames(key) && t_key_hint.slot != kNoSlot;
+        slot = hinted ? t_key_hint.slot : KeySlot(key);
+        SetDispatchedSlot(static_cast<size_t>(p), slot);
+      }
       set.Add(Keyspace::ShardOfSlot(slot));
-      SetDispatchedSlot(static_cast<size_t>(p), slot);
     }
     if (cmd->is(kCmdWrite | kCmdLockExclusive) &&
         g_snapshot_epoch.load(std::memory_order_relaxed) != 0 && SnapshotHintFits(cmd)) [[unlikely]] {
@@ -972,8 +979,8 @@ bool RejectedWhileBusy(Worker& w, Client& c, ReplyBuilder& rb, const CommandSpec
 
 namespace {
 // kLean: Dispatch's lean path, which has checked that the client is not in a
-// transaction, has no subscription (so is not in RESP2 subscribed mode) and that the
-// server is not in cluster mode; those checks are not repeated.
+// transaction and has no subscription (so is not in RESP2 subscribed mode); those checks
+// are not repeated. (Cluster routing is checked on both paths.)
 template <bool kLean>
 inline void DispatchInner(Worker& w, Client& c, ReplyBuilder& rb,
                           const std::vector<std::string_view>& args, const CommandSpec* cmd);
@@ -1005,21 +1012,27 @@ inline void EndReplyState(Client& c, ByteBuffer& out, size_t out_before) {
 void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::string_view>& args,
               const CommandSpec* cmd) {
   // Lean path, almost every command: replies on, no subscription, nobody tracking keys,
-  // not cluster mode, no transaction. Then nothing can push a message to this client
-  // while its own command runs (a pub/sub message needs a subscription, an invalidation
-  // a tracking client: a RESP3 redirect target may have none itself; only EXEC could
-  // subscribe and publish within one command), so the command needs no push outputs to
-  // keep such messages behind its reply, and no slot statistics run.
+  // no CLUSTER SLOT-STATS cpu/net accounting, no transaction, no ASKING. Then nothing
+  // can push a message to this client while its own command runs (a pub/sub message
+  // needs a subscription, an invalidation a tracking client: a RESP3 redirect target
+  // may have none itself; only EXEC could subscribe and publish within one command), so
+  // the command needs no push outputs to keep such messages behind its reply, and no
+  // slot statistics run. (Cluster mode takes it too: the router's routing needs none of
+  // what the path below adds.)
   if (c.reply_mode() == Client::ReplyMode::kOn && c.subscription_count() == 0 &&
       c.asking_state() == 0 && !c.in_multi() && !TrackingActive() &&
-      w.server().cluster() == nullptr) [[likely]] {
+      g_slot_stats_hook.load(std::memory_order_relaxed) == nullptr) [[likely]] {
     ByteBuffer& out = *rb.buffer();
     const size_t out_before = out.size();
     DispatchInner<true>(w, c, rb, args, cmd);
-    // A key hint set for this command (pipeline-prefetch, RunCommand) must not outlive
-    // it: the bytes of a later key may land at the same address after the input buffer
-    // is compacted.
+    // A key hint set for this command (pipeline-prefetch, RunCommand, the cluster
+    // router) must not outlive it: the bytes of a later key may land at the same
+    // address after the input buffer is compacted. Nor the keys' slots the router gave
+    // (the next command may reuse the argument vector), nor its slot-stats mark (set
+    // only while slot stats are being switched on).
     t_key_hint = KeyHint{};
+    EndDispatchedSlots();
+    t_routed_slot = -1;
     // The command itself may have turned replies off (CLIENT REPLY) or run ASKING.
     if (c.reply_mode() != Client::ReplyMode::kOn || c.asking_state() != 0) [[unlikely]] {
       EndReplyState(c, out, out_before);
@@ -1052,6 +1065,7 @@ void Dispatch(Worker& w, Client& c, ReplyBuilder& rb, const std::vector<std::str
   }
   c.set_push_outputs(nullptr, nullptr);
   t_key_hint = KeyHint{};  // as in the lean path above
+  EndDispatchedSlots();
   EndReplyState(c, out, out_before);
   // Confirmations first (they are the command's own output), then the messages the
   // command raised for this client, as Redis orders them.
@@ -1118,7 +1132,8 @@ template <bool kLean>
   }
   // In-process clients (the AOF loader replaying its commands) are obeyed, never
   // redirected, as Redis's mustObeyClient.
-  if (!kLean && server.cluster() != nullptr && c.AsConnection() != nullptr &&
+  // (Cluster mode takes the lean path too: the routing check runs on both.)
+  if (server.cluster() != nullptr && c.AsConnection() != nullptr &&
       RejectedByCluster(w, c, rb, cmd, args)) [[unlikely]] {
     return;
   }

@@ -144,6 +144,41 @@ def test_keyslot_and_slot_key_counts(ready):
     assert err(r, "CLUSTER", "GETKEYSINSLOT", 16384, 1) == "ERR Invalid slot or number of keys"
 
 
+def test_getkeysinslot_follows_changes_after_first_call(ready):
+    # HotKV builds a slot's key index on its first GETKEYSINSLOT and keeps it through the
+    # writes after it (new keys, deletes, re-allocated values, TTLs, RENAME, a one-slot
+    # MSET routed with the slots handed on); an emptied slot drops it. At every step the
+    # slot's listing is exactly its keys.
+    r = ready
+    slot = r.execute_command("CLUSTER", "KEYSLOT", "{ix}")
+
+    def check():
+        got = r.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000)
+        assert len(got) == len(set(got))
+        assert sorted(got) == sorted(r.keys("{ix}*"))
+        assert r.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == len(got)
+        return got
+
+    r.mset({f"{{ix}}{i}": i for i in range(40)})
+    r.set("other", 1)  # another slot
+    assert len(check()) == 40
+    r.mset({f"{{ix}}n{i}": "v" for i in range(20)})
+    assert r.mget([f"{{ix}}n{i}" for i in range(3)]) == ["v", "v", "v"]
+    assert r.delete(*[f"{{ix}}{i}" for i in range(0, 40, 3)]) == 14
+    for i in range(1, 40, 3):
+        r.append(f"{{ix}}{i}", "x" * 3000)
+    for i in range(2, 40, 6):
+        assert r.expire(f"{{ix}}{i}", 1000) is True
+    r.rename("{ix}5", "{ix}renamed")
+    r.lpush("{ix}list", "a")
+    assert len(check()) == 40 - 14 + 20 + 1
+    assert r.delete(*r.keys("{ix}*")) == 47
+    assert check() == []
+    r.set("{ix}again", 1)
+    assert check() == ["{ix}again"]
+    assert r.get("other") == "1"
+
+
 def test_addslots_delslots_errors(r):
     assert r.execute_command("CLUSTER", "ADDSLOTS", 1, 2, 3) == "OK"
     assert err(r, "CLUSTER", "ADDSLOTS", "x") == "ERR Invalid or out of range slot"

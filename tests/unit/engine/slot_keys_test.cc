@@ -1,6 +1,7 @@
 // Per-slot key counts and per-slot key iteration (Keyspace::CountKeysInSlot /
 // GetKeysInSlot): checked against the keys actually present after every kind of change,
-// with the slot index on (cluster mode) and off.
+// with the slot index on (cluster mode) and off. With it on, Check's iterations build
+// every slot's set, so the changes after a Check test how the sets are kept.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -250,6 +251,84 @@ TEST_P(SlotKeys, OneLargeSlot) {
   std::vector<std::string> got;
   ks_.GetKeysInSlot(KeySlot("big"), n, &got);
   EXPECT_EQ(std::set<std::string>(got.begin(), got.end()).size(), left);
+}
+
+// The slot index is built by a slot's first iteration, kept by the changes after it,
+// and dropped when the slot empties; slots nobody iterates are never indexed.
+TEST_P(SlotKeys, IndexBuiltOnFirstIterationKeptDroppedWhenEmpty) {
+  const uint32_t slot = KeySlot("{lazy}");
+  const uint32_t shard = Keyspace::ShardOfSlot(slot);
+  const uint16_t bit = static_cast<uint16_t>(1u << (slot & (kSlotsPerShard - 1)));
+  const DbTable& t = ks_.shard(shard).db(0);
+  // Keys of the slot and of the shard's other slots (found by name).
+  std::vector<std::string> others;
+  for (int i = 0; others.size() < 50 && i < 2'000'000; i++) {
+    std::string k = "o" + std::to_string(i);
+    if (Keyspace::ShardOf(k) == shard && KeySlot(k) != slot) {
+      others.push_back(k);
+    }
+  }
+  ASSERT_EQ(others.size(), 50u);
+  for (int i = 0; i < 40; i++) {
+    Put(0, "{lazy}" + std::to_string(i));
+  }
+  for (const auto& k : others) {
+    Put(0, k);
+  }
+  EXPECT_EQ(t.slot_indexed, 0);  // nothing iterated yet
+  std::vector<std::string> got;
+  ks_.GetKeysInSlot(slot, 5, &got);
+  EXPECT_EQ(got.size(), 5u);
+  EXPECT_EQ(t.slot_indexed, GetParam() ? bit : 0);
+  // Changes after the build: new keys, deletes, overwrites with a larger block, a TTL
+  // (re-allocation), a realloc, in the slot and next to it.
+  Database view(&ks_, 0, 0);
+  for (int i = 40; i < 80; i++) {
+    Put(0, "{lazy}" + std::to_string(i));
+  }
+  for (int i = 0; i < 80; i += 3) {
+    ASSERT_TRUE(Del(0, "{lazy}" + std::to_string(i)));
+  }
+  for (int i = 1; i < 80; i += 3) {
+    Put(0, "{lazy}" + std::to_string(i), std::string(300, 'y'));
+  }
+  for (int i = 2; i < 80; i += 6) {
+    std::string k = "{lazy}" + std::to_string(i);
+    KeyRef r = view.Lookup(k);
+    ASSERT_TRUE(r);
+    view.SetTtl(r, 1'000'000);
+    Entry* e = Entry::GrowString(r.entry(), 3000);
+    view.Relocated(r, e);
+  }
+  for (size_t i = 0; i < others.size(); i += 2) {
+    ASSERT_TRUE(Del(0, others[i]));
+  }
+  EXPECT_EQ(t.slot_indexed, GetParam() ? bit : 0);  // the other slots stay unindexed
+  got.clear();
+  ks_.GetKeysInSlot(slot, 1000, &got);
+  std::set<std::string> want;
+  for (int i = 0; i < 80; i++) {
+    if (i % 3 != 0) {
+      want.insert("{lazy}" + std::to_string(i));
+    }
+  }
+  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), want);
+  EXPECT_EQ(got.size(), want.size());
+  // Emptying the slot drops its set; filling it again and iterating builds it afresh.
+  for (const auto& k : want) {
+    ASSERT_TRUE(Del(0, k));
+  }
+  EXPECT_EQ(t.slot_indexed, 0);
+  got.clear();
+  ks_.GetKeysInSlot(slot, 10, &got);
+  EXPECT_TRUE(got.empty());
+  EXPECT_EQ(t.slot_indexed, 0);  // an empty slot builds nothing
+  Put(0, "{lazy}again");
+  got.clear();
+  ks_.GetKeysInSlot(slot, 10, &got);
+  EXPECT_EQ(got, std::vector<std::string>{"{lazy}again"});
+  EXPECT_EQ(t.slot_indexed, GetParam() ? bit : 0);
+  Check(0);
 }
 
 INSTANTIATE_TEST_SUITE_P(IndexOnOff, SlotKeys, ::testing::Bool(),
