@@ -15,7 +15,8 @@ import struct
 
 import pytest
 
-from conftest import ServerProcess, cmd, wait_until
+from helpers_dir_servers import start_in, stop_dir_servers  # noqa: F401 (autouse fixture)
+from conftest import cmd, wait_until
 from helpers_dump import REDIS88, Peer
 
 pytestmark = pytest.mark.hotkv_only
@@ -23,24 +24,7 @@ pytestmark = pytest.mark.hotkv_only
 SETS = ("v:q8", "v:f32", "v:bin", "v:reduce")
 
 
-STARTED = []  # every server a test started, stopped at its end even when it fails
-
-
-@pytest.fixture(autouse=True)
-def _stop_servers():
-    yield
-    while STARTED:
-        srv = STARTED.pop()
-        if srv.alive():
-            srv.proc.kill()
-            srv.proc.wait()
-
-
-def start(tmp_path, *extra):
-    srv = ServerProcess(["--dir", str(tmp_path), "--threads", "2", *extra],
-                        tmp_path=tmp_path).start()
-    STARTED.append(srv)
-    return srv
+start = start_in
 
 
 def fp32(v):

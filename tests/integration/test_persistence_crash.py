@@ -18,7 +18,8 @@ import threading
 import pytest
 import redis
 
-from conftest import ServerProcess, wait_until
+from helpers_dir_servers import start_in, stop_dir_servers  # noqa: F401 (autouse fixture)
+from conftest import wait_until
 
 pytestmark = pytest.mark.hotkv_only
 
@@ -27,24 +28,8 @@ MAX_WRITES = 20000  # per writer: the bound of the load
 PRELOAD = 400       # keys the slowed child writes (25 ms each: 10 s, cut short by the kill)
 
 
-STARTED = []  # every server a test started, stopped at its end even when it fails
-
-
-@pytest.fixture(autouse=True)
-def _stop_servers():
-    yield
-    while STARTED:
-        srv = STARTED.pop()
-        if srv.alive():
-            srv.proc.kill()
-            srv.proc.wait()
-
-
 def start(tmp_path, *extra):
-    srv = ServerProcess(["--dir", str(tmp_path), "--threads", "2", "--appendonly", "yes",
-                        *extra], tmp_path=tmp_path).start()
-    STARTED.append(srv)
-    return srv
+    return start_in(tmp_path, "--appendonly", "yes", *extra)
 
 
 class Load:

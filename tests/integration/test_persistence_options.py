@@ -14,7 +14,8 @@ import subprocess
 import pytest
 import redis
 
-from conftest import ServerProcess, wait_until
+from helpers_dir_servers import start_in, stop_dir_servers  # noqa: F401 (autouse fixture)
+from conftest import wait_until
 from helpers_dump import REDIS7, Peer
 
 pytestmark = pytest.mark.hotkv_only
@@ -22,24 +23,7 @@ pytestmark = pytest.mark.hotkv_only
 CHECK_RDB = "/usr/bin/redis-check-rdb"
 
 
-STARTED = []  # every server a test started, stopped at its end even when it fails
-
-
-@pytest.fixture(autouse=True)
-def _stop_servers():
-    yield
-    while STARTED:
-        srv = STARTED.pop()
-        if srv.alive():
-            srv.proc.kill()
-            srv.proc.wait()
-
-
-def start(tmp_path, *extra):
-    srv = ServerProcess(["--dir", str(tmp_path), "--threads", "2", *extra],
-                        tmp_path=tmp_path).start()
-    STARTED.append(srv)
-    return srv
+start = start_in
 
 
 def fill(c):
