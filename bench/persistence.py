@@ -48,16 +48,8 @@ sys.path.insert(0, ROOT)
 
 import redis  # noqa: E402  (Debian's python3-redis)
 
-
-def redis8_binary():
-    """Redis 8.8: $HOTKV_BENCH_REDIS8, else ../shared/peers/redis-8.8/redis-server beside
-    the checkout or its parent (a worktree); None when there is none."""
-    for cand in (os.environ.get("HOTKV_BENCH_REDIS8", ""),
-                 os.path.join(ROOT, "..", "shared", "peers", "redis-8.8", "redis-server"),
-                 os.path.join(ROOT, "..", "..", "shared", "peers", "redis-8.8", "redis-server")):
-        if cand and os.access(cand, os.X_OK):
-            return cand
-    return None
+sys.path.insert(0, os.path.join(ROOT, "bench", "harness"))
+from servers import find_redis8  # noqa: E402  (HOTKV_BENCH_REDIS8, else ../shared/peers)
 
 
 def free_port():
@@ -371,7 +363,7 @@ def main():
     aof_requests = a.aof_requests or (200_000 if a.quick else 2_000_000)
     hotkv = os.path.join(a.build_dir, "hotkv-server")
     loadgen = os.path.join(a.build_dir, "tools/loadgen/hotkv-loadgen")
-    binaries = {"hotkv": hotkv, "redis": shutil.which("redis-server"), "redis8": redis8_binary()}
+    binaries = {"hotkv": hotkv, "redis": shutil.which("redis-server"), "redis8": find_redis8()}
     if "redis8" in a.servers.split(",") and not binaries["redis8"]:
         print("Redis 8.8 not found (HOTKV_BENCH_REDIS8): left out", flush=True)
         a.servers = ",".join(k for k in a.servers.split(",") if k != "redis8")

@@ -361,7 +361,6 @@ void Worker::PrefetchBatch(size_t n, int db) {
   bool have_prev = false;
   static_assert(kBatch <= 32);
   uint32_t repeats = 0;  // bit i: command i names the key of an earlier one
-  bool keys = false;  // any command with a key: else nothing to prefetch
   for (size_t i = 0; i < n; i++) {
     ParsedCommand& pc = batch_[i];
     pc.cmd = table.Find(pc.args[0]);
@@ -401,7 +400,6 @@ void Worker::PrefetchBatch(size_t n, int db) {
       repeats |= uint32_t{1} << i;
       continue;
     }
-    keys = true;
     // pc.shard keeps the key's cluster slot (its shard is ShardOfSlot of it), for the
     // key hint: an insert's per-slot count then needs no second CRC16.
     uint32_t shard, slot;
@@ -413,7 +411,7 @@ void Worker::PrefetchBatch(size_t n, int db) {
     prev_hash = pc.hash;
     have_prev = true;
   }
-  if (!keys) {
+  if (!have_prev) {
     return;  // keyless commands (PING): nothing to fetch
   }
   Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
