@@ -58,9 +58,8 @@ class LaneSink final : public KeySink {
   }
 
   Status Decoded(size_t offset, LoadedKey&& k) override {
-    RawKey rec;
+    RawKey rec;  // (no key copy: the lane is chosen by the entry's own key)
     rec.offset = offset;
-    rec.key = std::string(k.entry->key());
     rec.meta = std::move(k);
     return Raw(std::move(rec));
   }
@@ -71,7 +70,8 @@ class LaneSink final : public KeySink {
       return Status::FailedPrecondition("a lane failed");  // replaced by Finish
     }
     const int n = static_cast<int>(lanes_.size());
-    const int i = std::clamp(lane_of_(rec.key), 0, n - 1);
+    const std::string_view key = rec.meta.entry != nullptr ? rec.meta.entry->key() : rec.key;
+    const int i = std::clamp(lane_of_(key), 0, n - 1);
     Lane& l = *lanes_[static_cast<size_t>(i)];
     handed_.fetch_add(1, std::memory_order_relaxed);
     l.filling.push_back(std::move(rec));
