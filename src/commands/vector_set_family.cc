@@ -279,6 +279,7 @@ void VSimCommand(CommandContext& ctx) {
   params.filter = filter.get();
   params.filter_ef = static_cast<uint32_t>(
       std::min<int64_t>(filter_ef, std::numeric_limits<uint32_t>::max() - 1));
+  params.filter_beam = vector::kFilterBeamEf;  // Redis's filtered walk keeps EF matches.
   params.exact = truth;
   params.with_attributes = with_attributes;
   auto hits = by_element ? index.SearchByLabel(element, params) : index.Search(query, params);

@@ -169,16 +169,20 @@ void HnswIndex::SearchBase(const uint8_t* record, uint32_t start, float start_di
   s.top.clear();
   s.filtered.clear();
 
-  const size_t k = p.k;
+  // The filtered beam: how many filter-passing elements the walk keeps (see
+  // SearchParams::filter_beam); the k best of them are the results.
+  const size_t beam = p.filter_beam == 0 ? 0 : std::min<size_t>(p.filter_beam, ef);
+  const size_t k = std::max<size_t>(p.k, beam);
   const float max_dist = p.max_distance.value_or(std::numeric_limits<float>::infinity());
-  uint64_t limit = p.filter_ef == 0 ? uint64_t{p.k} * 100 : uint64_t{p.filter_ef};
-  uint64_t examined = 0;
+  // FILTER-EF bounds the expansions (nodes whose neighbour lists are read), as Redis
+  // counts its filtering effort.
+  const uint64_t limit = p.filter_ef == 0 ? uint64_t{p.k} * 100 : uint64_t{p.filter_ef};
+  uint64_t expanded = 0;
   auto consider = [&](uint32_t id, const uint8_t* node, float d) {
     // A filter-passing result candidate? Evaluate the filter only when it could enter.
     if (d > max_dist || (s.filtered.size() >= k && d >= s.filtered.top().dist)) {
       return;
     }
-    ++examined;
     const internal::Meta* meta = internal::LoadMeta(node);
     if (!p.filter->Matches(internal::MetaAttributes(meta, internal::NodeLevel(node), layout_))) {
       return;
@@ -199,14 +203,16 @@ void HnswIndex::SearchBase(const uint8_t* record, uint32_t start, float start_di
 
   uint32_t ids[kMaxBatch];
   const uint8_t* nodes[kMaxBatch];
-  while (!s.candidates.empty() && examined < limit) {
+  while (!s.candidates.empty() && expanded < limit) {
     const Cand c = s.candidates.top();
     const bool walk_done = s.top.size() >= ef && c.dist > s.top.top().dist;
-    // Past the point where plain HNSW stops, keep going only while results are
-    // missing and could still be within max_distance.
-    if (walk_done && (s.filtered.size() >= k || c.dist > max_dist)) {
+    // Past the point where plain HNSW stops, keep going only while the filtered beam
+    // is not full or a candidate could still improve it, within max_distance.
+    const bool beam_done = s.filtered.size() >= k && c.dist > s.filtered.top().dist;
+    if (walk_done && (beam_done || c.dist > max_dist)) {
       break;
     }
+    ++expanded;
     s.candidates.pop();
 
     uint8_t* list = internal::ListPtr(Node(c.id), 0, layout_);
@@ -230,7 +236,7 @@ void HnswIndex::SearchBase(const uint8_t* record, uint32_t start, float start_di
       }
       const float d = space_.Distance(record, internal::Record(nb, layout_));
       const bool admit = s.top.size() < ef || d < s.top.top().dist ||
-                         (s.filtered.size() < k && d <= max_dist);
+                         ((s.filtered.size() < k || d < s.filtered.top().dist) && d <= max_dist);
       if (!admit) {
         continue;
       }

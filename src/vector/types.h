@@ -65,9 +65,16 @@ struct SearchParams {
   // Only elements whose attributes match are returned; the others still guide the
   // graph walk. Not owned; must outlive the call.
   const AttributePredicate* filter = nullptr;
-  // With a filter: at most this many candidates are evaluated (Redis FILTER-EF).
-  // 0 = default k * 100; kUnlimitedFilterEf = explore as much as needed.
+  // With a filter: at most this many candidates are expanded (Redis FILTER-EF: its walk
+  // counts the nodes whose neighbours it visits). 0 = default k * 100;
+  // kUnlimitedFilterEf = explore as much as needed.
   uint32_t filter_ef = 0;
+  // With a filter: the walk keeps the best `filter_beam` filter-passing elements and stops
+  // only once that many are found and no candidate left is nearer than the worst of them
+  // (Redis's VSIM keeps a beam of EF of them: kFilterBeamEf). At most the search's ef;
+  // 0 = k, enough for a caller that already widened ef for the filter's selectivity
+  // (FT.SEARCH's pre-filtered KNN).
+  uint32_t filter_beam = 0;
   // Linear scan of every element instead of the graph walk (Redis TRUTH).
   bool exact = false;
   // Fill SearchHit::attributes.
@@ -84,6 +91,7 @@ class StopCheck {
 
 inline constexpr uint32_t kDefaultEf = 100;
 inline constexpr uint32_t kUnlimitedFilterEf = UINT32_MAX;
+inline constexpr uint32_t kFilterBeamEf = UINT32_MAX;  // SearchParams::filter_beam = ef.
 
 struct SearchHit {
   std::string label;

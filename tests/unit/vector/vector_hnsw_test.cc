@@ -461,6 +461,44 @@ TEST(HnswIndexTest, FilteredSearchRestrictsResultsNotNavigation) {
   ASSERT_EQ(hits->size(), 1u);
 }
 
+// Redis's VSIM keeps a beam of EF filter-passing elements and counts FILTER-EF in
+// expanded nodes: a rare filter (1 %) still finds the true nearest matches with the
+// default effort (k * 100 expansions).
+TEST(HnswIndexTest, RareFilterWithEfBeamFindsNearestMatches) {
+  const auto data = ClusteredData(6000, 32, 20, 33);
+  auto index = MakeIndex(32, Metric::kL2);
+  for (size_t i = 0; i < data.size(); ++i) {
+    ASSERT_TRUE(*index->Add(Label(i), data[i], R"({"mod": )" + std::to_string(i % 100) + "}"));
+  }
+  auto filter = FilterExpression::Compile(".mod == 7");
+  ASSERT_TRUE(filter.ok());
+  std::vector<char> skip(data.size());
+  for (size_t i = 0; i < data.size(); ++i) {
+    skip[i] = i % 100 != 7;
+  }
+  double recall = 0;
+  const int kQueries = 40;
+  for (int qi = 0; qi < kQueries; ++qi) {
+    const auto& q = data[static_cast<size_t>(qi) * 97 + 1];
+    SearchParams p;
+    p.k = 10;
+    p.ef = 40;
+    p.filter = filter->get();
+    p.filter_beam = kFilterBeamEf;
+    auto hits = index->Search(q, p);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_EQ(hits->size(), 10u);
+    std::set<std::string> want;
+    for (size_t i : testing_util::ExactTopK(Metric::kL2, data, q, 10, &skip)) {
+      want.insert(Label(i));
+    }
+    for (const auto& h : *hits) {
+      recall += want.count(h.label) / 10.0;
+    }
+  }
+  EXPECT_GT(recall / kQueries, 0.95);
+}
+
 TEST(HnswIndexTest, SearchByLabel) {
   const auto data = ClusteredData(500, 8, 5, 4);
   auto index = BuildIndex(data, Metric::kCosine);
