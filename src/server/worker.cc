@@ -312,6 +312,7 @@ bool Worker::ServeWhileBusy(Client& running, const char* busy_error) {
     }
   }
   busy_serving_ = true;
+  busy_flag_.store(true, std::memory_order_relaxed);
   // The paused script's thread state: its lock set (the commands served here must not
   // see its shards as their own) and the raw request of its command.
   const ShardLockSet* script_locks = ExchangeThreadLockSet(nullptr);
@@ -324,6 +325,7 @@ bool Worker::ServeWhileBusy(Client& running, const char* busy_error) {
   ExchangeThreadLockSet(script_locks);
   RefreshCachedClock();
   busy_serving_ = false;
+  busy_flag_.store(false, std::memory_order_relaxed);
   return stopping();
 }
 
@@ -434,6 +436,7 @@ void Worker::CloseConnection(Connection* c) {
   UnwatchAll(server_->keyspace(), *c);
   TrackingDisable(*c);
   conns_.erase(c->id());
+  assigned_connections_.fetch_sub(1, std::memory_order_relaxed);
   server_->clients().Remove(c);
   server_->clients().Unreserve();
   zombies_.insert(c);

@@ -125,6 +125,11 @@ class Worker : private IoSink {
   CommandStats* command_stats() { return cmd_stats_.get(); }
   ErrorCounts& error_counts() { return error_counts_; }
   size_t connection_count() const { return conns_.size(); }
+  // Connections this worker serves or has been handed to adopt (read by other workers'
+  // accepts to pick the least loaded one).
+  int assigned_connections() const {
+    return assigned_connections_.load(std::memory_order_relaxed);
+  }
   template <typename F>
   void ForEachConnection(F fn) {
     for (auto& [id, c] : conns_) {
@@ -192,6 +197,10 @@ class Worker : private IoSink {
   // the connections served meanwhile (batch_ belongs to the script's caller), and
   // whether Run's loop is running.
   bool busy_serving_ = false;
+  std::atomic<bool> busy_flag_{false};  // busy_serving_, for other workers' accepts
+  std::atomic<int> assigned_connections_{0};
+  // Takes a new connection's socket on this worker's thread.
+  void Adopt(int fd);
   Connection* input_held_ = nullptr;
   bool deferred_wake_ = false;
   ParsedCommand busy_batch_[1];

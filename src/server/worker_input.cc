@@ -55,8 +55,38 @@ void Worker::OnAccepted(int fd) {
     close(fd);
     return;
   }
+  // Every worker listens on the port (SO_REUSEPORT), and the kernel picks the listener by
+  // a hash of the connection's addresses: a handful of connections often land on one
+  // worker while another idles (two clients share a worker half the time). So each new
+  // connection goes to the worker serving the fewest, preferring this one on a tie and
+  // skipping one held by a busy script (it adopts only after the script).
+  Worker* target = this;
+  int fewest = assigned_connections();
+  for (int i = 0, n = server_->num_workers(); i < n; ++i) {
+    Worker& w = server_->worker(i);
+    if (&w != this && w.assigned_connections() < fewest &&
+        !w.busy_flag_.load(std::memory_order_relaxed) && !w.stopping()) {
+      fewest = w.assigned_connections();
+      target = &w;
+    }
+  }
+  target->assigned_connections_.fetch_add(1, std::memory_order_relaxed);
+  if (target == this) {
+    Adopt(fd);
+  } else {
+    target->Post([target, fd] { target->Adopt(fd); });
+  }
+}
+
+void Worker::Adopt(int fd) {
+  if (stop_.load(std::memory_order_acquire)) {
+    assigned_connections_.fetch_sub(1, std::memory_order_relaxed);
+    close(fd);
+    return;
+  }
   WorkerStats::Inc(stats_.connections);
   if (!server_->clients().TryReserve(server_->config().maxclients())) {
+    assigned_connections_.fetch_sub(1, std::memory_order_relaxed);
     static const char kMsg[] = "-ERR max number of clients reached\r\n";
     ssize_t rc = write(fd, kMsg, sizeof(kMsg) - 1);
     (void)rc;
