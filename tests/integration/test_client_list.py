@@ -1,7 +1,6 @@
 """CLIENT LIST / CLIENT INFO fields and filters, CLIENT KILL filters, CLIENT NO-TOUCH and
 NO-EVICT, as Redis 8.8 has them (every case was run against redis-server 8.8 by hand)."""
 import socket
-import time
 
 import pytest
 
@@ -258,14 +257,21 @@ def test_age_and_idle(server):
 
 @pytest.mark.hotkv_only
 def test_io_thread_is_the_worker(start_server):
-    # io-thread is the index of the worker that serves the connection. The kernel spreads
-    # connections over the workers' listeners (SO_REUSEPORT): 24 connections all on one
-    # of 2 workers would be a 1 in 8 million chance.
-    srv = start_server(hotkv_args=["--threads", "2"])
-    conns = [srv.raw() for _ in range(24)]
-    seen = {int(own_info(c)["io-thread"]) for c in conns}
-    assert seen == {0, 1}
-    for c in conns:
+    # io-thread is the index of the worker that serves the connection: each new connection
+    # goes to the worker serving the fewest, so connections alternate and a closed one
+    # frees its worker's place (the kernel's SO_REUSEPORT hash alone put two clients on
+    # one worker half the time).
+    srv = start_server(hotkv_args=["--threads", "3"])
+    conns = [srv.raw() for _ in range(6)]
+    workers = [int(own_info(c)["io-thread"]) for c in conns]
+    assert sorted(workers) == [0, 0, 1, 1, 2, 2]
+    gone = workers[3]
+    conns.pop(3).close()
+    # The close is processed by its worker asynchronously.
+    assert wait_until(lambda: b"connected_clients:5\r\n" in conns[0].command("INFO", "clients"))
+    newcomer = srv.raw()
+    assert int(own_info(newcomer)["io-thread"]) == gone
+    for c in conns + [newcomer]:
         c.close()
 
 
