@@ -7,9 +7,10 @@
 //
 //   near<ef>  SearchNear (sketch walk, beam ef, 4 re-measured exactly): SCACHE.GET's first
 //             walk now
-//   new       near<8>, and the exact beam search when it returns nothing: SCACHE.GET's
-//             semantic path now
-//   new_sk    near<8>, then near<40> (8 re-measured) when it returns nothing
+//   new       near<8>, then near<40> (8 re-measured) when it returns nothing: SCACHE.GET's
+//             semantic path now without FILTER
+//   new_f     near<8>, and the exact beam search when it returns nothing: the path with
+//             FILTER (its walks then also evaluate the filter)
 //   beam40    the exact beam search alone (k 8, ef 40)
 //   old       the range walk (EPSILON 0, no beam, cut after 64 expanded nodes), and the
 //             exact beam search (k 8, ef 40) when it found nothing: SCACHE.GET before
@@ -159,11 +160,11 @@ int main(int argc, char** argv) {
   }
   methods.emplace_back("new", [&](const std::vector<float>& q) {
     auto r = index.SearchNear(q, radius, 8, 4).value();
-    return r.empty() ? beam(q) : r;
-  });
-  methods.emplace_back("new_sk", [&](const std::vector<float>& q) {
-    auto r = index.SearchNear(q, radius, 8, 4).value();
     return r.empty() ? index.SearchNear(q, radius, 40, 8).value() : r;
+  });
+  methods.emplace_back("new_f", [&](const std::vector<float>& q) {
+    auto r = index.SearchNear(q, radius, 8, 4).value();
+    return r.empty() ? beam(q) : r;
   });
   methods.emplace_back("beam40", beam);
   methods.emplace_back("old", [&](const std::vector<float>& q) {

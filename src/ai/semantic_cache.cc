@@ -20,8 +20,9 @@ constexpr double kScoreSlack = 1e-6;   // float distances: a similarity this clo
 // The first walk of a semantic lookup (HnswIndex::SearchNear): a beam of kNearEf nodes
 // measured on the nodes' Q8 sketches (a quarter of a float32 record's bytes: a walk
 // through 1536-d records is memory-bound), then the kNearRerank nearest met measured
-// exactly. A hit is a near-duplicate, which the narrow walk reaches; only when it
-// returns no live entry within the threshold does the exact beam search decide.
+// exactly. A hit is a near-duplicate, which the narrow walk reaches (bench/ai_scache.py's
+// data, 10,000 x 1536: ef 1 missed 77 of 300 hit queries, 4: 14, 8: 3, 16: 0); only when
+// it returns no live entry within the threshold does the wider beam search decide.
 constexpr uint32_t kNearEf = 8;
 constexpr uint32_t kNearRerank = 4;
 constexpr size_t kItemOverhead = 160;  // maps, list and set nodes per entry (estimate)
@@ -332,8 +333,8 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
   // a near-duplicate, which that walk reaches for a fraction of a beam search's memory
   // traffic, and the nearest live entry (passing FILTER) within the radius by its exact
   // distance is the hit. When it returns none (a miss, a walk stuck short of the ball,
-  // or only expired entries), the exact beam search below decides, as before: no hit the
-  // beam search finds is lost; a miss costs the narrow walk more.
+  // or only expired entries), the beam search of width min(EF, 40) below decides, as
+  // before (on the sketches too, unless FILTER is given); a miss costs the narrow walk more.
   const float radius =
       threshold > 0.0
           ? static_cast<float>(vector::DistanceFromSimilarity(options_.metric, threshold - kScoreSlack))
@@ -367,7 +368,14 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
     params.max_distance = radius;
   }
   for (int round = 0; round < 2; round++) {
-    Result<std::vector<vector::SearchHit>> found = index->Search(req.vec, params);
+    // Without FILTER, the same beam measured on the sketches (its kCandidates nearest
+    // re-measured exactly): the exact beam's answers for ~0.55x its CPU on a miss
+    // (bench/notes/2026-12-03-scache-cpu.md). With FILTER the exact filtered search,
+    // which goes on past the beam while the ball may still hold an entry that passes.
+    Result<std::vector<vector::SearchHit>> found =
+        req.filter == nullptr && index->has_sketch()
+            ? index->SearchNear(req.vec, radius, params.ef, kCandidates, nullptr)
+            : index->Search(req.vec, params);
     if (!found.ok()) {
       return found.status();
     }
