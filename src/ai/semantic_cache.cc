@@ -17,15 +17,14 @@ constexpr uint32_t kCandidates = 8;    // nearest entries one semantic lookup co
 // data (bench/results/ai-scache_2026-12-03_070553).
 constexpr uint32_t kLookupEf = 40;
 constexpr double kScoreSlack = 1e-6;   // float distances: a similarity this close counts
-// The first, radius-bounded walk of a semantic lookup (SemanticCache::Get). EPSILON 0: a
-// node is expanded only when it is closer than every node expanded before it (or within
-// the radius), so the walk goes straight towards the query; with RediSearch's 0.01 a
-// miss in high dimensions, where most distances lie within 1% of each other, would
-// expand dozens of nodes for nothing. The walk ends after this many polls of its stop check,
-// one per 32 expanded nodes: a near-duplicate is reached in far fewer, a wide radius (a
-// low threshold) would expand most of the graph.
-constexpr double kRangeEpsilon = 0.0;
-constexpr int kRangeWalkPolls = 2;
+// The first walk of a semantic lookup (HnswIndex::SearchNear): a beam of kNearEf nodes
+// measured on the nodes' Q8 sketches (a quarter of a float32 record's bytes: a walk
+// through 1536-d records is memory-bound), then the kNearRerank nearest met measured
+// exactly. A hit is a near-duplicate, which the narrow walk reaches (bench/ai_scache.py's
+// data, 10,000 x 1536: ef 1 missed 77 of 300 hit queries, 4: 14, 8: 3, 16: 0); only when
+// it returns no live entry within the threshold does the wider beam search decide.
+constexpr uint32_t kNearEf = 8;
+constexpr uint32_t kNearRerank = 4;
 constexpr size_t kItemOverhead = 160;  // maps, list and set nodes per entry (estimate)
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
@@ -46,6 +45,10 @@ Result<std::shared_ptr<vector::HnswIndex>> MakeIndex(const SemanticCacheOptions&
   io.quant = o.quant;
   io.m = o.m;
   io.ef_construction = o.ef;
+  // Lookups walk on Q8 sketches (SearchNear) and re-measure the few nearest exactly.
+  if (o.quant == vector::Quantization::kFloat32) {
+    io.sketch = vector::IndexOptions::Sketch::kQ8;
+  }
   auto index = vector::HnswIndex::Create(io);
   if (!index.ok()) {
     return index.status();
@@ -65,16 +68,6 @@ Status CheckVector(std::span<const float> v, uint32_t dim) {
   }
   return Status::Ok();
 }
-
-// Stops a range walk at its `polls`-th poll.
-class WalkLimit final : public vector::StopCheck {
- public:
-  explicit WalkLimit(int polls) : left_(polls) {}
-  bool ShouldStop() const override { return --left_ <= 0; }
-
- private:
-  mutable int left_;
-};
 
 }  // namespace
 
@@ -335,23 +328,20 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
   if (exact_hit.has_value()) {
     return exact_hit;
   }
-  // 2. The semantic strategy. First a walk bounded by the threshold's radius (the
-  // range walk FT.SEARCH VECTOR_RANGE uses, without its KNN beam): a semantic hit is a
-  // near-duplicate, which a best-first walk that only goes towards the query reaches in
-  // a few steps, for a fraction of a beam search's distances; the nearest live entry it
-  // met within the radius is the hit. The walk is cut after kRangeWalkPolls x 32
-  // expanded nodes (a wide radius, or a ball of many entries: then the nearest met so
-  // far). When it met no entry within the radius (a miss, or a walk stuck short of the
-  // ball), the beam search below decides, as before: no hit the beam search finds is
-  // lost, and a miss costs the short walk more.
+  // 2. The semantic strategy. First a narrow walk on the nodes' Q8 sketches whose few
+  // nearest nodes are then measured exactly (HnswIndex::SearchNear): a semantic hit is
+  // a near-duplicate, which that walk reaches for a fraction of a beam search's memory
+  // traffic, and the nearest live entry (passing FILTER) within the radius by its exact
+  // distance is the hit. When it returns none (a miss, a walk stuck short of the ball,
+  // or only expired entries), the beam search of width min(EF, 40) below decides, as
+  // before (on the sketches too, unless FILTER is given); a miss costs the narrow walk more.
   const float radius =
       threshold > 0.0
           ? static_cast<float>(vector::DistanceFromSimilarity(options_.metric, threshold - kScoreSlack))
           : std::numeric_limits<float>::infinity();
-  if (std::isfinite(radius)) {
-    WalkLimit limit(kRangeWalkPolls);
+  {
     Result<std::vector<vector::SearchHit>> found =
-        index->SearchRange(req.vec, radius, kRangeEpsilon, /*ef=*/0, req.filter, &limit);
+        index->SearchNear(req.vec, radius, kNearEf, kNearRerank, req.filter);
     if (!found.ok()) {
       return found.status();
     }
@@ -378,7 +368,14 @@ Result<std::optional<SemanticCache::Hit>> SemanticCache::Get(const GetRequest& r
     params.max_distance = radius;
   }
   for (int round = 0; round < 2; round++) {
-    Result<std::vector<vector::SearchHit>> found = index->Search(req.vec, params);
+    // Without FILTER, the same beam measured on the sketches (its kCandidates nearest
+    // re-measured exactly): the exact beam's answers for ~0.55x its CPU on a miss
+    // (bench/notes/2026-12-03-scache-cpu.md). With FILTER the exact filtered search,
+    // which goes on past the beam while the ball may still hold an entry that passes.
+    Result<std::vector<vector::SearchHit>> found =
+        req.filter == nullptr && index->has_sketch()
+            ? index->SearchNear(req.vec, radius, params.ef, kCandidates, nullptr)
+            : index->Search(req.vec, params);
     if (!found.ok()) {
       return found.status();
     }

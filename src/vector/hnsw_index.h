@@ -143,6 +143,19 @@ class HnswIndex {
                                              double epsilon, size_t ef = 0,
                                              const AttributePredicate* filter = nullptr,
                                              const StopCheck* stop = nullptr) const;
+  // For a lookup that wants the one nearest element within `radius` (the semantic
+  // cache's hit): greedy descent, then a layer-0 beam of `ef` nodes, both measured on
+  // the nodes' sketches when the index keeps them (IndexOptions::sketch; else on the
+  // records); then the `rerank` nearest Live nodes the walk met that pass `filter` are
+  // measured exactly (the record's distance, as Search reports it). Returns those
+  // within `radius`, nearest first; empty when the walk met none (a miss, or a walk
+  // stuck short of the ball: the caller decides whether a wider Search is worth it).
+  // Approximate, as every HNSW search: a near-duplicate is found when the walk reaches it.
+  // Errors: dimension mismatch, NaN/inf component.
+  Result<std::vector<SearchHit>> SearchNear(std::span<const float> query, float radius,
+                                            size_t ef, size_t rerank,
+                                            const AttributePredicate* filter = nullptr) const;
+  bool has_sketch() const { return layout_.sketch_bytes > 0; }
   // Same, with the stored vector of `label` as the query (Redis VSIM ELE); the
   // element itself is part of the results. NotFound if the label is absent.
   Result<std::vector<SearchHit>> SearchByLabel(std::string_view label,
@@ -244,6 +257,16 @@ class HnswIndex {
   // closest node found and its distance.
   std::pair<uint32_t, float> GreedyDescent(const uint8_t* record, Entry entry,
                                            int stop_level) const;
+  // GreedyDescent measured by `dist` (a node's distance to the query; its
+  // Prefetch(node) requests the lines it reads).
+  template <class Dist>
+  std::pair<uint32_t, float> GreedyDescentBy(const Dist& dist, Entry entry,
+                                             int stop_level) const;
+  // SearchNear's layer-0 beam (measured by `dist`): leaves the `keep` nearest Live
+  // nodes that pass `filter` as a max-heap in scratch.filtered.
+  template <class Dist>
+  void NearBase(const Dist& dist, uint32_t start, float start_dist, size_t ef, size_t keep,
+                const AttributePredicate* filter, Scratch& s) const;
   // Beam search at `level` from `start`; leaves up to `ef` nearest Live nodes as a
   // max-heap in scratch.top. When `watch` != UINT32_MAX, records into
   // scratch.referrers every expanded node whose list at `level` contains `watch`.
@@ -274,9 +297,11 @@ class HnswIndex {
 
   const IndexOptions options_;
   const VectorSpace space_;
+  const VectorSpace sketch_space_;  // The sketches' form (== space_'s without sketches).
   const internal::NodeLayout layout_;
   const double level_mult_;
   const uint32_t prefetch_lines_;  // Cache lines of a neighbour's record to prefetch.
+  const uint32_t sketch_lines_;    // Cache lines of a neighbour's sketch to prefetch.
   internal::NodeStore store_;
   internal::LabelMap labels_;
 

@@ -82,6 +82,7 @@ struct SearchScratch {
   std::vector<Cand> sorted;
   std::vector<uint32_t> referrers;
   std::vector<uint8_t> record;  // Encoded query / element vector.
+  std::vector<uint8_t> sketch;  // The query in the index's sketch form (SearchNear).
 };
 
 SearchScratch& ThreadScratch();

@@ -32,12 +32,44 @@ inline void PrefetchList0(const uint8_t* node) {
   __builtin_prefetch(node + 72);
 }
 
+// A node's distance to the query, measured on the form at `offset` of the node (the
+// record, or the sketch), for the walks templated on it.
+struct NodeDist {
+  const VectorSpace* space;
+  const uint8_t* query;        // The query in the same form.
+  size_t offset;               // Of the form in a node.
+  size_t prefetch_from;        // The first byte to prefetch: the state word (the record
+                               // follows it), or the sketch (the state apart).
+  uint32_t lines;              // Cache lines to prefetch from there.
+  size_t state_apart;          // 0, or the state word's offset, prefetched on its own.
+
+  float operator()(const uint8_t* node) const { return space->Distance(query, node + offset); }
+  void Prefetch(const uint8_t* node) const {
+    const uint8_t* p = node + prefetch_from;
+    for (uint32_t i = 0; i < lines; ++i) {
+      __builtin_prefetch(p + 64 * i);
+    }
+    if (state_apart != 0) {
+      __builtin_prefetch(node + state_apart);
+    }
+  }
+};
+
 }  // namespace
 
 std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry entry,
                                                     int stop_level) const {
+  // The record follows the state word: one run of lines from the state on.
+  const NodeDist dist{&space_, record, layout_.record_offset, layout_.state_offset,
+                      prefetch_lines_, 0};
+  return GreedyDescentBy(dist, entry, stop_level);
+}
+
+template <class Dist>
+std::pair<uint32_t, float> HnswIndex::GreedyDescentBy(const Dist& dist, Entry entry,
+                                                      int stop_level) const {
   uint32_t cur = entry.id;
-  float cur_dist = Distance(record, cur);
+  float cur_dist = dist(Node(cur));
   if (entry.level <= stop_level) {
     return {cur, cur_dist};
   }
@@ -66,7 +98,7 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
         }
         const uint8_t* nb = Node(id);
         __builtin_prefetch(nb);
-        PrefetchRecord(nb, layout_, prefetch_lines_);
+        dist.Prefetch(nb);
         ids[k++] = id;
       }
       for (uint32_t j = 0; j < k; ++j) {
@@ -76,7 +108,7 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
           continue;  // Not marked: it may be traversable on a lower layer or later.
         }
         visited.TestAndSet(id);
-        const float d = space_.Distance(record, internal::Record(nb, layout_));
+        const float d = dist(nb);
         if (d < cur_dist) {
           cur = id;
           cur_dist = d;
@@ -407,6 +439,145 @@ Result<std::vector<SearchHit>> HnswIndex::SearchRange(std::span<const float> que
   });
   SearchParams p;
   p.k = static_cast<uint32_t>(std::min<size_t>(s.sorted.size(), UINT32_MAX));
+  return CollectHits(p, s);
+}
+
+template <class Dist>
+void HnswIndex::NearBase(const Dist& dist, uint32_t start, float start_dist, size_t ef,
+                         size_t keep, const AttributePredicate* filter, Scratch& s) const {
+  VisitedTable& visited = ThreadVisitedTable();
+  visited.Reset(high_water_.load(std::memory_order_acquire));
+  s.candidates.clear();
+  s.top.clear();
+  s.filtered.clear();
+  // Every Live node measured may be kept (not only those the beam admits); the filter
+  // is evaluated only for a node that would enter.
+  auto consider = [&](uint32_t id, const uint8_t* node, float d) {
+    if (s.filtered.size() >= keep && d >= s.filtered.top().dist) {
+      return;
+    }
+    if (filter != nullptr &&
+        !filter->Matches(internal::MetaAttributes(internal::LoadMeta(node),
+                                                  internal::NodeLevel(node), layout_))) {
+      return;
+    }
+    s.filtered.push({d, id});
+    if (s.filtered.size() > keep) {
+      s.filtered.pop();
+    }
+  };
+
+  visited.TestAndSet(start);
+  s.candidates.push({start_dist, start});
+  float bound = std::numeric_limits<float>::max();
+  const uint8_t* start_node = Node(start);
+  if (internal::LoadState(start_node, layout_) == kLive) {
+    s.top.push({start_dist, start});
+    bound = start_dist;
+    consider(start, start_node, start_dist);
+  }
+
+  uint32_t ids[kMaxBatch];
+  const uint8_t* nodes[kMaxBatch];
+  while (!s.candidates.empty()) {
+    const Cand c = s.candidates.top();
+    if (c.dist > bound && s.top.size() >= ef) {
+      break;
+    }
+    s.candidates.pop();
+    uint8_t* list = internal::ListPtr(Node(c.id), 0, layout_);
+    const uint32_t n = std::min(internal::LoadCount(list), layout_.m0);
+    uint32_t cnt = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t id = internal::LoadId(list, i);
+      if (visited.TestAndSet(id)) {
+        continue;
+      }
+      const uint8_t* nb = Node(id);
+      dist.Prefetch(nb);
+      ids[cnt] = id;
+      nodes[cnt++] = nb;
+    }
+    for (uint32_t j = 0; j < cnt; ++j) {
+      const uint8_t* nb = nodes[j];
+      const uint32_t state = internal::LoadState(nb, layout_);
+      if (!Traversable(state)) {
+        continue;
+      }
+      const float d = dist(nb);
+      if (state == kLive) {
+        consider(ids[j], nb, d);
+      }
+      if (s.top.size() < ef || d < bound) {
+        s.candidates.push({d, ids[j]});
+        if (state == kLive) {
+          s.top.push({d, ids[j]});
+          if (s.top.size() > ef) {
+            s.top.pop();
+          }
+          bound = s.top.top().dist;
+        }
+      }
+    }
+    if (!s.candidates.empty()) {
+      PrefetchList0(Node(s.candidates.top().id));
+    }
+  }
+}
+
+Result<std::vector<SearchHit>> HnswIndex::SearchNear(std::span<const float> query, float radius,
+                                                     size_t ef, size_t rerank,
+                                                     const AttributePredicate* filter) const {
+  Status st = space_.CheckInput(query);
+  if (!st.ok()) {
+    return st;
+  }
+  Scratch& s = internal::ThreadScratch();
+  s.record.resize(space_.record_bytes());
+  space_.Encode(query, s.record.data(), /*want_norm=*/false);
+  const uint8_t* record = s.record.data();
+  std::vector<SearchHit> hits;
+  if (std::isnan(radius) || rerank == 0) {
+    return hits;
+  }
+  ef = std::max<size_t>(ef, 1);
+  EpochGuard guard;
+  const Entry entry = LoadEntry();
+  if (entry.level < 0) {
+    return hits;
+  }
+  const bool sketched = layout_.sketch_bytes > 0;
+  if (sketched) {
+    // From the encoded (for cosine: normalised) floats, as AddEncoded writes a node's.
+    s.sketch.resize(sketch_space_.record_bytes());
+    sketch_space_.Encode(
+        std::span<const float>(reinterpret_cast<const float*>(record), options_.dim),
+        s.sketch.data(), /*want_norm=*/false);
+    const NodeDist dist{&sketch_space_, s.sketch.data(), layout_.sketch_offset,
+                        layout_.sketch_offset, sketch_lines_, layout_.state_offset};
+    auto [start, start_dist] = GreedyDescentBy(dist, entry, 0);
+    NearBase(dist, start, start_dist, ef, rerank, filter, s);
+  } else {
+    const NodeDist dist{&space_, record, layout_.record_offset, layout_.state_offset,
+                        prefetch_lines_, 0};
+    auto [start, start_dist] = GreedyDescentBy(dist, entry, 0);
+    NearBase(dist, start, start_dist, ef, rerank, filter, s);
+  }
+  // The kept nodes by their exact distance (the sketch only chose them).
+  s.sorted.clear();
+  for (const Cand& c : s.filtered.items()) {
+    const float d =
+        sketched ? space_.Distance(record, internal::Record(Node(c.id), layout_)) : c.dist;
+    if (d <= radius) {
+      s.sorted.push_back({d, c.id});
+    }
+  }
+  s.filtered.clear();
+  std::sort(s.sorted.begin(), s.sorted.end(), [](const Cand& a, const Cand& b) {
+    return a.dist < b.dist || (a.dist == b.dist && a.id < b.id);
+  });
+  SearchParams p;
+  p.k = static_cast<uint32_t>(s.sorted.size());
   return CollectHits(p, s);
 }
 

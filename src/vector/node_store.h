@@ -12,6 +12,8 @@
 //   12 + 4*m0    uint32 state              NodeState, right before the record so both
 //                                          usually share a cache line
 //   16 + 4*m0    record                    the encoded vector (VectorSpace)
+//   8-aligned    sketch (optional)         the same vector in the index's sketch form
+//                                          (IndexOptions::sketch), for SearchNear
 //
 // Upper layer l >= 1 lists live in the Meta blob, (4 + 4*m) bytes each:
 //   [uint16 pad][uint16 count][uint32 ids[m]] — so for every layer the count is a
@@ -93,17 +95,21 @@ struct NodeLayout {
   size_t record_bytes = 0;
   size_t state_offset = 0;
   size_t record_offset = 0;
+  size_t sketch_offset = 0;  // the record's end, rounded up to 8
+  size_t sketch_bytes = 0;   // 0: no sketch
   size_t node_bytes = 0;
   size_t upper_list_bytes = 0;
 
-  static NodeLayout Make(uint32_t m, size_t record_bytes) {
+  static NodeLayout Make(uint32_t m, size_t record_bytes, size_t sketch_bytes = 0) {
     NodeLayout l;
     l.m = m;
     l.m0 = 2 * m;
     l.record_bytes = record_bytes;
     l.state_offset = 12 + 4 * size_t{l.m0};
     l.record_offset = l.state_offset + 4;
-    l.node_bytes = (l.record_offset + record_bytes + 7) & ~size_t{7};
+    l.sketch_offset = (l.record_offset + record_bytes + 7) & ~size_t{7};
+    l.sketch_bytes = sketch_bytes;
+    l.node_bytes = (l.sketch_offset + sketch_bytes + 7) & ~size_t{7};
     l.upper_list_bytes = 4 + 4 * size_t{m};
     return l;
   }
@@ -131,6 +137,9 @@ inline uint32_t LoadState(const uint8_t* node, const NodeLayout& l) {
 }
 inline const uint8_t* Record(const uint8_t* node, const NodeLayout& l) {
   return node + l.record_offset;
+}
+inline const uint8_t* SketchOf(const uint8_t* node, const NodeLayout& l) {
+  return node + l.sketch_offset;
 }
 inline const char* MetaText(const Meta* meta, uint32_t level, const NodeLayout& l) {
   return reinterpret_cast<const char*>(meta) + sizeof(Meta) + level * l.upper_list_bytes;

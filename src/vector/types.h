@@ -45,6 +45,12 @@ struct IndexOptions {
   uint32_t ef_construction = 200;  // Beam width while inserting.
   Quantization quant = Quantization::kFloat32;
   uint64_t seed = 100;             // Seeds the level generator (deterministic builds).
+  // A second, compact copy of each vector that the walks of SearchNear() measure
+  // instead of the full record (kFloat32 storage only; kNone, kQ8, or kBinary with the
+  // cosine metric). Inserts and every other search use the records. Costs the sketch's
+  // bytes per node (Q8: dim + 8).
+  enum class Sketch : uint8_t { kNone, kQ8, kBinary };
+  Sketch sketch = Sketch::kNone;
 };
 
 // Filters results by their attributes JSON (see filter_expr.h for the Redis FILTER

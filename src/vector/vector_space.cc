@@ -175,7 +175,13 @@ float VectorSpace::Encode(std::span<const float> vec, uint8_t* record, bool want
       int8_t* codes = reinterpret_cast<int8_t*>(record + 2 * sizeof(float));
       int64_t sum_sq = 0;
       for (uint32_t i = 0; i < dim_; ++i) {
-        float q = std::nearbyint(vec[i] * mul * inv);
+        // Round to nearest, ties to even, as std::nearbyint in the default rounding mode
+        // (|q| <= 127.5 << 2^22), without its library call per component: adding and
+        // subtracting 1.5 * 2^23 leaves no fraction bits. The empty asm keeps q a rounded
+        // float (no fused multiply-add into the addition where FMA is enabled).
+        float q = vec[i] * mul * inv;
+        asm("" : "+x"(q));
+        q = (q + 0x1.8p23f) - 0x1.8p23f;
         q = std::min(127.0f, std::max(-127.0f, q));
         codes[i] = static_cast<int8_t>(q);
         sum_sq += static_cast<int64_t>(codes[i]) * codes[i];

@@ -180,6 +180,43 @@ def test_filter_serves_many_users_from_one_cache(rc):
         .startswith("ERR syntax error in FILTER expression")
 
 
+def test_high_dim_threshold_edges_with_filter(rc):
+    """256 dims (a lookup's first walk measures the entries' 8-bit sketches, then the few
+    nearest exactly): a THRESHOLD equal to an entry's score hits it, one just above does
+    not, with and without FILTER; the score is the exact float32 one."""
+    import random
+    rng = random.Random(1931)
+    dim = 256
+
+    def unit(v):
+        n = math.sqrt(sum(x * x for x in v))
+        return [x / n for x in v]
+
+    def noisy(v, s):
+        return unit([x + s * rng.gauss(0, 1) for x in v])
+
+    base = unit([rng.gauss(0, 1) for _ in range(dim)])
+    query = fp32(noisy(base, 0.02))
+    assert rc("SCACHE.CREATE", "c", "DIM", dim) == "OK"
+    rc("SCACHE.SET", "c", "FP32", fp32(noisy(base, 0.01)), "alice's", "ATTRS", '{"user":"alice"}')
+    rc("SCACHE.SET", "c", "FP32", fp32(noisy(base, 0.03)), "bob's", "ATTRS", '{"user":"bob"}')
+    for v in random_vectors(150, dim, 7):
+        rc("SCACHE.SET", "c", "FP32", fp32(v), "other", "ATTRS", '{"user":"zed"}')
+    bob = ("FILTER", '.user == "bob"')
+    a = get_map(rc, "c", query, "THRESHOLD", "0.0001", "WITHSCORE")
+    b = get_map(rc, "c", query, "THRESHOLD", "0.0001", "WITHSCORE", *bob)
+    assert (a["response"], b["response"]) == ("alice's", "bob's")
+    sa, sb = float(a["score"]), float(b["score"])
+    assert sa > sb > 0.8
+    assert get(rc, "c", query, "THRESHOLD", repr(sa)) == "alice's"
+    assert get(rc, "c", query, "THRESHOLD", repr(sa + 1e-5)) is None
+    mid = repr((sa + sb) / 2)
+    assert get(rc, "c", query, "THRESHOLD", mid) == "alice's"
+    assert get(rc, "c", query, "THRESHOLD", mid, *bob) is None
+    assert get(rc, "c", query, "THRESHOLD", repr(sb), *bob) == "bob's"
+    assert get(rc, "c", query, "THRESHOLD", repr(sb + 1e-5), *bob) is None
+
+
 # ------------------------------------------------------------------------------ TTL / LRU
 
 def test_hit_refreshes_ttl_and_expired_entries_leave(rc):

@@ -210,6 +210,80 @@ TEST(SemanticCache, WideThresholdHitIsStillTheNearest) {
   EXPECT_GE(nearest, kQueries * 9 / 10);
 }
 
+// In 256 dimensions (a lookup's first walk measures the entries' Q8 sketches, then the
+// few nearest exactly): a threshold exactly at an entry's similarity hits it, one just
+// above misses it, with and without FILTER; an expired entry is never the hit, however
+// near.
+TEST(SemanticCache, SketchWalkThresholdEdgesWithFilterAndExpiry) {
+  constexpr int kDim = 256;
+  auto c = Make(Opts(kDim));
+  std::mt19937 rng(31);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  auto unit = [](std::vector<float> v) {
+    double n = 0;
+    for (float f : v) n += double(f) * f;
+    for (float& f : v) f = static_cast<float>(f / std::sqrt(n));
+    return v;
+  };
+  auto noisy = [&](const std::vector<float>& v, float s) {
+    std::vector<float> o = v;
+    for (float& f : o) f += s * g(rng);
+    return unit(o);
+  };
+  std::vector<float> base(kDim);
+  for (float& f : base) f = g(rng);
+  base = unit(base);
+  // alice's entry is the query's near-duplicate, bob's a farther one, carol's expires.
+  const std::vector<float> query = noisy(base, 0.02f);
+  const uint64_t alice = Put(*c, noisy(base, 0.01f), "alice", 0, std::nullopt, R"({"user":"alice"})");
+  const uint64_t bob = Put(*c, noisy(base, 0.03f), "bob", 0, std::nullopt, R"({"user":"bob"})");
+  for (int i = 0; i < 500; i++) {
+    std::vector<float> v(kDim);
+    for (float& f : v) f = g(rng);
+    Put(*c, unit(v), "other", 0, std::nullopt, R"({"user":"zed"})");
+  }
+  auto a = Lookup(*c, query, 0, std::nullopt, 0.0001);
+  ASSERT_TRUE(a.has_value());
+  ASSERT_EQ(a->id, alice);
+  auto only_bob = vector::FilterExpression::Compile(".user == \"bob\"");
+  ASSERT_TRUE(only_bob.ok());
+  auto b = Lookup(*c, query, 0, std::nullopt, 0.0001, only_bob.value().get());
+  ASSERT_TRUE(b.has_value());
+  ASSERT_EQ(b->id, bob);
+  const double sa = a->similarity, sb = b->similarity;
+  ASSERT_GT(sa, sb);
+  ASSERT_GT(sb, 0.8);  // far above the other entries (~0.5)
+  // Exactly at alice's similarity: alice; just above: nothing (bob is farther).
+  auto h = Lookup(*c, query, 0, std::nullopt, sa);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, alice);
+  EXPECT_EQ(h->similarity, sa);
+  EXPECT_FALSE(Lookup(*c, query, 0, std::nullopt, sa + 1e-5).has_value());
+  // Between the two: alice, and with the filter nothing.
+  const double mid = (sa + sb) / 2;
+  h = Lookup(*c, query, 0, std::nullopt, mid);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, alice);
+  EXPECT_FALSE(Lookup(*c, query, 0, std::nullopt, mid, only_bob.value().get()).has_value());
+  // At bob's similarity with the filter: bob; just above: nothing.
+  h = Lookup(*c, query, 0, std::nullopt, sb, only_bob.value().get());
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, bob);
+  EXPECT_FALSE(Lookup(*c, query, 0, std::nullopt, sb + 1e-5, only_bob.value().get()).has_value());
+  // carol: nearer than alice, with a TTL; once expired, alice is the hit again.
+  const uint64_t carol =
+      Put(*c, noisy(query, 0.002f), "carol", 0, std::nullopt, R"({"user":"carol"})", 1000);
+  h = Lookup(*c, query, 10, std::nullopt, mid);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->id, carol);
+  for (int64_t now : {1010 + 1000, 5000}) {
+    h = Lookup(*c, query, now, std::nullopt, mid);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->id, alice);
+  }
+  EXPECT_FALSE(c->Delete(carol, 6000, {}));
+}
+
 // Lookups on two threads while a third adds and deletes other entries: every lookup of a
 // near-duplicate of a stable entry hits that entry, with its own response.
 TEST(SemanticCache, ConcurrentLookupsWhileEntriesChurn) {
