@@ -15,12 +15,18 @@ Targets:
   redisearch      Redis 8.8 + RediSearch 2.10, module defaults
   redisearch-w2   the same with the module argument WORKERS 2 (RediSearch's thread pool:
                   vectors go to a flat buffer and background jobs insert them into HNSW)
+  hotkv-vadd      HotKV as shipped, the same vectors by VADD vs FP32 <blob> <i> NOQUANT EF
+                  200 M 16 into one vector set (the same HNSW engine without the FT layer,
+                  the hash or the keyspace: what the FT path adds per vector)
 
 For each: vectors/s from the first HSET until the index holds every vector (RediSearch
 with WORKERS: until its background jobs are done, by FT.DEBUG VECSIM_INFO), the server
 process's CPU per vector, and the CPU of each of its threads over the build (from
 /proc/<pid>/task/*/stat), so one sees whether the inserts ran on one thread or several.
 For RediSearch also FT.CONFIG GET WORKERS / MIN_OPERATION_WORKERS / MT_MODE as loaded.
+Then (--query-clients, not for hotkv-vadd) a closed loop of FT.SEARCH "*=>[KNN 10 @v $B
+EF_RUNTIME 40]" ... RETURN 1 __v_score over that many connections for --query-seconds,
+with the same per-thread CPU split: whether concurrent searches use every worker.
 Results: bench/results/ft-build_<date_time>/summary.md + results.json (or --out).
 """
 import argparse
@@ -42,6 +48,7 @@ ROOT = HERE.parent
 NAMES = {
     "hotkv": "HotKV (one worker per CPU)",
     "hotkv-t1": "HotKV --threads 1",
+    "hotkv-vadd": "HotKV VADD (no index, no hash)",
     "redisearch": "Redis 8.8 + RediSearch 2.10 (defaults)",
     "redisearch-w2": "Redis 8.8 + RediSearch 2.10, WORKERS 2",
 }
@@ -94,12 +101,7 @@ def vecsim_pending(c):
                 else:
                     flat.setdefault(k, x[i + 1])
     walk(v)
-    pend = 0
-    for k in ("BACKGROUND_INDEXING",):
-        if k in flat and int(flat[k]) != 0:
-            pend += 1
-    if "FRONTEND_INDEX" in str(v) or "BACKEND_INDEX" in str(v):
-        pass
+    pend = 1 if str(flat.get("BACKGROUND_INDEXING", 0)) not in ("0", "b'0'") else 0
     return pend, {k: (v.decode() if isinstance(v, bytes) else v) for k, v in flat.items()}
 
 
@@ -121,17 +123,23 @@ def run(kind, blobs, buckets, a, workdir, outdir):
     create = ["FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "doc:", "SCHEMA", "v", "VECTOR",
               "HNSW", "10", "TYPE", "FLOAT32", "DIM", str(len(blobs[0]) // 4), "DISTANCE_METRIC",
               "COSINE", "M", "16", "EF_CONSTRUCTION", "200", "bucket", "NUMERIC"]
-    c.call(*create)
+    vadd = kind == "hotkv-vadd"
+    if not vadd:
+        c.call(*create)
     n = len(blobs)
     t_before = thread_cpu(s.pid)
     p0 = s.cpu_s()
     t0 = time.monotonic()
-    secs, errs = fv.load(type("T", (), {"port": s.port})(),
-                         lambda i: fv.encode("HSET", f"doc:{i}", "v", blobs[i], "bucket",
-                                             int(buckets[i])), n, a.conns)
+    if vadd:
+        cmd = lambda i: fv.encode("VADD", "vs", "FP32", blobs[i], str(i), "NOQUANT", "EF", "200",
+                                  "M", "16")  # noqa: E731
+    else:
+        cmd = lambda i: fv.encode("HSET", f"doc:{i}", "v", blobs[i], "bucket",
+                                  int(buckets[i]))  # noqa: E731
+    secs, errs = fv.load(type("T", (), {"port": s.port})(), cmd, n, a.conns)
     info = {}
     pend_info = None
-    while True:
+    while not vadd:
         info = fv.ft_info(c, "idx")
         done = int(info.get("num_docs", 0)) >= n and int(info.get("indexing", 0)) == 0
         if done and kind.startswith("redisearch"):
@@ -147,6 +155,12 @@ def run(kind, blobs, buckets, a, workdir, outdir):
     wall = time.monotonic() - t0
     p1 = s.cpu_s()
     t_after = thread_cpu(s.pid)
+    if vadd:
+        info = {"num_docs": c.call("VCARD", "vs")}
+    # What the server burns idle afterwards (timers, background threads), per second.
+    i0 = s.cpu_s()
+    time.sleep(a.idle_seconds)
+    idle = (s.cpu_s() - i0) / a.idle_seconds
     threads = []
     for tid, (name, cpu) in t_after.items():
         d = cpu - t_before.get(tid, (name, 0.0))[1]
@@ -159,15 +173,44 @@ def run(kind, blobs, buckets, a, workdir, outdir):
         "vectors_per_s": n / wall, "server_cpu_s": round(p1 - p0, 3),
         "server_cpu_us_per_vector": 1e6 * (p1 - p0) / n,
         "server_cores_busy": (p1 - p0) / wall, "threads": threads, "errors": errs,
-        "num_threads": len(t_after), "vecsim_info": pend_info,
+        "num_threads": len(t_after), "vecsim_info": pend_info, "idle_cpu_per_s": idle,
+        "indexed": int(info.get("num_docs", 0)),
         "vector_index_sz_mb": str(info.get("vector_index_sz_mb", b"")),
     })
+    if not vadd and a.query_clients > 0:
+        tgt = fv.Target(kind, s.port)
+        cmds = [fv.encode("FT.SEARCH", "idx", "*=>[KNN 10 @v $B EF_RUNTIME 40]", "PARAMS", "2",
+                          "B", q, "RETURN", "1", "__v_score", "LIMIT", "0", "10", "DIALECT", "2")
+                for q in a.qblobs]
+        fv.closed_loop(tgt, cmds, fv.ft_ids, [set()] * len(cmds), a.query_clients, 0)  # warm
+        q0 = thread_cpu(s.pid)
+        r = fv.closed_loop(tgt, cmds, fv.ft_ids, [set()] * len(cmds), a.query_clients,
+                           a.query_seconds)
+        q1 = thread_cpu(s.pid)
+        qt = []
+        tot = sum(cpu for _, cpu in q1.values()) - sum(cpu for _, cpu in q0.values())
+        for tid, (name, cpu) in q1.items():
+            d = cpu - q0.get(tid, (name, 0.0))[1]
+            if d >= 0.01:
+                qt.append({"tid": tid, "name": name, "cpu_s": round(d, 3), "share": d / max(1e-9, tot)})
+        qt.sort(key=lambda x: -x["cpu_s"])
+        res["query"] = {"clients": a.query_clients, "qps": r["qps"], "seconds": r["seconds"],
+                        "server_cpu_us": r["server_cpu_us"], "client_cpu_us": r["client_cpu_us"],
+                        "server_cores_busy": (r["server_cpu_us"] or 0) * r["qps"] / 1e6,
+                        "p50_ms": r["p50_ms"], "threads": qt, "errors": r["errors"]}
+        log(f"{kind}: FT.SEARCH x{a.query_clients}: {r['qps']:,.0f} q/s, "
+            f"{r['server_cpu_us']:,.0f} µs/q; threads: "
+            + ", ".join(f"{t['name']} {t['cpu_s']:.1f}s" for t in qt[:6]))
     log(f"{kind}: {n / wall:,.0f} vectors/s, {res['server_cpu_us_per_vector']:,.0f} µs CPU/vector, "
         f"{res['server_cores_busy']:.2f} cores busy; threads: "
         + ", ".join(f"{t['name']} {t['cpu_s']:.1f}s" for t in threads[:6]))
     c.close()
     s.stop()
     return res
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:,.0f}"
 
 
 def render(out):
@@ -180,12 +223,23 @@ def render(out):
          f"bucket <b> over {out['conns']} connections, 16 in flight each (one Python client "
          "process on the same CPUs). Time: first HSET until FT.INFO num_docs = n (and, for "
          "RediSearch, FT.DEBUG VECSIM_INFO shows no background indexing).", "",
-         "| server | vectors/s | server CPU µs/vector | server cores busy | threads with CPU (name: seconds, share) |",
-         "|---|---|---|---|---|"]
+         "| server | vectors/s | server CPU µs/vector | server cores busy | idle CPU after (cores) | threads with CPU (name: seconds, share) |",
+         "|---|---|---|---|---|---|"]
     for r in out["results"]:
         th = "; ".join(f"{t['name']}: {t['cpu_s']:.1f} s ({100 * t['share']:.0f} %)" for t in r["threads"][:6])
         L.append(f"| {r['name']} | {r['vectors_per_s']:,.0f} | {r['server_cpu_us_per_vector']:,.0f} | "
-                 f"{r['server_cores_busy']:.2f} | {th} |")
+                 f"{r['server_cores_busy']:.2f} | {r['idle_cpu_per_s']:.3f} | {th} |")
+    qs = [r for r in out["results"] if r.get("query")]
+    if qs:
+        L += ["", f"FT.SEARCH `*=>[KNN 10 @v $B EF_RUNTIME 40]` RETURN 1 __v_score, closed loop, "
+              f"{qs[0]['query']['clients']} connections, after the build (the client shares the CPUs):", "",
+              "| server | q/s | server CPU µs/q | server cores busy | client CPU µs/q | threads with CPU (name: seconds, share) |",
+              "|---|---|---|---|---|---|"]
+        for r in qs:
+            q = r["query"]
+            th = "; ".join(f"{t['name']}: {t['cpu_s']:.1f} s ({100 * t['share']:.0f} %)" for t in q["threads"][:6])
+            L.append(f"| {r['name']} | {q['qps']:,.0f} | {fmt(q['server_cpu_us'])} | "
+                     f"{q['server_cores_busy']:.2f} | {fmt(q['client_cpu_us'])} | {th} |")
     for r in out["results"]:
         if r.get("config"):
             L += ["", f"{r['name']}: FT.CONFIG as loaded: " +
@@ -203,6 +257,10 @@ def main():
     p.add_argument("--conns", type=int, default=4)
     p.add_argument("--build-dir", default=str(ROOT / "build" / "release"))
     p.add_argument("--max-seconds", type=float, default=900)
+    p.add_argument("--idle-seconds", type=float, default=2.0)
+    p.add_argument("--query-clients", type=int, default=16)
+    p.add_argument("--query-seconds", type=float, default=3.0)
+    p.add_argument("--queries", type=int, default=200)
     p.add_argument("--out")
     a = p.parse_args()
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d_%H%M%S")
@@ -212,6 +270,8 @@ def main():
     base = fv.load_idx(fv.FASHION / "train-images-idx3-ubyte.gz", a.limit)
     blobs = [row.tobytes() for row in base]
     buckets = np.random.default_rng(7).integers(0, 100, len(blobs))  # as ft_vector.py
+    a.qblobs = [row.tobytes() for row in fv.load_idx(fv.FASHION / "t10k-images-idx3-ubyte.gz",
+                                                     a.queries)]
     out = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "machine": f"{platform.node()} {os.cpu_count()} CPUs {platform.machine()} {platform.release()}",
            "loadavg": fv.loadavg(), "command": " ".join(["bench/ft_build.py"] + sys.argv[1:]),
