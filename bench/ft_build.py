@@ -13,8 +13,9 @@ Targets:
   hotkv           hotkv-server as shipped (one worker per CPU)
   hotkv-t1        hotkv-server --threads 1 (one worker: the serial cost per vector)
   redisearch      Redis 8.8 + RediSearch 2.10, module defaults
-  redisearch-w2   the same with the module argument WORKERS 2 (RediSearch's thread pool:
-                  vectors go to a flat buffer and background jobs insert them into HNSW)
+  redisearch-w2   the same with the module argument WORKERS 2 (a RediSearch built with its
+                  thread pool queues vectors in a flat buffer for background jobs; the
+                  2.10.32 build in ../shared/peers has no such option and refuses to load)
   hotkv-vadd      HotKV as shipped, the same vectors by VADD vs FP32 <blob> <i> NOQUANT EF
                   200 M 16 into one vector set (the same HNSW engine without the FT layer,
                   the hash or the keyspace: what the FT path adds per vector)
@@ -42,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "harness"))
 import ft_vector as fv  # noqa: E402
-from common import CLK_TCK, Server, loadavg, log, stop_all  # noqa: E402
+from common import Server, loadavg, log, stop_all  # noqa: E402
 
 ROOT = HERE.parent
 NAMES = {
@@ -52,21 +53,6 @@ NAMES = {
     "redisearch": "Redis 8.8 + RediSearch 2.10 (defaults)",
     "redisearch-w2": "Redis 8.8 + RediSearch 2.10, WORKERS 2",
 }
-
-
-def thread_cpu(pid):
-    """{tid: (name, cpu seconds)} for every live thread of the process."""
-    out = {}
-    base = Path(f"/proc/{pid}/task")
-    for t in base.iterdir():
-        try:
-            raw = (t / "stat").read_text()
-        except OSError:
-            continue
-        name = raw[raw.index("(") + 1:raw.rindex(")")]
-        f = raw.rsplit(")", 1)[1].split()
-        out[int(t.name)] = (name, (int(f[11]) + int(f[12])) / CLK_TCK)
-    return out
 
 
 def start(kind, build_dir, workdir, logdir):
@@ -127,7 +113,7 @@ def run(kind, blobs, buckets, a, workdir, outdir):
     if not vadd:
         c.call(*create)
     n = len(blobs)
-    t_before = thread_cpu(s.pid)
+    t_before = fv.thread_cpu(s.pid)
     p0 = s.cpu_s()
     t0 = time.monotonic()
     if vadd:
@@ -154,7 +140,7 @@ def run(kind, blobs, buckets, a, workdir, outdir):
         time.sleep(0.02)
     wall = time.monotonic() - t0
     p1 = s.cpu_s()
-    t_after = thread_cpu(s.pid)
+    t_after = fv.thread_cpu(s.pid)
     if vadd:
         info = {"num_docs": c.call("VCARD", "vs")}
     # What the server burns idle afterwards (timers, background threads), per second.
@@ -183,10 +169,10 @@ def run(kind, blobs, buckets, a, workdir, outdir):
                           "B", q, "RETURN", "1", "__v_score", "LIMIT", "0", "10", "DIALECT", "2")
                 for q in a.qblobs]
         fv.closed_loop(tgt, cmds, fv.ft_ids, [set()] * len(cmds), a.query_clients, 0)  # warm
-        q0 = thread_cpu(s.pid)
+        q0 = fv.thread_cpu(s.pid)
         r = fv.closed_loop(tgt, cmds, fv.ft_ids, [set()] * len(cmds), a.query_clients,
                            a.query_seconds)
-        q1 = thread_cpu(s.pid)
+        q1 = fv.thread_cpu(s.pid)
         qt = []
         tot = sum(cpu for _, cpu in q1.values()) - sum(cpu for _, cpu in q0.values())
         for tid, (name, cpu) in q1.items():
