@@ -50,7 +50,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "harness"))
-from common import Server, loadavg, log, proc_cpu_s, stop_all  # noqa: E402
+from common import CLK_TCK, Server, loadavg, log, proc_cpu_s, stop_all  # noqa: E402
 
 ROOT = HERE.parent
 # The peers: ../shared from the main checkout, ../../shared from a worktree (wt/<name>).
@@ -271,6 +271,31 @@ def ft_info(conn, idx):
             for i in range(0, len(v) - 1, 2)}
 
 
+def thread_cpu(pid):
+    """{tid: (name, cpu seconds)} for every live thread of the process."""
+    out = {}
+    for t in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            raw = (t / "stat").read_text()
+        except OSError:
+            continue
+        name = raw[raw.index("(") + 1:raw.rindex(")")]
+        f = raw.rsplit(")", 1)[1].split()
+        out[int(t.name)] = (name, (int(f[11]) + int(f[12])) / CLK_TCK)
+    return out
+
+
+def thread_split(before, after, total):
+    """The threads that used CPU between two thread_cpu() samples, busiest first."""
+    out = []
+    for tid, (name, cpu) in after.items():
+        d = cpu - before.get(tid, (name, 0.0))[1]
+        if d >= 0.01:
+            out.append({"tid": tid, "name": name, "cpu_s": round(d, 3),
+                        "share": d / max(1e-9, total)})
+    return sorted(out, key=lambda x: -x["cpu_s"])
+
+
 class Target:
     def __init__(self, name, port, server=None):
         self.name = name
@@ -447,6 +472,7 @@ def run_target(target, data, a, commands):
     log(f"{target.name}: HSET {n} vectors over {a.load_conns} connections")
     commands.append("HSET doc:<i> v <784 float32> bucket <b>  (4 connections, 16 in flight)")
     s0 = target.cpu_s()
+    th0 = thread_cpu(target.pid) if target.pid else {}
     t0 = time.monotonic()
     secs, errs = load(target, lambda i: encode("HSET", f"doc:{i}", "v", data.blobs[i], "bucket",
                                                int(data.bucket[i])), n, a.load_conns)
@@ -459,11 +485,15 @@ def run_target(target, data, a, commands):
         time.sleep(0.05)
     build_s = time.monotonic() - t0
     s1 = target.cpu_s()
+    th1 = thread_cpu(target.pid) if target.pid else {}
     res["build"] = {"vectors": n, "seconds": round(build_s, 3), "hset_seconds": round(secs, 3),
                     "vectors_per_s": n / build_s, "errors": errs,
                     "server_cpu_us_per_vector": (1e6 * (s1 - s0) / n) if s0 is not None else None,
                     "used_memory_mb": (int(info_field(c, "memory", "used_memory")) - mem0) / 2**20,
-                    "vector_index_sz_mb": float(info.get("vector_index_sz_mb", b"0") or 0)}
+                    "vector_index_sz_mb": float(info.get("vector_index_sz_mb", b"0") or 0),
+                    # Which threads did the inserts (HotKV: one per worker; a worker gets
+                    # the connections the kernel's SO_REUSEPORT hash gives it).
+                    "threads": thread_split(th0, th1, (s1 - s0) if s0 is not None else 0)}
     log(f"{target.name}: build {n / build_s:,.0f} vectors/s")
     if not a.no_vsim:
         log(f"{target.name}: VADD {n} vectors")
@@ -557,6 +587,11 @@ def render(out):
         L.append(f"| {NAMES.get(t['name'], t['name'])} | {b['vectors_per_s']:,.0f} | "
                  f"{fmt(b['server_cpu_us_per_vector'])} | {fmt(v.get('vectors_per_s'))} | "
                  f"{fmt(v.get('server_cpu_us_per_vector'))} | {b['used_memory_mb']:,.1f} |")
+    L += ["", "Build CPU by server thread (name: seconds, share of the process's build CPU):", ""]
+    for t in out["targets"]:
+        th = t["build"].get("threads") or []
+        L.append(f"- {NAMES.get(t['name'], t['name'])}: " + ("; ".join(
+            f"{x['name']} {x['tid']}: {x['cpu_s']:.1f} s ({100 * x['share']:.0f} %)" for x in th[:6]) or "-"))
     L += ["", "## KNN (k = 10)", "",
           "| server | command | EF | clients | q/s | recall@10 | p50 ms | p99 ms | server CPU µs/q | client CPU µs/q |",
           "|---|---|---|---|---|---|---|---|---|---|"]

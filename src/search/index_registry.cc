@@ -315,6 +315,37 @@ void IndexRegistry::RepublishLocked() {
   std::sort(aliases.begin(), aliases.end());
   g_published.store(new std::string(SerializeDefinitions(all, aliases)),
                     std::memory_order_release);
+  // The keyspace observer's list: replaced, the old one retired (a write may be reading it).
+  const IndexList* old = writer_list_.exchange(new IndexList(std::move(all)), std::memory_order_acq_rel);
+  if (old != nullptr) {
+    const uint64_t tag = vector::RetireEpoch();
+    std::lock_guard<std::mutex> lock(retired_mu_);
+    retired_.emplace_back(tag, std::unique_ptr<const IndexList>(old));
+    has_retired_.store(true, std::memory_order_release);
+  }
+  Reclaim();
+}
+
+IndexRegistry::~IndexRegistry() { delete writer_list_.load(std::memory_order_acquire); }
+
+void IndexRegistry::Reclaim() {
+  if (!has_retired_.load(std::memory_order_acquire)) {
+    return;
+  }
+  std::vector<std::unique_ptr<const IndexList>> dead;  // freed outside the mutex
+  {
+    std::lock_guard<std::mutex> lock(retired_mu_);
+    const uint64_t min = vector::MinActiveEpoch();
+    for (auto it = retired_.begin(); it != retired_.end();) {
+      if (it->first < min) {
+        dead.push_back(std::move(it->second));
+        it = retired_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    has_retired_.store(!retired_.empty(), std::memory_order_release);
+  }
 }
 
 void IndexRegistry::Republish() {
@@ -401,18 +432,35 @@ class SearchObserver : public KeyObserver {
   }
 
  private:
+  // The indexes whose PREFIX takes `key` (usually none or one), found with no lock and no
+  // allocation; each kept by a shared_ptr copy so that the epoch guard is left before the
+  // index is written (an HNSW insert takes milliseconds).
+  struct Matching {
+    std::shared_ptr<SearchIndex> first;
+    std::vector<std::shared_ptr<SearchIndex>> more;
+  };
+  static bool FindMatching(std::string_view key, Matching* m) {
+    IndexRegistry::WriterView view(Indexes());
+    for (const auto& idx : view) {
+      if (idx->MatchesPrefix(key)) {
+        if (m->first == nullptr) {
+          m->first = idx;
+        } else {
+          m->more.push_back(idx);
+        }
+      }
+    }
+    return m->first != nullptr;
+  }
   void Resync(std::string_view key) {
-    const Entry* e = nullptr;
-    bool looked = false;
+    Matching m;
+    if (!FindMatching(key, &m)) {
+      return;
+    }
     const int64_t now = CachedNowMs();
-    for (const auto& idx : Indexes().All()) {
-      if (!idx->MatchesPrefix(key)) {
-        continue;
-      }
-      if (!looked) {
-        e = PeekDb0(*ks_, key, now);
-        looked = true;
-      }
+    const Entry* e = PeekDb0(*ks_, key, now);
+    m.first->Sync(key, e, now);
+    for (const auto& idx : m.more) {
       idx->Sync(key, e, now);
     }
   }
@@ -420,10 +468,13 @@ class SearchObserver : public KeyObserver {
     if (g_key_change_observers.load(std::memory_order_relaxed) == 0) {
       return;
     }
-    for (const auto& idx : Indexes().All()) {
-      if (idx->MatchesPrefix(key)) {
-        idx->Remove(key);
-      }
+    Matching m;
+    if (!FindMatching(key, &m)) {
+      return;
+    }
+    m.first->Remove(key);
+    for (const auto& idx : m.more) {
+      idx->Remove(key);
     }
   }
   Keyspace* ks_;
@@ -456,6 +507,7 @@ class PersistenceHooks : public SearchHooks {
     return out;
   }
   void Cron(int64_t now_ms) override {
+    Indexes().Reclaim();
     for (const std::shared_ptr<SearchIndex>& idx : Indexes().TakeExpired()) {
       std::vector<std::string> keys;
       {

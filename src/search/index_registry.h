@@ -7,7 +7,9 @@
 //
 // Thread safety: the registry locks itself (a shared_mutex; readers share it). Lock
 // order: shard lock -> registry lock -> index lock; FT.SEARCH holds none of the shard
-// locks while it runs and locks each result document's shard only to read it.
+// locks while it runs and locks each result document's shard only to read it. The
+// keyspace observer (every write to database 0 while an index exists) takes no registry
+// lock: it reads an immutable list of the indexes (WriterView) under an epoch guard.
 #pragma once
 
 #include <memory>
@@ -23,6 +25,7 @@
 
 #include "common/status.h"
 #include "search/search_index.h"
+#include "vector/epoch.h"
 
 namespace hotkv {
 class Keyspace;
@@ -33,6 +36,38 @@ namespace hotkv::search {
 
 class IndexRegistry {
  public:
+  using IndexList = std::vector<std::shared_ptr<SearchIndex>>;
+
+  // The indexes as the keyspace observer sees them, with no lock and no copy: the list
+  // republished (sorted by name) on every change of the registry, read under an epoch
+  // guard. A replaced list is freed once no view can still hold it (Reclaim, called on
+  // every change and by the cron). Hold a view briefly; copy an index's shared_ptr to
+  // keep using the index after it ends (a long HNSW insert should not hold the guard).
+  class WriterView {
+   public:
+    explicit WriterView(const IndexRegistry& r)
+        : list_(r.writer_list_.load(std::memory_order_acquire)) {}
+    WriterView(const WriterView&) = delete;
+    WriterView& operator=(const WriterView&) = delete;
+    IndexList::const_iterator begin() const { return list_ ? list_->begin() : Empty().begin(); }
+    IndexList::const_iterator end() const { return list_ ? list_->end() : Empty().end(); }
+
+   private:
+    static const IndexList& Empty() {
+      static const IndexList empty;
+      return empty;
+    }
+    vector::EpochGuard guard_;  // entered before list_ is read (declaration order)
+    const IndexList* list_;
+  };
+  // Frees the replaced lists no view can hold any more.
+  void Reclaim();
+
+  IndexRegistry() = default;
+  ~IndexRegistry();  // the process's registry is never destroyed; tests' are
+  IndexRegistry(const IndexRegistry&) = delete;
+  IndexRegistry& operator=(const IndexRegistry&) = delete;
+
   // By name, or by alias (FT.SEARCH, FT.AGGREGATE, FT.INFO accept aliases).
   std::shared_ptr<SearchIndex> Find(std::string_view name_or_alias) const;
   std::shared_ptr<SearchIndex> FindByName(std::string_view name) const;
@@ -67,6 +102,12 @@ class IndexRegistry {
   std::unordered_map<std::string, std::shared_ptr<SearchIndex>> by_name_;
   std::unordered_map<std::string, std::string> aliases_;  // alias -> index name
   void RepublishLocked();
+  // WriterView's list (owned; null before the first index) and the replaced ones, each
+  // with the epoch it was retired in.
+  std::atomic<const IndexList*> writer_list_{nullptr};
+  std::mutex retired_mu_;
+  std::vector<std::pair<uint64_t, std::unique_ptr<const IndexList>>> retired_;
+  std::atomic<bool> has_retired_{false};
 };
 
 // The definitions serialized for snapshots: every index's name and create_args, then

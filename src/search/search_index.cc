@@ -393,10 +393,10 @@ void SearchIndex::Sync(std::string_view key, const Entry* e, int64_t now_ms) {
     f->Remove(d);
   }
   for (PendingVector& pv : vectors) {
-    if (update && (pv.from_floats ? pv.field->HoldsFloats(d, pv.floats) : pv.field->Holds(d, pv.blob))) {
+    if (update && (pv.from_floats ? pv.field->HoldsFloats(d, pv.floats) : pv.field->Holds(d, pv.blob.view()))) {
       continue;  // Unchanged.
     }
-    Status st = pv.from_floats ? pv.field->SetFromFloats(d, pv.floats) : pv.field->Set(d, pv.blob);
+    Status st = pv.from_floats ? pv.field->SetFromFloats(d, pv.floats) : pv.field->Set(d, pv.blob.view());
     if (!st.ok() && update) {
       pv.field->Remove(d);  // Not storable (a NaN): the old vector must not stay.
     }
@@ -644,7 +644,7 @@ bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms,
           if (!fi.vector->CheckQueryBlob(*hv).ok()) {
             return false;
           }
-          vectors->push_back(PendingVector{fi.vector.get(), std::string(*hv), {}, false});
+          vectors->push_back(PendingVector{fi.vector.get(), *elem, {}, false});
         } else {
           std::vector<float> vals;
           for (const json::Node* n : nodes) {
@@ -664,7 +664,8 @@ bool SearchIndex::IndexEntry(DocId d, const Entry* e, int64_t now_ms,
           if (vals.size() != f.vector.dim) {
             return false;
           }
-          vectors->push_back(PendingVector{fi.vector.get(), {}, std::move(vals), true});
+          vectors->push_back(
+              PendingVector{fi.vector.get(), types::Element(std::string_view()), std::move(vals), true});
         }
         break;
       }

@@ -38,6 +38,7 @@
 #include "search/tag_index.h"
 #include "search/text_index.h"
 #include "search/vector_field.h"
+#include "types/element.h"
 
 namespace hotkv {
 class Entry;
@@ -160,10 +161,12 @@ class SearchIndex {
   static constexpr uint64_t kGcCleanThreshold = 100;
   DocId Allocate(std::string_view key);
   // A vector to store after the exclusive lock is released (an HNSW insert takes long;
-  // VectorField is thread-safe).
+  // VectorField is thread-safe). A hash field's blob is the hash's own element (a view
+  // into the entry, which cannot change while Sync runs: the key's shard is locked), not
+  // a copy; a JSON document's numbers are converted to floats.
   struct PendingVector {
     VectorField* field;
-    std::string blob;
+    types::Element blob;
     std::vector<float> floats;
     bool from_floats = false;
   };

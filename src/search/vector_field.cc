@@ -498,7 +498,7 @@ VectorField::~VectorField() = default;
 const VectorFieldOptions& VectorField::options() const { return impl_->options; }
 
 Status VectorField::Set(DocId doc, std::string_view blob) {
-  std::vector<float> v;
+  thread_local std::vector<float> v;  // The decoded vector: no allocation per insert.
   if (!impl_->Decode(blob, v)) {
     return Status::InvalidArgument("Could not add vector with blob size " +
                                    std::to_string(blob.size()) + " (expected size " +

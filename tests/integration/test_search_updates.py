@@ -93,3 +93,36 @@ def test_info_counts_updates_as_redisearch(idx):
     assert (c["num_docs"], c["max_doc_id"], c["num_terms"], c["num_records"]) == (1, 5, 7, 21)
     d = info(r, "upd")
     assert float(d["records_per_doc_avg"]) == 21
+
+
+@pytest.mark.parametrize("algo", ["HNSW", "FLAT"])
+def test_vector_blob_that_reads_as_an_integer(r, algo):
+    # A 4-byte FLOAT32 blob made of digits ("1234") is stored by the hash as the integer
+    # 1234 and read back as its text: the index must store those bytes, not a dangling view.
+    r.execute_command("FT.CREATE", "intv", "ON", "HASH", "PREFIX", "1", "iv:", "SCHEMA",
+                      "v", "VECTOR", algo, "6", "TYPE", "FLOAT32", "DIM", "1",
+                      "DISTANCE_METRIC", "L2")
+    try:
+        for key, v in (("iv:1", "1234"), ("iv:2", "-123"), ("iv:3", "5678"), ("iv:4", "9999")):
+            r.hset(key, "v", v)
+        q = ["FT.SEARCH", "intv", "*=>[KNN 4 @v $B AS s]", "PARAMS", "2", "B", "1234",
+             "SORTBY", "s", "RETURN", "1", "s", "DIALECT", "2"]
+
+        def ranked():
+            res = r.execute_command(*q)
+            return [(res[i], float(res[i + 1][1])) for i in range(1, len(res), 2)]
+
+        want = sorted(((k, (struct.unpack("<f", v.encode())[0] - struct.unpack("<f", b"1234")[0]) ** 2)
+                       for k, v in (("iv:1", "1234"), ("iv:2", "-123"), ("iv:3", "5678"),
+                                    ("iv:4", "9999"))), key=lambda x: x[1])
+        got = ranked()
+        assert [k for k, _ in got] == [k for k, _ in want]
+        assert got[0] == ("iv:1", 0.0)
+        for (_, a), (_, b) in zip(got, want):
+            assert a == pytest.approx(b, rel=1e-5)
+        r.hset("iv:1", "v", "9999")  # an update to another integer-looking blob moves it
+        got = ranked()
+        assert got[0][0] != "iv:1"
+        assert dict(got)["iv:1"] == dict(got)["iv:4"]
+    finally:
+        r.execute_command("FT.DROPINDEX", "intv")
