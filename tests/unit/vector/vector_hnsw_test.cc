@@ -14,6 +14,7 @@
 #include "vector_test_util.h"
 #include "vector/filter_expr.h"
 #include "vector/hnsw_index.h"
+#include "vector/hnsw_internal.h"
 
 namespace hotkv::vector {
 namespace {
@@ -306,6 +307,64 @@ TEST(HnswIndexTest, BacklinkPruningKeepsCleanPrefixesValid) {
                      100),
               0.85);
   }
+}
+
+// The per-operation distance memo of the graph walks (hnsw_internal.h): what was put is
+// found with its value, nothing else is, a reset forgets everything, and growing past
+// the initial table keeps every entry.
+TEST(HnswDistMemoTest, PutFindResetAndGrow) {
+  internal::DistMemo memo;
+  memo.Reset();
+  EXPECT_TRUE(memo.empty());
+  float d = -1.0f;
+  EXPECT_FALSE(memo.Find(7, &d));
+  std::mt19937 rng(3);
+  std::vector<uint32_t> ids;
+  std::set<uint32_t> seen;
+  while (ids.size() < 20000) {  // Several doublings past the initial 4096 slots.
+    const uint32_t id = static_cast<uint32_t>(rng());
+    if (seen.insert(id).second) {
+      ids.push_back(id);
+    }
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    memo.Put(ids[i], static_cast<float>(i) * 0.5f);
+  }
+  EXPECT_FALSE(memo.empty());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE(memo.Find(ids[i], &d)) << i;
+    EXPECT_EQ(d, static_cast<float>(i) * 0.5f);
+  }
+  size_t false_hits = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t id = static_cast<uint32_t>(rng());
+    false_hits += !seen.count(id) && memo.Find(id, &d);
+  }
+  EXPECT_EQ(false_hits, 0u);
+  memo.Reset();
+  EXPECT_TRUE(memo.empty());
+  uint32_t fresh = 1;
+  while (seen.count(fresh)) {
+    ++fresh;
+  }
+  memo.Put(fresh, 9.0f);  // The table is not empty, so lookups probe it.
+  size_t stale = 0;
+  for (uint32_t id : ids) {
+    stale += memo.Find(id, &d);
+  }
+  EXPECT_EQ(stale, 0u);
+  ASSERT_TRUE(memo.Find(fresh, &d));
+  EXPECT_EQ(d, 9.0f);
+  memo.Reset();
+  // Ids 0 and sequential ids (a fresh index's) work as well.
+  for (uint32_t id = 0; id < 3000; ++id) {
+    memo.Put(id, static_cast<float>(id));
+  }
+  for (uint32_t id = 0; id < 3000; ++id) {
+    ASSERT_TRUE(memo.Find(id, &d));
+    EXPECT_EQ(d, static_cast<float>(id));
+  }
+  EXPECT_FALSE(memo.Find(3000, &d));
 }
 
 TEST(HnswIndexTest, RecallInnerProduct) {
