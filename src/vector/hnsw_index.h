@@ -71,7 +71,6 @@ namespace hotkv::vector {
 
 namespace internal {
 struct SearchScratch;
-class DistMemo;
 }  // namespace internal
 
 // One element as ForEachElement() presents it. Views are valid during the callback.
@@ -229,13 +228,11 @@ class HnswIndex {
                            bool fill = false) const;
   // Links `target` to `source` on `level`; `dist` is their distance. A full list is
   // pruned with the heuristic (skipping the checks its clean prefix makes known).
-  // `memo`, when set, holds distances from `source` to nodes its insert measured.
-  void AddBacklink(uint32_t target, uint32_t source, uint32_t level, float dist,
-                   const internal::DistMemo* memo = nullptr);
+  void AddBacklink(uint32_t target, uint32_t source, uint32_t level, float dist);
   // Under `node`'s lock: its full list `list` (cap links, the first `clean` a clean
   // prefix) gains `source` at distance `dist` and is pruned with the heuristic.
   void PruneFullList(uint8_t* node, uint8_t* list, uint32_t cap, uint32_t clean,
-                     uint32_t source, float dist, const internal::DistMemo* memo);
+                     uint32_t source, float dist);
   static constexpr uint32_t kMaxLinks = 512;  // >= 2 * 255, the longest list.
   bool SetAttributesLocked(uint32_t id, std::optional<std::string_view> attrs);
 
@@ -245,19 +242,13 @@ class HnswIndex {
   }
   // Greedy walk at layers > `stop_level`, starting from the entry point. Returns the
   // closest node found and its distance.
-  // `memo`, when set, remembers the distance of every Live node measured.
   std::pair<uint32_t, float> GreedyDescent(const uint8_t* record, Entry entry,
-                                           int stop_level,
-                                           internal::DistMemo* memo = nullptr) const;
+                                           int stop_level) const;
   // Beam search at `level` from `start`; leaves up to `ef` nearest Live nodes as a
   // max-heap in scratch.top. When `watch` != UINT32_MAX, records into
   // scratch.referrers every expanded node whose list at `level` contains `watch`.
-  // `memo`, when set, holds distances from `record` already measured (by a walk of
-  // this operation on this layer or above): those nodes are not measured again; with
-  // `remember`, every Live node measured here is added to it.
   void SearchLayer(const uint8_t* record, uint32_t start, float start_dist, size_t ef,
-                   uint32_t level, Scratch& s, uint32_t watch = UINT32_MAX,
-                   internal::DistMemo* memo = nullptr, bool remember = false) const;
+                   uint32_t level, Scratch& s, uint32_t watch = UINT32_MAX) const;
   // Layer-0 query search with filter / epsilon handling; results in scratch.results.
   void SearchBase(const uint8_t* record, uint32_t start, float start_dist,
                   const SearchParams& p, size_t ef, Scratch& s) const;

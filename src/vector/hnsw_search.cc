@@ -8,7 +8,6 @@
 #include <limits>
 
 #include "vector/epoch.h"
-#include "vector/exp_flags.h"
 #include "vector/hnsw_index.h"
 #include "vector/hnsw_internal.h"
 #include "vector/visited.h"
@@ -36,14 +35,9 @@ inline void PrefetchList0(const uint8_t* node) {
 }  // namespace
 
 std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry entry,
-                                                    int stop_level,
-                                                    internal::DistMemo* memo) const {
+                                                    int stop_level) const {
   uint32_t cur = entry.id;
   float cur_dist = Distance(record, cur);
-  exp::g_dist[0]++;
-  if (memo != nullptr && exp::g_memo && internal::LoadState(Node(cur), layout_) == kLive) {
-    memo->Put(cur, cur_dist);
-  }
   if (entry.level <= stop_level) {
     return {cur, cur_dist};
   }
@@ -83,10 +77,6 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
         }
         visited.TestAndSet(id);
         const float d = space_.Distance(record, internal::Record(nb, layout_));
-        exp::g_dist[0]++;
-        if (memo != nullptr && exp::g_memo && internal::LoadState(nb, layout_) == kLive) {
-          memo->Put(id, d);
-        }
         if (d < cur_dist) {
           cur = id;
           cur_dist = d;
@@ -99,11 +89,7 @@ std::pair<uint32_t, float> HnswIndex::GreedyDescent(const uint8_t* record, Entry
 }
 
 void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_dist, size_t ef,
-                            uint32_t level, Scratch& s, uint32_t watch,
-                            internal::DistMemo* memo, bool remember) const {
-  if (memo != nullptr && memo->empty() && !remember) {
-    memo = nullptr;  // Nothing to look up.
-  }
+                            uint32_t level, Scratch& s, uint32_t watch) const {
   VisitedTable& visited = ThreadVisitedTable();
   visited.Reset(high_water_.load(std::memory_order_acquire));
   s.candidates.clear();
@@ -120,7 +106,6 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
   const uint32_t cap = internal::ListCapacity(level, layout_);
   uint32_t ids[kMaxBatch];
   const uint8_t* nodes[kMaxBatch];
-  float known[kMaxBatch];
   while (!s.candidates.empty()) {
     const Cand c = s.candidates.top();
     if (c.dist > bound && s.top.size() >= ef) {
@@ -148,32 +133,17 @@ void HnswIndex::SearchLayer(const uint8_t* record, uint32_t start, float start_d
         continue;
       }
       const uint8_t* nb = Node(ids[i]);
-      if (memo != nullptr && exp::g_memo && memo->Find(ids[i], &known[k])) {
-        nb = nullptr;  // Measured already (Live then, and on this layer: see DistMemo).
-      } else {
-        PrefetchRecord(nb, layout_, prefetch_lines_);
-      }
+      PrefetchRecord(nb, layout_, prefetch_lines_);
       ids[k] = ids[i];
       nodes[k++] = nb;
     }
     for (uint32_t j = 0; j < k; ++j) {
       const uint8_t* nb = nodes[j];
-      uint32_t state = kLive;
-      float d;
-      if (nb == nullptr) {
-        d = known[j];
-        exp::g_dist[5]++;
-      } else {
-        state = internal::LoadState(nb, layout_);
-        if (!Traversable(state) || (level > 0 && internal::NodeLevel(nb) < level)) {
-          continue;
-        }
-        d = space_.Distance(record, internal::Record(nb, layout_));
-        exp::g_dist[watch == UINT32_MAX && memo != nullptr && remember ? (level > 0 ? 1 : 2) : 7]++;
-        if (remember && state == kLive && exp::g_memo) {
-          memo->Put(ids[j], d);
-        }
+      const uint32_t state = internal::LoadState(nb, layout_);
+      if (!Traversable(state) || (level > 0 && internal::NodeLevel(nb) < level)) {
+        continue;
       }
+      const float d = space_.Distance(record, internal::Record(nb, layout_));
       if (s.top.size() < ef || d < bound) {
         s.candidates.push({d, ids[j]});
         if (state == kLive) {
@@ -449,16 +419,13 @@ Result<std::vector<SearchHit>> HnswIndex::SearchRecord(const uint8_t* record,
     if (entry.level < 0) {
       return hits;
     }
-    // The descent's distances are remembered for the layer-0 beam, which meets the
-    // nodes near the end of the descent again.
-    s.memo.Reset();
-    auto [start, start_dist] = GreedyDescent(record, entry, 0, p.filter == nullptr ? &s.memo : nullptr);
+    auto [start, start_dist] = GreedyDescent(record, entry, 0);
     size_t ef = p.ef == 0 ? std::max<size_t>(p.k, kDefaultEf) : std::max<size_t>(p.ef, p.k);
     if (p.filter != nullptr) {
       SearchBase(record, start, start_dist, p, ef, s);
       s.filtered.DrainSorted(s.sorted);
     } else {
-      SearchLayer(record, start, start_dist, ef, 0, s, UINT32_MAX, &s.memo, /*remember=*/false);
+      SearchLayer(record, start, start_dist, ef, 0, s);
       s.top.DrainSorted(s.sorted);
     }
   }

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -180,38 +179,6 @@ TEST(VectorSpaceTest, DistancesMatchDefinitions) {
       // 8-bit codes: error grows with magnitude; generous bound.
       EXPECT_NEAR(q8.Distance(qa.data(), qb.data()), want, 0.03 * (1 + std::fabs(want)))
           << MetricName(m) << " dim=" << dim;
-    }
-  }
-}
-
-// The HNSW insert remembers distances from the new node and reuses them where the
-// code asks for the same pair the other way round (DistMemo in hnsw_internal.h): that
-// keeps the graph unchanged only if Distance(a, b) == Distance(b, a) bit for bit, for
-// every space and every kernel level.
-TEST(VectorSpaceTest, DistanceIsSymmetricBitForBit) {
-  std::mt19937 rng(11);
-  for (SimdLevel level : SupportedLevels()) {
-    const DistanceKernels& kernels = KernelsFor(level);
-    for (Metric m : {Metric::kCosine, Metric::kL2, Metric::kInnerProduct}) {
-      for (Quantization q : {Quantization::kFloat32, Quantization::kQ8, Quantization::kBinary}) {
-        if (!VectorSpace::Validate(8, m, q).ok()) {
-          continue;
-        }
-        for (size_t dim : {1u, 7u, 17u, 64u, 129u, 784u, 1536u}) {
-          VectorSpace space(static_cast<uint32_t>(dim), m, q, kernels);
-          std::vector<uint8_t> ra(space.record_bytes());
-          std::vector<uint8_t> rb(space.record_bytes());
-          for (int rep = 0; rep < 20; ++rep) {
-            space.Encode(RandomFloats(dim, rng), ra.data());
-            space.Encode(RandomFloats(dim, rng), rb.data());
-            const float ab = space.Distance(ra.data(), rb.data());
-            const float ba = space.Distance(rb.data(), ra.data());
-            ASSERT_EQ(std::memcmp(&ab, &ba, sizeof(float)), 0)
-                << SimdLevelName(level) << " " << MetricName(m) << " quant "
-                << static_cast<int>(q) << " dim " << dim << ": " << ab << " vs " << ba;
-          }
-        }
-      }
     }
   }
 }

@@ -14,7 +14,6 @@
 #include "vector_test_util.h"
 #include "vector/filter_expr.h"
 #include "vector/hnsw_index.h"
-#include "vector/hnsw_internal.h"
 
 namespace hotkv::vector {
 namespace {
@@ -309,62 +308,63 @@ TEST(HnswIndexTest, BacklinkPruningKeepsCleanPrefixesValid) {
   }
 }
 
-// The per-operation distance memo of the graph walks (hnsw_internal.h): what was put is
-// found with its value, nothing else is, a reset forgets everything, and growing past
-// the initial table keeps every entry.
-TEST(HnswDistMemoTest, PutFindResetAndGrow) {
-  internal::DistMemo memo;
-  memo.Reset();
-  EXPECT_TRUE(memo.empty());
-  float d = -1.0f;
-  EXPECT_FALSE(memo.Find(7, &d));
-  std::mt19937 rng(3);
-  std::vector<uint32_t> ids;
-  std::set<uint32_t> seen;
-  while (ids.size() < 20000) {  // Several doublings past the initial 4096 slots.
-    const uint32_t id = static_cast<uint32_t>(rng());
-    if (seen.insert(id).second) {
-      ids.push_back(id);
+// SelectNeighbors asks the kept neighbours in a move-to-front order; what it keeps (and
+// fills) must be exactly what the paper's heuristic, asking them nearest first, keeps.
+TEST(HnswIndexTest, NeighbourSelectionIsThePlainHeuristic) {
+  const auto data = ClusteredData(1500, 24, 12, 23, 0.6f);
+  auto index = BuildIndex(data, Metric::kCosine);
+  const uint32_t hw = HnswTestPeer::HighWater(*index);
+  std::mt19937 rng(4);
+  size_t checked_sets = 0;
+  size_t pruned_total = 0;
+  for (int rep = 0; rep < 200; ++rep) {
+    const uint32_t base = static_cast<uint32_t>(rng() % hw);
+    const size_t n_cands = 20 + rng() % 180;
+    std::vector<std::pair<float, uint32_t>> all;
+    for (uint32_t id = 0; id < hw; ++id) {
+      if (id != base) {
+        all.emplace_back(HnswTestPeer::NodeDistance(*index, base, id), id);
+      }
+    }
+    std::sort(all.begin(), all.end());
+    all.resize(std::min(all.size(), n_cands));
+    for (uint32_t max : {4u, 16u, 32u}) {
+      for (bool fill : {false, true}) {
+        // Reference: nearest first, each candidate checked against the kept ones in order.
+        std::vector<std::pair<float, uint32_t>> want;
+        std::vector<std::pair<float, uint32_t>> rejected;
+        for (const auto& c : all) {
+          if (want.size() >= max) {
+            break;
+          }
+          bool good = true;
+          if (all.size() >= max) {
+            for (const auto& k : want) {
+              if (HnswTestPeer::NodeDistance(*index, c.second, k.second) < c.first) {
+                good = false;
+                break;
+              }
+            }
+          }
+          if (good) {
+            want.push_back(c);
+          } else if (fill && rejected.size() < max) {
+            rejected.push_back(c);
+          }
+        }
+        pruned_total += rejected.size();
+        for (size_t i = 0; i < rejected.size() && want.size() < max; ++i) {
+          want.push_back(rejected[i]);
+        }
+        std::vector<std::pair<float, uint32_t>> got = all;
+        HnswTestPeer::SelectNeighbors(*index, got, max, fill);
+        ASSERT_EQ(got, want) << "base " << base << " max " << max << " fill " << fill;
+        ++checked_sets;
+      }
     }
   }
-  for (size_t i = 0; i < ids.size(); ++i) {
-    memo.Put(ids[i], static_cast<float>(i) * 0.5f);
-  }
-  EXPECT_FALSE(memo.empty());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    ASSERT_TRUE(memo.Find(ids[i], &d)) << i;
-    EXPECT_EQ(d, static_cast<float>(i) * 0.5f);
-  }
-  size_t false_hits = 0;
-  for (int i = 0; i < 20000; ++i) {
-    const uint32_t id = static_cast<uint32_t>(rng());
-    false_hits += !seen.count(id) && memo.Find(id, &d);
-  }
-  EXPECT_EQ(false_hits, 0u);
-  memo.Reset();
-  EXPECT_TRUE(memo.empty());
-  uint32_t fresh = 1;
-  while (seen.count(fresh)) {
-    ++fresh;
-  }
-  memo.Put(fresh, 9.0f);  // The table is not empty, so lookups probe it.
-  size_t stale = 0;
-  for (uint32_t id : ids) {
-    stale += memo.Find(id, &d);
-  }
-  EXPECT_EQ(stale, 0u);
-  ASSERT_TRUE(memo.Find(fresh, &d));
-  EXPECT_EQ(d, 9.0f);
-  memo.Reset();
-  // Ids 0 and sequential ids (a fresh index's) work as well.
-  for (uint32_t id = 0; id < 3000; ++id) {
-    memo.Put(id, static_cast<float>(id));
-  }
-  for (uint32_t id = 0; id < 3000; ++id) {
-    ASSERT_TRUE(memo.Find(id, &d));
-    EXPECT_EQ(d, static_cast<float>(id));
-  }
-  EXPECT_FALSE(memo.Find(3000, &d));
+  EXPECT_EQ(checked_sets, 1200u);
+  EXPECT_GT(pruned_total, 1000u);  // The heuristic pruned often: the order mattered.
 }
 
 TEST(HnswIndexTest, RecallInnerProduct) {
