@@ -308,6 +308,65 @@ TEST(HnswIndexTest, BacklinkPruningKeepsCleanPrefixesValid) {
   }
 }
 
+// SelectNeighbors asks the kept neighbours in a move-to-front order; what it keeps (and
+// fills) must be exactly what the paper's heuristic, asking them nearest first, keeps.
+TEST(HnswIndexTest, NeighbourSelectionIsThePlainHeuristic) {
+  const auto data = ClusteredData(1500, 24, 12, 23, 0.6f);
+  auto index = BuildIndex(data, Metric::kCosine);
+  const uint32_t hw = HnswTestPeer::HighWater(*index);
+  std::mt19937 rng(4);
+  size_t checked_sets = 0;
+  size_t pruned_total = 0;
+  for (int rep = 0; rep < 200; ++rep) {
+    const uint32_t base = static_cast<uint32_t>(rng() % hw);
+    const size_t n_cands = 20 + rng() % 180;
+    std::vector<std::pair<float, uint32_t>> all;
+    for (uint32_t id = 0; id < hw; ++id) {
+      if (id != base) {
+        all.emplace_back(HnswTestPeer::NodeDistance(*index, base, id), id);
+      }
+    }
+    std::sort(all.begin(), all.end());
+    all.resize(std::min(all.size(), n_cands));
+    for (uint32_t max : {4u, 16u, 32u}) {
+      for (bool fill : {false, true}) {
+        // Reference: nearest first, each candidate checked against the kept ones in order.
+        std::vector<std::pair<float, uint32_t>> want;
+        std::vector<std::pair<float, uint32_t>> rejected;
+        for (const auto& c : all) {
+          if (want.size() >= max) {
+            break;
+          }
+          bool good = true;
+          if (all.size() >= max) {
+            for (const auto& k : want) {
+              if (HnswTestPeer::NodeDistance(*index, c.second, k.second) < c.first) {
+                good = false;
+                break;
+              }
+            }
+          }
+          if (good) {
+            want.push_back(c);
+          } else if (fill && rejected.size() < max) {
+            rejected.push_back(c);
+          }
+        }
+        pruned_total += rejected.size();
+        for (size_t i = 0; i < rejected.size() && want.size() < max; ++i) {
+          want.push_back(rejected[i]);
+        }
+        std::vector<std::pair<float, uint32_t>> got = all;
+        HnswTestPeer::SelectNeighbors(*index, got, max, fill);
+        ASSERT_EQ(got, want) << "base " << base << " max " << max << " fill " << fill;
+        ++checked_sets;
+      }
+    }
+  }
+  EXPECT_EQ(checked_sets, 1200u);
+  EXPECT_GT(pruned_total, 1000u);  // The heuristic pruned often: the order mattered.
+}
+
 TEST(HnswIndexTest, RecallInnerProduct) {
   auto data = ClusteredData(3000, 32, 30, 9);
   auto queries = ClusteredData(100, 32, 30, 99);

@@ -20,6 +20,17 @@ namespace hotkv::vector {
 
 // Reaches into the index for graph-level checks.
 struct HnswTestPeer {
+  static uint32_t SelectNeighbors(const HnswIndex& index,
+                                  std::vector<std::pair<float, uint32_t>>& cands, uint32_t max,
+                                  bool fill) {
+    return index.SelectNeighbors(cands, max, fill);
+  }
+  // Distance between two stored nodes, as the index computes it.
+  static float NodeDistance(const HnswIndex& index, uint32_t a, uint32_t b) {
+    return index.Distance(internal::Record(index.Node(a), index.layout_), b);
+  }
+  static uint32_t HighWater(const HnswIndex& index) { return index.high_water_.load(); }
+
   // Live nodes not reachable from the entry point over layer-0 links between live
   // nodes (upper layers are subsets of layer 0 reachability, so layer 0 decides).
   static size_t CountUnreachable(const HnswIndex& index) {
