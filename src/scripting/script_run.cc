@@ -389,6 +389,14 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                         : static_cast<int>(key0_slot_);
     ops_ = 0;
     if (outer_ == nullptr) {
+      // Locked as for a write even when the run is read-only (EVAL_RO, EVALSHA_RO,
+      // FCALL_RO, no-writes): a shard lock's read mode skips the walk snapshot's
+      // pre-write save (engine/keyspace.h, ShardLock), and a read-only script may still
+      // call a command that changes its key's bytes (PFCOUNT caches the count it computed
+      // in the HLL header: the dispatcher locks it exclusively, kCmdLockExclusive). Which
+      // commands a script will call is not known when it locks, and the write mode costs
+      // one relaxed load per shard outside snapshots (bench/notes/
+      // 2026-12-03-script-ro-scaling.md).
       bool locked = false;
       if (all) {
         mine_.AddAll();
@@ -398,8 +406,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
         const uint32_t shard = Keyspace::ShardOfSlot(key0_slot_);
         mine_.Add(shard);
         ShardLock& lock = ks.shard(shard).lock;
-        locked = (read_only_ ? lock.try_lock_read() : lock.try_lock()) ||
-                 LockContendedUnlessBusy(ks, shard, read_only_);
+        locked = lock.try_lock() || LockContendedUnlessBusy(ks, shard, false);
         if (!locked) {
           mine_ = ShardLockSet{};
         } else {
@@ -411,7 +418,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
         }
       }
       const bool single = keys.size() == 1 && !all;
-      if (single ? !locked : !mine_.LockUnlessBusy(ks, read_only_)) {
+      if (single ? !locked : !mine_.LockUnlessBusy(ks, false)) {
         lua_pop(lua.state(), 1);
         mine_ = ShardLockSet{};
         caller_.rb().Error(BusyScriptError());

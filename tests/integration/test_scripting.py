@@ -253,6 +253,28 @@ def test_read_only_scripts_refuse_writes(r):
     assert cmd(r, "EVAL_RO", "return redis.call('get', KEYS[1])", "1", "a") == "1"
 
 
+def test_read_only_scripts_may_call_pfcount(r, rb):
+    """PFCOUNT is a read (READONLY, MAY_REPLICATE) that caches the count in the HLL: Redis
+    lets read-only scripts call it, and the cache is stored as by a plain PFCOUNT (the
+    bytes equal a twin key's). HotKV locks a read-only script's shards in write mode for
+    it (tests/unit/scripting/script_lock_mode_test.cc)."""
+    body = "return redis.call('pfcount', KEYS[1])"
+    r.execute_command("FUNCTION", "LOAD", "REPLACE",
+                      "#!lua name=rohll\nredis.register_function{function_name='rohll_cnt', "
+                      "callback=function(k) return redis.call('pfcount', k[1]) end, "
+                      "flags={'no-writes'}}")
+    calls = [("EVAL_RO", body, "1"), ("EVALSHA_RO", r.script_load(body), "1"),
+             ("EVAL", "#!lua flags=no-writes\n" + body, "1"), ("FCALL_RO", "rohll_cnt", "1")]
+    for i, call in enumerate(calls):
+        key, twin = f"ro:hll{i}", f"ro:twin{i}"
+        r.pfadd(key, "a", "b", "c")
+        r.pfadd(twin, "a", "b", "c")
+        assert cmd(r, *call, key) == 3
+        assert r.pfcount(twin) == 3
+        assert rb.get(key) == rb.get(twin), call[0]
+    r.execute_command("FUNCTION", "DELETE", "rohll")
+
+
 def test_shebang(r):
     s = "#!lua\nerror('x')"
     assert err(r, s) == "ERR user_script:2: x" + suffix(s, 2)
