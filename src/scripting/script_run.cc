@@ -389,14 +389,6 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
                         : static_cast<int>(key0_slot_);
     ops_ = 0;
     if (outer_ == nullptr) {
-      // Locked as for a write even when the run is read-only (EVAL_RO, EVALSHA_RO,
-      // FCALL_RO, no-writes): a shard lock's read mode skips the walk snapshot's
-      // pre-write save (engine/keyspace.h, ShardLock), and a read-only script may still
-      // call a command that changes its key's bytes (PFCOUNT caches the count it computed
-      // in the HLL header: the dispatcher locks it exclusively, kCmdLockExclusive). Which
-      // commands a script will call is not known when it locks, and the write mode costs
-      // one relaxed load per shard outside snapshots (bench/notes/
-      // 2026-12-03-script-ro-scaling.md).
       bool locked = false;
       if (all) {
         mine_.AddAll();
@@ -406,7 +398,8 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
         const uint32_t shard = Keyspace::ShardOfSlot(key0_slot_);
         mine_.Add(shard);
         ShardLock& lock = ks.shard(shard).lock;
-        locked = lock.try_lock() || LockContendedUnlessBusy(ks, shard, false);
+        locked = (read_only_ ? lock.try_lock_read() : lock.try_lock()) ||
+                 LockContendedUnlessBusy(ks, shard, read_only_);
         if (!locked) {
           mine_ = ShardLockSet{};
         } else {
@@ -418,7 +411,7 @@ void ScriptRun::Execute(const std::vector<std::string_view>& keys,
         }
       }
       const bool single = keys.size() == 1 && !all;
-      if (single ? !locked : !mine_.LockUnlessBusy(ks, false)) {
+      if (single ? !locked : !mine_.LockUnlessBusy(ks, read_only_)) {
         lua_pop(lua.state(), 1);
         mine_ = ShardLockSet{};
         caller_.rb().Error(BusyScriptError());
@@ -536,7 +529,13 @@ int ScriptRun::Call(lua_State* L, bool raise) {
   if (cmd->is(kCmdNoscript)) {
     return fail("ERR This Redis command is not allowed from script");
   }
-  if (cmd->is(kCmdWrite) && read_only_) {
+  // As Redis (scriptVerifyWriteCommandAllow): a read-only run refuses may-replicate
+  // commands as writes too (PFCOUNT, PUBLISH, SPUBLISH). It also refuses any command the
+  // dispatcher locks exclusively (kCmdLockExclusive: PFCOUNT, which stores its count in
+  // the HLL): the run holds its shards in the lock's read mode, which skips the walk
+  // snapshot's pre-write save. Every such command is write or may_replicate
+  // (command_table_test.cc), so that adds no refusal Redis does not make.
+  if (read_only_ && cmd->is(kCmdWrite | kCmdMayReplicate | kCmdLockExclusive)) {
     return fail("ERR Write commands are not allowed from read-only scripts.");
   }
   if (oom_ && !write_called_ && !flags_.allow_oom && cmd->is(kCmdDenyOom)) {

@@ -6,8 +6,7 @@
 //   run.Execute(keys, argv, [&](LuaEngine& lua) { return lua.PushScript(*script); });
 //
 // Locking (docs/architecture.md "scripting/"): the shards of the declared KEYS are locked
-// in ascending order for the whole run, in the lock's write mode even for a read-only
-// run (every shard with allow-cross-slot-keys, or after
+// in ascending order for the whole run (every shard with allow-cross-slot-keys, or after
 // the script was seen touching a busy undeclared shard). A command on a key whose shard
 // is not held try-locks it and keeps it to the end; if that fails before the script
 // wrote anything, the run is abandoned (its result discarded, nothing was changed) and
@@ -41,9 +40,7 @@ class LdbSession;
 
 class ScriptRun {
  public:
-  // `read_only`: EVAL_RO/EVALSHA_RO/FCALL_RO or a no-writes script: its write commands
-  // are refused. Its shards are still locked in write mode (a read-only script may call
-  // PFCOUNT, which changes its key's bytes: see Execute).
+  // `read_only`: EVAL_RO/EVALSHA_RO/FCALL_RO or a no-writes script.
   // `name` (the SHA, or FCALL's function name) must outlive the run.
   ScriptRun(CommandContext& caller, const ScriptFlags& flags, bool read_only,
             std::string_view name, CachedScript* learn = nullptr);
