@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/key_hash.h"
+#include "common/spin_lock.h"
 #include "common/string_util.h"
 #include "engine/keyspace.h"
 #include "scripting/lua_convert.h"
@@ -126,11 +127,7 @@ bool ScriptRun::AcquireShard(uint32_t shard, std::string* err) {
           static_cast<double>(CyclesNow() - t0) / CyclesPerMicrosecond() > budget_us) {
         break;
       }
-      if (spins < 256) {
-        __builtin_ia32_pause();
-      } else {
-        std::this_thread::yield();
-      }
+      SpinWait(spins);
     }
     if (!got) {
       if (!no_abandon && outer_ == nullptr) {
