@@ -61,6 +61,10 @@ def workload_args(a, port):
     part of a difference between thread counts that is not the script's."""
     if a.workload == "incr":
         return ["INCR", "rl:__rand_int__"]
+    if a.workload == "evalsha_ro":
+        # A read-only script (EVALSHA_RO of a GET): its shard lock's mode is the A/B.
+        sha = cli(port, "SCRIPT", "LOAD", "return redis.call('GET', KEYS[1])").strip()
+        return ["EVALSHA_RO", sha, "1", "rl:__rand_int__"]
     sha = cli(port, "SCRIPT", "LOAD", SMALL).strip()
     return ["EVALSHA", sha, "1", "rl:__rand_int__", "60"]
 
@@ -148,10 +152,11 @@ def main():
     ap.add_argument("--cores", default="0-1")
     ap.add_argument("--hotkv-args", default="")
     ap.add_argument("--callgrind", action="store_true")
-    ap.add_argument("--workload", choices=("evalsha", "incr"), default="evalsha")
+    ap.add_argument("--workload", choices=("evalsha", "incr", "evalsha_ro"), default="evalsha")
+    ap.add_argument("--threads-list", default="1,2", help="thread counts to run, e.g. 1")
     a = ap.parse_args()
     stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
-    out = ROOT / "bench" / "results" / f"scripting-threads_{stamp}{'_incr' if a.workload == 'incr' else ''}"
+    out = ROOT / "bench" / "results" / f"scripting-threads_{stamp}{'' if a.workload == 'evalsha' else '_' + a.workload}"
     out.mkdir(parents=True, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="hotkv-scripting-threads-")
     res = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "load": loadavg(),
@@ -160,7 +165,8 @@ def main():
            "rounds": []}
     try:
         for r in range(1 if a.callgrind else a.rounds):
-            for threads in ((1, 2) if r % 2 == 0 else (2, 1)):
+            tl = [int(x) for x in a.threads_list.split(",")]
+            for threads in (tl if r % 2 == 0 else list(reversed(tl))):
                 fn = callgrind_round if a.callgrind else cpu_round
                 row = fn(a, threads, workdir, out)
                 row["round"] = r
@@ -171,7 +177,8 @@ def main():
         stop_all()
     res["commands"] = [" ".join(sys.argv)] + COMMANDS
     (out / "results.json").write_text(json.dumps(res, indent=2))
-    what = "EVALSHA rate limiter" if a.workload == "evalsha" else "INCR (no script)"
+    what = {"evalsha": "EVALSHA rate limiter", "incr": "INCR (no script)",
+            "evalsha_ro": "EVALSHA_RO of a GET"}[a.workload]
     lines = [f"# {what}, --threads 1 vs 2 ({res['mode']}), {res['date']}", "",
              f"Machine: {res['machine']}; load average at start {res['load']}.", ""]
     if a.callgrind:

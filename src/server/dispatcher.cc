@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/string_util.h"
+#include "common/spin_lock.h"
 #include "engine/expiry_pause.h"
 #include "engine/keyspace.h"
 #include "server/blocking.h"
@@ -154,11 +155,7 @@ bool LockContendedUnlessBusy(Keyspace& ks, uint32_t shard, bool read_only) {
     if (t_busy_gate != nullptr) [[unlikely]] {
       return false;  // serving while this thread's script is busy: never wait
     }
-    if (spins < 256) {
-      __builtin_ia32_pause();
-    } else {
-      std::this_thread::yield();
-    }
+    SpinWait(spins);
   }
 }
 
@@ -265,11 +262,7 @@ bool OnTakenShard(Keyspace& ks, PendingWatch& w, double limit_us) {
       Withdraw(&w);
       return false;
     }
-    if (spins < 256) {
-      __builtin_ia32_pause();
-    } else {
-      std::this_thread::yield();
-    }
+    SpinWait(spins);
   }
 }
 
@@ -368,11 +361,7 @@ bool ShardLockSet::LockUnlessBusy(Keyspace& ks, bool read_only) const {
           ShardIsBusy(static_cast<uint32_t>(contended))) {
         return false;
       }
-      if (spins < 256) {
-        __builtin_ia32_pause();
-      } else {
-        std::this_thread::yield();
-      }
+      SpinWait(spins);
     }
   }
 }

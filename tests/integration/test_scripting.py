@@ -253,6 +253,40 @@ def test_read_only_scripts_refuse_writes(r):
     assert cmd(r, "EVAL_RO", "return redis.call('get', KEYS[1])", "1", "a") == "1"
 
 
+def test_read_only_scripts_refuse_may_replicate_commands(r, rb):
+    """Redis refuses may-replicate commands in read-only runs as writes
+    (scriptVerifyWriteCommandAllow): PFCOUNT (which caches its count in the HLL) and
+    PUBLISH, in EVAL_RO, EVALSHA_RO, no-writes scripts, FCALL_RO and FCALL of a no-writes
+    function. The HLL is left as it was. A script that may write runs PFCOUNT, and the
+    count is cached as by a plain PFCOUNT (the bytes equal a twin key's). Lock mode:
+    tests/unit/scripting/script_lock_mode_test.cc."""
+    body = "return redis.call('pfcount', KEYS[1])"
+    r.execute_command("FUNCTION", "LOAD", "REPLACE",
+                      "#!lua name=rohll\nredis.register_function{function_name='rohll_cnt', "
+                      "callback=function(k) return redis.call('pfcount', k[1]) end, "
+                      "flags={'no-writes'}}")
+    msg = "ERR Write commands are not allowed from read-only scripts."
+    r.pfadd("h", "a", "b", "c")
+    before = rb.get("h")
+    fn = " script: rohll_cnt, on @user_function:2."
+    for call, tail in [(("EVAL_RO", body, "1", "h"), suffix(body)),
+                       (("EVALSHA_RO", r.script_load(body), "1", "h"), suffix(body)),
+                       (("EVAL", "#!lua flags=no-writes\n" + body, "1", "h"),
+                        suffix("#!lua flags=no-writes\n" + body, 2)),
+                       (("FCALL_RO", "rohll_cnt", "1", "h"), fn),
+                       (("FCALL", "rohll_cnt", "1", "h"), fn)]:
+        assert error_reply(r, *call) == msg + tail, call[0]
+    assert error_reply(r, "EVAL_RO", "return redis.pcall('pfcount', KEYS[1])", "1", "h") == msg
+    s = "return redis.call('publish', 'ch', 'm')"
+    assert error_reply(r, "EVAL_RO", s, "0") == msg + suffix(s)
+    assert rb.get("h") == before
+    r.pfadd("twin", "a", "b", "c")
+    assert cmd(r, "EVAL", body, "1", "h") == 3
+    assert r.pfcount("twin") == 3
+    assert rb.get("h") == rb.get("twin") != before
+    r.execute_command("FUNCTION", "DELETE", "rohll")
+
+
 def test_shebang(r):
     s = "#!lua\nerror('x')"
     assert err(r, s) == "ERR user_script:2: x" + suffix(s, 2)

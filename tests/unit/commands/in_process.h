@@ -29,8 +29,13 @@ namespace hotkv::testing {
 
 class InProcessServer {
  public:
-  InProcessServer() {
+  // `extra` adds commands RegisterAllCommands does not (scripting/'s EVAL and FUNCTION,
+  // registered by main.cc).
+  explicit InProcessServer(void (*extra)(CommandTable&) = nullptr) {
     RegisterAllCommands(table_);
+    if (extra != nullptr) {
+      extra(table_);
+    }
     table_.Finalize();
     server_ = std::make_unique<Server>(&config_, &table_);
     worker_ = std::make_unique<Worker>(server_.get(), 0);
