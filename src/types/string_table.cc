@@ -262,38 +262,18 @@ void StringTable::Rehash(uint8_t log2_capacity) {
   slots_ = static_cast<uint64_t*>(
       CheckedAlloc(std::calloc(capacity(), sizeof(uint64_t)), capacity() * sizeof(uint64_t)));
   // The entries are separate allocations met in hash order, i.e. in no memory order:
-  // reading each key to hash it is a cache miss, and so is its new home slot. Both are
-  // prefetched ahead: the entry kEntryAhead slots before it is read, the home slot while
-  // the next kPending entries are hashed (they are placed in the same order as without
-  // the delay, so the layout is the same).
+  // reading each key to hash it is a cache miss. The entry kEntryAhead slots on is
+  // prefetched (filling a 167k-field hash with 256-byte values: -15-25 % CPU time;
+  // bench/notes/2026-12-03-cluster-cpu2.md).
   constexpr size_t kEntryAhead = 16;
-  constexpr size_t kPending = 8;  // a power of two
-  struct Pending {
-    char* entry;
-    uint64_t hash;
-  };
-  Pending pending[kPending];
-  size_t placed = 0;
-  size_t queued = 0;
   for (size_t i = 0; i < old_capacity; ++i) {
     if (i + kEntryAhead < old_capacity && old_slots[i + kEntryAhead] != 0) {
       __builtin_prefetch(EntryOf(old_slots[i + kEntryAhead]));
     }
-    if (old_slots[i] == 0) {
-      continue;
+    if (old_slots[i] != 0) {
+      char* entry = EntryOf(old_slots[i]);
+      Place(entry, HashString(KeyOf(entry)));
     }
-    char* entry = EntryOf(old_slots[i]);
-    const uint64_t hash = HashString(KeyOf(entry));
-    __builtin_prefetch(&slots_[Home(hash)], 1);
-    if (queued - placed == kPending) {
-      const Pending& p = pending[placed++ % kPending];
-      Place(p.entry, p.hash);
-    }
-    pending[queued++ % kPending] = Pending{entry, hash};
-  }
-  while (placed != queued) {
-    const Pending& p = pending[placed++ % kPending];
-    Place(p.entry, p.hash);
   }
   std::free(old_slots);
 }

@@ -483,8 +483,8 @@ TEST(StringTableTest, KeyOnlyTableGrowsAndShrinks) {
 }
 
 // Growing from 4 slots to 32K moves every element through several rehashes (which
-// prefetch ahead and place in a delayed batch): each must stay findable with its value,
-// and a walk must see each exactly once.
+// prefetch entries ahead): each must stay findable with its value, and a walk must see
+// each exactly once.
 TEST(StringTableTest, RehashesKeepEveryElementAndValue) {
   StringTable table(/*with_values=*/true);
   constexpr int kN = 20000;
