@@ -183,27 +183,56 @@ class ClusterRouter : public ClusterHooks, public ClusterScriptHooks {
     // the cluster is up. Decide() would accept it too; this skips the key-position
     // vector, the Query and, when the pipeline-prefetch hint already carries the key's
     // slot, the CRC16 (-~250 instructions per command under callgrind,
-    // bench/notes/2026-12-03-cluster-reliability.md).
+    // bench/notes/2026-12-03-cluster-reliability.md). The hinted case is all loads and
+    // compares, and every other case leaves by a tail call, so it needs no stack frame
+    // (-~40 instructions per command, bench/notes/2026-12-03-cluster-cpu2.md).
     if (const int ki = cmd->single_key_index;
         ki > 0 && static_cast<size_t>(ki) < args.size() && cmd != spublish_ &&
         cmd != ssubscribe_ && cmd != sunsubscribe_) [[likely]] {
       const std::string_view key = args[static_cast<size_t>(ki)];
-      const bool hinted = key.data() == t_key_hint.data && key.size() == t_key_hint.size;
-      const uint32_t slot =
-          hinted && t_key_hint.slot != kNoSlot ? t_key_hint.slot : KeySlot(key);
-      if (state_->Route(static_cast<int>(slot)).plain_mine() && state_->cluster_ok()) [[likely]] {
-        if (stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
-          t_routed_slot = static_cast<int>(slot);
+      if (key.data() == t_key_hint.data && key.size() == t_key_hint.size &&
+          t_key_hint.slot != kNoSlot) [[likely]] {
+        const uint32_t slot = t_key_hint.slot;
+        if (state_->Route(static_cast<int>(slot)).plain_mine() && state_->cluster_ok())
+            [[likely]] {
+          if (stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+            t_routed_slot = static_cast<int>(slot);
+          }
+          return true;
         }
-        // Hand the slot on to the key lookup and the per-slot count (see below).
-        if (hinted) {
-          t_key_hint.slot = slot;
-        } else {
-          SetKeyHint(key, Keyspace::ShardOfSlot(slot), HashKey(key), slot);
-        }
-        return true;
       }
+      return RouteSingleKey(server, c, cmd, args, error);
     }
+    return RouteGeneral(server, c, cmd, args, error);
+  }
+
+  // Route's single-key case without a slot in the key hint: the same test after a CRC16.
+  [[gnu::noinline]] bool RouteSingleKey(Server& server, Client& c, const CommandSpec* cmd,
+                                        const std::vector<std::string_view>& args,
+                                        std::string* error) {
+    const std::string_view key = args[static_cast<size_t>(cmd->single_key_index)];
+    const bool hinted = key.data() == t_key_hint.data && key.size() == t_key_hint.size;
+    const uint32_t slot =
+        hinted && t_key_hint.slot != kNoSlot ? t_key_hint.slot : KeySlot(key);
+    if (state_->Route(static_cast<int>(slot)).plain_mine() && state_->cluster_ok()) [[likely]] {
+      if (stats_flags_.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+        t_routed_slot = static_cast<int>(slot);
+      }
+      // Hand the slot on to the key lookup and the per-slot count (see below).
+      if (hinted) {
+        t_key_hint.slot = slot;
+      } else {
+        SetKeyHint(key, Keyspace::ShardOfSlot(slot), HashKey(key), slot);
+      }
+      return true;
+    }
+    return RouteGeneral(server, c, cmd, args, error);
+  }
+
+  // Everything else: several keys, a slot that moves, the cluster down, errors.
+  [[gnu::noinline]] bool RouteGeneral(Server& server, Client& c, const CommandSpec* cmd,
+                                      const std::vector<std::string_view>& args,
+                                      std::string* error) {
     // Several keys from one range key spec (MSET, MGET, DEL, EXISTS, UNLINK, TOUCH...),
     // all in one stable slot of this node, the cluster up: accepted with one CRC16 per
     // key and nothing else (GetKeys would list the same positions). Anything else (keys

@@ -194,37 +194,35 @@ ListValue::Cursor ListValue::Locate(size_t index) const {
 
 void ListValue::Push(std::string_view value, bool front, const EncodingLimits& limits) {
   const ListNodeLimit limit = ListNodeLimitFor(limits.list_max_listpack_size);
-  const size_t bytes = BidiPackedArray::BytesFor(value);
   if (!quicklist_) {
-    if (Fits(listpack_, bytes, 1, limit)) {
-      if (front) {
-        listpack_.PushFront(value);
-      } else {
-        listpack_.PushBack(value);
-      }
+    if (listpack_.InsertWithin(front ? listpack_.Begin() : listpack_.End(), value,
+                               limit.max_bytes, limit.max_entries)) {
       return;
     }
     ConvertToQuicklist(limit);
   }
   Quicklist& ql = *quicklist_;
   ql.limit = limit;
-  if (ql.nodes.empty() || !Fits(front ? ql.nodes.front() : ql.nodes.back(), bytes, 1, limit)) {
-    if (front) {
-      ql.nodes.emplace_front();
-    } else {
-      ql.nodes.emplace_back();
+  if (!ql.nodes.empty()) {
+    BidiPackedArray& node = front ? ql.nodes.front() : ql.nodes.back();
+    // An end node of a quicklist keeps growing: grow its allocation by half at a time (up
+    // to the node limit) instead of to the next size class on every push, which copied
+    // the node every one or two pushes. 1.5x stays clear of the shrink-at-half rule of
+    // removals, so alternating pushes and pops do not reallocate each time.
+    const size_t grow_to = std::min(limit.max_bytes, node.bytes() + node.bytes() / 2);
+    if (node.InsertWithin(front ? node.Begin() : node.End(), value, limit.max_bytes,
+                          limit.max_entries, grow_to)) {
+      ++ql.size;
+      return;
     }
   }
-  BidiPackedArray& node = front ? ql.nodes.front() : ql.nodes.back();
-  // An end node of a quicklist keeps growing: grow its allocation by half at a time (up
-  // to the node limit) instead of to the next size class on every push, which copied
-  // the node every one or two pushes. 1.5x stays clear of the shrink-at-half rule of
-  // removals, so alternating pushes and pops do not reallocate each time.
-  const size_t grow_to = std::min(limit.max_bytes, node.bytes() + node.bytes() / 2);
+  // A new end node (which takes the element even if it alone is over the limit).
   if (front) {
-    node.PushFront(value, grow_to);
+    ql.nodes.emplace_front();
+    ql.nodes.front().PushFront(value);
   } else {
-    node.PushBack(value, grow_to);
+    ql.nodes.emplace_back();
+    ql.nodes.back().PushBack(value);
   }
   ++ql.size;
 }

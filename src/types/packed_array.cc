@@ -403,6 +403,21 @@ typename BasicPackedArray<kBackLinks>::Pos BasicPackedArray<kBackLinks>::Insert(
 }
 
 template <bool kBackLinks>
+bool BasicPackedArray<kBackLinks>::InsertWithin(Pos p, std::string_view value, size_t max_bytes,
+                                                size_t max_entries, size_t grow_to) {
+  const Plan plan = MakePlan(value);
+  const size_t entry = PlanSize<kBackLinks>(plan);
+  const size_t now = data_ == nullptr ? kHeaderSize : TotalBytes();
+  if (now + entry > max_bytes || size() + 1 > max_entries) {
+    return false;
+  }
+  OpenGap(p, entry, grow_to);
+  WriteEntry<kBackLinks>(data_ + p, plan, value);
+  SetCount(Count() + 1);
+  return true;
+}
+
+template <bool kBackLinks>
 typename BasicPackedArray<kBackLinks>::Pos BasicPackedArray<kBackLinks>::Replace(
     Pos p, std::string_view value) {
   const Plan plan = MakePlan(value);

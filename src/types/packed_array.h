@@ -113,6 +113,12 @@ class BasicPackedArray {
   // If the allocation must grow, it grows to at least `grow_to` bytes (header included):
   // an owner that knows the array will keep growing passes more than it needs now.
   Pos Insert(Pos p, std::string_view value, size_t grow_to = 0);
+  // Insert, only if the array then stays within `max_bytes` (header included; an empty
+  // array counts as its header) and `max_entries`; false, changing nothing, otherwise.
+  // One encoding plan for the check and the write (list pushes: BytesFor + Insert made
+  // two).
+  bool InsertWithin(Pos p, std::string_view value, size_t max_bytes, size_t max_entries,
+                    size_t grow_to = 0);
   void PushBack(std::string_view value, size_t grow_to = 0) { Insert(End(), value, grow_to); }
   void PushFront(std::string_view value, size_t grow_to = 0) { Insert(Begin(), value, grow_to); }
   // Replaces the entry at `p`; returns `p`.

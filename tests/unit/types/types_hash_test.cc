@@ -482,6 +482,33 @@ TEST(StringTableTest, KeyOnlyTableGrowsAndShrinks) {
   EXPECT_EQ(popped.size(), 10u);
 }
 
+// Growing from 4 slots to 32K moves every element through several rehashes (which
+// prefetch entries ahead): each must stay findable with its value, and a walk must see
+// each exactly once.
+TEST(StringTableTest, RehashesKeepEveryElementAndValue) {
+  StringTable table(/*with_values=*/true);
+  constexpr int kN = 20000;
+  for (int i = 0; i < kN; ++i) {
+    ASSERT_TRUE(table.Set("f" + std::to_string(i), "v" + std::to_string(i * 7)));
+  }
+  EXPECT_EQ(table.size(), static_cast<size_t>(kN));
+  for (int i = 0; i < kN; ++i) {
+    ASSERT_EQ(table.Find("f" + std::to_string(i)),
+              std::optional<std::string_view>("v" + std::to_string(i * 7)))
+        << i;
+  }
+  EXPECT_FALSE(table.Contains("f" + std::to_string(kN)));
+  std::set<std::string> seen;
+  size_t visits = 0;
+  table.ForEach([&](std::string_view key, std::string_view) {
+    seen.emplace(key);
+    ++visits;
+    return true;
+  });
+  EXPECT_EQ(visits, static_cast<size_t>(kN));
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kN));
+}
+
 TEST(StringTableTest, PresizedAndCloned) {
   StringTable table(/*with_values=*/true, 1000);
   const size_t capacity = table.capacity();
