@@ -1190,9 +1190,15 @@ template <bool kLean>
   const KeepExpiredScope keep_expired(server.client_pause().actions() != 0 &&
                                       !cmd->is(kCmdWrite) &&
                                       server.client_pause().WritesPaused(server, now));
-  const uint64_t t0 = CyclesNow();
+  // One TSC read per command within a turn (CommandClockTurn in dispatcher.h).
+  const uint64_t chain = command_clock_internal::t_chain;
+  const uint64_t t0 = chain > 1 ? chain : CyclesNow();
+  command_clock_internal::t_chain = 0;  // a command dispatched inside this one reads its own
   RunCommand(ctx, cmd, false);
   const uint64_t t1 = CyclesNow();
+  if (chain != 0) {
+    command_clock_internal::t_chain = t1;
+  }
   const bool failed = ctx.failed() || rb.errors_written() != errors_before;
   if (c.blocked()) {
     // Counted when it is unblocked (FinishUnblock in blocking.cc), as Redis does.
