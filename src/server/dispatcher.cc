@@ -13,6 +13,7 @@
 #include "engine/expiry_pause.h"
 #include "engine/keyspace.h"
 #include "server/blocking.h"
+#include "server/command_clock.h"
 #include "server/command_context.h"
 #include "server/busy_watch.h"
 #include "server/connection.h"
@@ -1190,7 +1191,7 @@ template <bool kLean>
   const KeepExpiredScope keep_expired(server.client_pause().actions() != 0 &&
                                       !cmd->is(kCmdWrite) &&
                                       server.client_pause().WritesPaused(server, now));
-  // One TSC read per command within a turn (CommandClockTurn in dispatcher.h).
+  // One TSC read per command within a turn (server/command_clock.h).
   const uint64_t chain = command_clock_internal::t_chain;
   const uint64_t t0 = chain > 1 ? chain : CyclesNow();
   command_clock_internal::t_chain = 0;  // a command dispatched inside this one reads its own

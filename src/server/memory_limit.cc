@@ -7,7 +7,7 @@
 #include "common/memory_usage.h"
 #include "common/random.h"
 #include "engine/eviction.h"
-#include "server/dispatcher.h"
+#include "server/command_clock.h"
 #include "server/server.h"
 
 namespace hotkv {

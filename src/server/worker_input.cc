@@ -11,6 +11,7 @@
 #include "engine/database.h"
 #include "net/socket.h"
 #include "server/blocking.h"
+#include "server/command_clock.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
 #include "server/pubsub_delivery.h"
@@ -34,7 +35,7 @@ constexpr size_t kInputBudgetBytes = 64 * 1024;
 // its buffer: the rest stays in the kernel, and TCP slows the client down.
 constexpr size_t kInputPauseBytes = 1024 * 1024;
 // A command with more arguments than this (or an inline one) restarts the turn's command
-// clock chain (dispatcher.h, CommandClockTurn), so that its parse is not in any
+// clock chain (server/command_clock.h), so that its parse is not in any
 // command's time. Parsing takes ~20 instructions per argument: below this, well under
 // the microsecond the timing figures are kept in.
 constexpr size_t kClockChainMaxArgs = 32;
@@ -156,7 +157,7 @@ void Worker::UpdateReading(Connection* c) {
 }
 
 void Worker::ProcessInput(Connection* c) {
-  // The commands of this turn read the clock once each (dispatcher.h): each starts when
+  // The commands of this turn read the clock once each (server/command_clock.h): each starts when
   // the previous one ended. Not while a script is busy (its caller's command is open).
   const CommandClockTurn clock_turn(!busy_serving_);
   Config& cfg = server_->config();

@@ -1,4 +1,4 @@
-"""Command timing with one clock read per command (server/dispatcher.h, CommandClockTurn):
+"""Command timing with one clock read per command (server/command_clock.h, CommandClockTurn):
 within one read's pipeline a command's start is the previous command's end. What that
 must not change: a command after a slow one in the same pipeline is not charged the slow
 one's time (INFO commandstats usec, SLOWLOG), nor is a script's inner command charged the
