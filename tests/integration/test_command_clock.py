@@ -70,6 +70,7 @@ def test_script_inner_commands_are_timed_alone(server, c):
 
 
 def test_transaction_after_a_slow_command(server, c):
+    c.delete("clk:c")
     replies = pipelined(server, ("DEBUG", "SLEEP", "0.3"), ("MULTI",), ("INCR", "clk:c"),
                         ("INCR", "clk:c"), ("EXEC",))
     assert replies == ["OK", "OK", "QUEUED", "QUEUED", [1, 2]]
