@@ -241,18 +241,17 @@ void Worker::ProcessInput(Connection* c) {
       PrefetchBatch(n, c->db());
       ahead = t_fetch_ahead;
     }
-    Database fetch_view(&server_->keyspace(), c->db(), 0);  // prefetch helpers only
     bool stopped = false;
     for (size_t i = 0; i < n; i++) {
       ParsedCommand& pc = batch[i];
-      if (ahead >> (i + kEntryAhead) != 0) {
-        // The slot of the key kSlotAhead commands on, the entry of the one kEntryAhead on
-        // (bits past the batch's end are never set).
-        if (const size_t k = i + kSlotAhead; ((ahead >> k) & 1) != 0) {
-          fetch_view.PrefetchSlot(Keyspace::ShardOfSlot(batch[k].shard), batch[k].hash);
+      if (ahead != 0) {
+        // The slot of the key kSlotAhead commands on, the entry of the one kEntryAhead on.
+        Database view(&server_->keyspace(), c->db(), 0);  // prefetch helpers only
+        if (const size_t k = i + kSlotAhead; k < n && ((ahead >> k) & 1) != 0) {
+          view.PrefetchSlot(Keyspace::ShardOfSlot(batch[k].shard), batch[k].hash);
         }
-        if (const size_t k = i + kEntryAhead; ((ahead >> k) & 1) != 0) {
-          fetch_view.PrefetchEntry(Keyspace::ShardOfSlot(batch[k].shard), batch[k].hash);
+        if (const size_t k = i + kEntryAhead; k < n && ((ahead >> k) & 1) != 0) {
+          view.PrefetchEntry(Keyspace::ShardOfSlot(batch[k].shard), batch[k].hash);
         }
       }
       c->in_start = pc.end;
