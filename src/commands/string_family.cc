@@ -175,19 +175,11 @@ void SetExGeneric(CommandContext& ctx, bool seconds) {
 void SetExCommand(CommandContext& ctx) { SetExGeneric(ctx, true); }
 void PSetExCommand(CommandContext& ctx) { SetExGeneric(ctx, false); }
 
-// MGET and MSET fetch their keys' memory ahead of use: the table slot of the key
-// kKeySlotAhead keys on and the entry of the one kKeyEntryAhead on while a key is read or
-// written (the entry's address is read from its slot, fetched earlier). Asking for a whole
-// window's slots and then its entries (5 lines each) at once asked for more cache lines
-// than a core keeps in flight (as pipeline-prefetch, server/worker_input.cc;
-// bench/notes/2026-12-03-cpu-floor.md).
-constexpr size_t kKeySlotAhead = 8;
-constexpr size_t kKeyEntryAhead = 4;
-
 void MGetCommand(CommandContext& ctx) {
   ctx.rb().Array(ctx.argc() - 1);
-  // Keys in windows of 16: locate each (shard, hash), then look them up in order with
-  // their memory fetched a few keys ahead (above).
+  // Keys go in windows of 16: locate each and prefetch its slot, then its entry, then
+  // look them up. Their cache misses (two per key, ~400 ns each on the bench VM)
+  // overlap instead of queueing one after another.
   constexpr size_t kWindow = 16;
   uint32_t shards[kWindow];
   uint64_t hashes[kWindow];
@@ -203,20 +195,12 @@ void MGetCommand(CommandContext& ctx) {
       } else {
         LocateKey(ctx.arg(base + i), &shards[i], &hashes[i]);
       }
-      if (i < kKeySlotAhead) {
-        db.PrefetchSlot(shards[i], hashes[i]);
-      }
+      db.PrefetchSlot(shards[i], hashes[i]);
     }
-    for (size_t i = 0; i < n && i < kKeyEntryAhead; i++) {
+    for (size_t i = 0; i < n; i++) {
       db.PrefetchEntry(shards[i], hashes[i]);
     }
     for (size_t i = 0; i < n; i++) {
-      if (i + kKeySlotAhead < n) {
-        db.PrefetchSlot(shards[i + kKeySlotAhead], hashes[i + kKeySlotAhead]);
-      }
-      if (i + kKeyEntryAhead < n) {
-        db.PrefetchEntry(shards[i + kKeyEntryAhead], hashes[i + kKeyEntryAhead]);
-      }
       Entry* e = LookupRead(ctx, ctx.arg(base + i), shards[i], hashes[i]);
       if (e == nullptr || !e->is_string()) {
         ctx.rb().Null();
@@ -241,8 +225,8 @@ void MSetGeneric(CommandContext& ctx, bool nx) {
     }
   }
   // Keys in windows of 16, as MGET: locate each once (its slot too, for an insert's
-  // per-slot count), then set them in order with their memory fetched a few keys ahead
-  // (a key given twice ends with its last value).
+  // per-slot count) and prefetch its table slot, then its entry, so the cache misses of
+  // the window overlap; then set them in order (a key given twice ends with its last value).
   constexpr size_t kWindow = 16;
   uint32_t shards[kWindow], slots[kWindow];
   uint64_t hashes[kWindow];
@@ -258,20 +242,12 @@ void MSetGeneric(CommandContext& ctx, bool nx) {
       } else {
         LocateKey(ctx.arg(k), &shards[i], &hashes[i], &slots[i]);
       }
-      if (i < kKeySlotAhead) {
-        db.PrefetchSlot(shards[i], hashes[i]);
-      }
+      db.PrefetchSlot(shards[i], hashes[i]);
     }
-    for (size_t i = 0; i < n && i < kKeyEntryAhead; i++) {
+    for (size_t i = 0; i < n; i++) {
       db.PrefetchEntry(shards[i], hashes[i]);
     }
     for (size_t i = 0; i < n; i++) {
-      if (i + kKeySlotAhead < n) {
-        db.PrefetchSlot(shards[i + kKeySlotAhead], hashes[i + kKeySlotAhead]);
-      }
-      if (i + kKeyEntryAhead < n) {
-        db.PrefetchEntry(shards[i + kKeyEntryAhead], hashes[i + kKeyEntryAhead]);
-      }
       const size_t k = 1 + 2 * (base + i);
       std::string_view key = ctx.arg(k);
       KeyRef ref = db.Lookup(key, shards[i], hashes[i], slots[i]);
