@@ -39,21 +39,6 @@ constexpr size_t kInputPauseBytes = 1024 * 1024;
 // command's time. Parsing takes ~20 instructions per argument: below this, well under
 // the microsecond the timing figures are kept in.
 constexpr size_t kClockChainMaxArgs = 32;
-
-// pipeline-prefetch distances: the table slot of the key of the command kSlotAhead
-// commands ahead and the entry of the one kEntryAhead ahead are fetched while a command
-// runs (bench/notes/2026-12-03-cpu-floor.md). Fetching a whole batch's 16 slots and then
-// its 16 entries (5 lines each) at once asks for ~100 cache lines together, more than a
-// core keeps in flight, so the prefetches themselves waited on one another; a rolling
-// window keeps ~20 lines in flight and lets the commands' own work cover their latency.
-// The entry's address is read from its slot, fetched kSlotAhead - kEntryAhead commands
-// earlier.
-constexpr size_t kSlotAhead = 6;
-constexpr size_t kEntryAhead = 3;
-// Bit i: command i of the batch PrefetchBatch looked at names a key to fetch (not a
-// repeat of an earlier command's key). Read by ProcessInput right after PrefetchBatch.
-thread_local uint32_t t_fetch_ahead = 0;
-
 // A connection's buffers keep up to this much capacity when they empty; a larger one
 // (a big pipeline or reply) is freed. It is used memory under maxmemory, per connection.
 constexpr size_t kKeepBufferBytes = 64 * 1024;
@@ -236,24 +221,12 @@ void Worker::ProcessInput(Connection* c) {
       pc.cmd = nullptr;
       pc.key = -1;
     }
-    uint32_t ahead = 0;  // commands whose key is still to be fetched (PrefetchBatch)
     if (n > 1) {
       PrefetchBatch(n, c->db());
-      ahead = t_fetch_ahead;
     }
     bool stopped = false;
     for (size_t i = 0; i < n; i++) {
       ParsedCommand& pc = batch[i];
-      if (ahead != 0) {
-        // The slot of the key kSlotAhead commands on, the entry of the one kEntryAhead on.
-        Database view(&server_->keyspace(), c->db(), 0);  // prefetch helpers only
-        if (const size_t k = i + kSlotAhead; k < n && ((ahead >> k) & 1) != 0) {
-          view.PrefetchSlot(Keyspace::ShardOfSlot(batch[k].shard), batch[k].hash);
-        }
-        if (const size_t k = i + kEntryAhead; k < n && ((ahead >> k) & 1) != 0) {
-          view.PrefetchEntry(Keyspace::ShardOfSlot(batch[k].shard), batch[k].hash);
-        }
-      }
       c->in_start = pc.end;
       if (pc.key >= 0) {
         // pc.shard holds the key's cluster slot (PrefetchBatch): the hint carries it, so
@@ -452,29 +425,20 @@ void Worker::PrefetchBatch(size_t n, int db) {
     prev_hash = pc.hash;
     have_prev = true;
   }
-  t_fetch_ahead = 0;
   if (!have_prev) {
     return;  // keyless commands (PING): nothing to fetch
   }
-  uint32_t fetch = 0;
+  Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
   for (size_t i = 0; i < n; i++) {
     if (batch_[i].key >= 0 && ((repeats >> i) & 1) == 0) {
-      fetch |= uint32_t{1} << i;
-    }
-  }
-  // The first commands' keys now; the rest while the batch runs (ProcessInput).
-  Database view(&ks, db, 0);  // only for its prefetch helpers: no lookups, no clock
-  for (size_t i = 0; i < n && i < kSlotAhead; i++) {
-    if ((fetch >> i) & 1) {
       view.PrefetchSlot(Keyspace::ShardOfSlot(batch_[i].shard), batch_[i].hash);
     }
   }
-  for (size_t i = 0; i < n && i < kEntryAhead; i++) {
-    if ((fetch >> i) & 1) {
+  for (size_t i = 0; i < n; i++) {
+    if (batch_[i].key >= 0 && ((repeats >> i) & 1) == 0) {
       view.PrefetchEntry(Keyspace::ShardOfSlot(batch_[i].shard), batch_[i].hash);
     }
   }
-  t_fetch_ahead = fetch;
 }
 
 }  // namespace hotkv
