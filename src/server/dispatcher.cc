@@ -14,6 +14,7 @@
 #include "engine/expiry_pause.h"
 #include "engine/keyspace.h"
 #include "server/blocking.h"
+#include "server/command_clock.h"
 #include "server/command_context.h"
 #include "server/busy_watch.h"
 #include "server/connection.h"
@@ -741,30 +742,43 @@ inline int LoneRangeKey(const CommandSpec* cmd, size_t argc) {
   WorkerStats::Inc(w.stats().commands);
   Client::OwnerAdd(c.tot_cmds, 1);
   Config& cfg = w.server().config();
+  // The TSC rate, converted once (one guard per command).
+  struct CycleScale {
+    double per_us;
+    uint64_t one_us;  // cycles of a microsecond, rounded up
+  };
+  static const CycleScale scale = [] {
+    const double per_us = CyclesPerMicrosecond();
+    return CycleScale{per_us, static_cast<uint64_t>(std::ceil(per_us))};
+  }();
   // Under a microsecond (most commands): latency bucket 0, below every latency-monitor
   // threshold (whole milliseconds), and slow only for slowlog-log-slower-than 0; no
   // floating-point conversion on this path.
-  static const uint64_t one_us = static_cast<uint64_t>(std::ceil(CyclesPerMicrosecond()));
-  if (cycles < one_us) [[likely]] {
+  if (cycles < scale.one_us) [[likely]] {
     if (cfg.latency_tracking()) {
       WorkerStats::Inc(st.latency_hist[0]);
     }
     if (cfg.slowlog_log_slower_than() != 0 || cmd->is(kCmdSkipSlowlog)) {
       return;
     }
-  } else if (cfg.latency_tracking() || cfg.latency_monitor_threshold() > 0) {
-    const uint64_t us = static_cast<uint64_t>(static_cast<double>(cycles) / CyclesPerMicrosecond());
-    if (cfg.latency_tracking()) {
-      WorkerStats::Inc(st.latency_hist[LatencyBucket(us)]);
+  } else {
+    const bool tracking = cfg.latency_tracking();
+    const int64_t threshold_ms = cfg.latency_monitor_threshold();
+    if (tracking || threshold_ms > 0) {
+      const uint64_t us = static_cast<uint64_t>(static_cast<double>(cycles) / scale.per_us);
+      if (tracking) {
+        // (1 us is bucket 0 too: bucket 0 holds up to 1,024 ns.)
+        WorkerStats::Inc(st.latency_hist[us <= 1 ? 0 : LatencyBucket(us)]);
+      }
+      w.server().latency().AddIfNeeded(threshold_ms,
+                                       cmd->is(kCmdFast) ? "fast-command" : "command",
+                                       static_cast<int64_t>(us / 1000));
     }
-    w.server().latency().AddIfNeeded(cfg.latency_monitor_threshold(),
-                                     cmd->is(kCmdFast) ? "fast-command" : "command",
-                                     static_cast<int64_t>(us / 1000));
   }
   int64_t slower = cfg.slowlog_log_slower_than();
   if (slower >= 0 && !cmd->is(kCmdSkipSlowlog) &&
-      static_cast<double>(cycles) >= static_cast<double>(slower) * CyclesPerMicrosecond()) {
-    int64_t us = static_cast<int64_t>(static_cast<double>(cycles) / CyclesPerMicrosecond());
+      static_cast<double>(cycles) >= static_cast<double>(slower) * scale.per_us) {
+    int64_t us = static_cast<int64_t>(static_cast<double>(cycles) / scale.per_us);
     if (w.server().slowlog().Add(args, us, c.addr, c.name(),
                                  static_cast<size_t>(cfg.slowlog_max_len()), redacted)) {
       WorkerStats::Inc(st.slowlog_count);
@@ -1179,9 +1193,15 @@ template <bool kLean>
   const KeepExpiredScope keep_expired(server.client_pause().actions() != 0 &&
                                       !cmd->is(kCmdWrite) &&
                                       server.client_pause().WritesPaused(server, now));
-  const uint64_t t0 = CyclesNow();
+  // One TSC read per command within a turn (server/command_clock.h).
+  const uint64_t chain = command_clock_internal::t_chain;
+  const uint64_t t0 = chain > 1 ? chain : CyclesNow();
+  command_clock_internal::t_chain = 0;  // a command dispatched inside this one reads its own
   RunCommand(ctx, cmd, false);
   const uint64_t t1 = CyclesNow();
+  if (chain != 0) {
+    command_clock_internal::t_chain = t1;
+  }
   const bool failed = ctx.failed() || rb.errors_written() != errors_before;
   if (c.blocked()) {
     // Counted when it is unblocked (FinishUnblock in blocking.cc), as Redis does.

@@ -7,6 +7,7 @@
 #include "common/memory_usage.h"
 #include "common/random.h"
 #include "engine/eviction.h"
+#include "server/command_clock.h"
 #include "server/server.h"
 
 namespace hotkv {
@@ -64,6 +65,8 @@ MemoryState PerformEvictions(Server& server, int64_t now_ms) {
   if (used <= maxmemory) {
     return MemoryState::kUnderLimit;
   }
+  // Over the limit: what follows (evictions) is not the next command's time.
+  RestartCommandClock();
   if (server.client_pause().WritesPaused(server, now_ms)) {
     return MemoryState::kUnderLimit;  // no eviction while writes are paused (Redis 7)
   }
