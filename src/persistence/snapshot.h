@@ -128,6 +128,8 @@ class Snapshotter : public PersistenceHooks {
   uint64_t consecutive_failures_ = 0;
   int64_t last_fork_us_ = 0;
   std::unique_ptr<SnapshotWalk> walk_;  // the running BGSAVE walk
+  bool have_walk_stats_ = false;
+  SnapshotWalk::Stats last_walk_stats_;  // the last BGSAVE walk's (INFO rdb_last_walk)
   // Finished or cancelled walks: freed once their threads are done and every shard lock
   // has been taken since (the next barrier), or at shutdown.
   std::vector<std::unique_ptr<SnapshotWalk>> retired_walks_;

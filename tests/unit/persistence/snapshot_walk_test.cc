@@ -269,6 +269,48 @@ TEST_F(SnapshotWalkTest, WritesBetweenChunksOfAShard) {
   FinishAndCompare(std::move(walk));
 }
 
+// Keys a write saves first (SaveKeys) wait in their shard's own buffer until the walker
+// takes them with its next chunk of that shard, or a write without a key hint (EXEC:
+// SaveShard) takes them with the shard's rest: runs of two databases in one shard's
+// buffer (each opened by its SELECTDB), and a buffer taken by EXEC. The stats count them.
+TEST_F(SnapshotWalkTest, KeysSavedByWritesReachTheFileThroughTheShardBuffer) {
+  LocalClient& c = s_.NewClient();
+  for (int i = 0; i < 20; i++) {
+    s_.Run(c, {"SET", "{a}k" + std::to_string(i), "db0-" + std::to_string(i)});
+    s_.Run(c, {"SET", "{b}k" + std::to_string(i), "db0-" + std::to_string(i)});
+  }
+  s_.Run(c, {"SELECT", "3"});
+  for (int i = 0; i < 20; i++) {
+    s_.Run(c, {"SET", "{a}k" + std::to_string(i), "db3-" + std::to_string(i)});
+  }
+  auto walk = StartWalk();  // walkers paused: every shard is still to be walked
+  // Shard {a}: db 3, db 0, db 3 again (three SELECTDB runs in one buffer).
+  EXPECT_EQ(s_.Run(c, {"SET", "{a}k1", "changed"}), "+OK\r\n");
+  EXPECT_EQ(s_.Run(c, {"SELECT", "0"}), "+OK\r\n");
+  EXPECT_EQ(s_.Run(c, {"DEL", "{a}k2", "{a}k3"}), ":2\r\n");
+  EXPECT_EQ(s_.Run(c, {"SET", "{a}k2", "recreated"}), "+OK\r\n");  // new: not saved again
+  EXPECT_EQ(s_.Run(c, {"SELECT", "3"}), "+OK\r\n");
+  EXPECT_EQ(s_.Run(c, {"APPEND", "{a}k4", "+"}), ":6\r\n");
+  // Shard {b}: a saved key, then EXEC saves the rest of the shard with the buffer.
+  EXPECT_EQ(s_.Run(c, {"SELECT", "0"}), "+OK\r\n");
+  EXPECT_EQ(s_.Run(c, {"SET", "{b}k5", "changed"}), "+OK\r\n");
+  EXPECT_EQ(s_.Run(c, {"MULTI"}), "+OK\r\n");
+  s_.Run(c, {"SET", "{b}k6", "in-exec"});
+  EXPECT_NE(s_.Run(c, {"EXEC"}), "");
+  EXPECT_EQ(s_.Run(c, {"SET", "{b}k7", "after-exec"}), "+OK\r\n");  // shard saved: no hook
+  // {a}k1 (db 3), {a}k2, {a}k3 (db 0), {a}k4 (db 3), {b}k5: five keys saved by hooks.
+  EXPECT_EQ(walk->stats().hook_keys, 1u);  // only {b}'s, taken by EXEC so far
+  EXPECT_EQ(walk->stats().hook_shards, 1u);
+  walk->Resume();
+  walk->Join();
+  const SnapshotWalk::Stats st = walk->stats();
+  EXPECT_EQ(st.hook_keys, 5u);
+  EXPECT_EQ(st.hook_shards, 1u);
+  EXPECT_GT(st.chunks, 0u);
+  EXPECT_GE(st.hold_max_us, st.hold_p50_us / 2);  // p50 is a bucket's upper bound
+  FinishAndCompare(std::move(walk));
+}
+
 // Each walk flips the keys' saved mark: a second walk (and one after a cancelled walk,
 // which still marks every key before it ends) sees every key as not saved again.
 TEST_F(SnapshotWalkTest, WalkAfterWalkAndAfterCancel) {
