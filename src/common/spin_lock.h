@@ -25,10 +25,6 @@ class SpinLock {
     LockSlow();
   }
 
-  // One attempt, as lock()'s fast path (no relaxed load first): for callers that time
-  // their own slow path (ShardLock).
-  bool try_lock_once() { return !locked_.exchange(true, std::memory_order_acquire); }
-
   bool try_lock() {
     return !locked_.load(std::memory_order_relaxed) &&
            !locked_.exchange(true, std::memory_order_acquire);

@@ -1,8 +1,5 @@
 #include "engine/keyspace.h"
 
-#include <sched.h>
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 
@@ -20,40 +17,6 @@ extern std::atomic<uint64_t> g_expired_keys;
 
 std::atomic<ShardSnapshotHook*> g_snapshot_hook{nullptr};
 std::atomic<uint64_t> g_snapshot_epoch{0};
-ShardLockWaitStats g_shard_lock_waits;
-
-void ShardLock::WaitLock() {
-  const int64_t t0 = MonotonicNs();
-  // Spin, then yield, then sleep: a holder the scheduler ranks after the waiter (a
-  // snapshot walker that yielded its core, a preempted barrier thread) may get no core
-  // while the waiter keeps yielding to itself; 20 us naps let it run and finish.
-  for (int tries = 0;; tries++) {
-    if (!spin_.is_locked() && spin_.try_lock_once()) {
-      break;
-    }
-    if (tries < 256) {
-      __builtin_ia32_pause();
-    } else if (tries < 256 + 64) {
-      sched_yield();
-    } else {
-      timespec ts{0, 20000};
-      nanosleep(&ts, nullptr);
-    }
-  }
-  const uint64_t ns = static_cast<uint64_t>(std::max<int64_t>(0, MonotonicNs() - t0));
-  ShardLockWaitStats& s = g_shard_lock_waits;
-  s.waits.fetch_add(1, std::memory_order_relaxed);
-  s.wait_ns.fetch_add(ns, std::memory_order_relaxed);
-  if (ns >= 100000) {
-    s.over_100us.fetch_add(1, std::memory_order_relaxed);
-  }
-  if (ns >= 1000000) {
-    s.over_1ms.fetch_add(1, std::memory_order_relaxed);
-  }
-  uint64_t m = s.max_ns.load(std::memory_order_relaxed);
-  while (ns > m && !s.max_ns.compare_exchange_weak(m, ns, std::memory_order_relaxed)) {
-  }
-}
 
 void ShardLock::SaveBeforeWrite() {
   const uint64_t epoch = g_snapshot_epoch.load(std::memory_order_acquire);
@@ -228,7 +191,7 @@ std::vector<uint64_t> Keyspace::KeySizes(bool (*held)(uint32_t)) {
 
 void Keyspace::LockAll() {
   for (uint32_t i = 0; i < kShardCount; i++) {
-    shards_[i].lock.lock_uncounted();
+    shards_[i].lock.lock();
   }
 }
 

@@ -145,46 +145,19 @@ class ShardSnapshotHook {
 extern std::atomic<ShardSnapshotHook*> g_snapshot_hook;
 extern std::atomic<uint64_t> g_snapshot_epoch;
 
-// Waits for a shard lock another thread held (lock() / lock_read() whose first attempt
-// failed; LockAll and the snapshot walkers not counted): how often the threads serving
-// clients wait on a shard, and for how long. Cumulative since start (INFO persistence
-// `shard_lock_waits`, HotKV's own; docs/persistence.md). Only the slow path touches it.
-struct ShardLockWaitStats {
-  std::atomic<uint64_t> waits{0};
-  std::atomic<uint64_t> wait_ns{0};
-  std::atomic<uint64_t> max_ns{0};
-  std::atomic<uint64_t> over_100us{0};
-  std::atomic<uint64_t> over_1ms{0};
-};
-extern ShardLockWaitStats g_shard_lock_waits;
-
 // A shard's lock: a SpinLock plus the snapshot pre-write check above, so that nothing
 // that locks a shard to change it can miss the check.
 class ShardLock {
  public:
   void lock() {
-    if (!spin_.try_lock_once()) [[unlikely]] {
-      WaitLock();
-    }
+    spin_.lock();
     AfterLock();
   }
   // For a command that only reads (the dispatcher, for commands without the write
   // flag): no snapshot check. A read may still delete a key whose TTL passed (lazy
   // expiry) or touch an access time: a key expiring after the barrier may then be
   // missing from the file, which is no difference once loaded (loading drops it).
-  void lock_read() {
-    if (!spin_.try_lock_once()) [[unlikely]] {
-      WaitLock();
-    }
-  }
-  // As lock() / lock_read(), but a wait is not counted in g_shard_lock_waits: the
-  // barrier taking every shard (Keyspace::LockAll) and the snapshot walkers, whose
-  // waits no client sees.
-  void lock_uncounted() {
-    spin_.lock();
-    AfterLock();
-  }
-  void lock_read_uncounted() { spin_.lock(); }
+  void lock_read() { spin_.lock(); }
   bool try_lock_read() { return spin_.try_lock(); }
   bool try_lock() {
     if (!spin_.try_lock()) {
@@ -203,7 +176,6 @@ class ShardLock {
     }
   }
   void SaveBeforeWrite();  // keyspace.cc; `this` is the first member of its Shard
-  void WaitLock();        // keyspace.cc: spin_.lock(), the wait timed into g_shard_lock_waits
   SpinLock spin_;
 };
 

@@ -19,6 +19,7 @@
 #include "engine/eviction.h"
 #include "engine/vector_set_value.h"
 #include "server/command_table.h"
+#include "server/lock_wait_stats.h"
 #include "server/shard_state.h"
 
 namespace hotkv::persistence {

@@ -419,7 +419,7 @@ void SnapshotWalk::WalkerMain() {
       // Allocated before the lock (a typical chunk fits): no reallocation under it.
       c.bytes.reserve(kChunkReserve);
       rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress, /*defer_compression=*/true);
-      s.lock.lock_read_uncounted();  // the walker's own lock: no pre-write hook
+      s.lock.lock_read();  // the walker's own lock: no pre-write hook
       const int64_t locked_at = MonotonicNs();
       if (s.snapshot_epoch == epoch_) {
         s.lock.unlock();  // a client's thread saved the rest
