@@ -311,6 +311,24 @@ TEST_F(SnapshotWalkTest, KeysSavedByWritesReachTheFileThroughTheShardBuffer) {
   FinishAndCompare(std::move(walk));
 }
 
+// bgsave-walk-yield-us: the walk's threads yield their core between chunks (no lock
+// held); the image is the same. With 0 they never do.
+TEST_F(SnapshotWalkTest, YieldingWalkersWriteTheSameImage) {
+  Populate();
+  auto walk = StartWalk(0, [](SnapshotWalk::Options& o) { o.yield_us = 1; });
+  LocalClient& c = s_.NewClient();
+  EXPECT_EQ(s_.Run(c, {"SET", "k1", "changed"}), "+OK\r\n");
+  walk->Resume();
+  walk->Join();
+  EXPECT_GT(walk->stats().yields, 0u);
+  FinishAndCompare(std::move(walk));
+  auto still = StartWalk();  // yield_us 0
+  still->Resume();
+  still->Join();
+  EXPECT_EQ(still->stats().yields, 0u);
+  FinishAndCompare(std::move(still));
+}
+
 // Each walk flips the keys' saved mark: a second walk (and one after a cancelled walk,
 // which still marks every key before it ends) sees every key as not saved again.
 TEST_F(SnapshotWalkTest, WalkAfterWalkAndAfterCancel) {
