@@ -292,9 +292,10 @@ def loadgen_p99(server, loadgen, rate, secs, keys, during_bgsave):
                                    for k in ("count", "usec", "over_100us", "over_1ms")}
     if during_bgsave:
         try:
-            walk = server.client().info("persistence").get("rdb_last_walk")
-            if isinstance(walk, dict):
-                res["last_walk"] = walk
+            info = server.client().info("persistence")
+            for name in ("rdb_last_walk", "rdb_walk_totals"):
+                if isinstance(info.get(name), dict):
+                    res[name] = info[name]
         except redis.exceptions.RedisError:
             pass
     return res

@@ -116,7 +116,7 @@ def info_kv(c, name):
 
 def snapshot(pid, c):
     return {"cpu": proc_cpu_s(pid), "sched": worker_sched(pid),
-            "waits": info_kv(c, "shard_lock_waits")}
+            "waits": info_kv(c, "shard_lock_waits"), "walks": info_kv(c, "rdb_walk_totals")}
 
 
 def server_figures(before, after, log_path, log_from):
@@ -136,6 +136,11 @@ def server_figures(before, after, log_path, log_from):
     if w1:
         d["lock_waits"] = {k: w1.get(k, 0) - w0.get(k, 0) for k in ("count", "usec", "over_100us", "over_1ms")}
         d["lock_wait_max_usec_ever"] = w1.get("max_usec")
+    t0, t1 = before["walks"], after["walks"]
+    if t1:
+        d["walks"] = {k: t1.get(k, 0) - t0.get(k, 0) for k in
+                      ("walks", "chunks", "holds_over_100us", "holds_over_1ms", "hook_keys",
+                       "cpu_us", "yields", "nivcsw")}
     pauses = []
     try:
         with open(log_path, "rb") as f:
@@ -279,8 +284,8 @@ def main():
         svm = f"{statistics.median(sv):.2f}" if sv else "-"
         print(f"| {v} | {gm} | {sm} | {each} | {saves} | {svm} |")
     print()
-    print("| variant | server CPU s (median) | worker run-queue wait us/slice (median) | client shard-lock waits: count / >1 ms (median) | walk lock hold p99 / max us (median) | BGSAVE pause max us (median) |")
-    print("|---|---|---|---|---|---|")
+    print("| variant | server CPU s (median) | worker run-queue wait us/slice (median) | client shard-lock waits: count / >1 ms (median) | walks' chunks / holds >1 ms (median; all walks of the run) | last walk's lock hold p50 / p99 / max us (median) | BGSAVE pause max us (median) |")
+    print("|---|---|---|---|---|---|---|")
 
     def med(xs):
         xs = [x for x in xs if isinstance(x, (int, float))]
@@ -294,7 +299,10 @@ def main():
         h99 = med(r.get("last_walk", {}).get("hold_p99_us") for r in rs)
         hmax = med(r.get("last_walk", {}).get("hold_max_us") for r in rs)
         pm = med(r.get("pause_us_max") for r in rs)
-        print(f"| {v} | {cpu} | {rq} | {lw} / {lw1} | {h99} / {hmax} | {pm} |")
+        h50 = med(r.get("last_walk", {}).get("hold_p50_us") for r in rs)
+        wc = med(r.get("walks", {}).get("chunks") for r in rs)
+        w1 = med(r.get("walks", {}).get("holds_over_1ms") for r in rs)
+        print(f"| {v} | {cpu} | {rq} | {lw} / {lw1} | {wc} / {w1} | {h50} / {h99} / {hmax} | {pm} |")
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "runs.json"), "w") as f:

@@ -275,6 +275,20 @@ std::string Snapshotter::InfoFields() {
              static_cast<unsigned long long>(w.cpu_us), static_cast<unsigned long long>(w.yields),
              static_cast<unsigned long long>(w.nivcsw));
     add("rdb_last_walk", b);
+    const SnapshotWalk::Stats& t = walk_totals_;
+    snprintf(b, sizeof(b),
+             "walks=%llu,chunks=%llu,hold_max_us=%llu,holds_over_100us=%llu,holds_over_1ms=%llu,"
+             "hook_keys=%llu,hook_shards=%llu,cpu_us=%llu,yields=%llu,nivcsw=%llu",
+             static_cast<unsigned long long>(walks_total_),
+             static_cast<unsigned long long>(t.chunks),
+             static_cast<unsigned long long>(t.hold_max_us),
+             static_cast<unsigned long long>(t.holds_over_100us),
+             static_cast<unsigned long long>(t.holds_over_1ms),
+             static_cast<unsigned long long>(t.hook_keys),
+             static_cast<unsigned long long>(t.hook_shards),
+             static_cast<unsigned long long>(t.cpu_us), static_cast<unsigned long long>(t.yields),
+             static_cast<unsigned long long>(t.nivcsw));
+    add("rdb_walk_totals", b);
   }
   {
     const ShardLockWaitStats& lw = g_shard_lock_waits;

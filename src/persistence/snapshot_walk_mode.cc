@@ -1,6 +1,7 @@
 // Snapshotter's bgsave-mode walk side (see snapshot.h and snapshot_walk.h): synchronous
 // saves by a thread per core, and BGSAVE as a SnapshotWalk started at the barrier and
 // reaped when its threads are done.
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -95,6 +96,20 @@ void Snapshotter::ReapWalkLocked() {
   Result<WriteStats> r = walk_->result();
   last_walk_stats_ = walk_->stats();
   have_walk_stats_ = true;
+  {
+    const SnapshotWalk::Stats& w = last_walk_stats_;
+    SnapshotWalk::Stats& t = walk_totals_;
+    walks_total_++;
+    t.chunks += w.chunks;
+    t.hold_max_us = std::max(t.hold_max_us, w.hold_max_us);
+    t.holds_over_100us += w.holds_over_100us;
+    t.holds_over_1ms += w.holds_over_1ms;
+    t.hook_keys += w.hook_keys;
+    t.hook_shards += w.hook_shards;
+    t.cpu_us += w.cpu_us;
+    t.yields += w.yields;
+    t.nivcsw += w.nivcsw;
+  }
   {
     const SnapshotWalk::Stats& w = last_walk_stats_;
     char buf[400];
