@@ -252,6 +252,8 @@ def loadgen_p99(server, loadgen, rate, secs, keys, during_bgsave):
                 saves.append(f"saver connection lost: {e}")
                 return
     th = None
+    cpu0 = cpu_ticks(server.proc.pid)
+    waits0 = shard_lock_waits(server)
     if during_bgsave:
         th = threading.Thread(target=saver)
         th.start()
@@ -281,7 +283,31 @@ def loadgen_p99(server, loadgen, rate, secs, keys, during_bgsave):
         th.join()
         res["bgsaves"] = saves[0]
         res["saver_errors"] = saves[1:]
+    # Load-independent figures where the server has them (HotKV): its CPU time over the
+    # window, the clients' waits on shard locks in it, the last walk's lock holds.
+    res["server_cpu_s"] = (cpu_ticks(server.proc.pid) - cpu0) / os.sysconf("SC_CLK_TCK")
+    waits1 = shard_lock_waits(server)
+    if waits1:
+        res["shard_lock_waits"] = {k: waits1.get(k, 0) - waits0.get(k, 0)
+                                   for k in ("count", "usec", "over_100us", "over_1ms")}
+    if during_bgsave:
+        try:
+            info = server.client().info("persistence")
+            for name in ("rdb_last_walk", "rdb_walk_totals"):
+                if isinstance(info.get(name), dict):
+                    res[name] = info[name]
+        except redis.exceptions.RedisError:
+            pass
     return res
+
+
+def shard_lock_waits(server):
+    """HotKV's INFO persistence shard_lock_waits as a dict ({} elsewhere)."""
+    try:
+        v = server.client().info("persistence").get("shard_lock_waits")
+    except redis.exceptions.RedisError:
+        return {}
+    return v if isinstance(v, dict) else {}
 
 
 def measure_load(server, keys_total):

@@ -19,6 +19,7 @@
 #include "engine/eviction.h"
 #include "engine/vector_set_value.h"
 #include "server/command_table.h"
+#include "server/lock_wait_stats.h"
 #include "server/shard_state.h"
 
 namespace hotkv::persistence {
@@ -254,6 +255,52 @@ std::string Snapshotter::InfoFields() {
   // HotKV's own, after Redis's fields: the pause of the last BGSAVE's start (every shard
   // locked + fork).
   add("rdb_last_fork_usec", num(last_fork_us_));
+  // The last BGSAVE walk's costs (bgsave-mode walk) and every wait of a client's thread
+  // on a shard lock since start (docs/persistence.md, "The walk's p99").
+  if (have_walk_stats_) {
+    const SnapshotWalk::Stats& w = last_walk_stats_;
+    char b[512];
+    snprintf(b, sizeof(b),
+             "chunks=%llu,hold_p50_us=%llu,hold_p99_us=%llu,hold_p999_us=%llu,hold_max_us=%llu,"
+             "holds_over_100us=%llu,holds_over_1ms=%llu,hook_keys=%llu,hook_shards=%llu,"
+             "cpu_us=%llu,yields=%llu,nivcsw=%llu",
+             static_cast<unsigned long long>(w.chunks), static_cast<unsigned long long>(w.hold_p50_us),
+             static_cast<unsigned long long>(w.hold_p99_us),
+             static_cast<unsigned long long>(w.hold_p999_us),
+             static_cast<unsigned long long>(w.hold_max_us),
+             static_cast<unsigned long long>(w.holds_over_100us),
+             static_cast<unsigned long long>(w.holds_over_1ms),
+             static_cast<unsigned long long>(w.hook_keys),
+             static_cast<unsigned long long>(w.hook_shards),
+             static_cast<unsigned long long>(w.cpu_us), static_cast<unsigned long long>(w.yields),
+             static_cast<unsigned long long>(w.nivcsw));
+    add("rdb_last_walk", b);
+    const SnapshotWalk::Stats& t = walk_totals_;
+    snprintf(b, sizeof(b),
+             "walks=%llu,chunks=%llu,hold_max_us=%llu,holds_over_100us=%llu,holds_over_1ms=%llu,"
+             "hook_keys=%llu,hook_shards=%llu,cpu_us=%llu,yields=%llu,nivcsw=%llu",
+             static_cast<unsigned long long>(walks_total_),
+             static_cast<unsigned long long>(t.chunks),
+             static_cast<unsigned long long>(t.hold_max_us),
+             static_cast<unsigned long long>(t.holds_over_100us),
+             static_cast<unsigned long long>(t.holds_over_1ms),
+             static_cast<unsigned long long>(t.hook_keys),
+             static_cast<unsigned long long>(t.hook_shards),
+             static_cast<unsigned long long>(t.cpu_us), static_cast<unsigned long long>(t.yields),
+             static_cast<unsigned long long>(t.nivcsw));
+    add("rdb_walk_totals", b);
+  }
+  {
+    const ShardLockWaitStats& lw = g_shard_lock_waits;
+    char b[256];
+    snprintf(b, sizeof(b), "count=%llu,usec=%llu,max_usec=%llu,over_100us=%llu,over_1ms=%llu",
+             static_cast<unsigned long long>(lw.waits.load(std::memory_order_relaxed)),
+             static_cast<unsigned long long>(lw.wait_ns.load(std::memory_order_relaxed) / 1000),
+             static_cast<unsigned long long>(lw.max_ns.load(std::memory_order_relaxed) / 1000),
+             static_cast<unsigned long long>(lw.over_100us.load(std::memory_order_relaxed)),
+             static_cast<unsigned long long>(lw.over_1ms.load(std::memory_order_relaxed)));
+    add("shard_lock_waits", b);
+  }
   return o;
 }
 

@@ -128,6 +128,10 @@ class Snapshotter : public PersistenceHooks {
   uint64_t consecutive_failures_ = 0;
   int64_t last_fork_us_ = 0;
   std::unique_ptr<SnapshotWalk> walk_;  // the running BGSAVE walk
+  bool have_walk_stats_ = false;
+  SnapshotWalk::Stats last_walk_stats_;  // the last BGSAVE walk's (INFO rdb_last_walk)
+  SnapshotWalk::Stats walk_totals_;      // every BGSAVE walk's, summed (rdb_walk_totals)
+  uint64_t walks_total_ = 0;
   // Finished or cancelled walks: freed once their threads are done and every shard lock
   // has been taken since (the next barrier), or at shutdown.
   std::vector<std::unique_ptr<SnapshotWalk>> retired_walks_;

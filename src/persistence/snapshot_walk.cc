@@ -2,6 +2,8 @@
 #include "persistence/snapshot_walk.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 
 #include "common/clock.h"
 #include "common/key_hash.h"
@@ -30,6 +33,10 @@ constexpr size_t kMaxQueuedBytes = 64u << 20;
 // system call).
 constexpr size_t kWakeWriterBytes = 1u << 20;
 constexpr int kWriterPollMs = 10;
+// A walker's chunk buffer, reserved before it locks the shard: 64 keys of ~300 B.
+constexpr size_t kChunkReserve = 24u << 10;
+// Entries collected and prefetched before a walker encodes them (WalkChunk).
+constexpr size_t kPrefetchEntries = 8;
 
 std::atomic<uint64_t> g_last_epoch{0};
 
@@ -181,7 +188,9 @@ void SnapshotWalk::SaveShard(Shard& shard, uint64_t epoch) {
   if (epoch != epoch_ || shard.snapshot_epoch == epoch_) {
     return;
   }
-  FinishOpenKey(shard, static_cast<uint32_t>(&shard - &ks_.shard(0)));
+  const uint32_t index = static_cast<uint32_t>(&shard - &ks_.shard(0));
+  FinishOpenKey(shard, index);
+  hook_shards_.fetch_add(1, std::memory_order_relaxed);
   Chunk c;
   Status err;
   {
@@ -197,6 +206,8 @@ void SnapshotWalk::SaveShard(Shard& shard, uint64_t epoch) {
       });
     }
   }
+  // The keys client threads saved in this shard before: queued with the shard's rest.
+  TakeHookBytes(progress_[index], &c.bytes, &c.keys);
   Commit(shard, std::move(c), true);
   if (!err.ok()) {
     Fail(err);
@@ -221,11 +232,13 @@ void SnapshotWalk::SaveKeys(Shard& shard, uint64_t epoch, const SnapshotKeyHint&
   if (t.empty()) {
     return;
   }
-  Chunk c;
+  // Appended to the shard's own buffer (under its lock), which the walker takes with its
+  // next chunk of the shard (TakeHookBytes): no mutex, no allocation per command.
+  Progress& p = progress_[index];
+  Chunk counted;  // only its key count
   Status err;
   {
-    rdb::ChunkEncoder enc(&c.bytes, false);
-    int selected = -1;
+    rdb::ChunkEncoder enc(&p.hook_bytes, false);
     for (size_t k = 0; k < hint.count && err.ok(); k++) {
       std::string_view key = hint.keys[k];
       if (Keyspace::ShardOf(key) != index) {
@@ -233,16 +246,32 @@ void SnapshotWalk::SaveKeys(Shard& shard, uint64_t epoch, const SnapshotKeyHint&
       }
       const size_t pos = t.Find(key, HashKey(key));
       if (pos != KeyTable::kNotFound) {
-        SaveEntry(enc, hint.db, &selected, t.At(pos), &c, &err);
+        SaveEntry(enc, hint.db, &p.hook_db, t.At(pos), &counted, &err);
       }
     }
   }
+  p.hook_keys += counted.keys;
   if (!err.ok()) {
     // The key stays marked: the error fails the save (nothing else would write it).
     Fail(err);
+  }
+}
+
+void SnapshotWalk::TakeHookBytes(Progress& p, std::string* bytes, uint64_t* keys) {
+  if (p.hook_bytes.empty()) {
     return;
   }
-  Commit(shard, std::move(c), false);
+  if (bytes->empty()) {
+    bytes->swap(p.hook_bytes);
+  } else {
+    bytes->append(p.hook_bytes);
+    p.hook_bytes.clear();
+    p.hook_bytes.shrink_to_fit();
+  }
+  *keys += p.hook_keys;
+  hook_keys_.fetch_add(p.hook_keys, std::memory_order_relaxed);
+  p.hook_keys = 0;
+  p.hook_db = -1;  // the next hook bytes start with a SELECTDB of their own
 }
 
 bool SnapshotWalk::WalkChunk(uint32_t i, rdb::ChunkEncoder& enc, Chunk* c, Status* err) {
@@ -250,18 +279,36 @@ bool SnapshotWalk::WalkChunk(uint32_t i, rdb::ChunkEncoder& enc, Chunk* c, Statu
   Progress& p = progress_[i];
   int selected = -1;
   size_t visited = 0;
+  // The entries of a few scan steps are collected and prefetched before any is read:
+  // their cache misses overlap instead of coming one after the other, which shortens
+  // the time the shard is locked (the keys' memory is cold: a walk reads each once).
+  thread_local std::vector<Entry*> batch;
   while (p.db < ks_.num_dbs()) {
     const KeyTable& t = shard.db(p.db).keys;
     if (!t.empty()) {
       do {
-        p.cursor = t.Scan(p.cursor, [&](Entry* e) {
+        batch.clear();
+        do {
+          p.cursor = t.Scan(p.cursor, [&](Entry* e) {
+            const char* m = reinterpret_cast<const char*>(e);
+            __builtin_prefetch(m);
+            __builtin_prefetch(m + 64);
+            __builtin_prefetch(m + 128);
+            __builtin_prefetch(m + 192);
+            __builtin_prefetch(m + 256);
+            batch.push_back(e);
+          });
+        } while (p.cursor != 0 && batch.size() < kPrefetchEntries);
+        for (Entry* e : batch) {
           visited++;
           if (err->ok()) {
+            // After a large key opened, the batch's other keys are saved whole (as the
+            // rest of a scan step always was).
             SaveEntry(enc, p.db, &selected, e, c, err, &p);
           } else {
             e->set_snapshot_mark(mark_);
           }
-        });
+        }
       } while (p.cursor != 0 && visited < kChunkKeys && c->bytes.size() < kChunkBytes &&
                p.open == nullptr);
       if (p.cursor != 0) {
@@ -361,7 +408,9 @@ void SnapshotWalk::LowerPriority() const {
 
 void SnapshotWalk::WalkerMain() {
   t_walker = true;
+  pthread_setname_np(pthread_self(), "hkv-rdb-walker");
   LowerPriority();
+  int64_t run_since = MonotonicNs();
   for (;;) {
     const uint32_t i = next_shard_.fetch_add(1, std::memory_order_relaxed);
     if (i >= Keyspace::kShardCount) {
@@ -383,12 +432,19 @@ void SnapshotWalk::WalkerMain() {
         // Not while a key is open here: the writer may be waiting for its next slice.
         WaitForSpace();
       }
+      // Right before the lock: a switch the scheduler has due (this thread's or its
+      // group's time slice used up) happens here, holding nothing, rather than at a
+      // timer tick while the shard is locked.
+      MaybeYield(&run_since);
       Chunk c;
       Status err;
       // Keys are encoded raw under the lock (a copy) and compressed once it is released
       // (CompressDeferred): the shard's clients wait for the copy only.
+      // Allocated before the lock (a typical chunk fits): no reallocation under it.
+      c.bytes.reserve(kChunkReserve);
       rdb::ChunkEncoder enc(&c.bytes, opts_.write.compress, /*defer_compression=*/true);
       s.lock.lock_read();  // the walker's own lock: no pre-write hook
+      const int64_t locked_at = MonotonicNs();
       if (s.snapshot_epoch == epoch_) {
         s.lock.unlock();  // a client's thread saved the rest
         break;
@@ -406,8 +462,14 @@ void SnapshotWalk::WalkerMain() {
         // Queued under the lock: a client's write may finish the key (FinishOpenKey)
         // as soon as it is released, and its slices must reach the writer in order.
         Commit(s, std::move(c), done);
+        RecordHold(static_cast<uint64_t>(MonotonicNs() - locked_at));
         s.lock.unlock();
       } else {
+        // The keys client threads saved in this shard since the last chunk (raw, each
+        // run opened by its own SELECTDB): appended after the compression below.
+        std::string hook_bytes;
+        uint64_t hook_keys = 0;
+        TakeHookBytes(progress_[i], &hook_bytes, &hook_keys);
         if (done) {
           s.snapshot_epoch = epoch_;  // its last keys are in `c`: hooks skip the shard
         }
@@ -415,8 +477,13 @@ void SnapshotWalk::WalkerMain() {
         // (SaveShard) may count the last shard saved before `c` is queued, and the
         // writer must not end the file without `c`.
         unqueued_chunks_.fetch_add(1, std::memory_order_seq_cst);
+        RecordHold(static_cast<uint64_t>(MonotonicNs() - locked_at));
         s.lock.unlock();
         enc.CompressDeferred();
+        if (!hook_bytes.empty()) {
+          c.bytes.append(hook_bytes);
+          c.keys += hook_keys;
+        }
         Queue(std::move(c), done, /*counted=*/true);
       }
       if (!err.ok()) {
@@ -431,6 +498,7 @@ void SnapshotWalk::WalkerMain() {
       }
     }
   }
+  ThreadEnd();
   if (threads_running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     finished_.store(true, std::memory_order_release);
   }
@@ -451,7 +519,9 @@ void SnapshotWalk::WaitForSpace() {
 }
 
 void SnapshotWalk::WriterMain() {
+  pthread_setname_np(pthread_self(), "hkv-rdb-writer");
   LowerPriority();
+  int64_t run_since = MonotonicNs();
   // Opened here, not in Start: a file that cannot be created fails the save as a fork
   // child's would (BGSAVE has replied "started"; INFO shows the error).
   fd_ = open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -463,6 +533,7 @@ void SnapshotWalk::WriterMain() {
     Fail(Errno("Failed opening the temp RDB file " + tmp_ + " (in server root dir " + cwd +
                ") for saving"));
     EndEpoch();
+    ThreadEnd();
     if (threads_running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       finished_.store(true, std::memory_order_release);
     }
@@ -519,6 +590,7 @@ void SnapshotWalk::WriterMain() {
     if (!st.ok()) {
       Fail(st);
     }
+    MaybeYield(&run_since);
   }
   if (!cancelled() && st.ok()) {
     st = w.Finish();
@@ -564,9 +636,92 @@ void SnapshotWalk::WriterMain() {
     stats_.keys = keys;
     stats_.bytes = w.bytes_written();
   }
+  ThreadEnd();
   if (threads_running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     finished_.store(true, std::memory_order_release);
   }
+}
+
+void SnapshotWalk::RecordHold(uint64_t ns) {
+  chunks_.fetch_add(1, std::memory_order_relaxed);
+  uint64_t us = ns / 1000;
+  int b = 0;
+  while (us != 0 && b < kHoldBuckets - 1) {
+    us >>= 1;
+    b++;
+  }
+  hold_hist_[b].fetch_add(1, std::memory_order_relaxed);
+  if (ns >= 100000) {
+    holds_over_100us_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (ns >= 1000000) {
+    holds_over_1ms_.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t m = hold_max_ns_.load(std::memory_order_relaxed);
+  while (ns > m && !hold_max_ns_.compare_exchange_weak(m, ns, std::memory_order_relaxed)) {
+  }
+}
+
+void SnapshotWalk::MaybeYield(int64_t* run_since_ns) {
+  if (opts_.locks_held || opts_.yield_us <= 0) {
+    return;
+  }
+  if (MonotonicNs() - *run_since_ns >= static_cast<int64_t>(opts_.yield_us) * 1000) {
+    sched_yield();  // no lock held: a thread waiting for this core runs now
+    yields_.fetch_add(1, std::memory_order_relaxed);
+    *run_since_ns = MonotonicNs();
+  }
+}
+
+void SnapshotWalk::ThreadEnd() {
+  timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+    cpu_ns_.fetch_add(static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
+                          static_cast<uint64_t>(ts.tv_nsec),
+                      std::memory_order_relaxed);
+  }
+  rusage ru;
+  if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+    nivcsw_.fetch_add(static_cast<uint64_t>(ru.ru_nivcsw), std::memory_order_relaxed);
+  }
+}
+
+SnapshotWalk::Stats SnapshotWalk::stats() const {
+  Stats st;
+  uint64_t hist[kHoldBuckets];
+  uint64_t n = 0;
+  for (int b = 0; b < kHoldBuckets; b++) {
+    hist[b] = hold_hist_[b].load(std::memory_order_relaxed);
+    n += hist[b];
+  }
+  // The upper bound of the bucket holding the q-quantile (bucket 0: 1 us).
+  auto quantile = [&](double q) -> uint64_t {
+    if (n == 0) {
+      return 0;
+    }
+    const uint64_t rank = static_cast<uint64_t>(q * static_cast<double>(n - 1)) + 1;
+    uint64_t seen = 0;
+    for (int b = 0; b < kHoldBuckets; b++) {
+      seen += hist[b];
+      if (seen >= rank) {
+        return uint64_t{1} << b;
+      }
+    }
+    return uint64_t{1} << (kHoldBuckets - 1);
+  };
+  st.chunks = chunks_.load(std::memory_order_relaxed);
+  st.hold_p50_us = quantile(0.50);
+  st.hold_p99_us = quantile(0.99);
+  st.hold_p999_us = quantile(0.999);
+  st.hold_max_us = hold_max_ns_.load(std::memory_order_relaxed) / 1000;
+  st.holds_over_100us = holds_over_100us_.load(std::memory_order_relaxed);
+  st.holds_over_1ms = holds_over_1ms_.load(std::memory_order_relaxed);
+  st.hook_keys = hook_keys_.load(std::memory_order_relaxed);
+  st.hook_shards = hook_shards_.load(std::memory_order_relaxed);
+  st.cpu_us = cpu_ns_.load(std::memory_order_relaxed) / 1000;
+  st.yields = yields_.load(std::memory_order_relaxed);
+  st.nivcsw = nivcsw_.load(std::memory_order_relaxed);
+  return st;
 }
 
 void SnapshotWalk::Cancel() {

@@ -76,6 +76,12 @@ class SnapshotWalk : public ShardSnapshotHook {
     // walker holding a shard lock or the queue's mutex stalls them (docs/persistence.md).
     // Not for synchronous saves (locks_held), which every client waits for.
     int nice = 0;
+    // A BGSAVE walk's threads give the core away (sched_yield, no lock held) after this
+    // many microseconds of running (bgsave-walk-yield-us; 0: never): a worker woken on
+    // the walker's core runs within about this long instead of after the walker's time
+    // slice, and the walker is preempted at a point where it holds nothing
+    // (docs/persistence.md, "The walk's p99"). Not for synchronous saves.
+    int yield_us = 0;
     // A list, set, sorted set or hash (without field TTLs) of more elements than this,
     // and without a TTL, is saved by the walker in slices of `slice_elements` (or
     // kChunkBytes), the shard unlocked between them (see "Large keys" below).
@@ -115,6 +121,20 @@ class SnapshotWalk : public ShardSnapshotHook {
     return finished_by_writes_.load(std::memory_order_relaxed);
   }
 
+  // What a walk cost and whom it stalled (INFO persistence `rdb_last_walk`, the log line
+  // at its end): how long the walkers held a shard lock per chunk (a client of that
+  // shard waits that long; percentiles are the upper bounds of power-of-two buckets),
+  // the keys and shards client threads saved in their pre-write hooks, the walk
+  // threads' CPU time, voluntary yields and involuntary context switches.
+  struct Stats {
+    uint64_t chunks = 0;
+    uint64_t hold_p50_us = 0, hold_p99_us = 0, hold_p999_us = 0, hold_max_us = 0;
+    uint64_t holds_over_100us = 0, holds_over_1ms = 0;
+    uint64_t hook_keys = 0, hook_shards = 0;
+    uint64_t cpu_us = 0, yields = 0, nivcsw = 0;
+  };
+  Stats stats() const;
+
  private:
   struct Chunk {
     std::string bytes;
@@ -140,7 +160,15 @@ class SnapshotWalk : public ShardSnapshotHook {
     int db = 0;
     uint64_t cursor = 0;  // KeyTable::Scan cursor in `db`
     std::unique_ptr<OpenKey> open;
+    // Keys client threads saved here (SaveKeys), raw, not queued yet: the walker takes
+    // them with its next chunk of the shard, SaveShard with the shard's rest. A shard
+    // is never marked saved with bytes left here.
+    std::string hook_bytes;
+    uint64_t hook_keys = 0;
+    int hook_db = -1;  // the database of hook_bytes' last SELECTDB (-1: none yet)
   };
+  // Moves `p`'s hook bytes to the end of `bytes` (shard locked).
+  void TakeHookBytes(Progress& p, std::string* bytes, uint64_t* keys);
   // Encodes `e` (of database `db`) into `c` unless it is saved already or expired at the
   // barrier, and marks it saved. Returns false on an encoding error (then in `err`).
   // With `open_into` (a walker, no key open in the shard) a large key is opened there
@@ -186,6 +214,21 @@ class SnapshotWalk : public ShardSnapshotHook {
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> sliced_keys_{0};
   std::atomic<uint64_t> finished_by_writes_{0};
+  // Stats: bucket 0 holds < 1 us, bucket b holds [2^(b-1), 2^b) us.
+  static constexpr int kHoldBuckets = 28;
+  void RecordHold(uint64_t ns);
+  void ThreadEnd();  // a walk thread's CPU time and involuntary switches into the stats
+  void MaybeYield(int64_t* run_since_ns);
+  std::atomic<uint64_t> hold_hist_[kHoldBuckets] = {};
+  std::atomic<uint64_t> hold_max_ns_{0};
+  std::atomic<uint64_t> chunks_{0};
+  std::atomic<uint64_t> holds_over_100us_{0};
+  std::atomic<uint64_t> holds_over_1ms_{0};
+  std::atomic<uint64_t> hook_keys_{0};
+  std::atomic<uint64_t> hook_shards_{0};
+  std::atomic<uint64_t> cpu_ns_{0};
+  std::atomic<uint64_t> yields_{0};
+  std::atomic<uint64_t> nivcsw_{0};
 
   std::mutex mu_;  // the queue, the counters below, the error
   std::condition_variable cv_;        // the writer waits for chunks

@@ -1,6 +1,7 @@
 // Snapshotter's bgsave-mode walk side (see snapshot.h and snapshot_walk.h): synchronous
 // saves by a thread per core, and BGSAVE as a SnapshotWalk started at the barrier and
 // reaped when its threads are done.
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -38,6 +39,8 @@ Status Snapshotter::StartWalkLocked(std::unique_lock<std::mutex>& lk) {
   o.access = Access("rdb-key-save-delay");
   o.nice = static_cast<int>(
       ParseInt64(server_->config().GetString("bgsave-walk-nice")).value_or(0));
+  o.yield_us = static_cast<int>(
+      ParseInt64(server_->config().GetString("bgsave-walk-yield-us")).value_or(0));
   Keyspace& ks = server_->keyspace();
   forking_ = true;
   last_try_s_ = WallClockMs() / 1000;
@@ -91,6 +94,39 @@ void Snapshotter::ReapWalkLocked() {
   }
   walk_->Join();
   Result<WriteStats> r = walk_->result();
+  last_walk_stats_ = walk_->stats();
+  have_walk_stats_ = true;
+  {
+    const SnapshotWalk::Stats& w = last_walk_stats_;
+    SnapshotWalk::Stats& t = walk_totals_;
+    walks_total_++;
+    t.chunks += w.chunks;
+    t.hold_max_us = std::max(t.hold_max_us, w.hold_max_us);
+    t.holds_over_100us += w.holds_over_100us;
+    t.holds_over_1ms += w.holds_over_1ms;
+    t.hook_keys += w.hook_keys;
+    t.hook_shards += w.hook_shards;
+    t.cpu_us += w.cpu_us;
+    t.yields += w.yields;
+    t.nivcsw += w.nivcsw;
+  }
+  {
+    const SnapshotWalk::Stats& w = last_walk_stats_;
+    char buf[400];
+    snprintf(buf, sizeof(buf),
+             "* Walk: %llu chunks, shard lock held p50 %llu us, p99 %llu us, max %llu us "
+             "(%llu over 1 ms); %llu keys and %llu shards saved by client threads; "
+             "walk threads' CPU %llu ms, %llu yields, %llu involuntary switches",
+             static_cast<unsigned long long>(w.chunks), static_cast<unsigned long long>(w.hold_p50_us),
+             static_cast<unsigned long long>(w.hold_p99_us),
+             static_cast<unsigned long long>(w.hold_max_us),
+             static_cast<unsigned long long>(w.holds_over_1ms),
+             static_cast<unsigned long long>(w.hook_keys),
+             static_cast<unsigned long long>(w.hook_shards),
+             static_cast<unsigned long long>(w.cpu_us / 1000),
+             static_cast<unsigned long long>(w.yields), static_cast<unsigned long long>(w.nivcsw));
+    Log(buf);
+  }
   const int64_t now_ms = WallClockMs();
   last_bgsave_duration_s_ = (now_ms - child_start_ms_) / 1000;
   if (r.ok()) {

@@ -441,6 +441,8 @@ const ConfigRow kConfigRows[] = {
      "how BGSAVE, save rules, SHUTDOWN and DEBUG RELOAD save: `fork` a child, or `walk` the shards with a thread per core (no fork; a shard about to change is saved first)"},
     {"bgsave-walk-nice", "", K::kInt, 0, 19, "", "0", 0, U::kHotkv,
      "nice value of a walk BGSAVE's threads (0-19; above 0 the workers preempt them sooner, but on a busy machine a starved walker holding a lock stalls them: see docs/persistence.md)"},
+    {"bgsave-walk-yield-us", "", K::kInt, 0, 1000000, "", "20", 0, U::kHotkv,
+     "a walk BGSAVE's threads give their core away (sched_yield, holding no lock) after this many microseconds of running (0: never): a worker woken on their core runs sooner (see docs/persistence.md)"},
     {"threads", "", K::kInt, 0, 1024, "", "0", F::kImmutable, U::kHotkv,
      "worker threads, each with its own event loop (0: one per core this process may run on)"},
     {"io-backend", "", K::kEnum, 0, 0, "auto io_uring epoll", "auto", F::kImmutable, U::kHotkv,

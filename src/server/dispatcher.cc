@@ -19,6 +19,7 @@
 #include "server/busy_watch.h"
 #include "server/connection.h"
 #include "server/dispatched_slots.h"
+#include "server/lock_wait_stats.h"
 #include "server/memory_limit.h"
 #include "server/server.h"
 #include "server/shard_state.h"
@@ -144,10 +145,32 @@ bool ShardIsBusy(uint32_t shard) {
   return false;
 }
 
+ShardLockWaitStats g_shard_lock_waits;
+
+namespace {
+void RecordShardLockWait(int64_t ns_signed) {
+  const uint64_t ns = static_cast<uint64_t>(std::max<int64_t>(0, ns_signed));
+  ShardLockWaitStats& s = g_shard_lock_waits;
+  s.waits.fetch_add(1, std::memory_order_relaxed);
+  s.wait_ns.fetch_add(ns, std::memory_order_relaxed);
+  if (ns >= 100000) {
+    s.over_100us.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (ns >= 1000000) {
+    s.over_1ms.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t m = s.max_ns.load(std::memory_order_relaxed);
+  while (ns > m && !s.max_ns.compare_exchange_weak(m, ns, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
 bool LockContendedUnlessBusy(Keyspace& ks, uint32_t shard, bool read_only) {
   ShardLock& lock = ks.shard(shard).lock;
+  const int64_t t0 = MonotonicNs();
   for (int spins = 0;; spins++) {
     if (read_only ? lock.try_lock_read() : lock.try_lock()) {
+      RecordShardLockWait(MonotonicNs() - t0);  // a write's pre-write save included
       return true;
     }
     if (g_busy_scripts.load(std::memory_order_relaxed) != 0 && ShardIsBusy(shard)) {

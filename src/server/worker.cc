@@ -3,11 +3,13 @@
 #include "server/search_hooks.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "common/clock.h"
@@ -109,7 +111,13 @@ void Worker::ReplaceListeners(std::vector<int> fds) {
 }
 
 void Worker::Start() {
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    // Named for per-thread figures (/proc/<pid>/task/*/comm, schedstat): bench scripts.
+    char name[16];
+    snprintf(name, sizeof(name), "hkv-worker-%d", index_);
+    pthread_setname_np(pthread_self(), name);
+    Run();
+  });
 }
 
 void Worker::Join() {

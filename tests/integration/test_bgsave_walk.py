@@ -129,6 +129,11 @@ def check_walk_image(tmp_path, extra_writes=None):
         extra_writes(c)
     wait_bgsave(c)
     assert pinfo(c, "rdb_last_bgsave_status") == "ok"
+    # HotKV's own figures of the walk (docs/persistence.md, "The walk's p99").
+    walk = pinfo(c, "rdb_last_walk")
+    assert walk["chunks"] > 0 and walk["hold_max_us"] >= 0 and walk["cpu_us"] >= 0
+    assert {"hook_keys", "hook_shards", "yields", "nivcsw", "hold_p99_us"} <= set(walk)
+    assert {"count", "usec", "max_usec", "over_1ms"} <= set(pinfo(c, "shard_lock_waits"))
     assert c.execute_command("DEBUG", "RELOAD", "NOSAVE") == "OK"
     assert image(c) == expected
     srv.stop()

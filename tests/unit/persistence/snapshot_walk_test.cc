@@ -269,6 +269,75 @@ TEST_F(SnapshotWalkTest, WritesBetweenChunksOfAShard) {
   FinishAndCompare(std::move(walk));
 }
 
+// Keys a write saves first (SaveKeys) wait in their shard's own buffer until the walker
+// takes them with its next chunk of that shard, or a write without a key hint (EXEC:
+// SaveShard) takes them with the shard's rest: runs of two databases in one shard's
+// buffer (each opened by its SELECTDB), and a buffer taken by SaveShard. The hooks are
+// called as the shard lock calls them (shard locked; SaveKeys with a command's hint).
+TEST_F(SnapshotWalkTest, KeysSavedByWritesReachTheFileThroughTheShardBuffer) {
+  LocalClient& c = s_.NewClient();
+  for (int i = 0; i < 20; i++) {
+    s_.Run(c, {"SET", "{a}k" + std::to_string(i), "db0-" + std::to_string(i)});
+    s_.Run(c, {"SET", "{b}k" + std::to_string(i), "db0-" + std::to_string(i)});
+  }
+  s_.Run(c, {"SELECT", "3"});
+  for (int i = 0; i < 20; i++) {
+    s_.Run(c, {"SET", "{a}k" + std::to_string(i), "db3-" + std::to_string(i)});
+  }
+  auto walk = StartWalk();  // walkers paused: every shard is still to be walked
+  Keyspace& ks = s_.server().keyspace();
+  auto save_keys = [&](int db, std::vector<std::string_view> keys) {
+    Shard& shard = ks.shard(Keyspace::ShardOf(keys[0]));
+    shard.lock.lock_read();  // no hook of its own
+    walk->SaveKeys(shard, g_snapshot_epoch.load(), SnapshotKeyHint{db, keys.data(), keys.size()});
+    shard.lock.unlock();
+  };
+  // Shard {a}: db 3, db 0, db 3 again (three SELECTDB runs in one buffer), then a key
+  // saved twice (once).
+  save_keys(3, {"{a}k1", "{a}k4"});
+  save_keys(0, {"{a}k2", "{a}k3"});
+  save_keys(3, {"{a}k9", "{a}k1"});
+  // Shard {b}: one key, left for the walker.
+  save_keys(0, {"{b}k5"});
+  EXPECT_EQ(walk->stats().hook_keys, 0u);  // in the shards' buffers, not taken yet
+  // A write to {a} without a hint (EXEC, a script): SaveShard saves the rest of the
+  // shard and takes the buffer's five keys. Then the shard is saved: no hook.
+  Shard& a = ks.shard(Keyspace::ShardOf("{a}k1"));
+  a.lock.lock_read();
+  walk->SaveShard(a, g_snapshot_epoch.load());
+  a.lock.unlock();
+  EXPECT_EQ(walk->stats().hook_keys, 5u);
+  EXPECT_EQ(walk->stats().hook_shards, 1u);
+  EXPECT_EQ(s_.Run(c, {"SET", "{a}k1", "changed"}), "+OK\r\n");
+  EXPECT_EQ(walk->stats().hook_shards, 1u);
+  walk->Resume();
+  walk->Join();
+  const SnapshotWalk::Stats st = walk->stats();
+  EXPECT_EQ(st.hook_keys, 6u);  // {b}k5, taken by the walker
+  EXPECT_EQ(st.hook_shards, 1u);
+  EXPECT_GT(st.chunks, 0u);
+  EXPECT_GE(st.hold_max_us, st.hold_p50_us / 2);  // p50 is a bucket's upper bound
+  FinishAndCompare(std::move(walk));
+}
+
+// bgsave-walk-yield-us: the walk's threads yield their core between chunks (no lock
+// held); the image is the same. With 0 they never do.
+TEST_F(SnapshotWalkTest, YieldingWalkersWriteTheSameImage) {
+  Populate();
+  auto walk = StartWalk(0, [](SnapshotWalk::Options& o) { o.yield_us = 1; });
+  LocalClient& c = s_.NewClient();
+  EXPECT_EQ(s_.Run(c, {"SET", "k1", "changed"}), "+OK\r\n");
+  walk->Resume();
+  walk->Join();
+  EXPECT_GT(walk->stats().yields, 0u);
+  FinishAndCompare(std::move(walk));
+  auto still = StartWalk();  // yield_us 0
+  still->Resume();
+  still->Join();
+  EXPECT_EQ(still->stats().yields, 0u);
+  FinishAndCompare(std::move(still));
+}
+
 // Each walk flips the keys' saved mark: a second walk (and one after a cancelled walk,
 // which still marks every key before it ends) sees every key as not saved again.
 TEST_F(SnapshotWalkTest, WalkAfterWalkAndAfterCancel) {
