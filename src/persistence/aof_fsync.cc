@@ -171,6 +171,24 @@ void Aof::WaitDurable(uint64_t seq) {
   }
 }
 
+void Aof::WriteFromWorker() {
+  // `always`: the AOF thread writes and fsyncs back to back for the waiting replies; a
+  // worker's write would only make it wait for io_mu_.
+  if (!enabled() || policy_.load(std::memory_order_relaxed) == kFsyncAlways) {
+    return;
+  }
+  // Never waits: while another thread writes (the other worker, the AOF thread's round
+  // or its fsync, a rewrite's switch of files), that one or the next round takes these
+  // records too.
+  std::unique_lock<std::mutex> io(io_mu_, std::try_to_lock);
+  if (!io.owns_lock() || fd_ < 0 || !enabled()) {
+    return;
+  }
+  // Written, not fsynced: the AOF thread's next fsync covers them (and marks them
+  // durable: what it drains then is numbered after them).
+  (void)FlushLocked(false);
+}
+
 void Aof::WriterLoop() {
   pthread_setname_np(pthread_self(), "hotkv-aof");  // named in top, perf and /proc
   std::unique_lock<std::mutex> lk(bg_mu_);

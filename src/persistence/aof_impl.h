@@ -57,6 +57,7 @@ class Aof : public AofService {
   void WaitDurable(uint64_t seq) override;
   bool IsDurable(uint64_t seq) const override;
   void NotifyWhenDurable(uint64_t seq, std::function<void()> done) override;
+  void WriteFromWorker() override;
   Status Rewrite(bool* scheduled) override;
   int write_errno() const override { return last_write_errno_.load(); }
   bool enabled() const override { return enabled_.load(std::memory_order_acquire); }

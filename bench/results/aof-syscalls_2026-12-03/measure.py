@@ -49,6 +49,9 @@ def main():
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--extra", default="")
     a = ap.parse_args()
+    global PERFDATA
+    os.makedirs("/tmp/aofperf", exist_ok=True)
+    PERFDATA = f"/tmp/aofperf/{a.label}.data"
     d = tempfile.mkdtemp(prefix="aofsys-", dir="/tmp")
     port = free_port()
     aof = ["--appendonly", "no"] if a.aof == "off" else ["--appendonly", "yes", "--appendfsync", a.aof]
@@ -80,7 +83,7 @@ def main():
             time.sleep(1.0)
         if a.record:
             tracer = subprocess.Popen(["perf", "record", "-F", "1999", "-g", "-p", str(p.pid), "-o",
-                                       os.path.join(d, "perf.data")],
+                                       PERFDATA],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(1.0)
         t0 = threads(p.pid)
@@ -108,16 +111,21 @@ def main():
             for fn in files:
                 if "aof" in fn or "appendonly" in root:
                     aofsize += os.path.getsize(os.path.join(root, fn))
+        with open(os.path.join(d, "server.log"), errors="replace") as f:
+            rw = [l.strip() for l in f if "rewrit" in l.lower()]
+        say(f"server log, rewrite lines ({len(rw)}):")
+        for l in rw:
+            say("  " + l)
         say(f"AOF bytes on disk: {aofsize:,} ({aofsize / a.requests:.0f} per SET)")
         if a.trace and os.path.exists(tfile):
             with open(tfile) as f:
                 say(f.read())
         if a.record:
-            rep = subprocess.run(["perf", "report", "-i", os.path.join(d, "perf.data"), "--no-children",
+            rep = subprocess.run(["perf", "report", "-i", PERFDATA, "--pid", str(p.pid), "--no-children",
                                   "--sort", "sym", "--stdio", "-g", "none", "--percent-limit", "0.7"],
                                  capture_output=True, text=True).stdout
             say("\n".join(l for l in rep.splitlines() if l and not l.startswith("#"))[:8000])
-            rep = subprocess.run(["perf", "report", "-i", os.path.join(d, "perf.data"), "--no-children",
+            rep = subprocess.run(["perf", "report", "-i", PERFDATA, "--pid", str(p.pid), "--no-children",
                                   "--sort", "comm,dso", "--stdio", "-g", "none"],
                                  capture_output=True, text=True).stdout
             say("\n".join(l for l in rep.splitlines() if l and not l.startswith("#"))[:3000])
