@@ -202,8 +202,15 @@ void Aof::WriterLoop() {
     }
     lk.unlock();
     const bool waiters = notify_pending_.load() > 0;
-    {
-      std::lock_guard<std::mutex> io(io_mu_);
+    std::unique_lock<std::mutex> io(io_mu_, std::try_to_lock);
+    if (!io.owns_lock() && !waiters && WallClockMs() - last_fsync_seen_ms_ < 1000) {
+      // A worker is writing (WriteFromWorker) and no fsync is due: this round has nothing
+      // to add, and waiting for the lock would only make that worker's unlock a futex
+      // wake-up.
+    } else {
+      if (!io.owns_lock()) {
+        io.lock();
+      }
       const int policy = policy_.load(std::memory_order_relaxed);
       const int64_t now = WallClockMs();
       // Without waiters, `always` needs only the records no reply waits for (active
@@ -213,6 +220,8 @@ void Aof::WriterLoop() {
       if (!unsynced_ || fsync_deferred_) {
         MarkDurable(complete);
       }
+      last_fsync_seen_ms_ = last_fsync_ms_;
+      io.unlock();
     }
     if (waiters) {
       FireNotifications(false);

@@ -119,6 +119,7 @@ class Aof : public AofService {
   bool unsynced_ = false;
   bool fsync_deferred_ = false;  // the last FlushLocked skipped its fsync for a rewrite
   int64_t last_fsync_ms_ = 0;
+  int64_t last_fsync_seen_ms_ = 0;  // WriterLoop's copy of last_fsync_ms_ (its thread only)
   std::string dir_, prefix_;
   AofManifest manifest_;
   std::atomic<bool> enabled_{false};

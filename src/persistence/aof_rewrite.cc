@@ -1,6 +1,7 @@
 // AOF bases and rewrites: the forked child that writes a base, the manifest swaps, the
 // automatic rewrite and its back-off, and the upgrade of a Redis < 7 single file.
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -343,6 +344,8 @@ Status Aof::Rewrite(bool* scheduled) {
     rewriter_.join();
   }
   rewriter_ = std::thread([this] {
+    // Its own name (it would inherit the AOF thread's), and so has the child it forks.
+    pthread_setname_np(pthread_self(), "hotkv-aof-rw");
     // Wait for a BGSAVE child outside ctl_mu_ (CONFIG SET goes on meanwhile), then hold
     // the child slot from here on, so that no BGSAVE starts before this fork.
     while (!server_.TryClaimChild(Server::ChildKind::kAof) && !stopping_.load()) {

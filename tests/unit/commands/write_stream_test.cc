@@ -472,9 +472,6 @@ TEST(WriteStreamMerge, AppendCommitAloneOrBehindAPendingRecord) {
   ws.RemoveConsumer();
 }
 
-}  // namespace
-}  // namespace hotkv
-
 // LocalBytesReached counts the bytes this thread committed (Commit and AppendCommit, not
 // what is only appended), says yes once they reach the threshold and starts over; a
 // thread that never recorded says no. The worker asks the AOF to write on a yes.
@@ -503,3 +500,6 @@ TEST(WriteStreamMerge, LocalBytesReachedCountsThisThreadsCommits) {
   EXPECT_EQ(ws.Drain(&out, &db), 3u);
   ws.RemoveConsumer();
 }
+
+}  // namespace
+}  // namespace hotkv
