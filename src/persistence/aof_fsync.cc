@@ -171,24 +171,6 @@ void Aof::WaitDurable(uint64_t seq) {
   }
 }
 
-void Aof::WriteFromWorker() {
-  // `always`: the AOF thread writes and fsyncs back to back for the waiting replies; a
-  // worker's write would only make it wait for io_mu_.
-  if (!enabled() || policy_.load(std::memory_order_relaxed) == kFsyncAlways) {
-    return;
-  }
-  // Never waits: while another thread writes (the other worker, the AOF thread's round
-  // or its fsync, a rewrite's switch of files), that one or the next round takes these
-  // records too.
-  std::unique_lock<std::mutex> io(io_mu_, std::try_to_lock);
-  if (!io.owns_lock() || fd_ < 0 || !enabled()) {
-    return;
-  }
-  // Written, not fsynced: the AOF thread's next fsync covers them (and marks them
-  // durable: what it drains then is numbered after them).
-  (void)FlushLocked(false);
-}
-
 void Aof::WriterLoop() {
   pthread_setname_np(pthread_self(), "hotkv-aof");  // named in top, perf and /proc
   std::unique_lock<std::mutex> lk(bg_mu_);
@@ -202,15 +184,8 @@ void Aof::WriterLoop() {
     }
     lk.unlock();
     const bool waiters = notify_pending_.load() > 0;
-    std::unique_lock<std::mutex> io(io_mu_, std::try_to_lock);
-    if (!io.owns_lock() && !waiters && WallClockMs() - last_fsync_seen_ms_ < 1000) {
-      // A worker is writing (WriteFromWorker) and no fsync is due: this round has nothing
-      // to add, and waiting for the lock would only make that worker's unlock a futex
-      // wake-up.
-    } else {
-      if (!io.owns_lock()) {
-        io.lock();
-      }
+    {
+      std::lock_guard<std::mutex> io(io_mu_);
       const int policy = policy_.load(std::memory_order_relaxed);
       const int64_t now = WallClockMs();
       // Without waiters, `always` needs only the records no reply waits for (active
@@ -220,8 +195,6 @@ void Aof::WriterLoop() {
       if (!unsynced_ || fsync_deferred_) {
         MarkDurable(complete);
       }
-      last_fsync_seen_ms_ = last_fsync_ms_;
-      io.unlock();
     }
     if (waiters) {
       FireNotifications(false);

@@ -57,7 +57,6 @@ class Aof : public AofService {
   void WaitDurable(uint64_t seq) override;
   bool IsDurable(uint64_t seq) const override;
   void NotifyWhenDurable(uint64_t seq, std::function<void()> done) override;
-  void WriteFromWorker() override;
   Status Rewrite(bool* scheduled) override;
   int write_errno() const override { return last_write_errno_.load(); }
   bool enabled() const override { return enabled_.load(std::memory_order_acquire); }
@@ -119,7 +118,6 @@ class Aof : public AofService {
   bool unsynced_ = false;
   bool fsync_deferred_ = false;  // the last FlushLocked skipped its fsync for a rewrite
   int64_t last_fsync_ms_ = 0;
-  int64_t last_fsync_seen_ms_ = 0;  // WriterLoop's copy of last_fsync_ms_ (its thread only)
   std::string dir_, prefix_;
   AofManifest manifest_;
   std::atomic<bool> enabled_{false};

@@ -6,8 +6,6 @@
 //   worker, before it sends replies (appendfsync always): held until IsDurable(seq), woken
 //   through NotifyWhenDurable
 //   CONFIG SET appendonly/appendfsync: aof->Reconfigure()
-//   worker, at the end of a loop iteration that recorded enough (WriteStream::
-//   LocalBytesReached): aof->WriteFromWorker() writes the stream while it is hot
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -41,14 +39,6 @@ class AofService {
   // serving while the AOF thread fsyncs back to back.
   virtual bool IsDurable(uint64_t seq) const = 0;
   virtual void NotifyWhenDurable(uint64_t seq, std::function<void()> done) = 0;
-  // A worker at the end of an event-loop iteration: writes every committed record of the
-  // write stream to the AOF now (one writev of every worker's records, in sequence order),
-  // unless another thread is writing (then that one or the AOF thread will), the AOF is
-  // off or the policy is `always` (its AOF thread writes and fsyncs back to back). Never
-  // fsyncs (the AOF thread does, by policy). As Redis writes its AOF buffer in
-  // beforeSleep: the kernel copies records the worker just wrote, still in its cache,
-  // instead of the AOF thread copying them cold every 2 ms.
-  virtual void WriteFromWorker() = 0;
   // BGREWRITEAOF: starts writing a new base from the current data and a fresh
   // incremental file, in the background (with appendonly off: a one-off base and a
   // manifest naming only it, as Redis). `*scheduled` is set when another child (BGSAVE)

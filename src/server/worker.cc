@@ -12,7 +12,6 @@
 
 #include "common/clock.h"
 #include "net/socket.h"
-#include "server/aof_service.h"
 #include "server/blocking.h"
 #include "server/connection.h"
 #include "server/dispatcher.h"
@@ -24,13 +23,6 @@
 #include "server/write_stream.h"
 
 namespace hotkv {
-
-namespace {
-// A worker writes the AOF itself once its iterations committed this much (about 100
-// SETs of 256 B): below it, a trickle of writes is left to the AOF thread's 2 ms round
-// rather than paying a writev every few commands.
-constexpr size_t kAofWriteFromWorkerBytes = 32 * 1024;
-}  // namespace
 
 void ErrorCounts::OnError(std::string_view code) {
   std::lock_guard<std::mutex> g(mu_);
@@ -297,15 +289,6 @@ void Worker::Run() {
       // As Redis's eviction timer: one time budget of evictions per iteration, between
       // the clients' turns, until used memory is under maxmemory.
       evicting_ = PerformEvictions(*server_, now) == MemoryState::kEvicting;
-    }
-    if (server_->write_stream().active()) [[unlikely]] {
-      // As Redis's beforeSleep: this iteration's records go to the AOF before its replies
-      // (those not sent yet), from this thread while they are in its cache; below the
-      // threshold (a trickle of writes) the AOF thread's 2 ms round writes them.
-      if (server_->write_stream().LocalBytesReached(kAofWriteFromWorkerBytes) &&
-          server_->aof() != nullptr) {
-        server_->aof()->WriteFromWorker();
-      }
     }
     FinishIteration();
   }

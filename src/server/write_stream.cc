@@ -134,7 +134,6 @@ struct alignas(64) WriteStream::ThreadBuffer {
   size_t multi_start = 0;             // byte offset in pending
   size_t multi_mark = 0;              // index in pending_marks
   uint64_t last_committed = 0;
-  size_t local_bytes = 0;  // committed since LocalBytesReached last said yes
   // Shared with the consumer (under lock).
   SpinLock lock;
   std::string data;         // committed records' RESP
@@ -206,17 +205,14 @@ uint64_t WriteStream::AppendCommit(int db, const std::vector<std::string_view>& 
   const bool raw = RawIsCanonical(args);
   b.lock.lock();
   const uint64_t seq = seq_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  const size_t before = b.data.size();
   if (raw) {
     b.data.append(t_raw_);
   } else {
     Encode(&b.data, args);
   }
-  const size_t after = b.data.size();
-  b.marks.push_back({seq, db, after});
+  b.marks.push_back({seq, db, b.data.size()});
   b.lock.unlock();
   b.last_committed = seq;
-  b.local_bytes += after - before;
   return seq;
 }
 
@@ -272,19 +268,10 @@ uint64_t WriteStream::Commit() {
     b.marks.push_back({seq, m.db, base + m.end});
   }
   b.lock.unlock();
-  b.local_bytes += b.pending.size();
   b.pending.clear();
   b.pending_marks.clear();
   b.last_committed = seq;
   return seq;
-}
-
-bool WriteStream::LocalBytesReached(size_t min) {
-  if (t_buffer_stream_ != id_ || t_buffer_->local_bytes < min) {
-    return false;
-  }
-  t_buffer_->local_bytes = 0;
-  return true;
 }
 
 uint64_t WriteStream::LastCommittedByThisThread() {

@@ -97,10 +97,6 @@ class WriteStream {
   uint64_t Commit();
   // The last sequence number this thread committed (group commit waits for it).
   uint64_t LastCommittedByThisThread();
-  // Whether this thread committed at least `min` bytes since the last time this returned
-  // true (producer side only: a plain counter of this thread's, reset when it returns
-  // true). A worker asks the AOF to write once its iterations committed enough.
-  bool LocalBytesReached(size_t min);
 
   // --- consumer side ---
 

@@ -472,34 +472,5 @@ TEST(WriteStreamMerge, AppendCommitAloneOrBehindAPendingRecord) {
   ws.RemoveConsumer();
 }
 
-// LocalBytesReached counts the bytes this thread committed (Commit and AppendCommit, not
-// what is only appended), says yes once they reach the threshold and starts over; a
-// thread that never recorded says no. The worker asks the AOF to write on a yes.
-TEST(WriteStreamMerge, LocalBytesReachedCountsThisThreadsCommits) {
-  WriteStream ws;
-  ws.AddConsumer();
-  std::string one;
-  WriteStream::EncodeCommand(&one, {"SET", "a", "1"});  // 29 bytes
-  EXPECT_FALSE(ws.LocalBytesReached(1));                // never recorded here
-  ws.Append(0, {"SET", "a", "1"});
-  EXPECT_FALSE(ws.LocalBytesReached(1));  // appended, not committed
-  ws.Commit();
-  EXPECT_FALSE(ws.LocalBytesReached(2 * one.size()));
-  const std::vector<std::string_view> args = {"SET", "a", "1"};
-  ws.AppendCommit(0, args);
-  EXPECT_TRUE(ws.LocalBytesReached(2 * one.size()));
-  EXPECT_FALSE(ws.LocalBytesReached(1));  // started over
-  std::thread other([&] {
-    ws.Append(0, {"SET", "b", "2"});
-    ws.Commit();
-  });
-  other.join();
-  EXPECT_FALSE(ws.LocalBytesReached(1));  // the other thread's bytes are its own
-  std::string out;
-  int db = -1;
-  EXPECT_EQ(ws.Drain(&out, &db), 3u);
-  ws.RemoveConsumer();
-}
-
 }  // namespace
 }  // namespace hotkv
