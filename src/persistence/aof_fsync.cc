@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -171,6 +172,7 @@ void Aof::WaitDurable(uint64_t seq) {
 }
 
 void Aof::WriterLoop() {
+  pthread_setname_np(pthread_self(), "hotkv-aof");  // named in top, perf and /proc
   std::unique_lock<std::mutex> lk(bg_mu_);
   while (!bg_stop_) {
     // Every 2 ms, or at once while workers wait for an fsync (appendfsync always): then

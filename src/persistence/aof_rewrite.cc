@@ -1,6 +1,7 @@
 // AOF bases and rewrites: the forked child that writes a base, the manifest swaps, the
 // automatic rewrite and its back-off, and the upgrade of a Redis < 7 single file.
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -164,22 +165,30 @@ Status Aof::NewBase(bool fresh, bool base_only) {
     }
     std::this_thread::yield();
   }
+  // io_mu_ is held from the switch to the new incr file until the old one is fsynced
+  // (after the barrier, below): no record of the new file can be marked durable before
+  // every record of the old one is on disk.
+  std::unique_lock<std::mutex> io(io_mu_, std::defer_lock);
+  int old_fd = -1;
+  uint64_t barrier_seq = 0;
   if (!base_only) {
-    std::lock_guard<std::mutex> io(io_mu_);
+    io.lock();
     // Everything drained from here on is after the barrier; what came before is in the
     // base, so what a failed write left behind may go too.
-    const uint64_t barrier_seq = ws.last_seq();
+    barrier_seq = ws.last_seq();
     if (!fresh && fd_ >= 0) {
-      (void)FlushLocked(true);
+      // Written now, fsynced once the shards are unlocked: an fsync here held every
+      // worker for as long as the disk took to write up to a second of records (they
+      // spun on the shard locks meanwhile; Redis fsyncs the old file in the background).
+      (void)FlushLocked(false);
+      old_fd = fd_;
+    } else if (fd_ >= 0) {
+      close(fd_);
     }
     std::string discard;
     int db = -1;
     (void)ws.Drain(&discard, &db);  // nothing when the flush went well
     unwritten_.clear();
-    MarkDurable(barrier_seq);
-    if (fd_ >= 0) {
-      close(fd_);
-    }
     fd_ = new_fd;
     cur_db_ = -1;
     last_ts_ = 0;
@@ -197,6 +206,19 @@ Status Aof::NewBase(bool fresh, bool base_only) {
   const int64_t fork_us = (MonotonicNs() - t_fork) / 1000;
   ks.UnlockAll();
   last_fork_us_.store((MonotonicNs() - t0) / 1000);
+  if (io.owns_lock()) {
+    // The old incr file's records: on disk before anything later counts as durable (a
+    // fresh AOF's records before the barrier are dropped: the base holds them).
+    if (old_fd >= 0) {
+      if (unsynced_ && !(no_fsync_on_rewrite_.load() && rewrite_in_progress_.load())) {
+        (void)fdatasync(old_fd);
+      }
+      close(old_fd);
+    }
+    unsynced_ = false;  // the new file holds nothing yet
+    MarkDurable(barrier_seq);
+    io.unlock();
+  }
   if (pid >= 0) {
     server_.RecordFork(fork_us);
   }
@@ -322,6 +344,8 @@ Status Aof::Rewrite(bool* scheduled) {
     rewriter_.join();
   }
   rewriter_ = std::thread([this] {
+    // Its own name (it would inherit the AOF thread's), and so has the child it forks.
+    pthread_setname_np(pthread_self(), "hotkv-aof-rw");
     // Wait for a BGSAVE child outside ctl_mu_ (CONFIG SET goes on meanwhile), then hold
     // the child slot from here on, so that no BGSAVE starts before this fork.
     while (!server_.TryClaimChild(Server::ChildKind::kAof) && !stopping_.load()) {
