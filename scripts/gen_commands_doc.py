@@ -90,7 +90,11 @@ INFO_GAPS = [
      "`current_fork_perc`, `current_save_keys_*`, `rdb_last_cow_size`, `aof_last_cow_size`, "
      "`module_fork_last_cow_size`: not measured); `loading_rdb_used_mem` is 0 (the used-mem "
      "aux field is not read back). HotKV adds `rdb_last_fork_usec` (the pause of the last "
-     "BGSAVE's start: every shard locked, then fork)."),
+     "BGSAVE's start: every shard locked, then fork), `rdb_last_walk` and `rdb_walk_totals` "
+     "(the last and all `bgsave-mode walk` BGSAVEs: shard-lock holds, keys saved by client "
+     "threads, CPU time, yields) and `shard_lock_waits` (every wait of a client's thread on a "
+     "shard lock since start: count, usec, max_usec, over_100us, over_1ms); "
+     "docs/persistence.md."),
     ("Stats", "`total_net_repl_*`, `instantaneous_*_repl_kbps`, `sync_*`, "
      "`slave_expires_tracked_keys` (no replication); `instantaneous_input_kbps`, "
      "`instantaneous_output_kbps`, `eventloop_*`, `instantaneous_eventloop_*`, "
