@@ -1,6 +1,7 @@
 """CLIENT LIST / CLIENT INFO fields and filters, CLIENT KILL filters, CLIENT NO-TOUCH and
 NO-EVICT, as Redis 8.8 has them (every case was run against redis-server 8.8 by hand)."""
 import socket
+import time
 
 import pytest
 
