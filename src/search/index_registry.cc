@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/key_hash.h"
@@ -234,8 +237,21 @@ void IndexRegistry::Clear() {
 namespace {
 
 // Immutable strings, replaced on every change and never freed: a forked snapshot child
-// may be reading one (it must take no lock a writer could hold at the fork).
+// may be reading one (it must take no lock a writer could hold at the fork), and so may a
+// fork-less snapshot's thread. The replaced ones stay reachable from g_replaced (so leak
+// checkers do not report them): the registry grows by its definitions' text per change.
 std::atomic<const std::string*> g_published{nullptr};
+std::mutex g_replaced_mu;
+std::vector<std::unique_ptr<const std::string>> g_replaced;  // guarded by g_replaced_mu
+
+void Publish(std::string definitions) {
+  const std::string* old =
+      g_published.exchange(new std::string(std::move(definitions)), std::memory_order_acq_rel);
+  if (old != nullptr) {
+    std::lock_guard<std::mutex> lock(g_replaced_mu);
+    g_replaced.emplace_back(old);
+  }
+}
 
 void PutString(std::string* out, std::string_view s) {
   *out += std::to_string(s.size());
@@ -313,8 +329,7 @@ void IndexRegistry::RepublishLocked() {
             [](const auto& a, const auto& b) { return a->name() < b->name(); });
   std::vector<std::pair<std::string, std::string>> aliases(aliases_.begin(), aliases_.end());
   std::sort(aliases.begin(), aliases.end());
-  g_published.store(new std::string(SerializeDefinitions(all, aliases)),
-                    std::memory_order_release);
+  Publish(SerializeDefinitions(all, aliases));
   // The keyspace observer's list: replaced, the old one retired (a write may be reading it).
   const IndexList* old = writer_list_.exchange(new IndexList(std::move(all)), std::memory_order_acq_rel);
   if (old != nullptr) {
