@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include "vector_test_util.h"
@@ -459,6 +460,36 @@ TEST(HnswIndexTest, EpsilonLimitsDistance) {
   }
 }
 
+// Mean recall@10 of filtered searches with `p` for the queries data[offset + i * stride],
+// against the exact nearest among the elements whose `skip` is 0; `check` sees each hit.
+template <typename Index>
+double FilteredRecall(const Index& index, const std::vector<std::vector<float>>& data,
+                      const std::vector<char>& skip, const SearchParams& p, int queries,
+                      size_t stride, size_t offset,
+                      const std::function<void(const SearchHit&)>& check = {}) {
+  double recall = 0;
+  for (int qi = 0; qi < queries; ++qi) {
+    const auto& q = data[offset + static_cast<size_t>(qi) * stride];
+    auto hits = index.Search(q, p);
+    EXPECT_TRUE(hits.ok());
+    if (!hits.ok()) {
+      return 0;
+    }
+    EXPECT_EQ(hits->size(), 10u);
+    std::set<std::string> want;
+    for (size_t i : testing_util::ExactTopK(Metric::kL2, data, q, 10, &skip)) {
+      want.insert(Label(i));
+    }
+    for (const auto& h : *hits) {
+      if (check) {
+        check(h);
+      }
+      recall += want.count(h.label) / 10.0;
+    }
+  }
+  return recall / queries;
+}
+
 TEST(HnswIndexTest, FilteredSearchRestrictsResultsNotNavigation) {
   const auto data = ClusteredData(4000, 32, 20, 21);
   auto index = MakeIndex(32, Metric::kL2);
@@ -473,30 +504,16 @@ TEST(HnswIndexTest, FilteredSearchRestrictsResultsNotNavigation) {
   for (size_t i = 0; i < data.size(); ++i) {
     skip[i] = i % 10 != 3;
   }
-  double recall = 0;
-  const int kQueries = 50;
-  for (int qi = 0; qi < kQueries; ++qi) {
-    const auto& q = data[static_cast<size_t>(qi) * 13];
-    SearchParams p;
-    p.k = 10;
-    p.ef = 100;
-    p.filter = filter->get();
-    p.with_attributes = true;
-    auto hits = index->Search(q, p);
-    ASSERT_TRUE(hits.ok());
-    ASSERT_EQ(hits->size(), 10u);
-    auto truth = testing_util::ExactTopK(Metric::kL2, data, q, 10, &skip);
-    std::set<std::string> want;
-    for (size_t i : truth) {
-      want.insert(Label(i));
-    }
-    for (const auto& h : *hits) {
-      ASSERT_TRUE(h.attributes.has_value());
-      EXPECT_NE(h.attributes->find(R"("mod": 3)"), std::string::npos);
-      recall += want.count(h.label) / 10.0;
-    }
-  }
-  EXPECT_GT(recall / kQueries, 0.9);
+  SearchParams fp;
+  fp.k = 10;
+  fp.ef = 100;
+  fp.filter = filter->get();
+  fp.with_attributes = true;
+  EXPECT_GT(FilteredRecall(*index, data, skip, fp, 50, 13, 0, [](const SearchHit& h) {
+              ASSERT_TRUE(h.attributes.has_value());
+              EXPECT_NE(h.attributes->find(R"("mod": 3)"), std::string::npos);
+            }),
+            0.9);
 
   // A filter nothing matches, with a small effort cap, returns nothing, quickly.
   auto none = FilterExpression::Compile(".mod == 42");
@@ -535,27 +552,12 @@ TEST(HnswIndexTest, RareFilterWithEfBeamFindsNearestMatches) {
   for (size_t i = 0; i < data.size(); ++i) {
     skip[i] = i % 100 != 7;
   }
-  double recall = 0;
-  const int kQueries = 40;
-  for (int qi = 0; qi < kQueries; ++qi) {
-    const auto& q = data[static_cast<size_t>(qi) * 97 + 1];
-    SearchParams p;
-    p.k = 10;
-    p.ef = 40;
-    p.filter = filter->get();
-    p.filter_beam = kFilterBeamEf;
-    auto hits = index->Search(q, p);
-    ASSERT_TRUE(hits.ok());
-    ASSERT_EQ(hits->size(), 10u);
-    std::set<std::string> want;
-    for (size_t i : testing_util::ExactTopK(Metric::kL2, data, q, 10, &skip)) {
-      want.insert(Label(i));
-    }
-    for (const auto& h : *hits) {
-      recall += want.count(h.label) / 10.0;
-    }
-  }
-  EXPECT_GT(recall / kQueries, 0.95);
+  SearchParams p;
+  p.k = 10;
+  p.ef = 40;
+  p.filter = filter->get();
+  p.filter_beam = kFilterBeamEf;
+  EXPECT_GT(FilteredRecall(*index, data, skip, p, 40, 97, 1), 0.95);
 }
 
 TEST(HnswIndexTest, SearchByLabel) {
