@@ -267,9 +267,11 @@ def test_watch_on_another_workers_busy_shard(start_server):
     assert other.command("MULTI") == "OK"
     assert other.command("GET", "bk") == "QUEUED"
     assert other.command("EXEC") == [None]
-    # The script writes the watched key after the WATCH (it waits a second first).
+    # The script writes the watched key after the WATCH: it spins 3-4 s of wall time
+    # first, room for wait_busy and the WATCH on a loaded machine (with 1-2 s the WATCH
+    # came after the write once at load 18).
     wait_then_write = ("local t0 = tonumber(redis.call('time')[1]) "
-                       "while tonumber(redis.call('time')[1]) < t0 + 2 do end "
+                       "while tonumber(redis.call('time')[1]) < t0 + 4 do end "
                        "return redis.call('set', KEYS[1], 'w')")
     runner.send_command("EVAL", wait_then_write, "1", "bk")
     assert wait_busy(other, BUSY_EVAL, "GET", "bk")
