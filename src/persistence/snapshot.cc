@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "common/clock.h"
 #include "common/page_prefault.h"
@@ -50,6 +51,38 @@ void CloseInheritedFds() {
   for (long fd = 3; fd < max; fd++) {
     close(static_cast<int>(fd));
   }
+}
+
+// INFO's "name=value,..." of walk counters: `walks` first when >= 0 (the totals), the
+// hold-time percentiles only for one walk (they do not add up).
+std::string WalkStatsLine(const SnapshotWalk::Stats& w, int64_t walks, bool percentiles) {
+  std::string out;
+  auto put = [&out](const char* name, uint64_t v) {
+    if (!out.empty()) {
+      out += ',';
+    }
+    out += name;
+    out += '=';
+    out += std::to_string(v);
+  };
+  if (walks >= 0) {
+    put("walks", static_cast<uint64_t>(walks));
+  }
+  put("chunks", w.chunks);
+  if (percentiles) {
+    put("hold_p50_us", w.hold_p50_us);
+    put("hold_p99_us", w.hold_p99_us);
+    put("hold_p999_us", w.hold_p999_us);
+  }
+  put("hold_max_us", w.hold_max_us);
+  put("holds_over_100us", w.holds_over_100us);
+  put("holds_over_1ms", w.holds_over_1ms);
+  put("hook_keys", w.hook_keys);
+  put("hook_shards", w.hook_shards);
+  put("cpu_us", w.cpu_us);
+  put("yields", w.yields);
+  put("nivcsw", w.nivcsw);
+  return out;
 }
 
 }  // namespace
@@ -258,37 +291,9 @@ std::string Snapshotter::InfoFields() {
   // The last BGSAVE walk's costs (bgsave-mode walk) and every wait of a client's thread
   // on a shard lock since start (docs/persistence.md, "The walk's p99").
   if (have_walk_stats_) {
-    const SnapshotWalk::Stats& w = last_walk_stats_;
-    char b[512];
-    snprintf(b, sizeof(b),
-             "chunks=%llu,hold_p50_us=%llu,hold_p99_us=%llu,hold_p999_us=%llu,hold_max_us=%llu,"
-             "holds_over_100us=%llu,holds_over_1ms=%llu,hook_keys=%llu,hook_shards=%llu,"
-             "cpu_us=%llu,yields=%llu,nivcsw=%llu",
-             static_cast<unsigned long long>(w.chunks), static_cast<unsigned long long>(w.hold_p50_us),
-             static_cast<unsigned long long>(w.hold_p99_us),
-             static_cast<unsigned long long>(w.hold_p999_us),
-             static_cast<unsigned long long>(w.hold_max_us),
-             static_cast<unsigned long long>(w.holds_over_100us),
-             static_cast<unsigned long long>(w.holds_over_1ms),
-             static_cast<unsigned long long>(w.hook_keys),
-             static_cast<unsigned long long>(w.hook_shards),
-             static_cast<unsigned long long>(w.cpu_us), static_cast<unsigned long long>(w.yields),
-             static_cast<unsigned long long>(w.nivcsw));
-    add("rdb_last_walk", b);
-    const SnapshotWalk::Stats& t = walk_totals_;
-    snprintf(b, sizeof(b),
-             "walks=%llu,chunks=%llu,hold_max_us=%llu,holds_over_100us=%llu,holds_over_1ms=%llu,"
-             "hook_keys=%llu,hook_shards=%llu,cpu_us=%llu,yields=%llu,nivcsw=%llu",
-             static_cast<unsigned long long>(walks_total_),
-             static_cast<unsigned long long>(t.chunks),
-             static_cast<unsigned long long>(t.hold_max_us),
-             static_cast<unsigned long long>(t.holds_over_100us),
-             static_cast<unsigned long long>(t.holds_over_1ms),
-             static_cast<unsigned long long>(t.hook_keys),
-             static_cast<unsigned long long>(t.hook_shards),
-             static_cast<unsigned long long>(t.cpu_us), static_cast<unsigned long long>(t.yields),
-             static_cast<unsigned long long>(t.nivcsw));
-    add("rdb_walk_totals", b);
+    add("rdb_last_walk", WalkStatsLine(last_walk_stats_, /*walks=*/-1, /*percentiles=*/true));
+    add("rdb_walk_totals", WalkStatsLine(walk_totals_, static_cast<int64_t>(walks_total_),
+                                         /*percentiles=*/false));
   }
   {
     const ShardLockWaitStats& lw = g_shard_lock_waits;

@@ -70,9 +70,10 @@ void Worker::OnAccepted(int fd) {
   int fewest = assigned_connections();
   for (int i = 0, n = server_->num_workers(); i < n; ++i) {
     Worker& w = server_->worker(i);
-    if (&w != this && w.assigned_connections() < fewest &&
-        !w.busy_flag_.load(std::memory_order_relaxed) && !w.stopping()) {
-      fewest = w.assigned_connections();
+    const int count = w.assigned_connections();
+    if (&w != this && count < fewest && !w.busy_flag_.load(std::memory_order_relaxed) &&
+        !w.stopping()) {
+      fewest = count;
       target = &w;
     }
   }
