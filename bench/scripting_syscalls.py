@@ -29,7 +29,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "harness"))
-from common import Server, cli, loadavg, log, proc_user_sys_s, stop_all  # noqa: E402
+from common import (Server, cli, ctx_switches, loadavg, log, proc_user_sys_s,  # noqa: E402
+                    stop_all)
 
 ROOT = HERE.parent
 PEER_88 = Path("/work/shared/peers/redis-8.8/redis-server")
@@ -85,21 +86,6 @@ def run_bench(argv, tail, n):
         if m:
             return float(m.group(1))
     return None
-
-
-def ctx_switches(pid):
-    vol = invol = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
-                for line in f:
-                    if line.startswith("voluntary_ctxt_switches:"):
-                        vol += int(line.split()[1])
-                    elif line.startswith("nonvoluntary_ctxt_switches:"):
-                        invol += int(line.split()[1])
-        except FileNotFoundError:
-            pass
-    return vol, invol
 
 
 def parse_perf_csv(path):

@@ -33,7 +33,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "harness"))
-from common import Server, cli, loadavg, log, proc_user_sys_s, stop_all  # noqa: E402
+from common import (Server, cli, ctx_switches, loadavg, log, proc_user_sys_s,  # noqa: E402
+                    stop_all)
 
 ROOT = HERE.parent
 SMALL = ("local n = redis.call('INCR', KEYS[1]) "
@@ -67,21 +68,6 @@ def workload_args(a, port):
         return ["EVALSHA_RO", sha, "1", "rl:__rand_int__"]
     sha = cli(port, "SCRIPT", "LOAD", SMALL).strip()
     return ["EVALSHA", sha, "1", "rl:__rand_int__", "60"]
-
-
-def ctx_switches(pid):
-    vol = invol = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
-                for line in f:
-                    if line.startswith("voluntary_ctxt_switches:"):
-                        vol += int(line.split()[1])
-                    elif line.startswith("nonvoluntary_ctxt_switches:"):
-                        invol += int(line.split()[1])
-        except FileNotFoundError:
-            pass
-    return vol, invol
 
 
 def cpu_round(a, threads, workdir, logdir):

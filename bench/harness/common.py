@@ -43,6 +43,22 @@ def proc_user_sys_s(pid):
     return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
 
 
+def ctx_switches(pid):
+    """(voluntary, involuntary) context switches of every thread of the process."""
+    vol = invol = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        vol += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        invol += int(line.split()[1])
+        except FileNotFoundError:
+            pass  # a thread that ended meanwhile
+    return vol, invol
+
+
 def proc_status(pid, key):
     """A field of /proc/<pid>/status as an int (VmRSS in kB, Threads...)."""
     with open(f"/proc/{pid}/status") as f:
